@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ktarget: the one entry point for users and CI.
+#
+#   make            build every module in one kbuild run
+#   make install    install into /lib/modules/$KVER/updates/ktarget, then depmod
+#   make deps       install the Debian packages the project needs
+#   make unit       userspace unit tests of drivers/target/proto (ASan + UBSan)
+#   make fuzz       long libFuzzer runs of the protocol parsers
+#   make test       deps, build, unit tests, guest test suite; ends "N passed, N failed"
+#   make demo       deps, build, boot a guest and show ktarget working
+#   make check      checkpatch and sparse over the tree
+
+# The kernel built against: the running one when its build tree exists, else
+# the newest installed Debian linux-headers-*-amd64 (the guest kernel).
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+KVER ?= $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(patsubst linux-headers-%,%,$(notdir $(KDIR))))
+
+INSTALL_MOD_DIR ?= updates/ktarget
+INSTALL_MOD_PATH ?= $(DESTDIR)
+DEPMOD ?= /sbin/depmod
+
+PWD := $(CURDIR)
+
+.PHONY: all modules install clean deps unit fuzz test demo check kver help
+
+all: modules
+
+modules:
+	@test -d "$(KDIR)" || { echo "no kernel build tree: run 'make deps' or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(PWD) modules
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) DEPMOD=true modules_install
+	$(DEPMOD) -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
+	install -D -m 0644 tools/ktarget.modules-load.conf \
+		$(INSTALL_MOD_PATH)/usr/share/ktarget/modules-load.d/ktarget.conf
+	@echo "To load ktarget at boot instead of LIO:"
+	@echo "  cp $(INSTALL_MOD_PATH)/usr/share/ktarget/modules-load.d/ktarget.conf /etc/modules-load.d/"
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(PWD) clean
+	$(MAKE) -C tools/testing/unit clean
+	$(MAKE) -C tools/testing/fuzz clean
+
+deps:
+	@tools/deps.sh
+
+unit:
+	$(MAKE) -C tools/testing/unit run
+
+fuzz:
+	$(MAKE) -C tools/testing/fuzz run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600)
+
+test: deps
+	@tools/testing/run-all.sh
+
+demo: deps modules
+	@tools/testing/vm/run.sh --name demo tools/testing/demo.sh
+
+check:
+	@tools/check.sh
+
+kver:
+	@echo $(KVER)
+
+help:
+	@sed -n '3,13p' Makefile

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: the configfs root, /sys/kernel/config/target.
+ *
+ * The tree and its attribute names follow LIO's, so that rtslib-fb,
+ * targetcli and echo scripts work unchanged:
+ *
+ *	target/version	read-only banner
+ *	target/dbroot	where persistent state (PR APTPL, ALUA) is kept
+ *	target/core/	backstore HBAs
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/configfs.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/utsname.h>
+
+#include "core.h"
+
+static DEFINE_MUTEX(kt_dbroot_lock);
+static char kt_dbroot[KT_DBROOT_MAX] = KT_DBROOT_DEFAULT;
+
+static ssize_t kt_root_version_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "ktarget Core ConfigFS Infrastructure v%s on %s/%s on %s\n",
+			  KT_VERSION, utsname()->sysname, utsname()->machine,
+			  utsname()->release);
+}
+
+static ssize_t kt_root_dbroot_show(struct config_item *item, char *page)
+{
+	ssize_t len;
+
+	mutex_lock(&kt_dbroot_lock);
+	len = sysfs_emit(page, "%s\n", kt_dbroot);
+	mutex_unlock(&kt_dbroot_lock);
+	return len;
+}
+
+/*
+ * rtslib writes "/etc/rtslib-fb-target\n" here at start-up and expects the
+ * write to fail when that directory does not exist; so do we.
+ */
+static ssize_t kt_root_dbroot_store(struct config_item *item,
+				    const char *page, size_t count)
+{
+	size_t len = strnlen(page, count);
+	struct path path;
+	char *dir;
+	int ret;
+
+	if (len && page[len - 1] == '\n')
+		len--;
+	if (!len || page[0] != '/') {
+		pr_warn_ratelimited("dbroot: '%.*s' is not an absolute path\n",
+				    (int)min_t(size_t, len, 64), page);
+		return -EINVAL;
+	}
+	if (len >= KT_DBROOT_MAX) {
+		pr_warn_ratelimited("dbroot: path of %zu bytes is longer than %d\n",
+				    len, KT_DBROOT_MAX - 1);
+		return -EINVAL;
+	}
+
+	dir = kmemdup_nul(page, len, GFP_KERNEL);
+	if (!dir)
+		return -ENOMEM;
+
+	ret = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
+	if (ret) {
+		pr_warn_ratelimited("dbroot: %s is not a directory (%d)\n",
+				    dir, ret);
+		goto out;
+	}
+	path_put(&path);
+
+	mutex_lock(&kt_dbroot_lock);
+	strscpy(kt_dbroot, dir, sizeof(kt_dbroot));
+	mutex_unlock(&kt_dbroot_lock);
+	pr_info("dbroot set to %s\n", dir);
+	ret = count;
+out:
+	kfree(dir);
+	return ret;
+}
+
+CONFIGFS_ATTR_RO(kt_root_, version);
+CONFIGFS_ATTR(kt_root_, dbroot);
+
+static struct configfs_attribute *kt_root_attrs[] = {
+	&kt_root_attr_version,
+	&kt_root_attr_dbroot,
+	NULL,
+};
+
+static const struct config_item_type kt_root_type = {
+	.ct_attrs	= kt_root_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static const struct config_item_type kt_core_type = {
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct config_group kt_core_group;
+
+static struct configfs_subsystem kt_subsys = {
+	.su_group = {
+		.cg_item = {
+			.ci_namebuf	= "target",
+			.ci_type	= &kt_root_type,
+		},
+	},
+};
+
+int kt_configfs_init(void)
+{
+	int ret;
+
+	config_group_init(&kt_subsys.su_group);
+	mutex_init(&kt_subsys.su_mutex);
+
+	config_group_init_type_name(&kt_core_group, "core", &kt_core_type);
+	configfs_add_default_group(&kt_core_group, &kt_subsys.su_group);
+
+	ret = configfs_register_subsystem(&kt_subsys);
+	if (ret == -EEXIST) {
+		pr_err("configfs 'target' is already registered, most likely by LIO's target_core_mod: unload it first (modprobe -r target_core_mod)\n");
+		return -EBUSY;
+	}
+	if (ret)
+		pr_err("cannot register configfs subsystem 'target': %d\n", ret);
+	return ret;
+}
+
+void kt_configfs_exit(void)
+{
+	configfs_unregister_subsystem(&kt_subsys);
+}

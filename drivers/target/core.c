@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: module entry and exit.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "core.h"
+
+static int __init kt_core_init(void)
+{
+	int ret;
+
+	ret = kt_configfs_init();
+	if (ret)
+		return ret;
+
+	pr_info("ktarget core %s loaded\n", KT_VERSION);
+	return 0;
+}
+
+static void __exit kt_core_exit(void)
+{
+	kt_configfs_exit();
+}
+
+module_init(kt_core_init);
+module_exit(kt_core_exit);
+
+MODULE_DESCRIPTION("ktarget SCSI target core");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(KT_VERSION);

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 in the test guest, after switch_root onto the overlay of the host root.
+# Sets up a minimal system, installs the freshly built ktarget modules, runs
+# the test script, unloads every ktarget module, saves dmesg and powers off.
+# Everything it reports goes to /ktout (a 9p share of the host's run folder).
+#
+# Bash reads scripts lazily, so the work is wrapped in a function.
+
+main() {
+	local out=/ktout status rmmod_status=0
+
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	export HOME=/root TERM=dumb LANG=C.UTF-8
+	# shellcheck disable=SC1091
+	. $out/guest.env
+
+	mount -t tmpfs -o mode=0755 tmpfs /run
+	mount -t tmpfs -o mode=1777 tmpfs /tmp
+	mkdir -p /dev/pts /dev/shm /run/lock
+	mount -t devpts -o gid=5,mode=620 devpts /dev/pts
+	mount -t tmpfs tmpfs /dev/shm
+	ln -sf /proc/self/fd /dev/fd
+	ln -sf /proc/self/fd/0 /dev/stdin
+	ln -sf /proc/self/fd/1 /dev/stdout
+	ln -sf /proc/self/fd/2 /dev/stderr
+	modprobe configfs 2>/dev/null
+	mount -t configfs configfs /sys/kernel/config
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	hostname ktguest
+	ip link set lo up
+
+	# Report hung tasks well within the run's timeout.
+	echo 60 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+
+	# The freshly built modules, installed into the overlay.
+	if [ -d "$out/modroot/lib/modules/$KT_KVER" ]; then
+		# modules.* were made by depmod on the host (run.sh)
+		cp -a "$out/modroot/lib/modules/$KT_KVER/." "/lib/modules/$KT_KVER/"
+	fi
+
+	echo "<4>ktarget-test: start $KT_NAME" > /dev/kmsg
+	cd "$KT_CWD" || cd /
+	# shellcheck disable=SC2086
+	timeout --foreground -k 10 "$KT_SCRIPT_TIMEOUT" \
+		bash "$KT_SCRIPT" $KT_SCRIPT_ARGS > $out/output.log 2>&1 < /dev/null
+	status=$?
+	cd /
+
+	# Every ktarget module must unload after a test; holders first.
+	kt_rmmod_all > $out/rmmod.log 2>&1 || rmmod_status=1
+
+	echo "<4>ktarget-test: end $KT_NAME" > /dev/kmsg
+	dmesg > $out/dmesg.txt
+	echo "$rmmod_status" > $out/rmmod.status
+	echo "$status" > $out/status
+	sync
+	echo o > /proc/sysrq-trigger
+	sleep 30
+}
+
+kt_loaded() {
+	awk '$1 ~ /^ktarget_/ { print $1 }' /proc/modules
+}
+
+kt_rmmod_all() {
+	local mods m progress
+
+	mods=$(kt_loaded)
+	while [ -n "$mods" ]; do
+		progress=0
+		for m in $mods; do
+			# unload only modules nothing else uses yet
+			if [ "$(awk -v m="$m" '$1 == m { print $3 }' /proc/modules)" = 0 ] &&
+			   rmmod "$m"; then
+				echo "rmmod $m: ok"
+				progress=1
+			fi
+		done
+		mods=$(kt_loaded)
+		if [ "$progress" = 0 ] && [ -n "$mods" ]; then
+			for m in $mods; do
+				echo "rmmod $m: failed"
+				rmmod "$m"
+				grep "^$m " /proc/modules
+			done
+			return 1
+		fi
+	done
+	return 0
+}
+
+main "$@"

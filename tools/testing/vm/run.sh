@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [options] SCRIPT [ARGS...]
+#
+# Boots the guest kernel in QEMU (TCG) with the host root read-only over
+# virtio-9p and a tmpfs overlay, installs the freshly built ktarget modules
+# into the overlay, runs SCRIPT (a path inside the tree) as root, and brings
+# back its output and the whole guest kernel log.
+#
+# Exit status: the script's own; 1 when the guest kernel log shows a finding
+# (BUG, WARNING, Oops, ...), when rmmod of a ktarget module failed at the end,
+# or when the guest crashed; 124 when the run timed out.
+#
+# Options:
+#   --name NAME       run folder name under .vm-out/ (default: script name)
+#   --out DIR         run folder (default: .vm-out/NAME)
+#   --kver KVER       guest kernel release (default: what `make kver` says)
+#   --timeout SEC     whole-run timeout (default 1800)
+#   --no-install      do not install the ktarget modules into the guest
+#   --quiet           do not stream the script's output
+#   --mem SIZE        guest memory (default 2G)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+name= out= kver= timeout_s=1800 install=1 quiet=0 mem=2G
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--name) name=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--kver) kver=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--no-install) install=0; shift ;;
+	--quiet) quiet=1; shift ;;
+	--mem) mem=$2; shift 2 ;;
+	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || { sed -n '3,22p' "$0" >&2; exit 2; }
+
+script=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+shift
+[ -r "$script" ] || { echo "run.sh: no script $script" >&2; exit 2; }
+
+[ -n "$kver" ] || kver=$(make -s -C "$top" --no-print-directory kver ${KDIR:+KDIR=$KDIR})
+[ -n "$name" ] || name=$(basename "$script" .sh)
+[ -n "$out" ] || out=$top/.vm-out/$name
+
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || { echo "run.sh: no guest kernel $kernel (make deps)" >&2; exit 2; }
+
+log() { echo "vm[$name]: $*" >&2; }
+
+# Build products cached per kernel: the uncompressed vmlinux (PVH entry boots
+# in about half the time of the bzImage) and the initramfs.
+cache=$top/.vm-cache/$kver
+mkdir -p "$cache"
+boot=$kernel
+if [ ! -s "$cache/vmlinux" ] || [ "$kernel" -nt "$cache/vmlinux" ]; then
+	"$top/tools/testing/vm/extract-vmlinux.sh" "$kernel" "$cache/vmlinux.tmp" 2>/dev/null &&
+		mv "$cache/vmlinux.tmp" "$cache/vmlinux"
+fi
+[ -s "$cache/vmlinux" ] && boot=$cache/vmlinux
+initrd=$cache/initramfs.cpio.gz
+if [ ! -s "$initrd" ] || [ "$top/tools/testing/vm/initramfs-init" -nt "$initrd" ] ||
+   [ "$top/tools/testing/vm/mkinitramfs.sh" -nt "$initrd" ]; then
+	"$top/tools/testing/vm/mkinitramfs.sh" "$kver" "$initrd" || exit 2
+fi
+
+rm -rf "$out"
+mkdir -p "$out"
+
+if [ "$install" = 1 ]; then
+	if ! make -s -C "$top" --no-print-directory install ${KDIR:+KDIR=$KDIR} \
+		INSTALL_MOD_PATH="$out/modroot" DEPMOD=true > "$out/install.log" 2>&1; then
+		log "make install into the guest overlay failed:"
+		tail -20 "$out/install.log" >&2
+		exit 2
+	fi
+	# depmod here, against the host's copy of the guest kernel's modules:
+	# over 9p in the guest it would read every module and take a minute.
+	mods=$out/modroot/lib/modules/$kver
+	ln -s "/lib/modules/$kver/kernel" "$mods/kernel"
+	cp /lib/modules/"$kver"/modules.{order,builtin,builtin.modinfo} "$mods/" 2>/dev/null
+	if ! depmod -b "$out/modroot" "$kver" >> "$out/install.log" 2>&1; then
+		log "depmod for the guest failed:"
+		tail -20 "$out/install.log" >&2
+		exit 2
+	fi
+	rm "$mods/kernel"
+fi
+
+cat > "$out/guest.env" <<EOF
+KT_NAME='$name'
+KT_KVER='$kver'
+KT_CWD='$PWD'
+KT_TOP='$top'
+KT_SCRIPT='$script'
+KT_SCRIPT_ARGS='$*'
+KT_SCRIPT_TIMEOUT=$((timeout_s - 30))
+KT_GUEST_INIT='$top/tools/testing/vm/guest-init.sh'
+EOF
+
+start=$(date +%s)
+log "booting $kver ($(basename "$boot")), running $(basename "$script")"
+
+if [ "$quiet" = 0 ]; then
+	: > "$out/output.log"
+	tail -n +1 -F "$out/output.log" 2>/dev/null &
+	tailpid=$!
+fi
+
+timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+	-accel tcg -cpu max,erms=off,fsrm=off -smp 2 -m "$mem" \
+	-nodefaults -no-reboot -display none -monitor none \
+	-serial "file:$out/console.log" \
+	-device virtio-rng-pci \
+	-kernel "$boot" -initrd "$initrd" \
+	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic rdinit=/init mitigations=off tsc=reliable nokaslr" \
+	-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+	-fsdev local,id=ktout,path="$out",security_model=none \
+	-device virtio-9p-pci,fsdev=ktout,mount_tag=ktout \
+	> "$out/qemu.log" 2>&1
+qemu_status=$?
+
+[ "$quiet" = 0 ] && { sleep 0.3; kill "$tailpid" 2>/dev/null; wait "$tailpid" 2>/dev/null; }
+secs=$(($(date +%s) - start))
+
+if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
+	log "TIMEOUT after ${timeout_s}s; last console lines:"
+	tail -20 "$out/console.log" >&2
+	exit 124
+fi
+
+"$top/tools/testing/vm/scan-log.sh" "$out/dmesg.txt" "$out/console.log" > "$out/findings.txt"
+findings=$?
+
+if [ ! -s "$out/status" ]; then
+	log "guest did not finish (qemu exit $qemu_status); last console lines:"
+	tail -30 "$out/console.log" >&2
+	[ -s "$out/findings.txt" ] && cat "$out/findings.txt" >&2
+	exit 1
+fi
+
+status=$(cat "$out/status")
+if [ "$(cat "$out/rmmod.status" 2>/dev/null)" != 0 ]; then
+	log "rmmod of a ktarget module failed after the test:"
+	cat "$out/rmmod.log" >&2
+	status=1
+fi
+if [ "$findings" != 0 ]; then
+	log "kernel log findings:"
+	cat "$out/findings.txt" >&2
+	status=1
+fi
+log "finished in ${secs}s, status $status (logs in $out)"
+exit "$status"
