@@ -72,8 +72,8 @@ static ssize_t kt_root_dbroot_store(struct config_item *item,
 
 	ret = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
 	if (ret) {
-		pr_warn_ratelimited("dbroot: %s is not a directory (%d)\n",
-				    dir, ret);
+		pr_warn_ratelimited("dbroot: %.*s%s is not a directory (%pe)\n",
+				    200, dir, len > 200 ? "..." : "", ERR_PTR(ret));
 		goto out;
 	}
 	path_put(&path);

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The body of `make test`: build, unit tests, a short fuzz run, the guest test
+# suite and the harness self-tests. Prints TAP as it goes and ends with
+# "N passed, N failed, N skipped"; exits non-zero on any failure.
+#
+# KDIR=... selects the kernel to build against and boot (e.g. the debug
+# kernel in ../shared/kernel); KT_GUEST_TESTS="tests/10-x.sh ..." narrows the
+# guest suite.
+
+main() {
+	local top vm out pass=0 fail=0 skipped=0 start
+	top=$(cd "$(dirname "$0")/../.." && pwd)
+	cd "$top" || exit 1
+	vm=$top/tools/testing/vm/run.sh
+	out=$top/.vm-out
+	mkdir -p "$out"
+	start=$(date +%s)
+
+	result() {	# result ok|fail|skip DESCRIPTION
+		case $1 in
+		ok) pass=$((pass + 1)); echo "ok - $2" ;;
+		skip) skipped=$((skipped + 1)); echo "ok - $2 # SKIP" ;;
+		*) fail=$((fail + 1)); echo "not ok - $2" ;;
+		esac
+	}
+
+	# count_tap FILE: add the ok / not ok / SKIP lines of a TAP log
+	count_tap() {
+		local p f s
+		p=$(grep -cE '^ok [0-9]+ ' "$1" | head -1)
+		s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$1" | head -1)
+		f=$(grep -cE '^not ok [0-9]+ ' "$1" | head -1)
+		pass=$((pass + p - s))
+		skipped=$((skipped + s))
+		fail=$((fail + f))
+	}
+
+	echo "# build"
+	if make -s --no-print-directory modules ${KDIR:+KDIR=$KDIR} > "$out/build.log" 2>&1; then
+		result ok "modules build ($(make -s --no-print-directory kver ${KDIR:+KDIR=$KDIR}))"
+	else
+		sed 's/^/#   /' "$out/build.log" | tail -40
+		result fail "modules build"
+	fi
+
+	echo "# unit tests (ASan + UBSan)"
+	make -s --no-print-directory unit > "$out/unit.log" 2>&1
+	grep -E '^(ok|not ok|#)' "$out/unit.log"
+	count_tap "$out/unit.log"
+	grep -qE '^(ok|not ok) [0-9]+ ' "$out/unit.log" || { tail -30 "$out/unit.log"; result fail "unit tests built and ran"; }
+
+	echo "# fuzz smoke (${KT_FUZZ_SECONDS:-10}s per parser)"
+	if make -s --no-print-directory -C tools/testing/fuzz smoke \
+		FUZZ_SECONDS="${KT_FUZZ_SECONDS:-10}" > "$out/fuzz.log" 2>&1; then
+		grep '^ok' "$out/fuzz.log" | while read -r l; do echo "# $l"; done
+		result ok "fuzz smoke run"
+	else
+		cat "$out/fuzz.log"
+		result fail "fuzz smoke run"
+	fi
+
+	echo "# guest test suite"
+	if [ -e "$top/drivers/target/ktarget_core.ko" ]; then
+		# shellcheck disable=SC2086
+		"$vm" --name guest --quiet tools/testing/selftests/run.sh $KT_GUEST_TESTS
+		local gstatus=$?
+		grep -E '^(ok|not ok|#)' "$out/guest/output.log" 2>/dev/null
+		count_tap "$out/guest/output.log" 2>/dev/null
+		if [ -s "$out/guest/findings.txt" ] || [ "$(cat "$out/guest/rmmod.status" 2>/dev/null)" != 0 ]; then
+			result fail "guest run clean: no kernel-log findings, every ktarget module unloaded"
+		elif [ "$gstatus" != 0 ] && ! grep -q '^not ok' "$out/guest/output.log"; then
+			result fail "guest run finished (status $gstatus)"
+		else
+			result ok "guest run clean: no kernel-log findings, every ktarget module unloaded"
+		fi
+	else
+		result fail "guest test suite (no modules built)"
+	fi
+
+	echo "# harness self-tests"
+	local h=tools/testing/selftests/harness s
+	"$vm" --name self-clean --quiet "$h/clean.sh" 2>/dev/null
+	s=$?
+	[ "$s" = 0 ] && result ok "harness: a clean run passes" ||
+		result fail "harness: a clean run passes (status $s)"
+
+	"$vm" --name self-warning --quiet "$h/planted-warning.sh" 2>/dev/null
+	s=$?
+	if [ "$s" != 0 ] && grep -q planted "$out/self-warning/findings.txt"; then
+		result ok "harness: a planted WARNING fails the run"
+	else
+		result fail "harness: a planted WARNING fails the run (status $s)"
+	fi
+
+	"$vm" --name self-status --quiet "$h/exit-status.sh" 2>/dev/null
+	s=$?
+	[ "$s" = 7 ] && result ok "harness: the script's exit status comes back" ||
+		result fail "harness: the script's exit status comes back (got $s, want 7)"
+
+	"$vm" --name self-rmmod --quiet "$h/rmmod-busy.sh" 2>/dev/null
+	s=$?
+	if [ "$s" != 0 ] && grep -q 'rmmod ktarget_core: failed' "$out/self-rmmod/rmmod.log"; then
+		result ok "harness: a ktarget module that will not unload fails the run"
+	else
+		result fail "harness: a ktarget module that will not unload fails the run (status $s)"
+	fi
+
+	echo "# make test took $(($(date +%s) - start))s"
+	echo "$pass passed, $fail failed, $skipped skipped"
+	[ "$fail" = 0 ]
+}
+
+main "$@"

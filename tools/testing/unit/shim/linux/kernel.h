@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace shim: the bits of <linux/kernel.h> protocol code uses. */
+#ifndef KT_SHIM_LINUX_KERNEL_H
+#define KT_SHIM_LINUX_KERNEL_H
+
+#include <linux/types.h>
+#include <linux/printk.h>
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+#endif
