@@ -14,7 +14,7 @@
 # The kernel built against: the running one when its build tree exists, else
 # the newest installed Debian linux-headers-*-amd64 (the guest kernel).
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
 KVER ?= $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(patsubst linux-headers-%,%,$(notdir $(KDIR))))
 

@@ -8,6 +8,7 @@
 #ifndef KTARGET_PROTO_CDB_H
 #define KTARGET_PROTO_CDB_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 #define KT_CDB_MAX_LEN		260	/* SPC-4 4.2.5.3: 8 + 252 additional */
@@ -23,10 +24,10 @@ enum kt_cdb_layout {
 };
 
 /* Bits of struct kt_cdb.flags */
-#define KT_CDB_F_FUA		(1U << 0)	/* force unit access */
-#define KT_CDB_F_DPO		(1U << 1)	/* disable page out */
-#define KT_CDB_F_DATA_OUT	(1U << 2)	/* the command carries blocks to the target */
-#define KT_CDB_F_DATA_IN	(1U << 3)	/* the command returns blocks */
+#define KT_CDB_F_FUA		BIT(0)	/* force unit access */
+#define KT_CDB_F_DPO		BIT(1)	/* disable page out */
+#define KT_CDB_F_DATA_OUT	BIT(2)	/* the command carries blocks to the target */
+#define KT_CDB_F_DATA_IN	BIT(3)	/* the command returns blocks */
 
 enum kt_cdb_status {
 	KT_CDB_OK = 0,

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: checkpatch over every source file and sparse over the build.
+# checkpatch.pl comes from Debian's linux-source-6.1 tarball, unpacked once.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+cache=$top/.vm-cache/checkpatch
+
+if [ ! -x "$cache/scripts/checkpatch.pl" ]; then
+	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+	if [ -z "$tarball" ]; then
+		echo "check: installing linux-source-6.1 for checkpatch.pl"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-source-6.1 >/dev/null || exit 1
+		tarball=$(ls /usr/src/linux-source-*.tar.xz | sort -V | tail -n 1)
+	fi
+	dir=$(basename "$tarball" .tar.xz)
+	mkdir -p "$cache"
+	tar -xJf "$tarball" -C "$cache" --strip-components=1 \
+		"$dir/scripts/checkpatch.pl" "$dir/scripts/spelling.txt" \
+		"$dir/scripts/const_structs.checkpatch" || exit 1
+fi
+
+status=0
+files=$(git ls-files 'drivers/*.[ch]' 'include/*.h')
+# shellcheck disable=SC2086
+"$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,CONST_STRUCT \
+	-f $files || status=1
+
+echo "check: sparse"
+make -s --no-print-directory modules C=2 CHECK="sparse -Wbitwise -Wcontext" 2>&1 |
+	grep -E 'warning|error' && status=1
+exit $status
