@@ -8,6 +8,7 @@
 #   make unit       userspace unit tests of drivers/target/proto (ASan + UBSan)
 #   make fuzz       long libFuzzer runs of the protocol parsers
 #   make test       deps, build, unit tests, guest test suite; ends "N passed, N failed"
+#   make test-debug the same on the debug kernel of ../shared/kernel (KASAN, kmemleak, lockdep)
 #   make demo       deps, build, boot a guest and show ktarget working
 #   make check      checkpatch and sparse over the tree
 
@@ -24,7 +25,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps unit fuzz test demo check kver help
+.PHONY: all modules install clean deps unit fuzz test test-debug demo check kver help
 
 all: modules
 
@@ -57,6 +58,16 @@ fuzz:
 
 test: deps
 	@tools/testing/run-all.sh
+
+# The debug kernel: installed from ../shared/kernel when it is not yet.
+DEBUG_KVER ?= 6.1.192-ktdebug
+DEBUG_DEBS ?= $(wildcard $(CURDIR)/../shared/kernel/linux-*-$(DEBUG_KVER)_*.deb)
+
+test-debug: deps
+	@test -e /boot/vmlinuz-$(DEBUG_KVER) -a -d /lib/modules/$(DEBUG_KVER)/build || \
+		{ test -n "$(DEBUG_DEBS)" || { echo "no debug kernel packages in ../shared/kernel" >&2; exit 1; }; \
+		  dpkg -i $(DEBUG_DEBS) >/dev/null; }
+	@KT_FUZZ_SECONDS=1 KDIR=/lib/modules/$(DEBUG_KVER)/build tools/testing/run-all.sh
 
 demo: deps modules
 	@tools/testing/vm/run.sh --name demo tools/testing/demo.sh

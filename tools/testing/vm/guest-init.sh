@@ -40,6 +40,12 @@ main() {
 		cp -a "$out/modroot/lib/modules/$KT_KVER/." "/lib/modules/$KT_KVER/"
 	fi
 
+	# kmemleak (debug kernel): forget what boot left, report what we leak
+	if [ -w /sys/kernel/debug/kmemleak ]; then
+		echo scan > /sys/kernel/debug/kmemleak
+		echo clear > /sys/kernel/debug/kmemleak
+	fi
+
 	echo "<4>ktarget-test: start $KT_NAME" > /dev/kmsg
 	cd "$KT_CWD" || cd /
 	# shellcheck disable=SC2086
@@ -50,6 +56,13 @@ main() {
 
 	# Every ktarget module must unload after a test; holders first.
 	kt_rmmod_all > $out/rmmod.log 2>&1 || rmmod_status=1
+
+	if [ -w /sys/kernel/debug/kmemleak ]; then
+		sleep 6	# kmemleak reports objects older than 5 s
+		echo scan > /sys/kernel/debug/kmemleak
+		echo scan > /sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak > $out/kmemleak.txt
+	fi
 
 	echo "<4>ktarget-test: end $KT_NAME" > /dev/kmsg
 	dmesg > $out/dmesg.txt

@@ -35,7 +35,7 @@ add_module() {
 	order+=("$rel")
 }
 
-for name in virtio_pci virtio_console 9pnet_virtio 9p overlay; do
+for name in virtio_pci 9pnet_virtio 9p overlay; do
 	rel=$(awk -F: -v n="/$name.ko" 'index($1, n) && substr($1, length($1) - length(n) + 1) == n { print $1; exit }' \
 		"$moddir/modules.dep")
 	if [ -z "$rel" ]; then

@@ -44,6 +44,8 @@ script=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
 [ -r "$script" ] || { echo "run.sh: no script $script" >&2; exit 2; }
 
+# --kver alone means: build against that kernel's tree too
+[ -n "$kver" ] && [ -z "${KDIR:-}" ] && KDIR=/lib/modules/$kver/build
 [ -n "$kver" ] || kver=$(make -s -C "$top" --no-print-directory kver ${KDIR:+KDIR=$KDIR})
 [ -n "$name" ] || name=$(basename "$script" .sh)
 [ -n "$out" ] || out=$top/.vm-out/$name
@@ -58,11 +60,14 @@ log() { echo "vm[$name]: $*" >&2; }
 cache=$top/.vm-cache/$kver
 mkdir -p "$cache"
 boot=$kernel
-if [ ! -s "$cache/vmlinux" ] || [ "$kernel" -nt "$cache/vmlinux" ]; then
+if grep -q '^CONFIG_PVH=y' "/boot/config-$kver" 2>/dev/null &&
+   { [ ! -s "$cache/vmlinux" ] || [ "$kernel" -nt "$cache/vmlinux" ]; }; then
 	"$top/tools/testing/vm/extract-vmlinux.sh" "$kernel" "$cache/vmlinux.tmp" 2>/dev/null &&
 		mv "$cache/vmlinux.tmp" "$cache/vmlinux"
 fi
-[ -s "$cache/vmlinux" ] && boot=$cache/vmlinux
+# only kernels with a PVH entry boot as an ELF vmlinux
+grep -q '^CONFIG_PVH=y' "/boot/config-$kver" 2>/dev/null && [ -s "$cache/vmlinux" ] &&
+	boot=$cache/vmlinux
 initrd=$cache/initramfs.cpio.gz
 if [ ! -s "$initrd" ] || [ "$top/tools/testing/vm/initramfs-init" -nt "$initrd" ] ||
    [ "$top/tools/testing/vm/mkinitramfs.sh" -nt "$initrd" ]; then
@@ -73,8 +78,10 @@ rm -rf "$out"
 mkdir -p "$out"
 
 if [ "$install" = 1 ]; then
+	# unsigned: the guest does not enforce signatures
 	if ! make -s -C "$top" --no-print-directory install ${KDIR:+KDIR=$KDIR} \
-		INSTALL_MOD_PATH="$out/modroot" DEPMOD=true > "$out/install.log" 2>&1; then
+		INSTALL_MOD_PATH="$out/modroot" DEPMOD=true CONFIG_MODULE_SIG_ALL= \
+		> "$out/install.log" 2>&1; then
 		log "make install into the guest overlay failed:"
 		tail -20 "$out/install.log" >&2
 		exit 2
@@ -135,7 +142,8 @@ if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
 	exit 124
 fi
 
-"$top/tools/testing/vm/scan-log.sh" "$out/dmesg.txt" "$out/console.log" > "$out/findings.txt"
+"$top/tools/testing/vm/scan-log.sh" "$out/dmesg.txt" "$out/console.log" "$out/kmemleak.txt" \
+	> "$out/findings.txt"
 findings=$?
 
 if [ ! -s "$out/status" ]; then
