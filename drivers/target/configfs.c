@@ -102,10 +102,6 @@ static const struct config_item_type kt_root_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
-static const struct config_item_type kt_core_type = {
-	.ct_owner	= THIS_MODULE,
-};
-
 static struct config_group kt_core_group;
 
 static struct configfs_subsystem kt_subsys = {

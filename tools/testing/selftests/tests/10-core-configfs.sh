@@ -31,7 +31,7 @@ main() {
 	check_eq "dbroot unchanged after bad writes" "$(cat $KT_CFS/dbroot)" /var/target
 
 	check_fails "version is read-only" write_attr $KT_CFS/version x
-	check_fails "core/ takes no stray directories yet" mkdir $KT_CFS/core/bogus_0
+	check_fails "core/ refuses an HBA of an unknown backstore" mkdir $KT_CFS/core/bogus_0
 
 	# rtslib-fb (targetcli's library) moves dbroot to its preferred place
 	mkdir -p /etc/rtslib-fb-target

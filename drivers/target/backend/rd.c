@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_rd: a RAM backstore, configfs core/rd_mcp_N/NAME, configured as
+ * LIO's rd_mcp is: control "rd_pages=N" (pages of PAGE_SIZE) and optionally
+ * "rd_nullio=1" (no memory: reads return zeroes, writes are dropped).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include <ktarget/backend.h>
+
+#define KT_RD_BLOCK_SIZE	512
+
+struct kt_rd_dev {
+	struct kt_dev	dev;
+	u64		want_pages;	/* rd_pages= */
+	bool		nullio;		/* rd_nullio= */
+	struct page	**pages;
+	u64		nr_pages;
+};
+
+static struct kt_rd_dev *to_rd(struct kt_dev *dev)
+{
+	return container_of(dev, struct kt_rd_dev, dev);
+}
+
+static struct kt_dev *kt_rd_alloc_dev(const char *name)
+{
+	struct kt_rd_dev *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+
+	return rd ? &rd->dev : NULL;
+}
+
+static void kt_rd_free_dev(struct kt_dev *dev)
+{
+	kfree(to_rd(dev));
+}
+
+static int kt_rd_set_param(struct kt_dev *dev, const char *key,
+			   const char *value)
+{
+	struct kt_rd_dev *rd = to_rd(dev);
+
+	if (!strcmp(key, "rd_pages")) {
+		u64 pages;
+
+		if (kstrtou64(value, 0, &pages) || !pages)
+			return -EINVAL;
+		rd->want_pages = pages;
+		return 0;
+	}
+	if (!strcmp(key, "rd_nullio"))
+		return kstrtobool(value, &rd->nullio);
+	return -ENOKEY;
+}
+
+static void kt_rd_free_pages(struct kt_rd_dev *rd)
+{
+	u64 i;
+
+	for (i = 0; i < rd->nr_pages; i++)
+		__free_page(rd->pages[i]);
+	kvfree(rd->pages);
+	rd->pages = NULL;
+	rd->nr_pages = 0;
+}
+
+static int kt_rd_enable(struct kt_dev *dev)
+{
+	struct kt_rd_dev *rd = to_rd(dev);
+	u64 i;
+
+	if (!rd->want_pages) {
+		pr_warn_ratelimited("%s: set rd_pages= through control before enabling\n",
+				    config_item_name(&dev->group.cg_item));
+		return -EINVAL;
+	}
+	if (!rd->nullio && rd->want_pages > totalram_pages()) {
+		pr_warn_ratelimited("%s: rd_pages=%llu is more than the machine's %lu pages\n",
+				    config_item_name(&dev->group.cg_item),
+				    rd->want_pages, totalram_pages());
+		return -ENOMEM;
+	}
+
+	if (!rd->nullio) {
+		rd->pages = kvcalloc(rd->want_pages, sizeof(*rd->pages),
+				     GFP_KERNEL);
+		if (!rd->pages)
+			goto nomem;
+		for (i = 0; i < rd->want_pages; i++) {
+			rd->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO |
+						  __GFP_NOWARN);
+			if (!rd->pages[i]) {
+				kt_rd_free_pages(rd);
+				goto nomem;
+			}
+			rd->nr_pages++;
+			cond_resched();
+		}
+	}
+
+	dev->attrib.hw_block_size = KT_RD_BLOCK_SIZE;
+	dev->attrib.hw_max_sectors = 8192;
+	dev->attrib.hw_queue_depth = 128;
+	dev->nr_blocks = rd->want_pages * (PAGE_SIZE / KT_RD_BLOCK_SIZE);
+	return 0;
+
+nomem:
+	pr_warn_ratelimited("%s: cannot allocate %llu pages\n",
+			    config_item_name(&dev->group.cg_item), rd->want_pages);
+	return -ENOMEM;
+}
+
+static void kt_rd_disable(struct kt_dev *dev)
+{
+	kt_rd_free_pages(to_rd(dev));
+}
+
+/* rtslib reads "PAGES/PAGE_SIZE: N*SIZE" and "nullio: B" from here. */
+static ssize_t kt_rd_show_info(struct kt_dev *dev, char *page, size_t size)
+{
+	struct kt_rd_dev *rd = to_rd(dev);
+
+	return scnprintf(page, size,
+			 "        TCM RamDisk ID: %u  RamDisk Makeup: rd_mcp\n"
+			 "        PAGES/PAGE_SIZE: %llu*%lu  SG_table_count: %u  nullio: %d\n",
+			 dev->index, rd->want_pages, PAGE_SIZE,
+			 rd->pages ? 1 : 0, rd->nullio);
+}
+
+static const struct kt_backend_ops kt_rd_ops = {
+	.name		= "rd_mcp",
+	.owner		= THIS_MODULE,
+	.alloc_dev	= kt_rd_alloc_dev,
+	.free_dev	= kt_rd_free_dev,
+	.set_param	= kt_rd_set_param,
+	.enable		= kt_rd_enable,
+	.disable	= kt_rd_disable,
+	.show_info	= kt_rd_show_info,
+};
+
+static int __init kt_rd_init(void)
+{
+	return kt_backend_register(&kt_rd_ops);
+}
+
+static void __exit kt_rd_exit(void)
+{
+	kt_backend_unregister(&kt_rd_ops);
+}
+
+module_init(kt_rd_init);
+module_exit(kt_rd_exit);
+
+MODULE_DESCRIPTION("ktarget RAM backstore (rd_mcp)");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("ktarget-backend-rd_mcp");

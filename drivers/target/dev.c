@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: devices and their configfs directory, core/HBA_N/NAME/,
+ * with LIO's files: control, enable, info, udev_path, alias.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/configfs.h>
+#include <linux/ctype.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <ktarget/backend.h>
+
+#include "core.h"
+
+static DEFINE_IDA(kt_dev_ida);
+
+/* LIO's defaults (target_core_base.h DA_*), so saved configurations match. */
+static const struct kt_dev_attrib kt_dev_attrib_default = {
+	.emulate_tas		= 1,
+	.emulate_caw		= 1,
+	.emulate_3pc		= 1,
+	.emulate_pr		= 1,
+	.enforce_pr_isids	= 1,
+	.emulate_fua_write	= 1,
+	.emulate_dpo		= 1,
+	.emulate_fua_read	= 1,
+	.block_size		= 512,
+	.hw_block_size		= 512,
+	.hw_max_sectors		= 8192,
+	.optimal_sectors	= 8192,
+	.hw_queue_depth		= 128,
+	.queue_depth		= 128,
+	.alua_support		= 1,
+	.pgr_support		= 1,
+};
+
+/*
+ * Copy a configfs value without the newline echo adds: "count" bytes,
+ * not NUL-terminated by the caller's guarantee we rely on.
+ */
+size_t kt_strip_value(const char *page, size_t count)
+{
+	size_t len = strnlen(page, count);
+
+	while (len && (page[len - 1] == '\n' || page[len - 1] == '\r'))
+		len--;
+	return len;
+}
+
+static ssize_t kt_dev_info_show(struct config_item *item, char *page)
+{
+	struct kt_dev *dev = kt_dev_from_item(item);
+	ssize_t len;
+
+	len = scnprintf(page, PAGE_SIZE,
+			"Status: %s  Max Queue Depth: %u  SectorSize: %u  HwMaxSectors: %u\n",
+			dev->enabled ? "ACTIVATED" : "DEACTIVATED",
+			dev->attrib.queue_depth, dev->attrib.block_size,
+			dev->attrib.hw_max_sectors);
+	if (dev->ops->show_info)
+		len += dev->ops->show_info(dev, page + len, PAGE_SIZE - len);
+	return len;
+}
+
+/*
+ * "key=value[,key=value...]", separators ',' or newlines, as LIO takes it.
+ * The whole write is parsed before anything is applied.
+ */
+static ssize_t kt_dev_control_store(struct config_item *item,
+				    const char *page, size_t count)
+{
+	struct kt_dev *dev = kt_dev_from_item(item);
+	char *buf, *opts, *opt, *val;
+	int ret = 0;
+
+	buf = kmemdup_nul(page, kt_strip_value(page, count), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	mutex_lock(&dev->cfg_lock);
+	if (dev->enabled) {
+		pr_warn_ratelimited("%s: control: device is enabled, parameters are fixed\n",
+				    config_item_name(item));
+		ret = -EBUSY;
+		goto out;
+	}
+	opts = buf;
+	while ((opt = strsep(&opts, ",\n")) != NULL) {
+		opt = strim(opt);
+		if (!*opt)
+			continue;
+		val = strchr(opt, '=');
+		if (!val) {
+			pr_warn_ratelimited("%s: control: '%s' is not key=value\n",
+					    config_item_name(item), opt);
+			ret = -EINVAL;
+			break;
+		}
+		*val++ = '\0';
+		ret = dev->ops->set_param(dev, opt, val);
+		if (ret == -ENOKEY) {
+			pr_warn_ratelimited("%s: control: unknown key '%s' for %s\n",
+					    config_item_name(item), opt,
+					    dev->ops->name);
+			ret = -EINVAL;
+		} else if (ret) {
+			pr_warn_ratelimited("%s: control: bad value '%s' for %s\n",
+					    config_item_name(item), val, opt);
+		}
+		if (ret)
+			break;
+	}
+out:
+	mutex_unlock(&dev->cfg_lock);
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+static ssize_t kt_dev_enable_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", kt_dev_from_item(item)->enabled);
+}
+
+static ssize_t kt_dev_enable_store(struct config_item *item,
+				   const char *page, size_t count)
+{
+	struct kt_dev *dev = kt_dev_from_item(item);
+	bool on;
+	int ret;
+
+	ret = kstrtobool(page, &on);
+	if (ret || !on) {
+		pr_warn_ratelimited("%s: enable: only 1 can be written\n",
+				    config_item_name(item));
+		return -EINVAL;
+	}
+
+	mutex_lock(&dev->cfg_lock);
+	if (dev->enabled) {
+		pr_warn_ratelimited("%s: enable: device is already enabled\n",
+				    config_item_name(item));
+		ret = -EEXIST;
+		goto out;
+	}
+	/* the backstore logs its own reason for a refusal */
+	ret = dev->ops->enable(dev);
+	if (!ret)
+		dev->enabled = true;
+out:
+	mutex_unlock(&dev->cfg_lock);
+	return ret ? ret : count;
+}
+
+/* A printable string attribute of the device, fixed once it is enabled. */
+static ssize_t kt_dev_store_string(struct kt_dev *dev, const char *what,
+				   char *dst, size_t size,
+				   const char *page, size_t count)
+{
+	size_t len = kt_strip_value(page, count);
+	size_t i;
+
+	if (len >= size) {
+		pr_warn_ratelimited("%s: %s: %zu bytes, at most %zu\n",
+				    config_item_name(&dev->group.cg_item), what,
+				    len, size - 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if (!isprint(page[i])) {
+			pr_warn_ratelimited("%s: %s: byte %zu is not printable\n",
+					    config_item_name(&dev->group.cg_item),
+					    what, i);
+			return -EINVAL;
+		}
+	}
+	mutex_lock(&dev->cfg_lock);
+	memcpy(dst, page, len);
+	dst[len] = '\0';
+	mutex_unlock(&dev->cfg_lock);
+	return count;
+}
+
+static ssize_t kt_dev_udev_path_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n", kt_dev_from_item(item)->udev_path);
+}
+
+static ssize_t kt_dev_udev_path_store(struct config_item *item,
+				      const char *page, size_t count)
+{
+	struct kt_dev *dev = kt_dev_from_item(item);
+
+	return kt_dev_store_string(dev, "udev_path", dev->udev_path,
+				   sizeof(dev->udev_path), page, count);
+}
+
+static ssize_t kt_dev_alias_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n", kt_dev_from_item(item)->alias);
+}
+
+static ssize_t kt_dev_alias_store(struct config_item *item,
+				  const char *page, size_t count)
+{
+	struct kt_dev *dev = kt_dev_from_item(item);
+
+	return kt_dev_store_string(dev, "alias", dev->alias,
+				   sizeof(dev->alias), page, count);
+}
+
+CONFIGFS_ATTR_RO(kt_dev_, info);
+CONFIGFS_ATTR_WO(kt_dev_, control);
+CONFIGFS_ATTR(kt_dev_, enable);
+CONFIGFS_ATTR(kt_dev_, udev_path);
+CONFIGFS_ATTR(kt_dev_, alias);
+
+static struct configfs_attribute *kt_dev_attrs[] = {
+	&kt_dev_attr_info,
+	&kt_dev_attr_control,
+	&kt_dev_attr_enable,
+	&kt_dev_attr_udev_path,
+	&kt_dev_attr_alias,
+	NULL,
+};
+
+static void kt_dev_release(struct config_item *item)
+{
+	struct kt_dev *dev = kt_dev_from_item(item);
+	u32 index = dev->index;
+
+	if (dev->enabled && dev->ops->disable)
+		dev->ops->disable(dev);
+	dev->ops->free_dev(dev);
+	ida_free(&kt_dev_ida, index);
+}
+
+static struct configfs_item_operations kt_dev_item_ops = {
+	.release	= kt_dev_release,
+};
+
+static const struct config_item_type kt_dev_type = {
+	.ct_item_ops	= &kt_dev_item_ops,
+	.ct_attrs	= kt_dev_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static const struct config_item_type kt_dev_empty_type = {
+	.ct_owner	= THIS_MODULE,
+};
+
+int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
+		const char *name)
+{
+	int index;
+
+	index = ida_alloc(&kt_dev_ida, GFP_KERNEL);
+	if (index < 0)
+		return index;
+
+	dev->ops = ops;
+	dev->index = index;
+	mutex_init(&dev->cfg_lock);
+	dev->attrib = kt_dev_attrib_default;
+	kt_dev_wwn_init(dev);
+
+	config_group_init_type_name(&dev->group, name, &kt_dev_type);
+	config_group_init_type_name(&dev->attrib_group, "attrib",
+				    &kt_dev_attrib_type);
+	configfs_add_default_group(&dev->attrib_group, &dev->group);
+	config_group_init_type_name(&dev->wwn_group, "wwn", &kt_dev_wwn_type);
+	configfs_add_default_group(&dev->wwn_group, &dev->group);
+	config_group_init_type_name(&dev->pr_group, "pr", &kt_dev_empty_type);
+	configfs_add_default_group(&dev->pr_group, &dev->group);
+	config_group_init_type_name(&dev->alua_group, "alua",
+				    &kt_dev_empty_type);
+	configfs_add_default_group(&dev->alua_group, &dev->group);
+	config_group_init_type_name(&dev->stat_group, "statistics",
+				    &kt_dev_empty_type);
+	configfs_add_default_group(&dev->stat_group, &dev->group);
+	return 0;
+}

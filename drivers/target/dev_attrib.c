@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: core/HBA_N/NAME/attrib/, the device attributes with LIO's
+ * names, ranges checked on every write.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/configfs.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+
+#include <ktarget/target.h>
+
+#include "core.h"
+
+static struct kt_dev *attrib_to_dev(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct kt_dev, attrib_group);
+}
+
+typedef int (*kt_attrib_check_t)(struct kt_dev *dev, u32 val);
+
+static ssize_t kt_attrib_store(struct config_item *item, const char *name,
+			       size_t offset, u32 min, u32 max,
+			       kt_attrib_check_t check,
+			       const char *page, size_t count)
+{
+	struct kt_dev *dev = attrib_to_dev(item);
+	const char *devname = config_item_name(&dev->group.cg_item);
+	u32 val;
+	int ret;
+
+	ret = kstrtou32(page, 0, &val);
+	if (ret) {
+		pr_warn_ratelimited("%s: attrib/%s: '%.*s' is not a number\n",
+				    devname, name,
+				    (int)min_t(size_t, kt_strip_value(page, count), 32),
+				    page);
+		return ret;
+	}
+	if (val < min || val > max) {
+		pr_warn_ratelimited("%s: attrib/%s: %u is out of range %u..%u\n",
+				    devname, name, val, min, max);
+		return -EINVAL;
+	}
+
+	mutex_lock(&dev->cfg_lock);
+	ret = check ? check(dev, val) : 0;
+	if (!ret)
+		*(u32 *)((u8 *)&dev->attrib + offset) = val;
+	mutex_unlock(&dev->cfg_lock);
+	return ret ? ret : count;
+}
+
+#define KT_ATTRIB_SHOW(_name)						\
+static ssize_t _name##_show(struct config_item *item, char *page)	\
+{									\
+	return sysfs_emit(page, "%u\n", attrib_to_dev(item)->attrib._name); \
+}
+
+#define KT_ATTRIB_RW(_name, _min, _max, _check)				\
+KT_ATTRIB_SHOW(_name)							\
+static ssize_t _name##_store(struct config_item *item,			\
+			     const char *page, size_t count)		\
+{									\
+	return kt_attrib_store(item, #_name,				\
+			       offsetof(struct kt_dev_attrib, _name),	\
+			       _min, _max, _check, page, count);	\
+}									\
+CONFIGFS_ATTR(, _name)
+
+#define KT_ATTRIB_BOOL(_name)	KT_ATTRIB_RW(_name, 0, 1, NULL)
+
+#define KT_ATTRIB_RO(_name)						\
+KT_ATTRIB_SHOW(_name)							\
+CONFIGFS_ATTR_RO(, _name)
+
+/* SBC-3 6.5.2: the logical block length; the backstore must be able to serve it. */
+static int kt_check_block_size(struct kt_dev *dev, u32 val)
+{
+	if (!is_power_of_2(val)) {
+		pr_warn_ratelimited("%s: attrib/block_size: %u is not a power of 2\n",
+				    config_item_name(&dev->group.cg_item), val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kt_check_optimal_sectors(struct kt_dev *dev, u32 val)
+{
+	if (val > dev->attrib.hw_max_sectors) {
+		pr_warn_ratelimited("%s: attrib/optimal_sectors: %u is above hw_max_sectors %u\n",
+				    config_item_name(&dev->group.cg_item), val,
+				    dev->attrib.hw_max_sectors);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kt_check_queue_depth(struct kt_dev *dev, u32 val)
+{
+	if (val > dev->attrib.hw_queue_depth) {
+		pr_warn_ratelimited("%s: attrib/queue_depth: %u is above hw_queue_depth %u\n",
+				    config_item_name(&dev->group.cg_item), val,
+				    dev->attrib.hw_queue_depth);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+KT_ATTRIB_BOOL(emulate_model_alias);
+KT_ATTRIB_BOOL(emulate_dpo);
+KT_ATTRIB_BOOL(emulate_fua_write);
+KT_ATTRIB_BOOL(emulate_fua_read);
+KT_ATTRIB_BOOL(emulate_write_cache);
+KT_ATTRIB_RW(emulate_ua_intlck_ctrl, 0, 2, NULL);	/* SPC-4 7.5.7 UA_INTLCK_CTRL */
+KT_ATTRIB_BOOL(emulate_tas);
+KT_ATTRIB_BOOL(emulate_tpu);
+KT_ATTRIB_BOOL(emulate_tpws);
+KT_ATTRIB_BOOL(emulate_caw);
+KT_ATTRIB_BOOL(emulate_3pc);
+KT_ATTRIB_BOOL(emulate_pr);
+KT_ATTRIB_RW(pi_prot_type, 0, 0, NULL);		/* no protection information yet */
+KT_ATTRIB_RO(hw_pi_prot_type);
+KT_ATTRIB_RW(pi_prot_format, 0, 0, NULL);
+KT_ATTRIB_BOOL(pi_prot_verify);
+KT_ATTRIB_BOOL(enforce_pr_isids);
+KT_ATTRIB_BOOL(is_nonrot);
+KT_ATTRIB_RW(emulate_rest_reord, 0, 0, NULL);	/* unrestricted reordering: no */
+KT_ATTRIB_BOOL(force_pr_aptpl);
+KT_ATTRIB_RO(hw_block_size);
+KT_ATTRIB_RW(block_size, 512, 4096, kt_check_block_size);
+KT_ATTRIB_RO(hw_max_sectors);
+KT_ATTRIB_RW(optimal_sectors, 1, U32_MAX, kt_check_optimal_sectors);
+KT_ATTRIB_RO(hw_queue_depth);
+KT_ATTRIB_RW(queue_depth, 1, U32_MAX, kt_check_queue_depth);
+KT_ATTRIB_RW(max_unmap_lba_count, 0, U32_MAX, NULL);
+KT_ATTRIB_RW(max_unmap_block_desc_count, 0, U32_MAX, NULL);
+KT_ATTRIB_RW(unmap_granularity, 0, U32_MAX, NULL);
+KT_ATTRIB_RW(unmap_granularity_alignment, 0, U32_MAX, NULL);
+KT_ATTRIB_BOOL(unmap_zeroes_data);
+KT_ATTRIB_RW(max_write_same_len, 0, U32_MAX, NULL);
+KT_ATTRIB_BOOL(alua_support);
+KT_ATTRIB_BOOL(pgr_support);
+
+static struct configfs_attribute *kt_dev_attrib_attrs[] = {
+	&attr_emulate_model_alias,
+	&attr_emulate_dpo,
+	&attr_emulate_fua_write,
+	&attr_emulate_fua_read,
+	&attr_emulate_write_cache,
+	&attr_emulate_ua_intlck_ctrl,
+	&attr_emulate_tas,
+	&attr_emulate_tpu,
+	&attr_emulate_tpws,
+	&attr_emulate_caw,
+	&attr_emulate_3pc,
+	&attr_emulate_pr,
+	&attr_pi_prot_type,
+	&attr_hw_pi_prot_type,
+	&attr_pi_prot_format,
+	&attr_pi_prot_verify,
+	&attr_enforce_pr_isids,
+	&attr_is_nonrot,
+	&attr_emulate_rest_reord,
+	&attr_force_pr_aptpl,
+	&attr_hw_block_size,
+	&attr_block_size,
+	&attr_hw_max_sectors,
+	&attr_optimal_sectors,
+	&attr_hw_queue_depth,
+	&attr_queue_depth,
+	&attr_max_unmap_lba_count,
+	&attr_max_unmap_block_desc_count,
+	&attr_unmap_granularity,
+	&attr_unmap_granularity_alignment,
+	&attr_unmap_zeroes_data,
+	&attr_max_write_same_len,
+	&attr_alua_support,
+	&attr_pgr_support,
+	NULL,
+};
+
+const struct config_item_type kt_dev_attrib_type = {
+	.ct_attrs	= kt_dev_attrib_attrs,
+	.ct_owner	= THIS_MODULE,
+};

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interface between ktarget_core and its backstores.
+ *
+ * A backstore never sees a CDB: the core decodes and range-checks commands
+ * and calls a small table of operations. Each backstore module registers its
+ * ops under the HBA prefix configfs uses ("rd_mcp", "fileio", "iblock"), and
+ * carries MODULE_ALIAS("ktarget-backend-PREFIX") so that mkdir of
+ * core/PREFIX_N loads it on demand.
+ */
+#ifndef KTARGET_BACKEND_H
+#define KTARGET_BACKEND_H
+
+#include <linux/module.h>
+
+#include <ktarget/target.h>
+
+struct kt_backend_ops {
+	const char	*name;
+	struct module	*owner;
+
+	/* A device named @name under an HBA; the backend embeds struct kt_dev. */
+	struct kt_dev	*(*alloc_dev)(const char *name);
+	void		(*free_dev)(struct kt_dev *dev);
+
+	/*
+	 * One "key=value" of a write to the device's control file. Unknown
+	 * keys return -ENOKEY, bad values -EINVAL; the core logs them.
+	 */
+	int		(*set_param)(struct kt_dev *dev, const char *key,
+				     const char *value);
+
+	/*
+	 * enable: claim the storage and fill dev->nr_blocks and the hw_*
+	 * attributes, or log one line saying why not and return -errno.
+	 * disable: undo it, on release of an enabled device.
+	 */
+	int		(*enable)(struct kt_dev *dev);
+	void		(*disable)(struct kt_dev *dev);
+
+	/* The backend's own lines of the device's info file. */
+	ssize_t		(*show_info)(struct kt_dev *dev, char *page, size_t size);
+};
+
+int kt_backend_register(const struct kt_backend_ops *ops);
+void kt_backend_unregister(const struct kt_backend_ops *ops);
+
+#endif /* KTARGET_BACKEND_H */

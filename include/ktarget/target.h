@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktarget core types shared by the core, the backstores and the fabrics.
+ */
+#ifndef KTARGET_TARGET_H
+#define KTARGET_TARGET_H
+
+#include <linux/configfs.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+struct kt_backend_ops;
+
+#define KT_VPD_SERIAL_LEN	254	/* SPC-4 7.8.15: unit serial number */
+#define KT_PATH_LEN		512
+#define KT_ALIAS_LEN		256
+
+/*
+ * Device attributes, under configfs .../DEV/attrib/ with LIO's names.
+ * Booleans are u32 too: one show/store pair fits all.
+ */
+struct kt_dev_attrib {
+	u32	emulate_model_alias;
+	u32	emulate_dpo;
+	u32	emulate_fua_write;
+	u32	emulate_fua_read;
+	u32	emulate_write_cache;
+	u32	emulate_ua_intlck_ctrl;
+	u32	emulate_tas;
+	u32	emulate_tpu;
+	u32	emulate_tpws;
+	u32	emulate_caw;
+	u32	emulate_3pc;
+	u32	emulate_pr;
+	u32	pi_prot_type;
+	u32	hw_pi_prot_type;
+	u32	pi_prot_format;
+	u32	pi_prot_verify;
+	u32	enforce_pr_isids;
+	u32	is_nonrot;
+	u32	emulate_rest_reord;
+	u32	force_pr_aptpl;
+	u32	hw_block_size;
+	u32	block_size;
+	u32	hw_max_sectors;
+	u32	optimal_sectors;
+	u32	hw_queue_depth;
+	u32	queue_depth;
+	u32	max_unmap_lba_count;
+	u32	max_unmap_block_desc_count;
+	u32	unmap_granularity;
+	u32	unmap_granularity_alignment;
+	u32	unmap_zeroes_data;
+	u32	max_write_same_len;
+	u32	alua_support;
+	u32	pgr_support;
+};
+
+/* Identification, under .../DEV/wwn/ (SPC-4 6.6.2 standard INQUIRY data). */
+struct kt_dev_wwn {
+	char	vendor_id[8 + 1];
+	char	product_id[16 + 1];
+	char	revision[4 + 1];
+	u32	company_id;		/* IEEE OUI for the NAA designator */
+	char	unit_serial[KT_VPD_SERIAL_LEN + 1];
+};
+
+/* A SCSI logical unit's storage: core/HBA_N/NAME. */
+struct kt_dev {
+	struct config_group		group;
+	struct config_group		attrib_group;
+	struct config_group		wwn_group;
+	struct config_group		pr_group;
+	struct config_group		alua_group;
+	struct config_group		stat_group;
+
+	const struct kt_backend_ops	*ops;
+	u32				index;		/* unique among devices */
+	struct mutex			cfg_lock;	/* configfs writes */
+	bool				enabled;
+	u64				nr_blocks;	/* in hw_block_size units */
+
+	struct kt_dev_attrib		attrib;
+	struct kt_dev_wwn		wwn;
+	char				udev_path[KT_PATH_LEN];
+	char				alias[KT_ALIAS_LEN];
+};
+
+static inline struct kt_dev *kt_dev_from_item(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct kt_dev, group);
+}
+
+#endif /* KTARGET_TARGET_H */
