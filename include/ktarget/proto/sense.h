@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SCSI outcomes and sense data. A command fails with one sense_reason_t
+ * (plus, for field errors, a field pointer); kt_sense_build() turns it into
+ * sense bytes, in exactly one place.
+ *
+ * References: SPC-4 4.5 (sense data), 4.5.2.4.2 (field pointer),
+ * SPC-4 annex D (ASC/ASCQ assignments).
+ */
+#ifndef KTARGET_PROTO_SENSE_H
+#define KTARGET_PROTO_SENSE_H
+
+#include <linux/types.h>
+
+typedef unsigned int __bitwise sense_reason_t;
+
+#define KT_SR(n)	((__force sense_reason_t)(n))
+
+/* Keep in step with the table in drivers/target/proto/sense.c. */
+#define KT_SENSE_NONE				KT_SR(0)
+#define KT_SENSE_INVALID_OPCODE			KT_SR(1)	/* 5/20/00 */
+#define KT_SENSE_INVALID_CDB_FIELD		KT_SR(2)	/* 5/24/00 */
+#define KT_SENSE_INVALID_PARAM_FIELD		KT_SR(3)	/* 5/26/00 */
+#define KT_SENSE_PARAM_LIST_LENGTH		KT_SR(4)	/* 5/1A/00 */
+#define KT_SENSE_LBA_OUT_OF_RANGE		KT_SR(5)	/* 5/21/00 */
+#define KT_SENSE_LUN_NOT_SUPPORTED		KT_SR(6)	/* 5/25/00 */
+#define KT_SENSE_WRITE_PROTECTED		KT_SR(7)	/* 7/27/00 */
+#define KT_SENSE_MISCOMPARE			KT_SR(8)	/* E/1D/00 */
+#define KT_SENSE_UNIT_ATTENTION			KT_SR(9)	/* 6/asc/ascq given */
+#define KT_SENSE_RESERVATION_CONFLICT		KT_SR(10)	/* status 0x18, no sense */
+#define KT_SENSE_INSUFFICIENT_REG_RESOURCES	KT_SR(11)	/* 5/55/04 */
+#define KT_SENSE_OUT_OF_RESOURCES		KT_SR(12)	/* busy */
+#define KT_SENSE_MEDIUM_ERROR			KT_SR(13)	/* 3/11/00 unrecovered read */
+#define KT_SENSE_WRITE_ERROR			KT_SR(14)	/* 3/0C/00 */
+#define KT_SENSE_LU_COMM_FAILURE		KT_SR(15)	/* 4/08/00 */
+#define KT_SENSE_CDB_TOO_LONG			KT_SR(16)	/* 5/24/00, field 0 */
+#define KT_SENSE_ABORTED_COMMAND		KT_SR(17)	/* B/00/00 */
+#define KT_SENSE_INCORRECT_LENGTH		KT_SR(18)	/* 5/24/00 */
+#define KT_SENSE_COPY_TARGET_NOT_REACHABLE	KT_SR(19)	/* 5/0D/02 */
+#define KT_SENSE_TOO_MANY_TARGET_DESC		KT_SR(20)	/* 5/26/06 */
+#define KT_SENSE_UNSUPPORTED_TARGET_DESC	KT_SR(21)	/* 5/26/07 */
+#define KT_SENSE_TOO_MANY_SEGMENT_DESC		KT_SR(22)	/* 5/26/08 */
+#define KT_SENSE_UNSUPPORTED_SEGMENT_DESC	KT_SR(23)	/* 5/26/09 */
+#define KT_SENSE_COPY_ABORTED			KT_SR(24)	/* A/0D/01 */
+#define KT_SENSE_SAVING_PARAMS_UNSUPPORTED	KT_SR(25)	/* 5/39/00 */
+#define KT_SENSE_NOT_READY			KT_SR(26)	/* 2/04/00 */
+#define KT_SENSE_INVALID_FIELD_IN_COMMAND_IU	KT_SR(27)	/* 5/0E/03 */
+#define KT_SENSE_OVERLAPPED_COMMANDS		KT_SR(28)	/* B/4E/00 */
+#define KT_SENSE_MAX				28
+
+/* SAM-5 5.3: status codes */
+#define KT_SAM_GOOD			0x00
+#define KT_SAM_CHECK_CONDITION		0x02
+#define KT_SAM_CONDITION_MET		0x04
+#define KT_SAM_BUSY			0x08
+#define KT_SAM_RESERVATION_CONFLICT	0x18
+#define KT_SAM_TASK_SET_FULL		0x28
+#define KT_SAM_TASK_ABORTED		0x40
+
+/* SPC-4 4.5.2.4.2: where in the CDB or parameter list the bad field is. */
+struct kt_sense_field {
+	u16	byte;
+	u8	bit;		/* 0..7 */
+	u8	bit_valid:1;	/* BPV */
+	u8	in_cdb:1;	/* C/D: 1 = CDB, 0 = parameter data */
+	u8	valid:1;	/* SKSV */
+};
+
+#define KT_FIELD_CDB(b)		((struct kt_sense_field){ .byte = (b), .in_cdb = 1, .valid = 1 })
+#define KT_FIELD_CDB_BIT(b, n)	((struct kt_sense_field){ .byte = (b), .bit = (n), \
+				  .bit_valid = 1, .in_cdb = 1, .valid = 1 })
+#define KT_FIELD_PARAM(b)	((struct kt_sense_field){ .byte = (b), .valid = 1 })
+#define KT_FIELD_PARAM_BIT(b, n) ((struct kt_sense_field){ .byte = (b), .bit = (n), \
+				  .bit_valid = 1, .valid = 1 })
+
+#define KT_SENSE_BUF_LEN	18	/* fixed format, 10 additional bytes */
+
+/* The SAM status a reason reports (CHECK CONDITION for most). */
+u8 kt_sense_status(sense_reason_t reason);
+
+/*
+ * Fixed-format sense data (SPC-4 4.5.3) for @reason into @buf of
+ * KT_SENSE_BUF_LEN bytes; @asc_ascq overrides the table for unit
+ * attentions (0 otherwise). Returns the sense length, 0 when the reason
+ * carries no sense data (GOOD, RESERVATION CONFLICT, BUSY).
+ */
+unsigned int kt_sense_build(sense_reason_t reason, u16 asc_ascq,
+			    const struct kt_sense_field *field,
+			    u64 info, bool info_valid, u8 *buf);
+
+/* Sense key, ASC and ASCQ of @reason, for tests and logging. */
+void kt_sense_lookup(sense_reason_t reason, u8 *key, u8 *asc, u8 *ascq);
+
+#endif /* KTARGET_PROTO_SENSE_H */
