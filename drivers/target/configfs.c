@@ -20,6 +20,7 @@
 #include <linux/utsname.h>
 
 #include "core.h"
+#include "fabric.h"
 
 static DEFINE_MUTEX(kt_dbroot_lock);
 static char kt_dbroot[KT_DBROOT_MAX] = KT_DBROOT_DEFAULT;
@@ -97,7 +98,7 @@ static struct configfs_attribute *kt_root_attrs[] = {
 	NULL,
 };
 
-static const struct config_item_type kt_root_type = {
+static struct config_item_type kt_root_type = {
 	.ct_attrs	= kt_root_attrs,
 	.ct_owner	= THIS_MODULE,
 };
@@ -117,6 +118,8 @@ int kt_configfs_init(void)
 {
 	int ret;
 
+	/* mkdir target/NAME: a fabric (fabric.c) */
+	kt_root_type.ct_group_ops = kt_root_group_ops_get();
 	config_group_init(&kt_subsys.su_group);
 	mutex_init(&kt_subsys.su_mutex);
 

@@ -7,7 +7,10 @@
 
 #include <linux/configfs.h>
 
+#include <ktarget/proto/sense.h>
+
 struct kt_dev;
+struct kt_cmd;
 struct kt_backend_ops;
 
 #define KT_VERSION		"0.1"
@@ -25,6 +28,32 @@ extern const struct config_item_type kt_core_type;
 int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 		const char *name);
 size_t kt_strip_value(const char *page, size_t count);
+
+struct kt_dev *kt_dev_from_link_target(struct config_item *item);
+void kt_dev_export(struct kt_dev *dev);
+void kt_dev_unexport(struct kt_dev *dev);
+
+/* tpg.c */
+struct kt_node_acl;
+struct kt_tpg;
+struct kt_session;
+struct kt_lun;
+void kt_acl_init(struct kt_node_acl *acl, struct kt_tpg *tpg, const char *name);
+struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
+				  bool *wp);
+unsigned int kt_session_list_luns(struct kt_session *sess, u64 *luns,
+				  unsigned int max);
+
+/* cmd.c, exec.c, spc.c, sbc.c */
+struct kt_cdb;
+enum kt_data_dir;
+sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+			     u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+			    u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+			    u32 *needed, enum kt_data_dir *dir);
+u64 kt_dev_nr_lblocks(struct kt_dev *dev);
 
 /* dev_attrib.c, dev_wwn.c */
 extern const struct config_item_type kt_dev_attrib_type;

@@ -17,6 +17,7 @@
 #include "core.h"
 
 static DEFINE_IDA(kt_dev_ida);
+static const struct config_item_type kt_dev_type;
 
 /* LIO's defaults (target_core_base.h DA_*), so saved configurations match. */
 static const struct kt_dev_attrib kt_dev_attrib_default = {
@@ -226,6 +227,23 @@ static struct configfs_attribute *kt_dev_attrs[] = {
 	&kt_dev_attr_alias,
 	NULL,
 };
+
+/* The device a LUN's symlink points at, or NULL if @item is no device. */
+struct kt_dev *kt_dev_from_link_target(struct config_item *item)
+{
+	return item->ci_type == &kt_dev_type ? kt_dev_from_item(item) : NULL;
+}
+
+/* A LUN exposes the device: its geometry is fixed until the last one goes. */
+void kt_dev_export(struct kt_dev *dev)
+{
+	atomic_inc(&dev->export_count);
+}
+
+void kt_dev_unexport(struct kt_dev *dev)
+{
+	atomic_dec(&dev->export_count);
+}
 
 static void kt_dev_release(struct config_item *item)
 {

@@ -79,6 +79,11 @@ CONFIGFS_ATTR_RO(, _name)
 /* SBC-3 6.5.2: the logical block length; the backstore must be able to serve it. */
 static int kt_check_block_size(struct kt_dev *dev, u32 val)
 {
+	if (atomic_read(&dev->export_count) && val != dev->attrib.block_size) {
+		pr_warn_ratelimited("%s: attrib/block_size: the device is exported through a LUN\n",
+				    config_item_name(&dev->group.cg_item));
+		return -EBUSY;
+	}
 	if (!is_power_of_2(val)) {
 		pr_warn_ratelimited("%s: attrib/block_size: %u is not a power of 2\n",
 				    config_item_name(&dev->group.cg_item), val);

@@ -15,6 +15,8 @@
 
 #include <ktarget/target.h>
 
+struct kt_cmd;
+
 struct kt_backend_ops {
 	const char	*name;
 	struct module	*owner;
@@ -40,6 +42,16 @@ struct kt_backend_ops {
 
 	/* The backend's own lines of the device's info file. */
 	ssize_t		(*show_info)(struct kt_dev *dev, char *page, size_t size);
+
+	/*
+	 * Data path: move @len bytes at byte offset @pos between the device
+	 * and cmd->sgl, and end with kt_cmd_complete(), from any context.
+	 * @fua: the write must be on stable storage before it completes.
+	 */
+	void		(*rw)(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
+			      bool fua);
+	/* Optional: make completed writes stable; then kt_cmd_complete(). */
+	void		(*flush)(struct kt_cmd *cmd);
 };
 
 int kt_backend_register(const struct kt_backend_ops *ops);

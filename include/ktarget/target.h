@@ -78,6 +78,7 @@ struct kt_dev {
 	u32				index;		/* unique among devices */
 	struct mutex			cfg_lock;	/* configfs writes */
 	bool				enabled;
+	atomic_t			export_count;	/* LUNs linked to it */
 	u64				nr_blocks;	/* in hw_block_size units */
 
 	struct kt_dev_attrib		attrib;

@@ -12,7 +12,10 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include <linux/scatterlist.h>
+
 #include <ktarget/backend.h>
+#include <ktarget/fabric.h>
 
 #define KT_RD_BLOCK_SIZE	512
 
@@ -121,6 +124,45 @@ static void kt_rd_disable(struct kt_dev *dev)
 	kt_rd_free_pages(to_rd(dev));
 }
 
+/* Copy between the ramdisk's pages and the command's scatterlist. */
+static void kt_rd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
+		     bool fua)
+{
+	struct kt_rd_dev *rd = to_rd(cmd->dev);
+	struct sg_mapping_iter miter;
+	u32 done = 0;
+
+	sg_miter_start(&miter, cmd->sgl, cmd->sg_nents,
+		       SG_MITER_ATOMIC | (write ? SG_MITER_FROM_SG : SG_MITER_TO_SG));
+	while (done < len && sg_miter_next(&miter)) {
+		size_t moff = 0;
+
+		while (moff < miter.length && done < len) {
+			u64 at = pos + done;
+			size_t poff = offset_in_page(at);
+			size_t n = min3(miter.length - moff, (size_t)(len - done),
+					PAGE_SIZE - poff);
+			u8 *buf = miter.addr + moff;
+
+			if (rd->nullio) {
+				if (!write)
+					memset(buf, 0, n);
+			} else {
+				u8 *p = page_address(rd->pages[at >> PAGE_SHIFT]) + poff;
+
+				if (write)
+					memcpy(p, buf, n);
+				else
+					memcpy(buf, p, n);
+			}
+			moff += n;
+			done += n;
+		}
+	}
+	sg_miter_stop(&miter);
+	kt_cmd_complete(cmd, done == len ? KT_SENSE_NONE : KT_SENSE_LU_COMM_FAILURE);
+}
+
 /* rtslib reads "PAGES/PAGE_SIZE: N*SIZE" and "nullio: B" from here. */
 static ssize_t kt_rd_show_info(struct kt_dev *dev, char *page, size_t size)
 {
@@ -142,6 +184,7 @@ static const struct kt_backend_ops kt_rd_ops = {
 	.enable		= kt_rd_enable,
 	.disable	= kt_rd_disable,
 	.show_info	= kt_rd_show_info,
+	.rw		= kt_rd_rw,
 };
 
 static int __init kt_rd_init(void)

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: the life of a SCSI command, from the fabric's submission to
+ * its release:
+ *
+ *   kt_cmd_submit()          LUN lookup, CDB decode, length checks, buffer
+ *     -> write_pending()      (DATA OUT) the fabric fetches the data ...
+ *     -> kt_cmd_data_out_done()
+ *   kt_cmd_execute()         cmd->execute: emulation or a backstore call
+ *   kt_cmd_complete()        status, sense, residuals
+ *     -> queue_data_in() / queue_status()
+ *   kt_cmd_put()             the last reference: release_cmd()
+ *
+ * A failure at any stage ends in kt_cmd_complete() with a sense_reason_t.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <ktarget/fabric.h>
+#include <ktarget/proto/cdb.h>
+
+#include "core.h"
+
+void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
+		 struct kt_session *sess, u64 tag, enum kt_data_dir dir,
+		 u32 expected_len, enum kt_task_attr attr)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->ops = ops;
+	cmd->sess = sess;
+	cmd->tag = tag;
+	cmd->dir = dir;
+	cmd->expected_len = expected_len;
+	cmd->task_attr = attr;
+	kref_init(&cmd->kref);
+	INIT_LIST_HEAD(&cmd->sess_node);
+}
+EXPORT_SYMBOL_GPL(kt_cmd_init);
+
+static void kt_cmd_release(struct kref *kref)
+{
+	struct kt_cmd *cmd = container_of(kref, struct kt_cmd, kref);
+	struct kt_session *sess = cmd->sess;
+	unsigned long flags;
+
+	if (!list_empty(&cmd->sess_node)) {
+		spin_lock_irqsave(&sess->cmd_lock, flags);
+		list_del_init(&cmd->sess_node);
+		spin_unlock_irqrestore(&sess->cmd_lock, flags);
+	}
+	if (cmd->sgl_owned)
+		sgl_free(cmd->sgl);
+	if (cmd->lun)
+		percpu_ref_put(&cmd->lun->ref);
+	cmd->ops->release_cmd(cmd);
+}
+
+void kt_cmd_get(struct kt_cmd *cmd)
+{
+	kref_get(&cmd->kref);
+}
+EXPORT_SYMBOL_GPL(kt_cmd_get);
+
+void kt_cmd_put(struct kt_cmd *cmd)
+{
+	kref_put(&cmd->kref, kt_cmd_release);
+}
+EXPORT_SYMBOL_GPL(kt_cmd_put);
+
+/* Record @reason as the command's outcome, building sense data once. */
+static void kt_cmd_set_outcome(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	cmd->sense_reason = reason;
+	cmd->status = kt_sense_status(reason);
+	cmd->sense_len = kt_sense_build(reason, cmd->sense_asc_ascq,
+					&cmd->sense_field, cmd->sense_info,
+					cmd->sense_info_valid, cmd->sense);
+}
+
+/*
+ * The command is done. Called once, from any context; the fabric's
+ * queue_* hooks must not sleep. The core's own reference is dropped here.
+ */
+void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	if (WARN_ON_ONCE(test_and_set_bit(KT_CMD_COMPLETE, &cmd->flags)))
+		return;
+	kt_cmd_set_outcome(cmd, reason);
+
+	if (cmd->status == KT_SAM_GOOD && cmd->dir == KT_DATA_IN &&
+	    cmd->data_length)
+		cmd->ops->queue_data_in(cmd);
+	else
+		cmd->ops->queue_status(cmd);
+	kt_cmd_put(cmd);
+}
+EXPORT_SYMBOL_GPL(kt_cmd_complete);
+
+static void kt_cmd_execute(struct kt_cmd *cmd)
+{
+	sense_reason_t reason;
+
+	if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
+		kt_cmd_complete(cmd, KT_SENSE_ABORTED_COMMAND);
+		return;
+	}
+	reason = cmd->execute(cmd);
+	if (reason)
+		kt_cmd_complete(cmd, reason);
+}
+
+void kt_cmd_data_out_done(struct kt_cmd *cmd)
+{
+	kt_cmd_execute(cmd);
+}
+EXPORT_SYMBOL_GPL(kt_cmd_data_out_done);
+
+void kt_cmd_fail(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	kt_cmd_complete(cmd, reason);
+}
+EXPORT_SYMBOL_GPL(kt_cmd_fail);
+
+/*
+ * SPC-4 / iSCSI (RFC 7143 11.4.5.2) residuals: the command moves what its
+ * CDB says, but never more than the initiator expects.
+ */
+static void kt_cmd_set_residual(struct kt_cmd *cmd, u32 needed)
+{
+	if (cmd->expected_len > needed) {
+		cmd->underflow = true;
+		cmd->residual = cmd->expected_len - needed;
+		cmd->data_length = needed;
+	} else if (cmd->expected_len < needed) {
+		cmd->overflow = true;
+		cmd->residual = needed - cmd->expected_len;
+		cmd->data_length = cmd->expected_len;
+	} else {
+		cmd->data_length = needed;
+	}
+}
+
+static sense_reason_t kt_cmd_alloc_data(struct kt_cmd *cmd)
+{
+	if (!cmd->data_length || cmd->sgl)
+		return KT_SENSE_NONE;
+	cmd->sgl = sgl_alloc(cmd->data_length, GFP_KERNEL, &cmd->sg_nents);
+	if (!cmd->sgl)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	cmd->sgl_owned = true;
+	return KT_SENSE_NONE;
+}
+
+/* Decode the CDB and decide what the command transfers and runs. */
+static sense_reason_t kt_cmd_parse(struct kt_cmd *cmd, unsigned int cdb_len)
+{
+	enum kt_data_dir need_dir = KT_DATA_NONE;
+	struct kt_cdb c;
+	sense_reason_t reason;
+	u32 needed = 0;
+
+	switch (kt_cdb_decode(cmd->cdb, cdb_len, &c)) {
+	case KT_CDB_OK:
+		break;
+	case KT_CDB_BAD_LENGTH:
+	case KT_CDB_TRUNCATED:
+		cmd->sense_field = KT_FIELD_CDB(c.bad_byte);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	default:
+		cmd->sense_field = KT_FIELD_CDB(0);
+		return KT_SENSE_INVALID_OPCODE;
+	}
+	cmd->lba = c.lba;
+	cmd->nr_blocks = c.nr_blocks;
+	cmd->cdb_flags = c.flags;
+
+	reason = kt_exec_parse(cmd, &c, &needed, &need_dir);
+	if (reason)
+		return reason;
+
+	/* a data phase in the wrong direction is a malformed request */
+	if (cmd->expected_len && need_dir != KT_DATA_NONE &&
+	    cmd->dir != KT_DATA_NONE && cmd->dir != need_dir)
+		return KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
+	if (need_dir != KT_DATA_NONE)
+		cmd->dir = need_dir;
+	kt_cmd_set_residual(cmd, needed);
+	return KT_SENSE_NONE;
+}
+
+sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
+			    unsigned int cdb_len, u64 unpacked_lun)
+{
+	struct kt_session *sess = cmd->sess;
+	sense_reason_t reason;
+	unsigned long flags;
+	bool wp = false;
+
+	cmd->unpacked_lun = unpacked_lun;
+	spin_lock_irqsave(&sess->cmd_lock, flags);
+	list_add_tail(&cmd->sess_node, &sess->cmds);
+	spin_unlock_irqrestore(&sess->cmd_lock, flags);
+
+	/* one reference for the core's stages, dropped by kt_cmd_complete() */
+	kt_cmd_get(cmd);
+
+	if (cdb_len > KT_CDB_INLINE) {
+		cmd->sense_field = KT_FIELD_CDB(0);
+		return KT_SENSE_CDB_TOO_LONG;
+	}
+	memcpy(cmd->cdb, cdb, cdb_len);
+
+	cmd->lun = kt_session_get_lun(sess, unpacked_lun, &wp);
+	if (cmd->lun)
+		cmd->dev = cmd->lun->dev;
+	cmd->write_protected = wp;
+
+	reason = kt_cmd_parse(cmd, cdb_len);
+	if (!reason)
+		reason = kt_cmd_alloc_data(cmd);
+	return reason;
+}
+EXPORT_SYMBOL_GPL(kt_cmd_setup);
+
+void kt_cmd_run(struct kt_cmd *cmd)
+{
+	if (cmd->dir == KT_DATA_OUT && cmd->data_length &&
+	    cmd->data_received < cmd->data_length) {
+		cmd->ops->write_pending(cmd);
+		return;
+	}
+	kt_cmd_execute(cmd);
+}
+EXPORT_SYMBOL_GPL(kt_cmd_run);
+
+int kt_cmd_submit(struct kt_cmd *cmd, const u8 *cdb, unsigned int cdb_len,
+		  u64 unpacked_lun)
+{
+	sense_reason_t reason = kt_cmd_setup(cmd, cdb, cdb_len, unpacked_lun);
+
+	if (reason)
+		kt_cmd_complete(cmd, reason);
+	else
+		kt_cmd_run(cmd);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kt_cmd_submit);
+
+/*
+ * An emulated command produced @len bytes of data-in, which may be less
+ * than its allocation length: shorten the transfer and the residual follows.
+ */
+void kt_cmd_set_data_in_len(struct kt_cmd *cmd, u32 len)
+{
+	if (len >= cmd->data_length)
+		return;
+	cmd->overflow = false;
+	cmd->underflow = false;
+	cmd->residual = 0;
+	kt_cmd_set_residual(cmd, len);
+}
+EXPORT_SYMBOL_GPL(kt_cmd_set_data_in_len);

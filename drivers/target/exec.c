@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: which code runs a command. Block commands go to sbc.c,
+ * primary commands to spc.c; commands that need no logical unit (REPORT
+ * LUNS, INQUIRY and REQUEST SENSE to an absent LUN) are answered for the
+ * target itself.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include <ktarget/fabric.h>
+#include <ktarget/proto/cdb.h>
+
+#include "core.h"
+
+sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+			     u32 *needed, enum kt_data_dir *dir)
+{
+	sense_reason_t reason;
+
+	/* spc.c answers what needs no LU, and the LU-less case of the rest */
+	reason = kt_spc_parse(cmd, c, needed, dir);
+	if (reason != KT_SENSE_INVALID_OPCODE)
+		return reason;
+	/* SPC-4 4.6.5: a LUN this nexus cannot address */
+	if (!cmd->dev)
+		return KT_SENSE_LUN_NOT_SUPPORTED;
+	return kt_sbc_parse(cmd, c, needed, dir);
+}

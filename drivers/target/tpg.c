@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: the runtime side of TPGs: ACLs, sessions (I_T nexuses) and
+ * the LUN a command addresses.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <ktarget/fabric.h>
+
+#include "core.h"
+
+void kt_acl_init(struct kt_node_acl *acl, struct kt_tpg *tpg, const char *name)
+{
+	acl->tpg = tpg;
+	strscpy(acl->name, name, sizeof(acl->name));
+	acl->queue_depth = 128;
+	xa_init(&acl->mapped);
+	INIT_LIST_HEAD(&acl->node);
+	kref_init(&acl->kref);
+}
+
+static void kt_acl_free(struct kref *kref)
+{
+	struct kt_node_acl *acl = container_of(kref, struct kt_node_acl, kref);
+	struct kt_tpg *tpg = acl->tpg;
+
+	xa_destroy(&acl->mapped);
+	if (tpg->ops->free_acl)
+		tpg->ops->free_acl(acl);
+	else
+		kfree(acl);
+}
+
+void kt_acl_put(struct kt_node_acl *acl)
+{
+	kref_put(&acl->kref, kt_acl_free);
+}
+EXPORT_SYMBOL_GPL(kt_acl_put);
+
+/* The configured ACL of @initiator in @tpg, referenced; NULL if none. */
+struct kt_node_acl *kt_tpg_find_acl(struct kt_tpg *tpg, const char *initiator)
+{
+	struct kt_node_acl *acl, *found = NULL;
+
+	mutex_lock(&tpg->lock);
+	list_for_each_entry(acl, &tpg->acls, node) {
+		if (!strcmp(acl->name, initiator)) {
+			kref_get(&acl->kref);
+			found = acl;
+			break;
+		}
+	}
+	mutex_unlock(&tpg->lock);
+	return found;
+}
+EXPORT_SYMBOL_GPL(kt_tpg_find_acl);
+
+/*
+ * Register an I_T nexus. @acl is a referenced ACL from kt_tpg_find_acl(),
+ * whose reference the session takes over, or NULL for demo mode
+ * (generate_node_acls: the initiator sees every LUN of the TPG).
+ */
+int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
+			struct kt_node_acl *acl, const char *initiator)
+{
+	if (!acl && !tpg->generate_node_acls)
+		return -EACCES;
+
+	sess->tpg = tpg;
+	sess->acl = acl;
+	strscpy(sess->initiator, initiator, sizeof(sess->initiator));
+	spin_lock_init(&sess->cmd_lock);
+	INIT_LIST_HEAD(&sess->cmds);
+
+	spin_lock(&tpg->session_lock);
+	list_add_tail(&sess->node, &tpg->sessions);
+	spin_unlock(&tpg->session_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kt_session_register);
+
+void kt_session_unregister(struct kt_session *sess)
+{
+	struct kt_tpg *tpg = sess->tpg;
+
+	spin_lock(&tpg->session_lock);
+	list_del_init(&sess->node);
+	spin_unlock(&tpg->session_lock);
+	WARN_ON_ONCE(!list_empty(&sess->cmds));
+	if (sess->acl)
+		kt_acl_put(sess->acl);
+	sess->acl = NULL;
+}
+EXPORT_SYMBOL_GPL(kt_session_unregister);
+
+/*
+ * The LUN @unpacked_lun as @sess sees it, with a reference on its
+ * in-flight count, or NULL. *wp is set when the mapping is write-protected.
+ */
+struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
+				  bool *wp)
+{
+	struct kt_mapped_lun *mlun;
+	struct kt_lun *lun = NULL;
+
+	rcu_read_lock();
+	if (sess->acl) {
+		mlun = xa_load(&sess->acl->mapped, unpacked_lun);
+		if (mlun) {
+			lun = rcu_dereference(mlun->lun);
+			*wp = READ_ONCE(mlun->write_protect);
+		}
+	} else {
+		lun = xa_load(&sess->tpg->luns, unpacked_lun);
+		*wp = sess->tpg->demo_write_protect;
+	}
+	if (lun && (!smp_load_acquire(&lun->live) ||
+		    !percpu_ref_tryget_live(&lun->ref)))
+		lun = NULL;
+	rcu_read_unlock();
+	return lun;
+}
+
+/* The LUN numbers @sess can address, ascending, into @luns (at most @max). */
+unsigned int kt_session_list_luns(struct kt_session *sess, u64 *luns,
+				  unsigned int max)
+{
+	struct kt_mapped_lun *mlun;
+	struct kt_lun *lun;
+	unsigned long idx;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	if (sess->acl) {
+		xa_for_each(&sess->acl->mapped, idx, mlun) {
+			lun = rcu_dereference(mlun->lun);
+			if (n < max && lun && READ_ONCE(lun->live))
+				luns[n++] = idx;
+		}
+	} else {
+		xa_for_each(&sess->tpg->luns, idx, lun) {
+			if (n < max)
+				luns[n++] = idx;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interface between ktarget_core and its fabrics (iSCSI today).
+ *
+ * Configuration: a fabric registers a struct kt_fabric_ops; mkdir of
+ * target/NAME makes the core request_module("ktarget-fabric-NAME") and build
+ * LIO's generic tree below it:
+ *
+ *	target/NAME/WWN/tpgt_N/{enable, lun/lun_N -> core/HBA/DEV,
+ *			acls/INITIATOR/{lun_N -> ../../lun/lun_M, ...},
+ *			np/ADDR, attrib/, param/, auth/}
+ *
+ * with the fabric's own attributes and hooks at every level.
+ *
+ * Commands: a fabric embeds struct kt_cmd in its command, calls kt_cmd_init()
+ * and kt_cmd_submit(), and is called back through the data-path hooks. The
+ * core holds a reference for every stage it runs; the fabric drops its own
+ * with kt_cmd_put() when the response has been sent. The last put calls
+ * release_cmd.
+ */
+#ifndef KTARGET_FABRIC_H
+#define KTARGET_FABRIC_H
+
+#include <linux/configfs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+#include <linux/workqueue.h>
+
+#include <ktarget/target.h>
+#include <ktarget/proto/sense.h>
+
+struct kt_cmd;
+struct kt_tmr;
+struct kt_tpg;
+struct kt_wwn;
+struct kt_node_acl;
+struct kt_session;
+
+#define KT_CDB_INLINE		32	/* longer CDBs are refused */
+#define KT_INITIATOR_NAME_LEN	224	/* RFC 7143 4.2.7.1: iSCSI names */
+
+enum kt_data_dir {
+	KT_DATA_NONE,
+	KT_DATA_IN,		/* target to initiator (READ) */
+	KT_DATA_OUT,		/* initiator to target (WRITE) */
+};
+
+/* SAM-5 8.6: task attributes */
+enum kt_task_attr {
+	KT_TASK_SIMPLE,
+	KT_TASK_ORDERED,
+	KT_TASK_HEAD_OF_QUEUE,
+	KT_TASK_ACA,
+};
+
+/* SAM-5 7.1: task management functions */
+enum kt_tmf {
+	KT_TMF_ABORT_TASK = 1,
+	KT_TMF_ABORT_TASK_SET,
+	KT_TMF_CLEAR_ACA,
+	KT_TMF_CLEAR_TASK_SET,
+	KT_TMF_LUN_RESET,
+	KT_TMF_TARGET_WARM_RESET,
+	KT_TMF_TARGET_COLD_RESET,
+	KT_TMF_I_T_NEXUS_RESET,
+	KT_TMF_QUERY_TASK,
+};
+
+/* SAM-5 7.10: task management function service responses */
+enum kt_tmf_rsp {
+	KT_TMR_COMPLETE,
+	KT_TMR_SUCCEEDED,
+	KT_TMR_REJECTED,
+	KT_TMR_INCORRECT_LUN,
+	KT_TMR_TASK_DOES_NOT_EXIST,
+	KT_TMR_NOT_SUPPORTED,
+	KT_TMR_FAILED,
+};
+
+struct kt_fabric_ops {
+	const char	*name;
+	struct module	*owner;
+	u8		proto_id;	/* SPC-4 7.6.1: iSCSI is 5 */
+
+	/* --- data path; optional hooks may be NULL --- */
+
+	/*
+	 * Move the write data into cmd->sgl, then call kt_cmd_data_out_done().
+	 * Data that came with the command (immediate / unsolicited) may
+	 * already be there; cmd->data_received says how much.
+	 */
+	int	(*write_pending)(struct kt_cmd *cmd);
+	/* Send cmd->sgl (cmd->data_length bytes) and then the status. */
+	int	(*queue_data_in)(struct kt_cmd *cmd);
+	/* Send the status (and sense) of a command with no data to return. */
+	int	(*queue_status)(struct kt_cmd *cmd);
+	void	(*queue_tm_rsp)(struct kt_tmr *tmr);
+	/* The last reference is gone: free the fabric's command. */
+	void	(*release_cmd)(struct kt_cmd *cmd);
+	/* Optional: the command was aborted by a TMF and will not complete. */
+	void	(*aborted)(struct kt_cmd *cmd);
+
+	/* --- configuration --- */
+
+	struct kt_wwn	*(*make_wwn)(const char *name);
+	void		(*drop_wwn)(struct kt_wwn *wwn);
+	struct kt_tpg	*(*make_tpg)(struct kt_wwn *wwn, u16 tag);
+	void		(*drop_tpg)(struct kt_tpg *tpg);
+	/* enable/disable the TPG: start or stop its portals and sessions */
+	int		(*tpg_enable)(struct kt_tpg *tpg, bool enable);
+	/* np/NAME: a network portal */
+	struct config_group *(*make_np)(struct kt_tpg *tpg, const char *name);
+	void		(*drop_np)(struct kt_tpg *tpg, struct config_group *np);
+	/* an ACL's fabric part: allocated by the fabric, embedding kt_node_acl */
+	struct kt_node_acl *(*alloc_acl)(struct kt_tpg *tpg);
+	void		(*free_acl)(struct kt_node_acl *acl);
+	/* the ACL is being removed: close its sessions */
+	void		(*close_acl_sessions)(struct kt_node_acl *acl);
+
+	/* configfs attributes of each level; NULL-terminated, may be NULL */
+	struct configfs_attribute **fabric_attrs;
+	struct configfs_attribute **wwn_attrs;
+	struct configfs_attribute **tpg_attrs;
+	struct configfs_attribute **tpg_attrib_attrs;
+	struct configfs_attribute **tpg_param_attrs;
+	struct configfs_attribute **tpg_auth_attrs;
+	struct configfs_attribute **acl_attrs;
+	struct configfs_attribute **acl_attrib_attrs;
+	struct configfs_attribute **acl_auth_attrs;
+	/* extra default groups of the fabric root (iSCSI: discovery_auth) */
+	void	(*init_fabric_groups)(struct config_group *root);
+};
+
+int kt_fabric_register(const struct kt_fabric_ops *ops);
+void kt_fabric_unregister(const struct kt_fabric_ops *ops);
+
+/* target/NAME/WWN: embedded in the fabric's own target object. */
+struct kt_wwn {
+	struct config_group		group;
+	const struct kt_fabric_ops	*ops;
+	char				name[KT_INITIATOR_NAME_LEN];
+};
+
+/* A LUN of a TPG: tpgt_N/lun/lun_N, linked to a device. */
+struct kt_lun {
+	struct config_group	group;
+	struct kt_tpg		*tpg;
+	u64			unpacked_lun;
+	u16			rtpi;		/* relative target port id */
+	struct kt_dev		*dev;		/* NULL until linked */
+	bool			live;		/* linked: lookups may take refs */
+	struct percpu_ref	ref;		/* commands in flight */
+	struct completion	ref_done;
+	struct rcu_head		rcu;
+};
+
+/* A LUN as one initiator sees it: acls/INITIATOR/lun_N. */
+struct kt_mapped_lun {
+	struct config_group	group;
+	struct kt_node_acl	*acl;
+	u64			mapped_lun;
+	struct kt_lun __rcu	*lun;
+	bool			write_protect;
+	struct rcu_head		rcu;
+};
+
+/* An initiator allowed into a TPG: acls/INITIATOR (or made on login). */
+struct kt_node_acl {
+	struct config_group	group;
+	struct config_group	attrib_group;
+	struct config_group	auth_group;
+	struct kt_tpg		*tpg;
+	char			name[KT_INITIATOR_NAME_LEN];
+	bool			dynamic;	/* generate_node_acls: no mapped LUNs */
+	u32			queue_depth;
+	struct xarray		mapped;		/* mapped_lun -> kt_mapped_lun */
+	struct list_head	node;		/* tpg->acls */
+	struct kref		kref;
+};
+
+/* A target portal group: WWN/tpgt_N. Embedded in the fabric's TPG. */
+struct kt_tpg {
+	struct config_group	group;
+	struct config_group	lun_group;
+	struct config_group	acl_group;
+	struct config_group	np_group;
+	struct config_group	attrib_group;
+	struct config_group	param_group;
+	struct config_group	auth_group;
+	const struct kt_fabric_ops *ops;
+	struct kt_wwn		*wwn;
+	u16			tag;
+	bool			enabled;
+	bool			generate_node_acls;	/* demo mode */
+	bool			demo_write_protect;
+	struct mutex		lock;		/* configuration changes */
+	struct xarray		luns;		/* unpacked_lun -> kt_lun (RCU) */
+	struct list_head	acls;
+	struct list_head	sessions;
+	spinlock_t		session_lock;
+};
+
+/* An I_T nexus. Embedded in the fabric's session. */
+struct kt_session {
+	struct kt_tpg		*tpg;
+	struct kt_node_acl	*acl;
+	struct list_head	node;		/* tpg->sessions */
+	spinlock_t		cmd_lock;
+	struct list_head	cmds;		/* commands in flight, for TMFs */
+	u8			isid[6];	/* iSCSI: for TransportID / PR */
+	char			initiator[KT_INITIATOR_NAME_LEN];
+};
+
+/* One SCSI command. Embedded in the fabric's command. */
+struct kt_cmd {
+	const struct kt_fabric_ops *ops;
+	struct kt_session	*sess;
+	struct kt_lun		*lun;		/* referenced while set */
+	struct kt_dev		*dev;
+	struct kref		kref;
+	struct list_head	sess_node;
+	struct work_struct	work;
+
+	u8			cdb[KT_CDB_INLINE];
+	u64			tag;		/* fabric's task tag (ITT) */
+	u64			unpacked_lun;
+	enum kt_task_attr	task_attr;
+	enum kt_data_dir	dir;		/* as the initiator declared it */
+	u32			expected_len;	/* initiator's expected transfer length */
+	u32			data_length;	/* what the command moves */
+	u32			data_received;	/* write data already in sgl */
+	u32			residual;
+	bool			overflow;	/* residual is an overflow */
+	bool			underflow;
+	bool			write_protected;
+
+	/* decoded by the core */
+	u64			lba;
+	u32			nr_blocks;
+	u8			cdb_flags;
+	sense_reason_t		(*execute)(struct kt_cmd *cmd);
+
+	struct scatterlist	*sgl;
+	unsigned int		sg_nents;
+	bool			sgl_owned;	/* the core allocated sgl */
+
+	/* outcome */
+	u8			status;		/* SAM status */
+	sense_reason_t		sense_reason;
+	u16			sense_asc_ascq;
+	struct kt_sense_field	sense_field;
+	u64			sense_info;
+	bool			sense_info_valid;
+	u8			sense[KT_SENSE_BUF_LEN];
+	u8			sense_len;
+
+	unsigned long		flags;		/* KT_CMD_* bits */
+};
+
+#define KT_CMD_ABORTED		0	/* a TMF aborted it */
+#define KT_CMD_COMPLETE		1	/* the response has been queued */
+
+/* A task management request. Embedded in the fabric's request. */
+struct kt_tmr {
+	struct kt_session	*sess;
+	enum kt_tmf		function;
+	enum kt_tmf_rsp		response;
+	u64			unpacked_lun;
+	u64			ref_tag;	/* ABORT TASK: the task's tag */
+	struct work_struct	work;
+};
+
+void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
+		 struct kt_session *sess, u64 tag, enum kt_data_dir dir,
+		 u32 expected_len, enum kt_task_attr attr);
+/*
+ * Look up the LUN, decode the CDB, check lengths, allocate cmd->sgl.
+ * On success the fabric may place immediate / unsolicited data in cmd->sgl
+ * (setting cmd->data_received) and then calls kt_cmd_run(); on failure it
+ * calls kt_cmd_fail() with the reason once it has read past the data.
+ */
+sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
+			    unsigned int cdb_len, u64 unpacked_lun);
+void kt_cmd_run(struct kt_cmd *cmd);
+/* kt_cmd_setup() and kt_cmd_run() in one, for fabrics with no early data. */
+int kt_cmd_submit(struct kt_cmd *cmd, const u8 *cdb, unsigned int cdb_len,
+		  u64 unpacked_lun);
+/* The write data is all in cmd->sgl. */
+void kt_cmd_data_out_done(struct kt_cmd *cmd);
+/* Fail a command before or during data transfer. */
+void kt_cmd_fail(struct kt_cmd *cmd, sense_reason_t reason);
+void kt_cmd_get(struct kt_cmd *cmd);
+void kt_cmd_put(struct kt_cmd *cmd);
+
+/* The command's outcome; backstores and emulation end every command here. */
+void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason);
+void kt_cmd_set_data_in_len(struct kt_cmd *cmd, u32 len);
+
+void kt_tmr_submit(struct kt_tmr *tmr);
+
+/* Sessions */
+struct kt_node_acl *kt_tpg_find_acl(struct kt_tpg *tpg, const char *initiator);
+void kt_acl_put(struct kt_node_acl *acl);
+int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
+			struct kt_node_acl *acl, const char *initiator);
+void kt_session_unregister(struct kt_session *sess);
+/* Abort every command of the session (connection loss); waits for none. */
+void kt_session_abort_all(struct kt_session *sess);
+
+static inline struct kt_tpg *kt_tpg_from_item(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct kt_tpg, group);
+}
+
+#endif /* KTARGET_FABRIC_H */
