@@ -54,6 +54,8 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			    u32 *needed, enum kt_data_dir *dir);
 u64 kt_dev_nr_lblocks(struct kt_dev *dev);
+struct kt_lu_info;
+void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu);
 
 /* dev_attrib.c, dev_wwn.c */
 extern const struct config_item_type kt_dev_attrib_type;

@@ -11,13 +11,24 @@
 
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
+#include <ktarget/proto/spc.h>
 
 #include "core.h"
 
 sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			     u32 *needed, enum kt_data_dir *dir)
 {
+	struct kt_lu_info lu;
 	sense_reason_t reason;
+
+	/*
+	 * Every CDB is checked against what ktarget implements first:
+	 * supported opcode and service action, reserved bits, CONTROL byte.
+	 */
+	kt_lu_info_fill(cmd, &lu);
+	reason = kt_spc_check_cdb(&lu, cmd->cdb, c->len, &cmd->sense_field);
+	if (reason)
+		return reason;
 
 	/* spc.c answers what needs no LU, and the LU-less case of the rest */
 	reason = kt_spc_parse(cmd, c, needed, dir);

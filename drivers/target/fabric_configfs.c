@@ -146,6 +146,8 @@ static struct config_group *kt_tpg_make_lun(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	lun->tpg = tpg;
 	lun->unpacked_lun = n;
+	/* SPC-4 7.8.6.7: the port a LUN is reached through; 0 is reserved */
+	lun->rtpi = tpg->tag;
 	config_group_init_type_name(&lun->group, name, &f->lun_type);
 	return &lun->group;
 }
@@ -388,13 +390,28 @@ static ssize_t kt_tpg_enable_store(struct config_item *item,
 				    config_item_name(item));
 		return -EINVAL;
 	}
+	/*
+	 * The fabric's hook runs without tpg->lock: disabling waits for
+	 * sessions whose teardown takes it. Writers of enable are serialised
+	 * by configfs (one open file, one writer at a time is not promised,
+	 * so the flag flips under the lock).
+	 */
 	mutex_lock(&tpg->lock);
-	if (tpg->enabled != on) {
-		ret = tpg->ops->tpg_enable ? tpg->ops->tpg_enable(tpg, on) : 0;
-		if (!ret)
-			tpg->enabled = on;
+	if (tpg->enabled == on) {
+		mutex_unlock(&tpg->lock);
+		return count;
 	}
+	if (!on)
+		tpg->enabled = false;	/* no new logins from here on */
 	mutex_unlock(&tpg->lock);
+
+	if (tpg->ops->tpg_enable)
+		ret = tpg->ops->tpg_enable(tpg, on);
+	if (on && !ret) {
+		mutex_lock(&tpg->lock);
+		tpg->enabled = true;
+		mutex_unlock(&tpg->lock);
+	}
 	return ret ? ret : count;
 }
 

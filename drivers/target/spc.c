@@ -1,33 +1,311 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktarget_core: the primary commands (SPC-4) a logical unit, or the target
- * for an absent LUN, answers.
+ * ktarget_core: the commands the core answers itself (SPC-4, and the SBC-3
+ * ones with no data path): INQUIRY, REPORT LUNS, READ CAPACITY, MODE
+ * SENSE/SELECT, REQUEST SENSE, REPORT SUPPORTED OPERATION CODES / TMFs,
+ * TEST UNIT READY, START STOP UNIT, PREVENT ALLOW MEDIUM REMOVAL, READ
+ * DEFECT DATA, GET LBA STATUS. The response data comes from the pure
+ * builders of proto/spc.c, proto/mode.c and proto/sbc.c; this file moves
+ * it into the command's buffer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
 
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
+#include <ktarget/proto/spc.h>
 
 #include "core.h"
 
-static sense_reason_t kt_spc_execute_good(struct kt_cmd *cmd)
+#define KT_SPC_BUF_MAX	(64 * 1024)	/* largest emulated response we build */
+
+typedef sense_reason_t (*kt_builder_t)(struct kt_cmd *cmd,
+				       const struct kt_lu_info *lu,
+				       u8 *buf, u32 len, u32 *data_len);
+
+/* What the builders need to know of the LU the command addresses. */
+void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
+{
+	struct kt_dev *dev = cmd->dev;
+	const struct kt_dev_attrib *a;
+
+	memset(lu, 0, sizeof(*lu));
+	lu->proto_id = cmd->ops->proto_id;
+	lu->tmf = KT_TMF_ABORT_TASK | KT_TMF_ABORT_TASK_SET |
+		  KT_TMF_CLEAR_TASK_SET | KT_TMF_LU_RESET;
+	if (!dev)
+		return;
+	a = &dev->attrib;
+	lu->nr_blocks = kt_dev_nr_lblocks(dev);
+	lu->dev_id = dev->index + 1;
+	lu->block_size = a->block_size;
+	lu->hw_max_sectors = a->hw_max_sectors * a->hw_block_size / a->block_size;
+	lu->optimal_sectors = a->optimal_sectors * a->hw_block_size / a->block_size;
+	lu->company_id = dev->wwn.company_id;
+	lu->vendor_id = dev->wwn.vendor_id;
+	lu->product_id = dev->wwn.product_id;
+	lu->revision = dev->wwn.revision;
+	lu->unit_serial = dev->wwn.unit_serial;
+	lu->rel_port_id = cmd->lun ? cmd->lun->rtpi : 1;
+	lu->tpg_id = 0;
+	lu->ua_intlck_ctrl = a->emulate_ua_intlck_ctrl;
+	if (a->emulate_write_cache)
+		lu->flags |= KT_LU_WCE;
+	if (a->emulate_fua_write)
+		lu->flags |= KT_LU_FUA_WRITE;
+	if (a->emulate_dpo)
+		lu->flags |= KT_LU_DPO;
+	if (a->is_nonrot)
+		lu->flags |= KT_LU_NONROT;
+	if (a->emulate_tas)
+		lu->flags |= KT_LU_TAS;
+	if (cmd->write_protected)
+		lu->flags |= KT_LU_READ_ONLY;
+}
+
+/* Build into a bounce buffer, copy into the command's data, complete it. */
+static sense_reason_t kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
+{
+	struct kt_lu_info lu;
+	u32 len = min_t(u32, cmd->data_length, KT_SPC_BUF_MAX);
+	u32 data_len = 0;
+	sense_reason_t reason;
+	u8 *buf;
+
+	buf = kzalloc(max_t(u32, len, 1), GFP_KERNEL);
+	if (!buf)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	kt_lu_info_fill(cmd, &lu);
+	reason = fn(cmd, &lu, buf, len, &data_len);
+	if (!reason) {
+		len = min(len, data_len);
+		if (len)
+			sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, len);
+		kt_cmd_set_data_in_len(cmd, len);
+		kt_cmd_complete(cmd, KT_SENSE_NONE);
+	}
+	kfree(buf);
+	return reason;
+}
+
+static sense_reason_t kt_b_inquiry(struct kt_cmd *cmd,
+				   const struct kt_lu_info *lu, u8 *buf,
+				   u32 len, u32 *data_len)
+{
+	if (!cmd->dev) {
+		/* SPC-4 6.6.2: no LU here: qualifier 011b, type 1Fh */
+		if (cmd->cdb[1] & 0x01)
+			return KT_SENSE_LUN_NOT_SUPPORTED;
+		if (len)
+			buf[0] = 0x7f;
+		if (len > 4) {
+			buf[2] = 0x06;
+			buf[3] = 0x02;
+			buf[4] = 31;
+		}
+		*data_len = 36;
+		return KT_SENSE_NONE;
+	}
+	return kt_spc_inquiry(lu, cmd->cdb, buf, len, data_len,
+			      &cmd->sense_field);
+}
+
+static sense_reason_t kt_b_report_luns(struct kt_cmd *cmd,
+				       const struct kt_lu_info *lu, u8 *buf,
+				       u32 len, u32 *data_len)
+{
+	u64 *luns;
+	u32 nr;
+	sense_reason_t reason;
+
+	luns = kmalloc_array(1024, sizeof(*luns), GFP_KERNEL);
+	if (!luns)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	nr = kt_session_list_luns(cmd->sess, luns, 1024);
+	reason = kt_spc_report_luns(cmd->cdb, luns, nr, true, buf, len,
+				    data_len, &cmd->sense_field);
+	kfree(luns);
+	return reason;
+}
+
+static sense_reason_t kt_b_read_capacity(struct kt_cmd *cmd,
+					 const struct kt_lu_info *lu, u8 *buf,
+					 u32 len, u32 *data_len)
+{
+	return kt_sbc_read_capacity(lu, cmd->cdb, buf, len, data_len,
+				    &cmd->sense_field);
+}
+
+static sense_reason_t kt_b_mode_sense(struct kt_cmd *cmd,
+				      const struct kt_lu_info *lu, u8 *buf,
+				      u32 len, u32 *data_len)
+{
+	return kt_spc_mode_sense(lu, cmd->cdb, buf, len, data_len,
+				 &cmd->sense_field);
+}
+
+static sense_reason_t kt_b_rsoc(struct kt_cmd *cmd,
+				const struct kt_lu_info *lu, u8 *buf,
+				u32 len, u32 *data_len)
+{
+	return kt_spc_rsoc(lu, cmd->cdb, buf, len, data_len,
+			   &cmd->sense_field);
+}
+
+static sense_reason_t kt_b_rstmf(struct kt_cmd *cmd,
+				 const struct kt_lu_info *lu, u8 *buf,
+				 u32 len, u32 *data_len)
+{
+	return kt_spc_rstmf(lu, cmd->cdb, buf, len, data_len,
+			    &cmd->sense_field);
+}
+
+static sense_reason_t kt_b_request_sense(struct kt_cmd *cmd,
+					 const struct kt_lu_info *lu, u8 *buf,
+					 u32 len, u32 *data_len)
+{
+	u8 sense[KT_SENSE_BUF_LEN];
+	u32 n = 0;
+
+	/* SPC-4 6.39: to an absent LU, the sense says so, status GOOD */
+	if (!cmd->dev)
+		n = kt_sense_build(KT_SENSE_LUN_NOT_SUPPORTED, 0, NULL, 0,
+				   false, sense);
+	return kt_spc_request_sense(cmd->cdb, sense, n, buf, len, data_len,
+				    &cmd->sense_field);
+}
+
+static sense_reason_t kt_b_read_defect(struct kt_cmd *cmd,
+				       const struct kt_lu_info *lu, u8 *buf,
+				       u32 len, u32 *data_len)
+{
+	return kt_sbc_read_defect_data(cmd->cdb, buf, len, data_len,
+				       &cmd->sense_field);
+}
+
+static sense_reason_t kt_b_get_lba_status(struct kt_cmd *cmd,
+					  const struct kt_lu_info *lu, u8 *buf,
+					  u32 len, u32 *data_len)
+{
+	return kt_sbc_get_lba_status(lu, cmd->cdb, NULL, NULL, buf, len,
+				     data_len, &cmd->sense_field);
+}
+
+#define KT_EXEC(name, fn)						\
+static sense_reason_t kt_x_##name(struct kt_cmd *cmd)			\
+{									\
+	return kt_spc_run_builder(cmd, fn);				\
+}
+
+KT_EXEC(inquiry, kt_b_inquiry)
+KT_EXEC(report_luns, kt_b_report_luns)
+KT_EXEC(read_capacity, kt_b_read_capacity)
+KT_EXEC(mode_sense, kt_b_mode_sense)
+KT_EXEC(rsoc, kt_b_rsoc)
+KT_EXEC(rstmf, kt_b_rstmf)
+KT_EXEC(request_sense, kt_b_request_sense)
+KT_EXEC(read_defect, kt_b_read_defect)
+KT_EXEC(get_lba_status, kt_b_get_lba_status)
+
+static sense_reason_t kt_x_good(struct kt_cmd *cmd)
 {
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
 	return KT_SENSE_NONE;
 }
 
+/* MODE SELECT: the parameter list has arrived in cmd->sgl. */
+static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
+{
+	struct kt_mode_select sel = { 0 };
+	struct kt_lu_info lu;
+	sense_reason_t reason;
+	u32 len = min_t(u32, cmd->data_length, KT_SPC_BUF_MAX);
+	u8 *buf;
+
+	buf = kzalloc(max_t(u32, len, 1), GFP_KERNEL);
+	if (!buf)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, buf, len);
+	kt_lu_info_fill(cmd, &lu);
+	reason = kt_spc_mode_select(&lu, cmd->cdb, buf, len, &sel,
+				    &cmd->sense_field);
+	kfree(buf);
+	if (reason)
+		return reason;
+	if (sel.set & KT_MODE_SET_WCE)
+		WRITE_ONCE(cmd->dev->attrib.emulate_write_cache, sel.wce);
+	kt_cmd_complete(cmd, KT_SENSE_NONE);
+	return KT_SENSE_NONE;
+}
+
+/*
+ * Commands answered here. @needed and @dir describe the data phase the
+ * CDB asks for; INVALID OPCODE sends the command on to sbc.c.
+ */
 sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			    u32 *needed, enum kt_data_dir *dir)
 {
+	const u8 *cdb = cmd->cdb;
+	bool lu_less = false;
+	sense_reason_t (*exec)(struct kt_cmd *cmd) = NULL;
+
 	switch (c->opcode) {
-	case 0x00:	/* TEST UNIT READY */
-		if (!cmd->dev)
-			return KT_SENSE_LUN_NOT_SUPPORTED;
-		cmd->execute = kt_spc_execute_good;
-		return KT_SENSE_NONE;
+	case 0x12:				/* INQUIRY */
+		exec = kt_x_inquiry;
+		lu_less = true;
+		break;
+	case 0xa0:				/* REPORT LUNS */
+		exec = kt_x_report_luns;
+		lu_less = true;
+		break;
+	case 0x03:				/* REQUEST SENSE */
+		exec = kt_x_request_sense;
+		lu_less = true;
+		break;
+	case 0x00:				/* TEST UNIT READY */
+	case 0x1b:				/* START STOP UNIT */
+	case 0x1e:				/* PREVENT ALLOW MEDIUM REMOVAL */
+		exec = kt_x_good;
+		break;
+	case 0x25:				/* READ CAPACITY (10) */
+		exec = kt_x_read_capacity;
+		break;
+	case 0x1a: case 0x5a:			/* MODE SENSE */
+		exec = kt_x_mode_sense;
+		break;
+	case 0x15: case 0x55:			/* MODE SELECT */
+		exec = kt_x_mode_select;
+		*dir = KT_DATA_OUT;
+		break;
+	case 0x37: case 0xb7:			/* READ DEFECT DATA */
+		exec = kt_x_read_defect;
+		break;
+	case 0x9e:				/* SERVICE ACTION IN (16) */
+		if ((cdb[1] & 0x1f) == 0x10)
+			exec = kt_x_read_capacity;
+		else if ((cdb[1] & 0x1f) == 0x12)
+			exec = kt_x_get_lba_status;
+		break;
+	case 0xa3:				/* MAINTENANCE IN */
+		if ((cdb[1] & 0x1f) == 0x0c)
+			exec = kt_x_rsoc;
+		else if ((cdb[1] & 0x1f) == 0x0d)
+			exec = kt_x_rstmf;
+		break;
 	}
-	cmd->sense_field = KT_FIELD_CDB(0);
-	return KT_SENSE_INVALID_OPCODE;
+	if (!exec) {
+		cmd->sense_field = KT_FIELD_CDB(0);
+		return KT_SENSE_INVALID_OPCODE;
+	}
+	if (!cmd->dev && !lu_less)
+		return KT_SENSE_LUN_NOT_SUPPORTED;
+
+	*needed = kt_spc_alloc_len(cdb);
+	if (*needed && *dir == KT_DATA_NONE)
+		*dir = KT_DATA_IN;
+	cmd->execute = exec;
+	return KT_SENSE_NONE;
 }

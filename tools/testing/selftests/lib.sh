@@ -81,3 +81,56 @@ check_bad_write() {
 		not_ok "$d" "wanted one log line matching '$pattern', got $n:" "$log"
 	fi
 }
+
+# iSCSI target over echo, LIO-style: an rd LUN (64 MiB) behind IQN on
+# 127.0.0.1:PORT, demo mode (any initiator, no CHAP), writable.
+KT_IQN=iqn.2026-11.org.ktarget:test
+kt_iscsi_setup() {
+	local iqn=${1:-$KT_IQN} port=${2:-3260} tpg
+	tpg=$KT_CFS/iscsi/$iqn/tpgt_1
+	modprobe ktarget_core || return 1
+	mkdir -p $KT_CFS/core/rd_mcp_0/r0 || return 1
+	echo rd_pages=16384 > $KT_CFS/core/rd_mcp_0/r0/control || return 1
+	echo 1 > $KT_CFS/core/rd_mcp_0/r0/enable || return 1
+	mkdir -p $tpg/lun/lun_0 || return 1
+	ln -s $KT_CFS/core/rd_mcp_0/r0 $tpg/lun/lun_0/r0 || return 1
+	mkdir $tpg/np/127.0.0.1:$port || return 1
+	echo 0 > $tpg/attrib/authentication || return 1
+	echo 1 > $tpg/attrib/generate_node_acls || return 1
+	echo 0 > $tpg/attrib/demo_mode_write_protect || return 1
+	echo 1 > $tpg/enable
+}
+
+# Undo kt_iscsi_setup, tolerant of a half-built configuration.
+kt_iscsi_teardown() {
+	local iqn=${1:-$KT_IQN} port=${2:-3260} tpg
+	tpg=$KT_CFS/iscsi/$iqn/tpgt_1
+	[ -e $tpg/enable ] && echo 0 > $tpg/enable
+	rmdir $tpg/np/127.0.0.1:$port 2>/dev/null
+	rm -f $tpg/lun/lun_0/r0
+	rmdir $tpg/lun/lun_0 $tpg $KT_CFS/iscsi/$iqn 2>/dev/null
+	rmdir $KT_CFS/core/rd_mcp_0/r0 $KT_CFS/core/rd_mcp_0 2>/dev/null
+	rmdir $KT_CFS/iscsi 2>/dev/null
+	return 0
+}
+
+# open-iscsi in the guest: iscsid running, the kernel initiator loaded.
+kt_iscsid_start() {
+	modprobe iscsi_tcp && modprobe sd_mod || return 1
+	mkdir -p /etc/iscsi /run/lock/iscsi /var/lib/iscsi
+	echo "InitiatorName=iqn.2026-11.org.ktarget:guest" > /etc/iscsi/initiatorname.iscsi
+	pgrep -x iscsid >/dev/null || iscsid || return 1
+	sleep 1
+}
+
+# The block device of the (only) logged-in iSCSI session, e.g. /dev/sda.
+kt_iscsi_disk() {
+	local d i
+	for i in $(seq 1 50); do
+		for d in /sys/class/iscsi_session/session*/device/target*/*/block/*; do
+			[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}

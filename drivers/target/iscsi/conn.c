@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_iscsi: a TCP connection. Receive and transmit run as work items
+ * on the CPU that accepted the connection, driven by the socket's callbacks:
+ * no thread per connection, no lock shared between connections.
+ *
+ * Receive is a resumable state machine (struct kt_iscsi_rx): BHS, AHS,
+ * header digest, data, padding, data digest; each PDU is then handed to the
+ * login or the full-feature code. Transmit drains a queue of PDUs; commands
+ * queue themselves (their Data-In, R2Ts and status are built when sent), so
+ * completions are batched into as few socket writes as the queue allows.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/crc32c.h>
+#include <linux/highmem.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <asm/unaligned.h>
+
+#include "conn.h"
+
+#define KT_RX_BUDGET	64	/* PDUs per run of the receive work */
+
+struct workqueue_struct *kt_iscsi_wq;
+
+static u32 kt_crc(u32 crc, const void *buf, size_t len)
+{
+	return crc32c(crc, buf, len);
+}
+
+/* ---- socket callbacks ---- */
+
+static void kt_iscsi_data_ready(struct sock *sk)
+{
+	struct kt_iscsi_conn *conn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	conn = sk->sk_user_data;
+	if (conn && conn->state < KT_CONN_CLOSING)
+		queue_work_on(conn->cpu, kt_iscsi_wq, &conn->rx_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void kt_iscsi_write_space(struct sock *sk)
+{
+	struct kt_iscsi_conn *conn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	conn = sk->sk_user_data;
+	if (conn && conn->state < KT_CONN_CLOSING)
+		queue_work_on(conn->cpu, kt_iscsi_wq, &conn->tx_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void kt_iscsi_state_change(struct sock *sk)
+{
+	struct kt_iscsi_conn *conn;
+	void (*orig)(struct sock *sk);
+
+	read_lock_bh(&sk->sk_callback_lock);
+	conn = sk->sk_user_data;
+	if (!conn) {
+		orig = sk->sk_state_change;
+		read_unlock_bh(&sk->sk_callback_lock);
+		orig(sk);
+		return;
+	}
+	orig = conn->saved_state_change;
+	if (sk->sk_state == TCP_CLOSE || sk->sk_state == TCP_CLOSE_WAIT)
+		kt_iscsi_conn_close(conn);
+	read_unlock_bh(&sk->sk_callback_lock);
+	orig(sk);
+}
+
+static void kt_iscsi_restore_callbacks(struct kt_iscsi_conn *conn)
+{
+	struct sock *sk = conn->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_user_data == conn) {
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = conn->saved_data_ready;
+		sk->sk_write_space = conn->saved_write_space;
+		sk->sk_state_change = conn->saved_state_change;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* ---- transmit ---- */
+
+/* Send @iov fully; -errno on a dead socket. */
+static int kt_iscsi_sendv(struct kt_iscsi_conn *conn, struct kvec *iov,
+			  unsigned int n, size_t len, bool more)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0) };
+	int ret;
+
+	while (len) {
+		ret = kernel_sendmsg(conn->sock, &msg, iov, n, len);
+		if (ret <= 0)
+			return ret ? ret : -EPIPE;
+		len -= ret;
+		/* a short send: step over what went */
+		while (ret && n) {
+			if (ret >= iov->iov_len) {
+				ret -= iov->iov_len;
+				iov++;
+				n--;
+			} else {
+				iov->iov_base += ret;
+				iov->iov_len -= ret;
+				ret = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * One PDU: @bhs, its header digest, @len bytes of data gathered from a
+ * linear buffer or from @sgl at @sg_off, padding and data digest.
+ */
+static int kt_iscsi_xmit(struct kt_iscsi_conn *conn, const u8 *bhs,
+			 const void *data, struct scatterlist *sgl, u32 sg_off,
+			 u32 len, bool more)
+{
+	static const u8 zero[4];
+	struct kvec iov[20];
+	__le32 hd, dd;
+	unsigned int n = 0;
+	size_t total = 0;
+	u32 pad = kt_iscsi_pad4(len) - len;
+	u32 crc = ~0;
+	int ret;
+
+	iov[n++] = (struct kvec){ (void *)bhs, KT_ISCSI_BHS_LEN };
+	total += KT_ISCSI_BHS_LEN;
+	if (conn->nego.header_digest) {
+		hd = cpu_to_le32(~kt_crc(~0, bhs, KT_ISCSI_BHS_LEN));
+		iov[n++] = (struct kvec){ &hd, 4 };
+		total += 4;
+	}
+	if (len && data) {
+		iov[n++] = (struct kvec){ (void *)data, len };
+		crc = kt_crc(crc, data, len);
+		total += len;
+	} else if (len) {
+		u32 off = sg_off, left = len;
+
+		/* the core's scatterlists are arrays of whole pages */
+		while (left) {
+			struct scatterlist *sg = &sgl[off >> PAGE_SHIFT];
+			u32 poff = off & ~PAGE_MASK;
+			u32 chunk = min_t(u32, left, sg->length - poff);
+			void *p = page_address(sg_page(sg)) + sg->offset + poff;
+
+			if (n >= ARRAY_SIZE(iov) - 3) {
+				ret = kt_iscsi_sendv(conn, iov, n, total, true);
+				if (ret)
+					return ret;
+				n = 0;
+				total = 0;
+			}
+			iov[n++] = (struct kvec){ p, chunk };
+			if (conn->nego.data_digest)
+				crc = kt_crc(crc, p, chunk);
+			total += chunk;
+			off += chunk;
+			left -= chunk;
+		}
+	}
+	if (len && pad) {
+		iov[n++] = (struct kvec){ (void *)zero, pad };
+		crc = kt_crc(crc, zero, pad);
+		total += pad;
+	}
+	if (len && conn->nego.data_digest) {
+		dd = cpu_to_le32(~crc);
+		iov[n++] = (struct kvec){ &dd, 4 };
+		total += 4;
+	}
+	return kt_iscsi_sendv(conn, iov, n, total, more);
+}
+
+int kt_iscsi_send_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
+		      const void *data, u32 len)
+{
+	return kt_iscsi_xmit(conn, bhs, data, NULL, 0, len, false);
+}
+
+int kt_iscsi_send_sg(struct kt_iscsi_conn *conn, const u8 *bhs,
+		     struct scatterlist *sgl, u32 off, u32 len, bool more)
+{
+	return kt_iscsi_xmit(conn, bhs, NULL, sgl, off, len, more);
+}
+
+/*
+ * Sequence numbers go in when a PDU is sent, in send order: StatSN
+ * (advanced when @statsn), ExpCmdSN and MaxCmdSN (RFC 7143 11.x: bytes
+ * 24..35 of every target PDU that carries them).
+ */
+void kt_iscsi_stamp(struct kt_iscsi_conn *conn, u8 *bhs, bool statsn)
+{
+	struct kt_iscsi_sess *sess = conn->sess;
+
+	put_unaligned_be32(statsn ? conn->stat_sn++ : conn->stat_sn, bhs + 24);
+	if (sess) {
+		put_unaligned_be32(READ_ONCE(sess->exp_cmdsn), bhs + 28);
+		put_unaligned_be32(kt_iscsi_sess_max_cmdsn(sess), bhs + 32);
+	}
+}
+
+void kt_iscsi_queue_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_tx *tx)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->tx_lock, flags);
+	list_add_tail(&tx->node, &conn->tx_queue);
+	spin_unlock_irqrestore(&conn->tx_lock, flags);
+	queue_work_on(conn->cpu, kt_iscsi_wq, &conn->tx_work);
+}
+
+static struct kt_iscsi_tx *kt_iscsi_tx_pop(struct kt_iscsi_conn *conn,
+					   bool *more)
+{
+	struct kt_iscsi_tx *tx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->tx_lock, flags);
+	tx = list_first_entry_or_null(&conn->tx_queue, struct kt_iscsi_tx,
+				      node);
+	if (tx)
+		list_del_init(&tx->node);
+	*more = !list_empty(&conn->tx_queue);
+	spin_unlock_irqrestore(&conn->tx_lock, flags);
+	return tx;
+}
+
+static void kt_iscsi_tx_work(struct work_struct *work)
+{
+	struct kt_iscsi_conn *conn = container_of(work, struct kt_iscsi_conn,
+						  tx_work);
+	struct kt_iscsi_tx *tx;
+	bool more, dead;
+	int ret;
+
+	mutex_lock(&conn->tx_mutex);
+	while ((tx = kt_iscsi_tx_pop(conn, &more))) {
+		dead = conn->state >= KT_CONN_CLOSING;
+		if (tx->kind == KT_TX_PDU) {
+			kt_iscsi_stamp(conn, tx->bhs, tx->statsn);
+			ret = dead ? 0 : kt_iscsi_xmit(conn, tx->bhs, tx->data,
+						       NULL, 0, tx->data_len,
+						       more);
+			kfree(tx->data);
+			kfree(tx);
+		} else {
+			/* Data-In, R2T, status: built from the command now */
+			kt_iscsi_cmd_tx(conn, container_of(tx, struct kt_iscsi_cmd, tx));
+			ret = 0;
+		}
+		if (ret && !dead) {
+			pr_debug("send failed (%d): closing the connection\n", ret);
+			kt_iscsi_conn_close(conn);
+		}
+	}
+	mutex_unlock(&conn->tx_mutex);
+
+	if (conn->state == KT_CONN_LOGOUT)
+		kt_iscsi_conn_close(conn);
+}
+
+/* ---- receive ---- */
+
+/* Read into @buf; bytes read, 0 for nothing yet, -errno when gone. */
+static int kt_iscsi_recv(struct kt_iscsi_conn *conn, void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct kvec iov = { buf, len };
+	int ret;
+
+	ret = kernel_recvmsg(conn->sock, &msg, &iov, 1, len, msg.msg_flags);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret == 0)
+		return -ECONNRESET;
+	return ret;
+}
+
+/* Where the next data bytes go: a linear buffer or a command's pages. */
+static void *kt_iscsi_rx_ptr(struct kt_iscsi_conn *conn, u32 *room)
+{
+	struct kt_iscsi_rx *rx = &conn->rx;
+	u32 left = rx->need - rx->got;
+
+	if (rx->discard) {
+		*room = min_t(u32, left, sizeof(rx->bhs));
+		return rx->bhs;	/* scratch: the header is decoded already */
+	}
+	if (rx->cmd) {
+		struct scatterlist *sg;
+		u32 off = rx->cmd_off + rx->got;
+
+		if (off >= rx->cmd_cap) {
+			*room = min_t(u32, left, sizeof(rx->bhs));
+			return rx->bhs;	/* beyond the buffer: dropped */
+		}
+		left = min(left, rx->cmd_cap - off);
+
+		sg = &rx->cmd->se.sgl[off >> PAGE_SHIFT];
+		off &= ~PAGE_MASK;
+		*room = min_t(u32, left, sg->length - off);
+		return page_address(sg_page(sg)) + sg->offset + off;
+	}
+	*room = left;
+	return rx->buf + rx->got;
+}
+
+static void kt_iscsi_rx_next(struct kt_iscsi_rx *rx, enum kt_iscsi_rx_state s,
+			     u32 need)
+{
+	rx->state = s;
+	rx->got = 0;
+	rx->need = need;
+}
+
+/* The header is in: check it and decide where its data goes. */
+static int kt_iscsi_rx_header(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_rx *rx = &conn->rx;
+	enum kt_iscsi_bhs_status st;
+
+	st = kt_iscsi_bhs_decode(rx->bhs, KT_ISCSI_BHS_LEN,
+				 conn->nego.max_recv_dsl, &rx->hdr);
+	if (st != KT_ISCSI_BHS_OK && st != KT_ISCSI_BHS_TRUNCATED &&
+	    (conn->state == KT_CONN_LOGIN ||
+	     st == KT_ISCSI_BHS_DATA_TOO_LONG)) {
+		pr_warn_ratelimited("closing connection: bad PDU header (%s)\n",
+				    kt_iscsi_bhs_status_name(st));
+		return -EPROTO;
+	}
+	rx->buf = conn->rx_buf;
+	rx->cmd = NULL;
+	rx->pdu_cmd = NULL;
+	rx->discard = false;
+	rx->skip = false;
+	if (st != KT_ISCSI_BHS_OK) {
+		kt_iscsi_send_reject(conn, rx->hdr.reject_reason);
+		rx->discard = true;
+		rx->skip = true;
+	} else if (conn->state == KT_CONN_FFP) {
+		int ret = kt_iscsi_ffp_data_dest(conn);
+
+		if (ret)
+			return ret;
+	} else if (rx->hdr.opcode != KT_ISCSI_OP_LOGIN_REQ) {
+		pr_warn_ratelimited("closing connection: opcode %#x during login\n",
+				    rx->hdr.opcode);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int kt_iscsi_rx_step(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_rx *rx = &conn->rx;
+	u32 room;
+	void *p;
+	int n;
+
+	switch (rx->state) {
+	case KT_RX_BHS:
+		p = rx->bhs + rx->got;
+		room = rx->need - rx->got;
+		break;
+	case KT_RX_AHS:
+	case KT_RX_PAD:
+	case KT_RX_HDIGEST:
+	case KT_RX_DDIGEST:
+		p = (rx->state == KT_RX_HDIGEST || rx->state == KT_RX_DDIGEST) ?
+		    (u8 *)&rx->digest + rx->got : rx->pad;
+		room = min_t(u32, rx->need - rx->got, 4);
+		break;
+	case KT_RX_DATA:
+		p = kt_iscsi_rx_ptr(conn, &room);
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	n = kt_iscsi_recv(conn, p, room);
+	if (n <= 0)
+		return n;
+	if ((rx->state == KT_RX_DATA || rx->state == KT_RX_PAD) &&
+	    conn->nego.data_digest)
+		rx->crc = kt_crc(rx->crc, p, n);
+	rx->got += n;
+	return n;
+}
+
+/* A part is complete: move to the next one. */
+static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_rx *rx = &conn->rx;
+	u32 data_len;
+	int ret;
+
+	if (rx->state == KT_RX_BHS) {
+		ret = kt_iscsi_rx_header(conn);
+		if (ret)
+			return ret;
+	}
+	data_len = rx->hdr.data_len;
+
+	switch (rx->state) {
+	case KT_RX_BHS:
+		rx->crc = ~0;
+		if (rx->hdr.ahs_len) {
+			kt_iscsi_rx_next(rx, KT_RX_AHS, rx->hdr.ahs_len);
+			return 0;
+		}
+		fallthrough;
+	case KT_RX_AHS:
+		if (conn->nego.header_digest) {
+			kt_iscsi_rx_next(rx, KT_RX_HDIGEST, 4);
+			return 0;
+		}
+		fallthrough;
+	case KT_RX_HDIGEST:
+		if (rx->state == KT_RX_HDIGEST &&
+		    le32_to_cpu(rx->digest) != ~kt_crc(~0, rx->bhs, KT_ISCSI_BHS_LEN)) {
+			pr_warn_ratelimited("header digest error: closing the connection\n");
+			return -EPROTO;
+		}
+		if (data_len) {
+			kt_iscsi_rx_next(rx, KT_RX_DATA, data_len);
+			return 0;
+		}
+		break;
+	case KT_RX_DATA:
+		if (kt_iscsi_pad4(data_len) != data_len) {
+			kt_iscsi_rx_next(rx, KT_RX_PAD, kt_iscsi_pad4(data_len) - data_len);
+			return 0;
+		}
+		fallthrough;
+	case KT_RX_PAD:
+		if (conn->nego.data_digest) {
+			kt_iscsi_rx_next(rx, KT_RX_DDIGEST, 4);
+			return 0;
+		}
+		break;
+	case KT_RX_DDIGEST:
+		if (le32_to_cpu(rx->digest) != ~rx->crc) {
+			/* RFC 7143 7.8: ERL 0 drops the PDU; we reject it */
+			pr_warn_ratelimited("data digest error on opcode %#x\n",
+					    rx->hdr.opcode);
+			kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_DATA_DIGEST);
+			rx->skip = true;
+		}
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	/* the whole PDU is in */
+	if (!rx->skip) {
+		if (conn->state == KT_CONN_LOGIN)
+			kt_iscsi_login_pdu(conn);
+		else if (conn->state == KT_CONN_FFP)
+			kt_iscsi_ffp_pdu(conn);
+	}
+	kt_iscsi_rx_next(rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
+	return 0;
+}
+
+static void kt_iscsi_rx_work(struct work_struct *work)
+{
+	struct kt_iscsi_conn *conn = container_of(work, struct kt_iscsi_conn,
+						  rx_work);
+	unsigned int pdus = 0;
+	int ret;
+
+	while (conn->state < KT_CONN_CLOSING) {
+		ret = kt_iscsi_rx_step(conn);
+		if (ret < 0)
+			goto dead;
+		if (conn->rx.got < conn->rx.need) {
+			if (!ret)
+				return;	/* wait for data_ready */
+			continue;
+		}
+		if (conn->rx.state == KT_RX_BHS && ++pdus > KT_RX_BUDGET) {
+			/* let other connections on this CPU run */
+			queue_work_on(conn->cpu, kt_iscsi_wq, &conn->rx_work);
+			ret = kt_iscsi_rx_advance(conn);
+			if (ret)
+				goto dead;
+			return;
+		}
+		ret = kt_iscsi_rx_advance(conn);
+		if (ret)
+			goto dead;
+	}
+	return;
+dead:
+	kt_iscsi_conn_close(conn);
+}
+
+/* ---- life cycle ---- */
+
+static void kt_iscsi_conn_release(struct kref *kref)
+{
+	struct kt_iscsi_conn *conn = container_of(kref, struct kt_iscsi_conn,
+						  kref);
+
+	if (conn->portal)
+		kt_iscsi_portal_put(conn->portal);
+	sock_release(conn->sock);
+	kvfree(conn->rx_buf);
+	xa_destroy(&conn->cmds);
+	kfree(conn);
+	module_put(THIS_MODULE);
+}
+
+void kt_iscsi_conn_get(struct kt_iscsi_conn *conn)
+{
+	kref_get(&conn->kref);
+}
+
+void kt_iscsi_conn_put(struct kt_iscsi_conn *conn)
+{
+	kref_put(&conn->kref, kt_iscsi_conn_release);
+}
+
+static void kt_iscsi_close_work(struct work_struct *work)
+{
+	struct kt_iscsi_conn *conn = container_of(work, struct kt_iscsi_conn,
+						  close_work);
+	struct kt_iscsi_tx *tx;
+	bool more;
+
+	kt_iscsi_restore_callbacks(conn);
+	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
+	del_timer_sync(&conn->login_timer);
+	cancel_work_sync(&conn->rx_work);
+	conn->state = KT_CONN_DEAD;
+
+	/* commands waiting for Data-Out will get none */
+	kt_iscsi_conn_abort_cmds(conn);
+	flush_work(&conn->tx_work);
+	/* what is still queued is dropped by the tx work of a dead connection */
+	mutex_lock(&conn->tx_mutex);
+	while ((tx = kt_iscsi_tx_pop(conn, &more))) {
+		if (tx->kind == KT_TX_PDU) {
+			kfree(tx->data);
+			kfree(tx);
+		} else {
+			kt_iscsi_cmd_tx(conn, container_of(tx, struct kt_iscsi_cmd, tx));
+		}
+	}
+	mutex_unlock(&conn->tx_mutex);
+
+	kt_iscsi_login_free(conn);
+	if (conn->sess)
+		kt_iscsi_sess_del_conn(conn);
+	kt_iscsi_conn_put(conn);
+}
+
+/* Close from any context; the work does it once. */
+void kt_iscsi_conn_close(struct kt_iscsi_conn *conn)
+{
+	if (xchg(&conn->state, KT_CONN_CLOSING) >= KT_CONN_CLOSING)
+		return;
+	queue_work(kt_iscsi_wq, &conn->close_work);
+}
+
+static void kt_iscsi_login_timeout(struct timer_list *t)
+{
+	struct kt_iscsi_conn *conn = from_timer(conn, t, login_timer);
+
+	pr_warn_ratelimited("login timed out: closing the connection\n");
+	kt_iscsi_conn_close(conn);
+}
+
+/* A new connection from the portal's accept work; takes @sock. */
+struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
+					   struct kt_iscsi_portal *portal)
+{
+	struct kt_iscsi_conn *conn;
+	struct sock *sk = sock->sk;
+
+	if (!try_module_get(THIS_MODULE))
+		return ERR_PTR(-ENODEV);
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn) {
+		module_put(THIS_MODULE);
+		return ERR_PTR(-ENOMEM);
+	}
+	conn->rx_buf = kvmalloc(KT_ISCSI_LOGIN_BUF, GFP_KERNEL);
+	if (!conn->rx_buf) {
+		kfree(conn);
+		module_put(THIS_MODULE);
+		return ERR_PTR(-ENOMEM);
+	}
+	conn->rx_buf_len = KT_ISCSI_LOGIN_BUF;
+	kref_init(&conn->kref);
+	conn->sock = sock;
+	conn->portal = portal;
+	refcount_inc(&portal->ref);
+	conn->state = KT_CONN_LOGIN;
+	conn->cpu = raw_smp_processor_id();
+	conn->nego.max_recv_dsl = KT_ISCSI_LOGIN_BUF;
+	conn->nego.max_xmit_dsl = KT_ISCSI_LOGIN_BUF;
+	INIT_LIST_HEAD(&conn->sess_node);
+	INIT_LIST_HEAD(&conn->tx_queue);
+	spin_lock_init(&conn->tx_lock);
+	mutex_init(&conn->tx_mutex);
+	xa_init_flags(&conn->cmds, XA_FLAGS_LOCK_IRQ);
+	INIT_WORK(&conn->rx_work, kt_iscsi_rx_work);
+	INIT_WORK(&conn->tx_work, kt_iscsi_tx_work);
+	INIT_WORK(&conn->close_work, kt_iscsi_close_work);
+	timer_setup(&conn->login_timer, kt_iscsi_login_timeout, 0);
+	kt_iscsi_rx_next(&conn->rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
+
+	tcp_sock_set_nodelay(sk);
+	sk->sk_sndtimeo = 30 * HZ;
+
+	if (kt_iscsi_login_start(conn)) {
+		kt_iscsi_conn_put(conn);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	write_lock_bh(&sk->sk_callback_lock);
+	conn->saved_data_ready = sk->sk_data_ready;
+	conn->saved_write_space = sk->sk_write_space;
+	conn->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = conn;
+	sk->sk_data_ready = kt_iscsi_data_ready;
+	sk->sk_write_space = kt_iscsi_write_space;
+	sk->sk_state_change = kt_iscsi_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	/* data may have arrived before the callbacks were in place */
+	queue_work_on(conn->cpu, kt_iscsi_wq, &conn->rx_work);
+	return conn;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktarget_iscsi: connections, sessions and commands at run time.
+ */
+#ifndef KTARGET_ISCSI_CONN_H
+#define KTARGET_ISCSI_CONN_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/net.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "iscsi.h"
+
+#define KT_ISCSI_LOGIN_BUF	8192	/* login and text data, one sequence */
+#define KT_ISCSI_MAX_KEYS	64
+
+/* What the session and connection agreed on (RFC 7143 13). */
+struct kt_iscsi_nego {
+	u32	max_recv_dsl;		/* ours: what the initiator may send us */
+	u32	max_xmit_dsl;		/* the initiator's MaxRecvDataSegmentLength */
+	u32	max_burst;
+	u32	first_burst;
+	u32	max_r2t;
+	u16	time2wait;
+	u16	time2retain;
+	bool	initial_r2t;
+	bool	immediate_data;
+	bool	header_digest;
+	bool	data_digest;
+	bool	data_pdu_in_order;
+	bool	data_seq_in_order;
+	u8	erl;
+};
+
+/* An iSCSI session: one I_T nexus, one or more connections. */
+struct kt_iscsi_sess {
+	struct kt_session	se;
+	struct kt_iscsi_tpg	*tpg;		/* NULL for discovery */
+	struct kref		kref;
+	struct list_head	node;		/* kt_iscsi_sessions */
+	struct list_head	conns;
+	spinlock_t		lock;		/* conns, CmdSN window */
+	u8			isid[6];
+	u16			tsih;
+	bool			discovery;
+	bool			registered;	/* with the core */
+	bool			closing;
+	u32			exp_cmdsn;
+	u32			cmdsn_depth;
+	struct kt_iscsi_nego	nego;
+	char			initiator[KT_INITIATOR_NAME_LEN];
+	char			target[KT_INITIATOR_NAME_LEN];
+};
+
+enum kt_iscsi_rx_state {
+	KT_RX_BHS,
+	KT_RX_AHS,
+	KT_RX_HDIGEST,
+	KT_RX_DATA,
+	KT_RX_PAD,
+	KT_RX_DDIGEST,
+	KT_RX_DONE,		/* a whole PDU is in */
+};
+
+enum kt_iscsi_conn_state {
+	KT_CONN_LOGIN,
+	KT_CONN_FFP,
+	KT_CONN_LOGOUT,		/* logout answered: close after sending */
+	KT_CONN_CLOSING,
+	KT_CONN_DEAD,
+};
+
+struct kt_iscsi_cmd;
+
+/* What the receive side is reading into now. */
+struct kt_iscsi_rx {
+	enum kt_iscsi_rx_state	state;
+	u8			bhs[KT_ISCSI_BHS_LEN];
+	struct kt_iscsi_bhs	hdr;
+	u32			got;		/* bytes of the current part */
+	u32			need;
+	u8			pad[4];
+	__le32			digest;
+	u32			crc;		/* running data digest */
+	/* where the data segment goes */
+	u8			*buf;		/* a linear buffer, or */
+	struct kt_iscsi_cmd	*cmd;		/* a command's scatterlist ... */
+	u32			cmd_off;	/* ... at this buffer offset, */
+	u32			cmd_cap;	/* ... and bytes beyond this dropped */
+	bool			discard;	/* read the data and drop it */
+	bool			skip;		/* and do not act on the PDU */
+	struct kt_iscsi_cmd	*pdu_cmd;	/* the SCSI Command being received */
+};
+
+/* One TCP connection. */
+struct kt_iscsi_conn {
+	struct kref		kref;
+	struct socket		*sock;
+	struct kt_iscsi_sess	*sess;
+	struct kt_iscsi_portal	*portal;
+	struct list_head	sess_node;
+	enum kt_iscsi_conn_state state;
+	u16			cid;
+	u32			stat_sn;
+	u32			exp_stat_sn;
+	struct kt_iscsi_nego	nego;		/* copy used on this connection */
+
+	struct work_struct	rx_work;
+	struct work_struct	tx_work;
+	struct work_struct	close_work;
+	int			cpu;		/* where rx and tx work runs */
+
+	struct kt_iscsi_rx	rx;
+	u8			*rx_buf;	/* data of non-SCSI PDUs */
+	u32			rx_buf_len;
+
+	spinlock_t		tx_lock;
+	struct list_head	tx_queue;	/* kt_iscsi_tx */
+	struct mutex		tx_mutex;	/* one sender at a time */
+
+	struct xarray		cmds;		/* ITT -> command awaiting Data-Out */
+	u32			next_ttt;
+
+	/* login */
+	struct kt_iscsi_login	*login;
+	struct timer_list	login_timer;
+
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+};
+
+/* A PDU waiting to be sent. Commands embed theirs; others are allocated. */
+struct kt_iscsi_tx {
+	struct list_head	node;
+	u8			kind;		/* KT_TX_* */
+	bool			statsn;		/* takes the next StatSN when sent */
+	u8			bhs[KT_ISCSI_BHS_LEN];
+	u8			*data;		/* KT_TX_PDU: owned, kfree'd */
+	u32			data_len;
+};
+
+enum {
+	KT_TX_PDU,		/* bhs + data as they are */
+	KT_TX_DATA_IN,		/* a command's Data-In PDUs and status */
+	KT_TX_STATUS,		/* a command's SCSI Response */
+	KT_TX_R2T,		/* a command's next R2Ts */
+};
+
+/* A SCSI command received on a connection. */
+struct kt_iscsi_cmd {
+	struct kt_cmd		se;
+	struct kt_iscsi_conn	*conn;
+	struct kt_iscsi_tx	tx;
+	u32			itt;
+	u32			ttt;
+	u32			cmdsn;
+	u32			data_sn;	/* next DataSN / R2TSN */
+	u32			r2t_sn;
+	u32			r2t_offset;	/* next byte to ask for */
+	u32			r2t_outstanding;
+	u32			write_end;	/* bytes the initiator will send */
+	bool			in_xa;		/* in conn->cmds */
+	bool			queued;		/* tx is on conn->tx_queue */
+	u8			pending;	/* BIT(KT_TX_*) still to send */
+	sense_reason_t		setup_reason;	/* kt_cmd_setup() refused it */
+	u32			imm_len;	/* immediate data in the command PDU */
+	u8			sense_pdu[2 + KT_SENSE_BUF_LEN];
+};
+
+/* conn.c */
+struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
+					   struct kt_iscsi_portal *portal);
+void kt_iscsi_conn_get(struct kt_iscsi_conn *conn);
+void kt_iscsi_conn_put(struct kt_iscsi_conn *conn);
+void kt_iscsi_conn_close(struct kt_iscsi_conn *conn);
+void kt_iscsi_queue_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_tx *tx);
+void kt_iscsi_stamp(struct kt_iscsi_conn *conn, u8 *bhs, bool statsn);
+int kt_iscsi_send_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
+		      const void *data, u32 len);
+int kt_iscsi_send_sg(struct kt_iscsi_conn *conn, const u8 *bhs,
+		     struct scatterlist *sgl, u32 off, u32 len, bool more);
+extern struct workqueue_struct *kt_iscsi_wq;
+
+/* login.c */
+int kt_iscsi_login_start(struct kt_iscsi_conn *conn);
+void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn);
+void kt_iscsi_login_free(struct kt_iscsi_conn *conn);
+
+/* session.c */
+u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess);
+void kt_iscsi_sess_put(struct kt_iscsi_sess *sess);
+void kt_iscsi_sess_close(struct kt_iscsi_sess *sess);
+struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
+					 const char *initiator);
+struct kt_iscsi_sess *kt_iscsi_sess_create(bool discovery);
+int kt_iscsi_sess_add_conn(struct kt_iscsi_sess *sess,
+			   struct kt_iscsi_conn *conn);
+void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn);
+/* CmdSN: true when the command may run now (RFC 7143 4.2.2.1). */
+bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
+			  bool immediate);
+
+/* ffp.c: full feature phase */
+void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn);
+int kt_iscsi_ffp_data_dest(struct kt_iscsi_conn *conn);
+void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason);
+void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd);
+void kt_iscsi_conn_abort_cmds(struct kt_iscsi_conn *conn);
+extern struct kmem_cache *kt_iscsi_cmd_cache;
+
+void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops);
+
+/* discovery.c */
+int kt_iscsi_sendtargets(struct kt_iscsi_conn *conn, u8 *buf, size_t size,
+			 size_t *len, const u8 *what, size_t what_len);
+
+#endif /* KTARGET_ISCSI_CONN_H */

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_iscsi: the full feature phase (RFC 7143 11): SCSI commands with
+ * immediate, unsolicited and solicited (R2T) data, Data-In with status
+ * collapsed into the last PDU, SCSI Response, NOP, task management, Text,
+ * Logout and Reject.
+ *
+ * Header handling (where a PDU's data goes) and PDU handling (what it does
+ * once it is all in) are separate steps, called by the receive state
+ * machine of conn.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <asm/unaligned.h>
+
+#include "conn.h"
+
+struct kmem_cache *kt_iscsi_cmd_cache;
+
+static struct kt_iscsi_cmd *to_icmd(struct kt_cmd *se)
+{
+	return container_of(se, struct kt_iscsi_cmd, se);
+}
+
+/* SAM-5 4.7: single level LUN, peripheral or flat addressing. */
+static u64 kt_iscsi_unpack_lun(u64 raw)
+{
+	u16 first = raw >> 48;
+
+	switch (first >> 14) {
+	case 0:		/* peripheral device addressing */
+		return first & 0xff;
+	case 1:		/* flat space addressing */
+		return first & 0x3fff;
+	default:
+		return U64_MAX;	/* not a LUN we offer */
+	}
+}
+
+/* Queue a PDU that is not part of a command; @data is taken over. */
+static void kt_iscsi_queue_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
+			       void *data, u32 len, bool statsn)
+{
+	struct kt_iscsi_tx *tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+
+	if (!tx) {
+		kfree(data);
+		kt_iscsi_conn_close(conn);
+		return;
+	}
+	tx->kind = KT_TX_PDU;
+	tx->statsn = statsn;
+	memcpy(tx->bhs, bhs, KT_ISCSI_BHS_LEN);
+	tx->data = data;
+	tx->data_len = len;
+	kt_iscsi_queue_tx(conn, tx);
+}
+
+void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason)
+{
+	struct kt_iscsi_reject r = { .reason = reason, .data_len = KT_ISCSI_BHS_LEN };
+	u8 bhs[KT_ISCSI_BHS_LEN];
+	u8 *copy;
+
+	/* RFC 7143 11.17: the rejected header is the data */
+	copy = kmemdup(conn->rx.bhs, KT_ISCSI_BHS_LEN, GFP_KERNEL);
+	if (!copy || kt_iscsi_encode_reject(bhs, &r)) {
+		kfree(copy);
+		return;
+	}
+	pr_debug("reject opcode %#x, reason %#x\n", conn->rx.hdr.opcode, reason);
+	kt_iscsi_queue_pdu(conn, bhs, copy, KT_ISCSI_BHS_LEN, true);
+}
+
+/* ---- commands: transmit side ---- */
+
+/* Ask for a command's part of the transmit queue (any context). */
+static void kt_iscsi_cmd_queue(struct kt_iscsi_cmd *cmd, u8 kind)
+{
+	struct kt_iscsi_conn *conn = cmd->conn;
+	unsigned long flags;
+	bool queue;
+
+	spin_lock_irqsave(&conn->tx_lock, flags);
+	cmd->pending |= BIT(kind);
+	queue = !cmd->queued;
+	cmd->queued = true;
+	spin_unlock_irqrestore(&conn->tx_lock, flags);
+	if (queue) {
+		cmd->tx.kind = kind;
+		kt_iscsi_queue_tx(conn, &cmd->tx);
+	}
+}
+
+static void kt_iscsi_send_r2ts(struct kt_iscsi_conn *conn,
+			       struct kt_iscsi_cmd *cmd)
+{
+	struct kt_iscsi_r2t r = {
+		.itt = cmd->itt,
+		.ttt = cmd->ttt,
+	};
+	u8 bhs[KT_ISCSI_BHS_LEN];
+
+	r.lun = (u64)cmd->se.unpacked_lun << 48;
+	while (cmd->r2t_outstanding < conn->nego.max_r2t &&
+	       cmd->r2t_offset < cmd->write_end) {
+		r.r2tsn = cmd->r2t_sn++;
+		r.offset = cmd->r2t_offset;
+		r.desired_len = min(conn->nego.max_burst,
+				    cmd->write_end - cmd->r2t_offset);
+		if (kt_iscsi_encode_r2t(bhs, &r))
+			break;
+		kt_iscsi_stamp(conn, bhs, false);
+		if (kt_iscsi_send_pdu(conn, bhs, NULL, 0))
+			break;
+		cmd->r2t_offset += r.desired_len;
+		cmd->r2t_outstanding++;
+	}
+}
+
+static void kt_iscsi_rsp_flags(struct kt_cmd *se, u8 *flags, u32 *residual)
+{
+	if (se->overflow) {
+		*flags |= KT_ISCSI_RSP_OVERFLOW;
+		*residual = se->residual;
+	} else if (se->underflow) {
+		*flags |= KT_ISCSI_RSP_UNDERFLOW;
+		*residual = se->residual;
+	}
+}
+
+static int kt_iscsi_send_status(struct kt_iscsi_conn *conn,
+				struct kt_iscsi_cmd *cmd)
+{
+	struct kt_cmd *se = &cmd->se;
+	struct kt_iscsi_scsi_rsp r = {
+		.itt = cmd->itt,
+		.status = se->status,
+		.exp_datasn = cmd->data_sn,
+	};
+	u8 bhs[KT_ISCSI_BHS_LEN];
+	u32 len = 0;
+
+	kt_iscsi_rsp_flags(se, &r.flags, &r.residual);
+	/* RFC 7143 11.4.7: sense data is prefixed with its length */
+	if (se->sense_len) {
+		put_unaligned_be16(se->sense_len, cmd->sense_pdu);
+		memcpy(cmd->sense_pdu + 2, se->sense, se->sense_len);
+		len = 2 + se->sense_len;
+	}
+	r.data_len = len;
+	if (kt_iscsi_encode_scsi_rsp(bhs, &r))
+		return -EINVAL;
+	kt_iscsi_stamp(conn, bhs, true);
+	return kt_iscsi_send_pdu(conn, bhs, len ? cmd->sense_pdu : NULL, len);
+}
+
+static int kt_iscsi_send_data_in(struct kt_iscsi_conn *conn,
+				 struct kt_iscsi_cmd *cmd)
+{
+	struct kt_cmd *se = &cmd->se;
+	bool collapse = se->status == KT_SAM_GOOD && !se->sense_len;
+	u32 off = 0, len;
+	u8 bhs[KT_ISCSI_BHS_LEN];
+	int ret;
+
+	while (off < se->data_length) {
+		struct kt_iscsi_data_in d = {
+			.itt = cmd->itt,
+			.ttt = 0xffffffff,
+			.datasn = cmd->data_sn++,
+			.offset = off,
+		};
+		bool last;
+
+		len = min(conn->nego.max_xmit_dsl, se->data_length - off);
+		last = off + len == se->data_length;
+		d.data_len = len;
+		if (last) {
+			d.flags = KT_ISCSI_FLAG_FINAL;
+			if (collapse) {
+				u8 rf = 0;
+
+				d.flags |= KT_ISCSI_DATA_STATUS;
+				d.status = se->status;
+				kt_iscsi_rsp_flags(se, &rf, &d.residual);
+				if (rf & KT_ISCSI_RSP_OVERFLOW)
+					d.flags |= KT_ISCSI_DATA_OVERFLOW;
+				if (rf & KT_ISCSI_RSP_UNDERFLOW)
+					d.flags |= KT_ISCSI_DATA_UNDERFLOW;
+			}
+		}
+		if (kt_iscsi_encode_data_in(bhs, &d))
+			return -EINVAL;
+		kt_iscsi_stamp(conn, bhs, last && collapse);
+		ret = kt_iscsi_send_sg(conn, bhs, se->sgl, off, len, !last || !collapse);
+		if (ret)
+			return ret;
+		off += len;
+	}
+	return collapse ? 0 : kt_iscsi_send_status(conn, cmd);
+}
+
+/* The transmit work's turn for @cmd: R2Ts, data and status. */
+void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd)
+{
+	unsigned long flags;
+	u8 pending;
+	int ret = 0;
+
+	spin_lock_irqsave(&conn->tx_lock, flags);
+	pending = cmd->pending;
+	cmd->pending = 0;
+	cmd->queued = false;
+	spin_unlock_irqrestore(&conn->tx_lock, flags);
+
+	if (conn->state >= KT_CONN_CLOSING) {
+		if (pending & (BIT(KT_TX_DATA_IN) | BIT(KT_TX_STATUS)))
+			kt_cmd_put(&cmd->se);
+		return;
+	}
+	if (pending & BIT(KT_TX_R2T))
+		kt_iscsi_send_r2ts(conn, cmd);
+	if (pending & BIT(KT_TX_DATA_IN))
+		ret = kt_iscsi_send_data_in(conn, cmd);
+	else if (pending & BIT(KT_TX_STATUS))
+		ret = kt_iscsi_send_status(conn, cmd);
+	if (pending & (BIT(KT_TX_DATA_IN) | BIT(KT_TX_STATUS)))
+		kt_cmd_put(&cmd->se);	/* the fabric's reference: answered */
+	if (ret)
+		kt_iscsi_conn_close(conn);
+}
+
+/* ---- fabric hooks ---- */
+
+static int kt_iscsi_write_pending(struct kt_cmd *se)
+{
+	struct kt_iscsi_cmd *cmd = to_icmd(se);
+	struct kt_iscsi_conn *conn = cmd->conn;
+	u32 unsolicited;
+
+	cmd->write_end = se->data_length;
+	/* RFC 7143 13.11: without InitialR2T, FirstBurstLength comes unasked */
+	unsolicited = conn->nego.initial_r2t ? se->data_received :
+		      min(se->data_length, max(se->data_received,
+					       min(conn->nego.first_burst,
+						   se->expected_len)));
+	cmd->r2t_offset = unsolicited;
+	cmd->ttt = conn->next_ttt++;
+	if (cmd->ttt == 0xffffffff)
+		cmd->ttt = conn->next_ttt++;
+	if (cmd->r2t_offset < cmd->write_end)
+		kt_iscsi_cmd_queue(cmd, KT_TX_R2T);
+	return 0;
+}
+
+static int kt_iscsi_queue_data_in(struct kt_cmd *se)
+{
+	kt_iscsi_cmd_queue(to_icmd(se), KT_TX_DATA_IN);
+	return 0;
+}
+
+static int kt_iscsi_queue_status(struct kt_cmd *se)
+{
+	kt_iscsi_cmd_queue(to_icmd(se), KT_TX_STATUS);
+	return 0;
+}
+
+static void kt_iscsi_release_cmd(struct kt_cmd *se)
+{
+	struct kt_iscsi_cmd *cmd = to_icmd(se);
+	struct kt_iscsi_conn *conn = cmd->conn;
+
+	kmem_cache_free(kt_iscsi_cmd_cache, cmd);
+	kt_iscsi_conn_put(conn);
+}
+
+void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops)
+{
+	ops->write_pending = kt_iscsi_write_pending;
+	ops->queue_data_in = kt_iscsi_queue_data_in;
+	ops->queue_status = kt_iscsi_queue_status;
+	ops->release_cmd = kt_iscsi_release_cmd;
+}
+
+/* ---- receive side: where data goes ---- */
+
+static enum kt_data_dir kt_iscsi_dir(const struct kt_iscsi_bhs *h)
+{
+	if (h->cmd.write)
+		return KT_DATA_OUT;
+	if (h->cmd.read)
+		return KT_DATA_IN;
+	return KT_DATA_NONE;
+}
+
+static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	struct kt_iscsi_cmd *cmd;
+	static const u8 attr_map[] = { KT_TASK_SIMPLE, KT_TASK_SIMPLE,
+		KT_TASK_ORDERED, KT_TASK_HEAD_OF_QUEUE, KT_TASK_ACA };
+	u8 attr = h->cmd.attr < ARRAY_SIZE(attr_map) ? attr_map[h->cmd.attr] :
+						      KT_TASK_SIMPLE;
+
+	if (!kt_iscsi_cmdsn_check(conn, h->cmdsn, h->immediate)) {
+		/* RFC 7143 3.2.2.1: outside the window: silently ignored */
+		conn->rx.discard = true;
+		conn->rx.skip = true;
+		return 0;
+	}
+	cmd = kmem_cache_zalloc(kt_iscsi_cmd_cache, GFP_KERNEL);
+	if (!cmd)
+		return -ENOMEM;
+	kt_iscsi_conn_get(conn);
+	cmd->conn = conn;
+	cmd->itt = h->itt;
+	cmd->cmdsn = h->cmdsn;
+	kt_cmd_init(&cmd->se, &kt_iscsi_ops, &conn->sess->se, h->itt,
+		    kt_iscsi_dir(h), h->cmd.exp_xfer_len, attr);
+	cmd->setup_reason = kt_cmd_setup(&cmd->se, h->cdb, 16,
+					 kt_iscsi_unpack_lun(h->lun));
+
+	conn->rx.cmd = NULL;
+	conn->rx.discard = true;
+	cmd->imm_len = h->data_len;
+	if (!cmd->setup_reason && h->data_len && cmd->se.dir == KT_DATA_OUT &&
+	    conn->nego.immediate_data && h->data_len <= conn->nego.first_burst) {
+		conn->rx.discard = false;
+		conn->rx.cmd = cmd;
+		conn->rx.cmd_off = 0;
+		conn->rx.cmd_cap = cmd->se.data_length;
+	}
+	/* the header names the command until its data is in */
+	conn->rx.pdu_cmd = cmd;
+	return 0;
+}
+
+static int kt_iscsi_data_out_header(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	struct kt_iscsi_cmd *cmd;
+
+	cmd = xa_load(&conn->cmds, h->itt);
+	conn->rx.discard = true;
+	conn->rx.cmd = NULL;
+	if (!cmd) {
+		pr_debug("Data-Out for unknown ITT %#x\n", h->itt);
+		return 0;
+	}
+	/* RFC 7143 11.7.5: the offset must lie within what was asked for */
+	if (h->data.offset + (u64)h->data_len > cmd->se.expected_len ||
+	    (h->ttt != 0xffffffff && h->ttt != cmd->ttt)) {
+		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_PROTOCOL_ERROR);
+		conn->rx.skip = true;
+		return 0;
+	}
+	conn->rx.discard = false;
+	conn->rx.cmd = cmd;
+	conn->rx.cmd_off = h->data.offset;
+	conn->rx.cmd_cap = cmd->se.data_length;
+	return 0;
+}
+
+int kt_iscsi_ffp_data_dest(struct kt_iscsi_conn *conn)
+{
+	switch (conn->rx.hdr.opcode) {
+	case KT_ISCSI_OP_SCSI_CMD:
+		if (conn->sess->discovery) {
+			kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_PROTOCOL_ERROR);
+			conn->rx.discard = true;
+			conn->rx.skip = true;
+			return 0;
+		}
+		return kt_iscsi_scsi_cmd_header(conn);
+	case KT_ISCSI_OP_DATA_OUT:
+		return kt_iscsi_data_out_header(conn);
+	default:
+		if (conn->rx.hdr.data_len > conn->rx_buf_len)
+			return -EPROTO;
+		return 0;
+	}
+}
+
+/* ---- receive side: whole PDUs ---- */
+
+static void kt_iscsi_scsi_cmd(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_cmd *cmd = conn->rx.pdu_cmd;
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+
+	if (!cmd)
+		return;		/* outside the CmdSN window */
+	if (cmd->setup_reason) {
+		kt_cmd_fail(&cmd->se, cmd->setup_reason);
+		return;
+	}
+	if (conn->rx.cmd == cmd)
+		cmd->se.data_received = min(h->data_len, cmd->se.data_length);
+
+	if (cmd->se.dir == KT_DATA_OUT &&
+	    cmd->se.data_received < cmd->se.data_length) {
+		if (xa_insert_irq(&conn->cmds, cmd->itt, cmd, GFP_KERNEL)) {
+			kt_cmd_fail(&cmd->se, KT_SENSE_OUT_OF_RESOURCES);
+			return;
+		}
+		cmd->in_xa = true;
+	}
+	kt_cmd_run(&cmd->se);
+}
+
+static void kt_iscsi_data_out(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	struct kt_iscsi_cmd *cmd = conn->rx.cmd;
+	u32 end;
+
+	if (!cmd)
+		return;
+	end = min(h->data.offset + h->data_len, cmd->se.data_length);
+	/* in-order data (DataPDUInOrder=Yes): what has arrived is a prefix */
+	if (end > cmd->se.data_received)
+		cmd->se.data_received = end;
+	if (h->final && cmd->r2t_outstanding)
+		cmd->r2t_outstanding--;
+
+	if (cmd->se.data_received >= cmd->se.data_length) {
+		xa_erase_irq(&conn->cmds, cmd->itt);
+		cmd->in_xa = false;
+		kt_cmd_data_out_done(&cmd->se);
+	} else if (h->final && cmd->r2t_offset < cmd->write_end) {
+		kt_iscsi_cmd_queue(cmd, KT_TX_R2T);
+	}
+}
+
+static void kt_iscsi_nop_out(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	struct kt_iscsi_nop_in n = { .itt = h->itt, .ttt = 0xffffffff };
+	u8 bhs[KT_ISCSI_BHS_LEN];
+	void *data = NULL;
+
+	if (!h->immediate)
+		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
+	if (h->itt == 0xffffffff)
+		return;		/* an answer to our ping */
+	/* RFC 7143 11.19: the ping data comes back */
+	n.data_len = h->data_len;
+	if (h->data_len) {
+		data = kmemdup(conn->rx_buf, h->data_len, GFP_KERNEL);
+		if (!data)
+			n.data_len = 0;
+	}
+	if (kt_iscsi_encode_nop_in(bhs, &n)) {
+		kfree(data);
+		return;
+	}
+	kt_iscsi_queue_pdu(conn, bhs, data, n.data_len, true);
+}
+
+static void kt_iscsi_tmf(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	struct kt_iscsi_tmf_rsp r = { .itt = h->itt };
+	u8 bhs[KT_ISCSI_BHS_LEN];
+
+	if (!h->immediate)
+		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
+	switch (h->tmf.function) {
+	case KT_ISCSI_TMF_ABORT_TASK:
+	case KT_ISCSI_TMF_ABORT_TASK_SET:
+	case KT_ISCSI_TMF_CLEAR_TASK_SET:
+	case KT_ISCSI_TMF_LOGICAL_UNIT_RESET:
+	case KT_ISCSI_TMF_TARGET_WARM_RESET:
+		/* commands run to completion synchronously with the request */
+		r.response = KT_ISCSI_TMF_RSP_COMPLETE;
+		break;
+	default:
+		r.response = KT_ISCSI_TMF_RSP_NOT_SUPPORTED;
+		break;
+	}
+	if (!kt_iscsi_encode_tmf_rsp(bhs, &r))
+		kt_iscsi_queue_pdu(conn, bhs, NULL, 0, true);
+}
+
+static void kt_iscsi_logout(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	struct kt_iscsi_logout_rsp r = { .itt = h->itt };
+	u8 bhs[KT_ISCSI_BHS_LEN];
+
+	if (!h->immediate)
+		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
+	if (h->logout.reason == KT_ISCSI_LOGOUT_REMOVE_FOR_RECOVERY)
+		r.response = KT_ISCSI_LOGOUT_RSP_NO_RECOVERY;
+	else if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_CONNECTION &&
+		 h->logout.cid != conn->cid)
+		r.response = KT_ISCSI_LOGOUT_RSP_CID_NOT_FOUND;
+	if (kt_iscsi_encode_logout_rsp(bhs, &r))
+		return;
+	kt_iscsi_queue_pdu(conn, bhs, NULL, 0, true);
+	if (r.response == KT_ISCSI_LOGOUT_RSP_CLOSED) {
+		if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_SESSION)
+			conn->sess->closing = true;
+		/* closed by the transmit work once the response is out */
+		cmpxchg(&conn->state, KT_CONN_FFP, KT_CONN_LOGOUT);
+	}
+}
+
+static void kt_iscsi_text(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	struct kt_iscsi_text_rsp r = { .itt = h->itt, .ttt = 0xffffffff,
+				       .final = true };
+	u8 bhs[KT_ISCSI_BHS_LEN];
+	size_t len = 0;
+	u8 *out;
+	const u8 *eq;
+
+	if (!h->immediate)
+		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
+	out = kzalloc(KT_ISCSI_LOGIN_BUF, GFP_KERNEL);
+	if (!out)
+		return;
+	eq = memchr(conn->rx_buf, '=', h->data_len);
+	if (eq && eq - conn->rx_buf == 11 &&
+	    !memcmp(conn->rx_buf, "SendTargets", 11)) {
+		size_t vlen = strnlen((const char *)eq + 1,
+				      h->data_len - 12);
+
+		kt_iscsi_sendtargets(conn, out, KT_ISCSI_LOGIN_BUF, &len,
+				     eq + 1, vlen);
+	}
+	r.data_len = len;
+	if (kt_iscsi_encode_text_rsp(bhs, &r)) {
+		kfree(out);
+		return;
+	}
+	kt_iscsi_queue_pdu(conn, bhs, out, len, true);
+}
+
+void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn)
+{
+	switch (conn->rx.hdr.opcode) {
+	case KT_ISCSI_OP_SCSI_CMD:
+		kt_iscsi_scsi_cmd(conn);
+		break;
+	case KT_ISCSI_OP_DATA_OUT:
+		kt_iscsi_data_out(conn);
+		break;
+	case KT_ISCSI_OP_NOP_OUT:
+		kt_iscsi_nop_out(conn);
+		break;
+	case KT_ISCSI_OP_TMF_REQ:
+		kt_iscsi_tmf(conn);
+		break;
+	case KT_ISCSI_OP_LOGOUT_REQ:
+		kt_iscsi_logout(conn);
+		break;
+	case KT_ISCSI_OP_TEXT_REQ:
+		kt_iscsi_text(conn);
+		break;
+	default:
+		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_NOT_SUPPORTED);
+		break;
+	}
+}
+
+/* The connection is going: commands waiting for Data-Out get none. */
+void kt_iscsi_conn_abort_cmds(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_cmd *cmd;
+	unsigned long idx;
+
+	xa_for_each(&conn->cmds, idx, cmd) {
+		xa_erase_irq(&conn->cmds, idx);
+		cmd->in_xa = false;
+		kt_cmd_fail(&cmd->se, KT_SENSE_ABORTED_COMMAND);
+	}
+}

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_iscsi: login (RFC 7143 6.3, 11.12, 11.13).
+ *
+ * One explicit state machine per connection: each Login Request is parsed
+ * completely (text splitting and negotiation are the pure functions of
+ * proto/iscsi_text.c), the answer is decided, and only then is one Login
+ * Response sent. Stages go security -> operational -> full feature; a
+ * failure sends a status and closes the connection.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "conn.h"
+#include "login.h"
+
+
+/* The RFC defaults (RFC 7143 13) before anything is negotiated. */
+static void kt_iscsi_nego_defaults(struct kt_iscsi_nego *n)
+{
+	*n = (struct kt_iscsi_nego){
+		.max_recv_dsl = 8192,
+		.max_xmit_dsl = 8192,
+		.max_burst = 262144,
+		.first_burst = 65536,
+		.max_r2t = 1,
+		.time2wait = 2,
+		.time2retain = 20,
+		.initial_r2t = true,
+		.immediate_data = true,
+		.data_pdu_in_order = true,
+		.data_seq_in_order = true,
+	};
+}
+
+int kt_iscsi_login_start(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_login *l;
+
+	l = kvzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	kt_iscsi_nego_defaults(&l->nego);
+	conn->login = l;
+	/* RFC 7143 6.3: the target's login timeout; LIO's default is 15 s */
+	mod_timer(&conn->login_timer, jiffies + 15 * HZ);
+	return 0;
+}
+
+void kt_iscsi_login_free(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_login *l = conn->login;
+
+	if (!l)
+		return;
+	if (l->acl)
+		kt_acl_put(l->acl);
+	if (l->tpg)
+		config_item_put(&l->tpg->tpg.group.cg_item);
+	memzero_explicit(&l->chap, sizeof(l->chap));
+	kvfree(l);
+	conn->login = NULL;
+}
+
+int kt_rsp_put(struct kt_iscsi_login *l, const char *key, const char *val)
+{
+	return kt_iscsi_text_put(l->rsp, sizeof(l->rsp), &l->rsp_len, key,
+				 strlen(key), val, strlen(val)) ? -ENOSPC : 0;
+}
+
+static int kt_rsp_put_u32(struct kt_iscsi_login *l, const char *key, u32 v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", v);
+	return kt_rsp_put(l, key, buf);
+}
+
+/* Send a Login Response with @status and the response text built so far. */
+static int kt_iscsi_login_send(struct kt_iscsi_conn *conn, u16 status,
+			       bool transit, u8 nsg)
+{
+	struct kt_iscsi_login *l = conn->login;
+	struct kt_iscsi_login_rsp r = {
+		.tsih = status ? 0 : l->tsih,
+		.itt = l->itt,
+		.statsn = conn->stat_sn++,
+		.exp_cmdsn = l->cmdsn,
+		.max_cmdsn = l->cmdsn,
+		.data_len = status ? 0 : l->rsp_len,
+		.status = status,
+		.version_max = 0,
+		.version_active = 0,
+		.csg = l->csg,
+		.nsg = transit ? nsg : 0,
+		.transit = transit,
+	};
+	u8 bhs[KT_ISCSI_BHS_LEN];
+
+	memcpy(r.isid, l->isid, sizeof(r.isid));
+	if (kt_iscsi_encode_login_rsp(bhs, &r))
+		return -EINVAL;
+	return kt_iscsi_send_pdu(conn, bhs, l->rsp, r.data_len);
+}
+
+static void kt_iscsi_login_fail(struct kt_iscsi_conn *conn, u16 status,
+				const char *why)
+{
+	struct kt_iscsi_login *l = conn->login;
+
+	pr_warn_ratelimited("login of %s to %s refused (status %#06x): %s\n",
+			    l->initiator[0] ? l->initiator : "?",
+			    l->target[0] ? l->target :
+			    (l->discovery ? "discovery" : "?"),
+			    status, why);
+	kt_iscsi_login_send(conn, status, false, 0);
+	kt_iscsi_conn_close(conn);
+}
+
+/* The configured value of @key for this TPG, or NULL for the RFC default. */
+static const char *kt_iscsi_mine(struct kt_iscsi_login *l, unsigned int id)
+{
+	static const s8 param_of[KT_ISCSI_KEY_NR] = {
+		[0 ... KT_ISCSI_KEY_NR - 1] = -1,
+		[KT_ISCSI_KEY_HEADER_DIGEST] = KT_P_HEADER_DIGEST,
+		[KT_ISCSI_KEY_DATA_DIGEST] = KT_P_DATA_DIGEST,
+		[KT_ISCSI_KEY_MAX_CONNECTIONS] = KT_P_MAX_CONNECTIONS,
+		[KT_ISCSI_KEY_INITIAL_R2T] = KT_P_INITIAL_R2T,
+		[KT_ISCSI_KEY_IMMEDIATE_DATA] = KT_P_IMMEDIATE_DATA,
+		[KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH] = KT_P_MAX_RECV_DATA_SEGMENT_LENGTH,
+		[KT_ISCSI_KEY_MAX_BURST_LENGTH] = KT_P_MAX_BURST_LENGTH,
+		[KT_ISCSI_KEY_FIRST_BURST_LENGTH] = KT_P_FIRST_BURST_LENGTH,
+		[KT_ISCSI_KEY_DEFAULT_TIME2WAIT] = KT_P_DEFAULT_TIME2WAIT,
+		[KT_ISCSI_KEY_DEFAULT_TIME2RETAIN] = KT_P_DEFAULT_TIME2RETAIN,
+		[KT_ISCSI_KEY_MAX_OUTSTANDING_R2T] = KT_P_MAX_OUTSTANDING_R2T,
+		[KT_ISCSI_KEY_DATA_PDU_IN_ORDER] = KT_P_DATA_PDU_IN_ORDER,
+		[KT_ISCSI_KEY_DATA_SEQUENCE_IN_ORDER] = KT_P_DATA_SEQUENCE_IN_ORDER,
+		[KT_ISCSI_KEY_ERROR_RECOVERY_LEVEL] = KT_P_ERROR_RECOVERY_LEVEL,
+		[KT_ISCSI_KEY_AUTH_METHOD] = KT_P_AUTH_METHOD,
+		[KT_ISCSI_KEY_OF_MARKER] = KT_P_OF_MARKER,
+		[KT_ISCSI_KEY_IF_MARKER] = KT_P_IF_MARKER,
+	};
+
+	/* what authentication, if any, this initiator must do */
+	if (id == KT_ISCSI_KEY_AUTH_METHOD)
+		return kt_iscsi_chap_auth_method(l);
+	if (!l->tpg || id >= KT_ISCSI_KEY_NR || param_of[id] < 0)
+		return NULL;
+	/* ERL 0 is what ktarget implements, whatever is configured */
+	if (id == KT_ISCSI_KEY_ERROR_RECOVERY_LEVEL)
+		return "0";
+	return l->tpg->param[param_of[id]];
+}
+
+static bool kt_yes(const char *v)
+{
+	return !strcmp(v, "Yes");
+}
+
+static u32 kt_num(const char *v)
+{
+	u32 n;
+
+	return kstrtou32(v, 0, &n) ? 0 : n;
+}
+
+/* Remember the outcome of a key for the session. */
+static void kt_iscsi_nego_record(struct kt_iscsi_login *l, unsigned int id,
+				 const char *v)
+{
+	struct kt_iscsi_nego *n = &l->nego;
+
+	switch (id) {
+	case KT_ISCSI_KEY_HEADER_DIGEST:
+		n->header_digest = !strcmp(v, "CRC32C");
+		break;
+	case KT_ISCSI_KEY_DATA_DIGEST:
+		n->data_digest = !strcmp(v, "CRC32C");
+		break;
+	case KT_ISCSI_KEY_INITIAL_R2T:
+		n->initial_r2t = kt_yes(v);
+		break;
+	case KT_ISCSI_KEY_IMMEDIATE_DATA:
+		n->immediate_data = kt_yes(v);
+		break;
+	case KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH:
+		/* declarative: the initiator's receive limit is our send limit */
+		n->max_xmit_dsl = clamp_t(u32, kt_num(v), 512, 16777215);
+		break;
+	case KT_ISCSI_KEY_MAX_BURST_LENGTH:
+		n->max_burst = kt_num(v);
+		break;
+	case KT_ISCSI_KEY_FIRST_BURST_LENGTH:
+		n->first_burst = kt_num(v);
+		break;
+	case KT_ISCSI_KEY_MAX_OUTSTANDING_R2T:
+		n->max_r2t = kt_num(v);
+		break;
+	case KT_ISCSI_KEY_DEFAULT_TIME2WAIT:
+		n->time2wait = kt_num(v);
+		break;
+	case KT_ISCSI_KEY_DEFAULT_TIME2RETAIN:
+		n->time2retain = kt_num(v);
+		break;
+	case KT_ISCSI_KEY_DATA_PDU_IN_ORDER:
+		n->data_pdu_in_order = kt_yes(v);
+		break;
+	case KT_ISCSI_KEY_DATA_SEQUENCE_IN_ORDER:
+		n->data_seq_in_order = kt_yes(v);
+		break;
+	case KT_ISCSI_KEY_ERROR_RECOVERY_LEVEL:
+		n->erl = kt_num(v);
+		break;
+	case KT_ISCSI_KEY_AUTH_METHOD:
+		if (!strcmp(v, "CHAP") && l->chap.state == KT_CHAP_NONE)
+			l->chap.state = KT_CHAP_WANT_A;
+		else if (!strcmp(v, "None"))
+			l->chap.method_none = true;
+		break;
+	}
+}
+
+/* Find the TPG of @l->target reachable through this connection's portal. */
+static struct kt_iscsi_tpg *kt_iscsi_login_find_tpg(struct kt_iscsi_conn *conn,
+						    const char *target)
+{
+	struct kt_iscsi_tiqn *tiqn;
+	struct kt_iscsi_tpg *tpg, *found = NULL;
+	struct kt_iscsi_tpg_np *np;
+
+	mutex_lock(&kt_iscsi_config_lock);
+	list_for_each_entry(tiqn, &kt_iscsi_tiqns, node) {
+		if (strcmp(tiqn->wwn.name, target))
+			continue;
+		list_for_each_entry(tpg, &tiqn->tpgs, node) {
+			if (!tpg->tpg.enabled)
+				continue;
+			list_for_each_entry(np, &tpg->nps, node) {
+				if (np->portal == conn->portal) {
+					found = tpg;
+					break;
+				}
+			}
+			if (found)
+				break;
+		}
+		break;
+	}
+	if (found)
+		config_item_get(&found->tpg.group.cg_item);
+	mutex_unlock(&kt_iscsi_config_lock);
+	return found;
+}
+
+/* The leading keys of the first request: who, to whom, what kind. */
+static u16 kt_iscsi_login_names(struct kt_iscsi_conn *conn, const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	struct kt_iscsi_text t;
+	const char *stype = "Normal";
+	char sbuf[16] = "";
+	unsigned int i;
+
+	kt_iscsi_text_init(&t, l->kv, ARRAY_SIZE(l->kv));
+	if (kt_iscsi_text_split(&t, l->req, l->req_len, 0)) {
+		*why = "malformed text";
+		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
+	}
+	for (i = 0; i < t.nr; i++) {
+		const struct kt_iscsi_kv *kv = &l->kv[i];
+		char *dst = NULL;
+		size_t size = 0;
+
+		if (kv->key_len == 13 && !memcmp(kv->key, "InitiatorName", 13)) {
+			dst = l->initiator;
+			size = sizeof(l->initiator);
+		} else if (kv->key_len == 10 && !memcmp(kv->key, "TargetName", 10)) {
+			dst = l->target;
+			size = sizeof(l->target);
+		} else if (kv->key_len == 11 && !memcmp(kv->key, "SessionType", 11)) {
+			dst = sbuf;
+			size = sizeof(sbuf);
+		}
+		if (!dst)
+			continue;
+		if (kv->value_len >= size) {
+			*why = "name too long";
+			return KT_ISCSI_LOGIN_INITIATOR_ERROR;
+		}
+		memcpy(dst, kv->value, kv->value_len);
+		dst[kv->value_len] = '\0';
+	}
+	if (sbuf[0])
+		stype = sbuf;
+
+	if (!l->initiator[0]) {
+		*why = "no InitiatorName";
+		return KT_ISCSI_LOGIN_MISSING_PARAMETER;
+	}
+	if (!strcmp(stype, "Discovery")) {
+		l->discovery = true;
+		l->need_auth = kt_iscsi_discovery_enforce;
+		return 0;
+	}
+	if (strcmp(stype, "Normal")) {
+		*why = "unknown SessionType";
+		return KT_ISCSI_LOGIN_SESSION_TYPE_UNSUPPORTED;
+	}
+	if (!l->target[0]) {
+		*why = "no TargetName";
+		return KT_ISCSI_LOGIN_MISSING_PARAMETER;
+	}
+	l->tpg = kt_iscsi_login_find_tpg(conn, l->target);
+	if (!l->tpg) {
+		*why = "no such target behind this portal";
+		return KT_ISCSI_LOGIN_NOT_FOUND;
+	}
+	l->acl = kt_tpg_find_acl(&l->tpg->tpg, l->initiator);
+	if (!l->acl && !l->tpg->tpg.generate_node_acls) {
+		*why = "no ACL for this initiator";
+		return KT_ISCSI_LOGIN_AUTHZ_FAILED;
+	}
+	l->need_auth = kt_iscsi_chap_required(l->tpg, l->acl);
+	return 0;
+}
+
+/* Answer every key of the request; 0 or a login status. */
+static u16 kt_iscsi_login_keys(struct kt_iscsi_conn *conn, const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	unsigned int flags, i;
+	struct kt_iscsi_text t;
+	char out[KT_ISCSI_PARAM_LEN];
+	size_t out_len;
+	u16 st;
+
+	kt_iscsi_text_init(&t, l->kv, ARRAY_SIZE(l->kv));
+	if (kt_iscsi_text_split(&t, l->req, l->req_len, 0)) {
+		*why = "malformed text";
+		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
+	}
+	flags = l->csg == KT_ISCSI_STAGE_SECURITY ? KT_ISCSI_STAGE_SECURITY :
+						      KT_ISCSI_STAGE_OPERATIONAL;
+	if (l->discovery)
+		flags |= KT_ISCSI_NEGO_F_DISCOVERY;
+
+	for (i = 0; i < t.nr; i++) {
+		const struct kt_iscsi_kv *kv = &l->kv[i];
+		const struct kt_iscsi_key *key;
+		const char *mine = NULL;
+		enum kt_iscsi_nego_status ns;
+
+		unsigned int kflags = flags;
+
+		key = kt_iscsi_key_find(kv->key, kv->key_len);
+		if (key)
+			mine = kt_iscsi_mine(l, key->id);
+		/*
+		 * Initiators (libiscsi among them) offer operational keys with
+		 * their first, security-stage request; LIO answers them there,
+		 * and so do we.
+		 */
+		if (key && l->csg == KT_ISCSI_STAGE_SECURITY &&
+		    !(key->stages & KT_ISCSI_STAGE_SECURITY) &&
+		    (key->stages & KT_ISCSI_STAGE_OPERATIONAL))
+			kflags = (flags & ~KT_ISCSI_STAGE_SECURITY) |
+				 KT_ISCSI_STAGE_OPERATIONAL;
+		ns = kt_iscsi_negotiate(kv->key, kv->key_len, kv->value,
+					kv->value_len, mine,
+					mine ? strlen(mine) : 0, kflags, out,
+					sizeof(out), &out_len);
+		switch (ns) {
+		case KT_ISCSI_NEGO_REPLY:
+		case KT_ISCSI_NEGO_REPLY_OPTIONAL:
+			if (key)
+				kt_iscsi_nego_record(l, key->id, out);
+			if (kt_iscsi_text_put(l->rsp, sizeof(l->rsp), &l->rsp_len,
+					      (const char *)kv->key, kv->key_len,
+					      out, out_len))
+				goto nospace;
+			break;
+		case KT_ISCSI_NEGO_NO_REPLY:
+			if (key) {
+				memcpy(out, kv->value, min(kv->value_len, sizeof(out) - 1));
+				out[min(kv->value_len, sizeof(out) - 1)] = '\0';
+				kt_iscsi_nego_record(l, key->id, out);
+			}
+			break;
+		case KT_ISCSI_NEGO_REJECT:
+		case KT_ISCSI_NEGO_IRRELEVANT:
+		case KT_ISCSI_NEGO_NOT_UNDERSTOOD:
+			if (kt_iscsi_text_put(l->rsp, sizeof(l->rsp), &l->rsp_len,
+					      (const char *)kv->key, kv->key_len,
+					      out, out_len))
+				goto nospace;
+			break;
+		case KT_ISCSI_NEGO_AUTH:
+			st = kt_iscsi_chap_key(&l->chap, l, kv, why);
+			if (st)
+				return st;
+			break;
+		default:
+			snprintf(l->why, sizeof(l->why),
+				 "key %.*s not allowed here or a bad offer (%d)",
+				 (int)min_t(size_t, kv->key_len, 64),
+				 (const char *)kv->key, ns);
+			*why = l->why;
+			return KT_ISCSI_LOGIN_INITIATOR_ERROR;
+		}
+	}
+	return 0;
+nospace:
+	*why = "response too long";
+	return KT_ISCSI_LOGIN_TARGET_ERROR;
+}
+
+/* The initiator moves to full feature phase: make or join the session. */
+static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	struct kt_iscsi_sess *sess, *old;
+	int ret;
+
+	if (l->tsih) {
+		/* RFC 7143 6.3.6: adding a connection is MaxConnections=1 here */
+		*why = "adding connections to a session is not supported";
+		return KT_ISCSI_LOGIN_TOO_MANY_CONNECTIONS;
+	}
+
+	sess = kt_iscsi_sess_create(l->discovery);
+	if (!sess) {
+		*why = "out of sessions";
+		return KT_ISCSI_LOGIN_OUT_OF_RESOURCES;
+	}
+	memcpy(sess->isid, l->isid, 6);
+	strscpy(sess->initiator, l->initiator, sizeof(sess->initiator));
+	strscpy(sess->target, l->target, sizeof(sess->target));
+	sess->nego = l->nego;
+	sess->exp_cmdsn = l->cmdsn;
+	sess->cmdsn_depth = 64;
+
+	if (!l->discovery) {
+		/* RFC 7143 6.3.5: session reinstatement by ISID */
+		old = kt_iscsi_sess_find(l->isid, 0, l->initiator);
+		if (old) {
+			kt_iscsi_sess_close(old);
+			kt_iscsi_sess_put(old);
+		}
+		sess->tpg = l->tpg;
+		sess->cmdsn_depth = l->acl ? to_iscsi_acl(l->acl)->cmdsn_depth :
+					     l->tpg->attrib.default_cmdsn_depth;
+		memcpy(sess->se.isid, l->isid, 6);
+		ret = kt_session_register(&sess->se, &l->tpg->tpg, l->acl,
+					  l->initiator);
+		if (ret) {
+			kt_iscsi_sess_put(sess);
+			*why = "the TPG refused the session";
+			return KT_ISCSI_LOGIN_AUTHZ_FAILED;
+		}
+		l->acl = NULL;		/* the session holds it now */
+		sess->registered = true;
+		atomic_inc(&l->tpg->nr_sessions);
+	}
+
+	l->tsih = sess->tsih;
+	ret = kt_iscsi_sess_add_conn(sess, conn);
+	if (ret) {
+		kt_iscsi_sess_put(sess);
+		*why = "session closing";
+		return KT_ISCSI_LOGIN_TARGET_ERROR;
+	}
+	conn->cid = l->cid;
+	return 0;
+}
+
+/* Grow the receive buffer to what we allowed the initiator to send. */
+static int kt_iscsi_login_resize(struct kt_iscsi_conn *conn)
+{
+	u32 want = conn->nego.max_recv_dsl;
+	u8 *buf;
+
+	if (want <= conn->rx_buf_len)
+		return 0;
+	buf = kvmalloc(want, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	kvfree(conn->rx_buf);
+	conn->rx_buf = buf;
+	conn->rx_buf_len = want;
+	return 0;
+}
+
+void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_login *l = conn->login;
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	const char *why = "protocol error";
+	bool transit;
+	u8 nsg;
+	u16 st;
+
+	if (!l)
+		return;
+	if (h->login.version_min > 0) {
+		l->itt = h->itt;
+		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_UNSUPPORTED_VERSION,
+				    "unsupported version");
+		return;
+	}
+	if (!l->started) {
+		l->started = true;
+		memcpy(l->isid, h->login.isid, 6);
+		l->tsih = h->login.tsih;
+		l->cid = h->login.cid;
+		l->cmdsn = h->cmdsn;
+		l->csg = h->login.csg;
+		conn->exp_stat_sn = h->exp_statsn;
+		/* RFC 7143 11.13.4: the first StatSN is the target's choice */
+		conn->stat_sn = get_random_u32();
+	} else if (memcmp(l->isid, h->login.isid, 6) || l->csg != h->login.csg) {
+		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_INITIATOR_ERROR,
+				    "ISID or stage changed within the login");
+		return;
+	}
+	l->itt = h->itt;
+
+	/* gather continued text (C bit) into one request */
+	if (l->req_len + h->data_len > sizeof(l->req)) {
+		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_INITIATOR_ERROR,
+				    "login text longer than 8192 bytes");
+		return;
+	}
+	memcpy(l->req + l->req_len, conn->rx_buf, h->data_len);
+	l->req_len += h->data_len;
+	l->rsp_len = 0;
+	if (h->login.cont) {
+		kt_iscsi_login_send(conn, 0, false, 0);
+		return;
+	}
+
+	if (!l->names_done) {
+		st = kt_iscsi_login_names(conn, &why);
+		if (st) {
+			kt_iscsi_login_fail(conn, st, why);
+			return;
+		}
+		l->names_done = true;
+	}
+	st = kt_iscsi_login_keys(conn, &why);
+	if (st) {
+		kt_iscsi_login_fail(conn, st, why);
+		return;
+	}
+	l->req_len = 0;
+
+	/* RFC 7143 13.9: a normal session learns its TPGT in the first answer */
+	if (!l->discovery && !l->sent_tpgt) {
+		kt_rsp_put_u32(l, "TargetPortalGroupTag", l->tpg->tpg.tag);
+		l->sent_tpgt = true;
+	}
+
+	transit = h->login.transit;
+	nsg = h->login.nsg;
+	if (l->csg == KT_ISCSI_STAGE_SECURITY) {
+		st = kt_iscsi_chap_step(&l->chap, l, &why);
+		if (st) {
+			kt_iscsi_login_fail(conn, st, why);
+			return;
+		}
+		l->auth_done = !l->need_auth || l->chap.done;
+		if (transit && !l->auth_done)
+			transit = false;	/* not before authentication ends */
+	} else if (!l->auth_done) {
+		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_AUTH_FAILED,
+				    "authentication required");
+		return;
+	}
+	if (l->csg == KT_ISCSI_STAGE_OPERATIONAL || (transit && nsg == KT_ISCSI_STAGE_OPERATIONAL)) {
+		if (!l->sent_mrdsl) {
+			const char *mine = kt_iscsi_mine(l, KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH);
+
+			l->nego.max_recv_dsl = mine ? kt_num(mine) : 8192;
+			if (l->csg == KT_ISCSI_STAGE_OPERATIONAL) {
+				kt_rsp_put(l, "MaxRecvDataSegmentLength", mine ? mine : "8192");
+				l->sent_mrdsl = true;
+			}
+		}
+	}
+
+	if (!transit) {
+		kt_iscsi_login_send(conn, 0, false, 0);
+		return;
+	}
+	if (nsg != KT_ISCSI_STAGE_FULL_FEATURE) {
+		kt_iscsi_login_send(conn, 0, true, nsg);
+		l->csg = nsg;
+		return;
+	}
+
+	/* into full feature phase */
+	if (!l->sent_mrdsl) {
+		const char *mine = kt_iscsi_mine(l, KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH);
+
+		l->nego.max_recv_dsl = mine ? kt_num(mine) : 8192;
+	}
+	if (l->discovery)
+		l->nego.max_recv_dsl = 8192;
+	st = kt_iscsi_login_finish(conn, &why);
+	if (st) {
+		kt_iscsi_login_fail(conn, st, why);
+		return;
+	}
+	conn->nego = l->nego;
+	if (kt_iscsi_login_resize(conn)) {
+		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_OUT_OF_RESOURCES,
+				    "no memory for the receive buffer");
+		return;
+	}
+	del_timer(&conn->login_timer);
+	/* the response still goes out without digests */
+	conn->nego.header_digest = false;
+	conn->nego.data_digest = false;
+	kt_iscsi_login_send(conn, 0, true, nsg);
+	conn->nego.header_digest = l->nego.header_digest;
+	conn->nego.data_digest = l->nego.data_digest;
+	conn->state = KT_CONN_FFP;
+	kt_iscsi_login_free(conn);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktarget_iscsi: the state of one connection's login, shared by the login
+ * state machine (login.c) and CHAP (chap.c).
+ */
+#ifndef KTARGET_ISCSI_LOGIN_H
+#define KTARGET_ISCSI_LOGIN_H
+
+#include "conn.h"
+
+#define KT_CHAP_CHALLENGE_MAX	64	/* bytes; at least the digest size */
+#define KT_CHAP_DIGEST_MAX	64
+
+enum kt_chap_state {
+	KT_CHAP_NONE,		/* no method chosen yet */
+	KT_CHAP_WANT_A,		/* AuthMethod=CHAP: waiting for CHAP_A */
+	KT_CHAP_WANT_R,		/* challenge sent: waiting for CHAP_N, CHAP_R */
+	KT_CHAP_DONE,
+};
+
+/* RFC 7143 12.1.3 and RFC 1994: one CHAP exchange, both directions. */
+struct kt_iscsi_chap {
+	enum kt_chap_state	state;
+	bool			method_none;	/* AuthMethod=None agreed */
+	bool			done;		/* the initiator proved itself */
+	u8			alg;		/* CHAP_A: 5 MD5, 6 SHA1, 7 SHA-256, 8 SHA3-256 */
+	u8			id;
+	u8			challenge[KT_CHAP_CHALLENGE_MAX];
+	u8			challenge_len;
+	/* what the initiator sent in this request */
+	char			a[256];
+	char			n[KT_ISCSI_AUTH_LEN];
+	char			r[2 + 2 * KT_CHAP_DIGEST_MAX + 1];
+	char			i[8];
+	char			c[KT_ISCSI_CHAP_VALUE_MAX + 1];
+	bool			got_a, got_n, got_r, got_i, got_c;
+};
+
+struct kt_iscsi_login {
+	u8			csg;		/* stage we are in */
+	bool			started;	/* first PDU seen */
+	bool			names_done;	/* InitiatorName etc. processed */
+	bool			auth_done;
+	bool			sent_tpgt;
+	bool			sent_mrdsl;
+	bool			discovery;
+	bool			need_auth;
+	u8			isid[6];
+	u16			tsih;
+	u16			cid;
+	u32			itt;
+	u32			cmdsn;
+	struct kt_iscsi_tpg	*tpg;		/* referenced via its config item */
+	struct kt_node_acl	*acl;		/* referenced, or NULL */
+	struct kt_iscsi_nego	nego;
+	struct kt_iscsi_chap	chap;
+	char			initiator[KT_INITIATOR_NAME_LEN];
+	char			target[KT_INITIATOR_NAME_LEN];
+	/* the request, gathered over C-bit continuations */
+	u8			req[KT_ISCSI_LOGIN_BUF];
+	u32			req_len;
+	/* the response being built */
+	u8			rsp[KT_ISCSI_LOGIN_BUF];
+	size_t			rsp_len;
+	struct kt_iscsi_kv	kv[KT_ISCSI_MAX_KEYS];
+	char			why[128];	/* a refusal's reason, for the log */
+};
+
+int kt_rsp_put(struct kt_iscsi_login *l, const char *key, const char *val);
+
+/* chap.c */
+bool kt_iscsi_chap_required(struct kt_iscsi_tpg *tpg, struct kt_node_acl *acl);
+const char *kt_iscsi_chap_auth_method(struct kt_iscsi_login *l);
+u16 kt_iscsi_chap_key(struct kt_iscsi_chap *chap, struct kt_iscsi_login *l,
+		      const struct kt_iscsi_kv *kv, const char **why);
+u16 kt_iscsi_chap_step(struct kt_iscsi_chap *chap, struct kt_iscsi_login *l,
+		       const char **why);
+
+#endif /* KTARGET_ISCSI_LOGIN_H */

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_iscsi: module entry. Loaded on demand by ktarget_core when
+ * target/iscsi is made (MODULE_ALIAS below), as LIO loads iscsi_target_mod.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "conn.h"
+
+static int __init kt_iscsi_init(void)
+{
+	int ret = -ENOMEM;
+
+	/* receive and transmit work of each connection runs on its CPU */
+	kt_iscsi_wq = alloc_workqueue("ktarget_iscsi", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!kt_iscsi_wq)
+		return -ENOMEM;
+	kt_iscsi_cmd_cache = KMEM_CACHE(kt_iscsi_cmd, 0);
+	if (!kt_iscsi_cmd_cache)
+		goto out_wq;
+
+	kt_iscsi_ffp_set_ops(&kt_iscsi_ops);
+	ret = kt_fabric_register(&kt_iscsi_ops);
+	if (ret)
+		goto out_cache;
+	return 0;
+
+out_cache:
+	kmem_cache_destroy(kt_iscsi_cmd_cache);
+out_wq:
+	destroy_workqueue(kt_iscsi_wq);
+	return ret;
+}
+
+static void __exit kt_iscsi_exit(void)
+{
+	kt_fabric_unregister(&kt_iscsi_ops);
+	/* configfs pins this module while any session or portal exists */
+	flush_workqueue(kt_iscsi_wq);
+	destroy_workqueue(kt_iscsi_wq);
+	kmem_cache_destroy(kt_iscsi_cmd_cache);
+}
+
+module_init(kt_iscsi_init);
+module_exit(kt_iscsi_exit);
+
+MODULE_DESCRIPTION("ktarget iSCSI fabric (TCP)");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("ktarget-fabric-iscsi");

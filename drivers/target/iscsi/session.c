@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_iscsi: sessions. A session is found by (initiator, ISID, TSIH)
+ * at login, owns the CmdSN window, and is the core's I_T nexus.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "conn.h"
+
+static LIST_HEAD(kt_iscsi_sessions);
+static DEFINE_SPINLOCK(kt_iscsi_sessions_lock);
+static DEFINE_IDA(kt_iscsi_tsih_ida);
+
+struct kt_iscsi_sess *kt_iscsi_sess_create(bool discovery)
+{
+	struct kt_iscsi_sess *sess;
+	int tsih;
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return NULL;
+	/* RFC 7143 11.12.6: TSIH 0 is reserved for a new session */
+	tsih = ida_alloc_range(&kt_iscsi_tsih_ida, 1, 0xffff, GFP_KERNEL);
+	if (tsih < 0) {
+		kfree(sess);
+		return NULL;
+	}
+	sess->tsih = tsih;
+	sess->discovery = discovery;
+	kref_init(&sess->kref);
+	INIT_LIST_HEAD(&sess->conns);
+	INIT_LIST_HEAD(&sess->node);
+	spin_lock_init(&sess->lock);
+	return sess;
+}
+
+static void kt_iscsi_sess_release(struct kref *kref)
+{
+	struct kt_iscsi_sess *sess = container_of(kref, struct kt_iscsi_sess,
+						  kref);
+
+	spin_lock(&kt_iscsi_sessions_lock);
+	list_del(&sess->node);
+	spin_unlock(&kt_iscsi_sessions_lock);
+	if (sess->registered) {
+		kt_session_unregister(&sess->se);
+		atomic_dec(&sess->tpg->nr_sessions);
+	}
+	ida_free(&kt_iscsi_tsih_ida, sess->tsih);
+	kfree(sess);
+}
+
+void kt_iscsi_sess_put(struct kt_iscsi_sess *sess)
+{
+	kref_put(&sess->kref, kt_iscsi_sess_release);
+}
+
+/* An existing session of @initiator with @isid (and @tsih if not 0). */
+struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
+					 const char *initiator)
+{
+	struct kt_iscsi_sess *sess, *found = NULL;
+
+	spin_lock(&kt_iscsi_sessions_lock);
+	list_for_each_entry(sess, &kt_iscsi_sessions, node) {
+		if (sess->closing || memcmp(sess->isid, isid, 6) ||
+		    strcmp(sess->initiator, initiator) ||
+		    (tsih && sess->tsih != tsih))
+			continue;
+		kref_get(&sess->kref);
+		found = sess;
+		break;
+	}
+	spin_unlock(&kt_iscsi_sessions_lock);
+	return found;
+}
+
+/* The connection has logged in: it joins @sess, whose reference it takes. */
+int kt_iscsi_sess_add_conn(struct kt_iscsi_sess *sess,
+			   struct kt_iscsi_conn *conn)
+{
+	spin_lock(&sess->lock);
+	if (sess->closing) {
+		spin_unlock(&sess->lock);
+		return -ESHUTDOWN;
+	}
+	list_add_tail(&conn->sess_node, &sess->conns);
+	conn->sess = sess;
+	spin_unlock(&sess->lock);
+
+	spin_lock(&kt_iscsi_sessions_lock);
+	if (list_empty(&sess->node))
+		list_add_tail(&sess->node, &kt_iscsi_sessions);
+	spin_unlock(&kt_iscsi_sessions_lock);
+	return 0;
+}
+
+/* The connection is gone; the last one ends the session. */
+void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_sess *sess = conn->sess;
+
+	spin_lock(&sess->lock);
+	list_del_init(&conn->sess_node);
+	if (list_empty(&sess->conns))
+		sess->closing = true;
+	spin_unlock(&sess->lock);
+	conn->sess = NULL;
+	kt_iscsi_sess_put(sess);
+}
+
+/* Close every connection: the session ends when the last one is gone. */
+void kt_iscsi_sess_close(struct kt_iscsi_sess *sess)
+{
+	struct kt_iscsi_conn *conn;
+
+	spin_lock(&sess->lock);
+	sess->closing = true;
+	list_for_each_entry(conn, &sess->conns, sess_node)
+		kt_iscsi_conn_close(conn);
+	spin_unlock(&sess->lock);
+}
+
+static void kt_iscsi_close_matching(struct kt_iscsi_tpg *tpg,
+				    struct kt_node_acl *acl)
+{
+	struct kt_iscsi_sess *sess;
+
+	spin_lock(&kt_iscsi_sessions_lock);
+	list_for_each_entry(sess, &kt_iscsi_sessions, node) {
+		if (sess->discovery || sess->tpg != tpg)
+			continue;
+		if (acl && sess->se.acl != acl)
+			continue;
+		kt_iscsi_sess_close(sess);
+	}
+	spin_unlock(&kt_iscsi_sessions_lock);
+}
+
+/*
+ * Close the sessions of a TPG being disabled and wait until they are gone:
+ * the TPG, its LUNs and ACLs may go right after.
+ */
+void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg)
+{
+	int i;
+
+	kt_iscsi_close_matching(tpg, NULL);
+	for (i = 0; i < 300 && atomic_read(&tpg->nr_sessions); i++)
+		msleep(100);
+	flush_workqueue(kt_iscsi_wq);
+}
+
+void kt_iscsi_acl_close_sessions(struct kt_node_acl *acl)
+{
+	kt_iscsi_close_matching(to_iscsi_tpg(acl->tpg), acl);
+	flush_workqueue(kt_iscsi_wq);
+}
+
+/* RFC 7143 4.2.2.1: the window the initiator may use next. */
+u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess)
+{
+	return READ_ONCE(sess->exp_cmdsn) + sess->cmdsn_depth - 1;
+}
+
+/*
+ * RFC 7143 3.2.2.1 / 4.2.2.1: accept a non-immediate command only with the
+ * expected CmdSN (ERL 0, one connection: in order), advancing the window;
+ * immediate commands carry the current CmdSN and do not advance it.
+ */
+bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
+			  bool immediate)
+{
+	struct kt_iscsi_sess *sess = conn->sess;
+	bool ok;
+
+	spin_lock(&sess->lock);
+	if (immediate) {
+		ok = true;
+	} else if (cmdsn == sess->exp_cmdsn) {
+		sess->exp_cmdsn++;
+		ok = true;
+	} else {
+		ok = false;
+	}
+	spin_unlock(&sess->lock);
+	return ok;
+}

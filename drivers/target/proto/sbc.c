@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SBC-3 responses and decoders: READ CAPACITY, WRITE SAME, the UNMAP
+ * parameter list, GET LBA STATUS and READ DEFECT DATA. No allocation,
+ * locking or logging here: this file is compiled unchanged into the
+ * userspace unit and fuzz tests.
+ */
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/bits.h>
+#include <asm/unaligned.h>
+
+#include <ktarget/proto/cdb.h>
+#include <ktarget/proto/sense.h>
+#include <ktarget/proto/spc.h>
+
+/* The most GET LBA STATUS descriptors one command returns */
+#define KT_SBC_LBA_STATUS_MAX	1024
+
+static sense_reason_t kt_sbc_bad_cdb(struct kt_sense_field *field, u16 byte,
+				     int bit)
+{
+	*field = bit < 0 ? KT_FIELD_CDB(byte) : KT_FIELD_CDB_BIT(byte, bit);
+	return KT_SENSE_INVALID_CDB_FIELD;
+}
+
+static sense_reason_t kt_sbc_bad_param(struct kt_sense_field *field,
+				       u32 byte)
+{
+	*field = KT_FIELD_PARAM(byte > 0xffff ? 0xffff : byte);
+	return KT_SENSE_INVALID_PARAM_FIELD;
+}
+
+/* SBC-3 READ CAPACITY (10) and (16) */
+sense_reason_t kt_sbc_read_capacity(const struct kt_lu_info *lu,
+				    const u8 *cdb, u8 *buf, u32 buf_len,
+				    u32 *data_len,
+				    struct kt_sense_field *field)
+{
+	u64 last = lu->nr_blocks ? lu->nr_blocks - 1 : 0;
+	struct kt_spc_out o;
+	u16 lbp = 0;
+
+	*data_len = 0;
+	*field = (struct kt_sense_field){ 0 };
+
+	if (cdb[0] == 0x25) {
+		/* the LOGICAL BLOCK ADDRESS must be zero unless PMI is set */
+		if (!(cdb[8] & 0x01) && get_unaligned_be32(&cdb[2]))
+			return kt_sbc_bad_cdb(field, 2, -1);
+		kt_spc_out_init(&o, buf, buf_len, 8);
+		/* FFFFFFFFh: too big for this command, use READ CAPACITY (16) */
+		kt_spc_out_be32(&o, last >= 0xffffffffULL ? 0xffffffff : last);
+		kt_spc_out_be32(&o, lu->block_size);
+		*data_len = kt_spc_out_len(&o);
+		return KT_SENSE_NONE;
+	}
+
+	if ((cdb[1] & 0x1f) != 0x10)
+		return kt_sbc_bad_cdb(field, 1, 4);
+	if (!(cdb[14] & 0x01) && get_unaligned_be64(&cdb[2]))
+		return kt_sbc_bad_cdb(field, 2, -1);
+
+	if (kt_spc_lbpme(lu)) {
+		lbp |= BIT(15);				/* LBPME */
+		if (lu->flags & KT_LU_LBPRZ)
+			lbp |= BIT(14);			/* LBPRZ */
+	}
+	lbp |= lu->lowest_aligned_lba & 0x3fff;
+
+	kt_spc_out_init(&o, buf, buf_len, get_unaligned_be32(&cdb[10]));
+	kt_spc_out_be64(&o, last);
+	kt_spc_out_be32(&o, lu->block_size);
+	kt_spc_out_u8(&o, 0);			/* no protection information */
+	kt_spc_out_u8(&o, lu->lbppbe & 0x0f);	/* LBPPBE */
+	kt_spc_out_be16(&o, lbp);
+	kt_spc_out_fill(&o, 0, 16);
+	*data_len = kt_spc_out_len(&o);
+	return KT_SENSE_NONE;
+}
+
+/* SBC-3 WRITE SAME (10) and (16) */
+sense_reason_t kt_sbc_write_same(const struct kt_lu_info *lu, const u8 *cdb,
+				 struct kt_sbc_ws *ws,
+				 struct kt_sense_field *field)
+{
+	bool ten = cdb[0] == 0x41;
+	u8 b1 = cdb[1], nr_byte = ten ? 7 : 10;
+
+	*ws = (struct kt_sbc_ws){ 0 };
+	*field = (struct kt_sense_field){ 0 };
+
+	/* no protection information, PBDATA/LBDATA obsolete, no ANC_SUP */
+	if (b1 & 0xe0)
+		return kt_sbc_bad_cdb(field, 1, 7);
+	if (b1 & 0x10)
+		return kt_sbc_bad_cdb(field, 1, 4);
+	if ((b1 & 0x08) && !(lu->flags & KT_LU_TPWS))
+		return kt_sbc_bad_cdb(field, 1, 3);
+	if (b1 & 0x06)
+		return kt_sbc_bad_cdb(field, 1, b1 & 0x04 ? 2 : 1);
+	if (ten && (b1 & 0x01))
+		return kt_sbc_bad_cdb(field, 1, 0);
+
+	if (ten) {
+		ws->lba = get_unaligned_be32(&cdb[2]);
+		ws->nr_blocks = get_unaligned_be16(&cdb[7]);
+	} else {
+		ws->lba = get_unaligned_be64(&cdb[2]);
+		ws->nr_blocks = get_unaligned_be32(&cdb[10]);
+	}
+	if (b1 & 0x08)
+		ws->flags |= KT_SBC_WS_UNMAP;
+	if (!ten && (b1 & 0x01))
+		ws->flags |= KT_SBC_WS_NDOB;
+
+	/* range first: 0 blocks past the end is LBA OUT OF RANGE (libiscsi) */
+	if (!kt_cdb_range_ok(ws->lba, ws->nr_blocks, lu->nr_blocks))
+		return KT_SENSE_LBA_OUT_OF_RANGE;
+	/* Block Limits VPD: WSNZ is one */
+	if (!ws->nr_blocks)
+		return kt_sbc_bad_cdb(field, nr_byte, -1);
+	if (lu->max_write_same_len && ws->nr_blocks > lu->max_write_same_len)
+		return kt_sbc_bad_cdb(field, nr_byte, -1);
+	return KT_SENSE_NONE;
+}
+
+/* SBC-3 UNMAP: the parameter list */
+sense_reason_t kt_sbc_unmap_check(const struct kt_lu_info *lu,
+				  const u8 *param, u32 len, u32 *nr,
+				  struct kt_sense_field *field)
+{
+	u32 bd_len, count, i, off;
+	u64 lba, total = 0;
+	u32 blocks;
+
+	*nr = 0;
+	*field = (struct kt_sense_field){ 0 };
+
+	/* an empty list is not an error; a partial header is */
+	if (!len)
+		return KT_SENSE_NONE;
+	if (len < KT_SBC_UNMAP_HDR_LEN)
+		return KT_SENSE_PARAM_LIST_LENGTH;
+
+	/*
+	 * UNMAP BLOCK DESCRIPTOR DATA LENGTH: descriptors that do not fit in
+	 * the list, or a trailing partial one, are ignored.
+	 */
+	bd_len = get_unaligned_be16(&param[2]);
+	if (bd_len > len - KT_SBC_UNMAP_HDR_LEN)
+		bd_len = len - KT_SBC_UNMAP_HDR_LEN;
+	count = bd_len / KT_SBC_UNMAP_DESC_LEN;
+
+	/* FFFFFFFFh in the Block Limits VPD page means no limit */
+	if (count > lu->max_unmap_block_desc_count)
+		return kt_sbc_bad_param(field, 2);
+
+	for (i = 0; i < count; i++) {
+		off = KT_SBC_UNMAP_HDR_LEN + i * KT_SBC_UNMAP_DESC_LEN;
+		lba = get_unaligned_be64(&param[off]);
+		blocks = get_unaligned_be32(&param[off + 8]);
+		if (!kt_cdb_range_ok(lba, blocks, lu->nr_blocks))
+			return KT_SENSE_LBA_OUT_OF_RANGE;
+		/* MAXIMUM UNMAP LBA COUNT bounds the whole command */
+		total += blocks;
+		if (lu->max_unmap_lba_count != 0xffffffff &&
+		    total > lu->max_unmap_lba_count)
+			return kt_sbc_bad_param(field, off + 8);
+	}
+	*nr = count;
+	return KT_SENSE_NONE;
+}
+
+void kt_sbc_unmap_desc(const u8 *param, u32 i, u64 *lba, u32 *nr_blocks)
+{
+	const u8 *d = param + KT_SBC_UNMAP_HDR_LEN + i * KT_SBC_UNMAP_DESC_LEN;
+
+	*lba = get_unaligned_be64(d);
+	*nr_blocks = get_unaligned_be32(d + 8);
+}
+
+/* SBC-3 GET LBA STATUS */
+sense_reason_t kt_sbc_get_lba_status(const struct kt_lu_info *lu,
+				     const u8 *cdb, kt_sbc_lba_status_fn fn,
+				     void *priv, u8 *buf, u32 buf_len,
+				     u32 *data_len,
+				     struct kt_sense_field *field)
+{
+	u64 lba = get_unaligned_be64(&cdb[2]), left, nr;
+	u32 alloc = get_unaligned_be32(&cdb[10]), max_desc, n = 0;
+	struct kt_spc_out o;
+	u8 status;
+	int err;
+
+	*data_len = 0;
+	*field = (struct kt_sense_field){ 0 };
+
+	if ((cdb[1] & 0x1f) != 0x12)
+		return kt_sbc_bad_cdb(field, 1, 4);
+	if (lba >= lu->nr_blocks)
+		return KT_SENSE_LBA_OUT_OF_RANGE;
+
+	/* as many descriptors as the allocation length holds, at least one */
+	max_desc = alloc > 8 ? (alloc - 8) / 16 : 0;
+	if (!max_desc)
+		max_desc = 1;
+	if (max_desc > KT_SBC_LBA_STATUS_MAX)
+		max_desc = KT_SBC_LBA_STATUS_MAX;
+
+	kt_spc_out_init(&o, buf, buf_len, alloc);
+	kt_spc_out_be32(&o, 0);		/* PARAMETER DATA LENGTH, set below */
+	kt_spc_out_be32(&o, 0);
+
+	while (lba < lu->nr_blocks && n < max_desc) {
+		/* a descriptor covers at most FFFFFFFFh blocks */
+		left = lu->nr_blocks - lba;
+		if (left > 0xffffffff)
+			left = 0xffffffff;
+		nr = left;
+		status = KT_SBC_LBA_MAPPED;
+		if (fn) {
+			err = fn(priv, lba, left, &nr, &status);
+			if (err)
+				return KT_SENSE_LU_COMM_FAILURE;
+			if (!nr || nr > left)
+				return KT_SENSE_LU_COMM_FAILURE;
+		}
+		kt_spc_out_be64(&o, lba);
+		kt_spc_out_be32(&o, nr);
+		kt_spc_out_u8(&o, status & 0x0f);	/* PROVISIONING STATUS */
+		kt_spc_out_fill(&o, 0, 3);
+		lba += nr;
+		n++;
+	}
+	kt_spc_out_set_be32(&o, 0, o.off - 4);
+	*data_len = kt_spc_out_len(&o);
+	return KT_SENSE_NONE;
+}
+
+/* SBC-3 READ DEFECT DATA (10) and (12): no defects */
+sense_reason_t kt_sbc_read_defect_data(const u8 *cdb, u8 *buf, u32 buf_len,
+				       u32 *data_len,
+				       struct kt_sense_field *field)
+{
+	struct kt_spc_out o;
+
+	*field = (struct kt_sense_field){ 0 };
+
+	if (cdb[0] == 0x37) {
+		kt_spc_out_init(&o, buf, buf_len, get_unaligned_be16(&cdb[7]));
+		kt_spc_out_u8(&o, 0);
+		/* REQ_PLIST, REQ_GLIST, DEFECT LIST FORMAT as requested */
+		kt_spc_out_u8(&o, cdb[2] & 0x1f);
+		kt_spc_out_be16(&o, 0);		/* DEFECT LIST LENGTH */
+	} else {
+		kt_spc_out_init(&o, buf, buf_len, get_unaligned_be32(&cdb[6]));
+		kt_spc_out_u8(&o, 0);
+		kt_spc_out_u8(&o, cdb[1] & 0x1f);
+		kt_spc_out_be16(&o, 0);		/* GENERATION CODE */
+		kt_spc_out_be32(&o, 0);		/* DEFECT LIST LENGTH */
+	}
+	*data_len = kt_spc_out_len(&o);
+	return KT_SENSE_NONE;
+}

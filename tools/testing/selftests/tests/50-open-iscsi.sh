@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Linux kernel initiator (open-iscsi) on a ktarget LUN: discovery,
+# login, mkfs.ext4, files written and checksummed, logout, login again,
+# checksums verified.
+. ./lib.sh
+
+main() {
+	local p=127.0.0.1:3260 disk mnt=/mnt/kt
+
+	if ! command -v iscsiadm >/dev/null; then
+		skip "open-iscsi" "iscsiadm not installed"
+		return
+	fi
+	check "target set up" kt_iscsi_setup
+	check "iscsid starts" kt_iscsid_start
+	check "discovery finds the target" sh -c \
+		"iscsiadm -m discovery -t st -p $p | grep -q $KT_IQN"
+	check "login" iscsiadm -m node -T $KT_IQN -p $p --login
+	disk=$(kt_iscsi_disk)
+	check "a disk appears" test -b "$disk"
+	check "mkfs.ext4" mkfs.ext4 -q -F "$disk"
+	mkdir -p $mnt
+	check "mount" mount "$disk" $mnt
+	check "write files" sh -c "for i in 1 2 3 4; do head -c 3000000 /dev/urandom > $mnt/f\$i; done; sync"
+	(cd $mnt && sha256sum f1 f2 f3 f4 > /tmp/kt-sums)
+	check "umount" umount $mnt
+	check "logout" iscsiadm -m node -T $KT_IQN -p $p --logout
+	check "login again" iscsiadm -m node -T $KT_IQN -p $p --login
+	disk=$(kt_iscsi_disk)
+	check "mount again" mount "$disk" $mnt
+	check "checksums match after logout and login" sh -c "cd $mnt && sha256sum -c --quiet /tmp/kt-sums"
+	umount $mnt 2>/dev/null
+	iscsiadm -m node -T $KT_IQN -p $p --logout >/dev/null 2>&1
+	iscsiadm -m node -o delete >/dev/null 2>&1
+	kt_iscsi_teardown
+	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
+}
+
+main "$@"
