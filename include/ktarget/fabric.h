@@ -246,6 +246,10 @@ struct kt_cmd {
 	u8			cdb_flags;
 	sense_reason_t		(*execute)(struct kt_cmd *cmd);
 
+	/* for the backstore: bios in flight and their worst outcome */
+	atomic_t		be_pending;
+	int			be_error;
+
 	struct scatterlist	*sgl;
 	unsigned int		sg_nents;
 	bool			sgl_owned;	/* the core allocated sgl */

@@ -513,10 +513,14 @@ dead:
 
 /* ---- life cycle ---- */
 
-static void kt_iscsi_conn_release(struct kref *kref)
+/*
+ * The last reference may go in a bio's completion: the socket is released
+ * from a work item (and module exit drains the workqueue).
+ */
+static void kt_iscsi_conn_free_work(struct work_struct *work)
 {
-	struct kt_iscsi_conn *conn = container_of(kref, struct kt_iscsi_conn,
-						  kref);
+	struct kt_iscsi_conn *conn = container_of(work, struct kt_iscsi_conn,
+						  free_work);
 
 	if (conn->portal)
 		kt_iscsi_portal_put(conn->portal);
@@ -525,6 +529,14 @@ static void kt_iscsi_conn_release(struct kref *kref)
 	xa_destroy(&conn->cmds);
 	kfree(conn);
 	module_put(THIS_MODULE);
+}
+
+static void kt_iscsi_conn_release(struct kref *kref)
+{
+	struct kt_iscsi_conn *conn = container_of(kref, struct kt_iscsi_conn,
+						  kref);
+
+	queue_work(kt_iscsi_wq, &conn->free_work);
 }
 
 void kt_iscsi_conn_get(struct kt_iscsi_conn *conn)
@@ -624,6 +636,7 @@ struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
 	INIT_WORK(&conn->rx_work, kt_iscsi_rx_work);
 	INIT_WORK(&conn->tx_work, kt_iscsi_tx_work);
 	INIT_WORK(&conn->close_work, kt_iscsi_close_work);
+	INIT_WORK(&conn->free_work, kt_iscsi_conn_free_work);
 	timer_setup(&conn->login_timer, kt_iscsi_login_timeout, 0);
 	kt_iscsi_rx_next(&conn->rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
 

@@ -112,6 +112,7 @@ struct kt_iscsi_conn {
 	struct work_struct	rx_work;
 	struct work_struct	tx_work;
 	struct work_struct	close_work;
+	struct work_struct	free_work;
 	int			cpu;		/* where rx and tx work runs */
 
 	struct kt_iscsi_rx	rx;

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_iblock: a block device through bios, configured as LIO's iblock:
+ * control "udev_path=/dev/X" (and "readonly=B"). Completion runs from the
+ * bios' end_io, with no context switch.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <ktarget/backend.h>
+#include <ktarget/fabric.h>
+
+struct kt_ib_dev {
+	struct kt_dev		dev;
+	struct block_device	*bdev;
+	bool			readonly;
+};
+
+static struct kt_ib_dev *to_ib(struct kt_dev *dev)
+{
+	return container_of(dev, struct kt_ib_dev, dev);
+}
+
+static struct kt_dev *kt_ib_alloc_dev(const char *name)
+{
+	struct kt_ib_dev *ib = kzalloc(sizeof(*ib), GFP_KERNEL);
+
+	return ib ? &ib->dev : NULL;
+}
+
+static void kt_ib_free_dev(struct kt_dev *dev)
+{
+	kfree(to_ib(dev));
+}
+
+static int kt_ib_set_param(struct kt_dev *dev, const char *key,
+			   const char *value)
+{
+	if (!strcmp(key, "udev_path")) {
+		if (value[0] != '/' || strlen(value) >= sizeof(dev->udev_path))
+			return -EINVAL;
+		strscpy(dev->udev_path, value, sizeof(dev->udev_path));
+		return 0;
+	}
+	if (!strcmp(key, "readonly"))
+		return kstrtobool(value, &to_ib(dev)->readonly);
+	return -ENOKEY;
+}
+
+static int kt_ib_enable(struct kt_dev *dev)
+{
+	struct kt_ib_dev *ib = to_ib(dev);
+	const char *name = config_item_name(&dev->group.cg_item);
+	fmode_t mode = FMODE_READ | FMODE_EXCL;
+	struct block_device *bdev;
+
+	if (!dev->udev_path[0]) {
+		pr_warn_ratelimited("%s: set udev_path= through control before enabling\n",
+				    name);
+		return -EINVAL;
+	}
+	if (!ib->readonly)
+		mode |= FMODE_WRITE;
+	bdev = blkdev_get_by_path(dev->udev_path, mode, ib);
+	if (IS_ERR(bdev)) {
+		pr_warn_ratelimited("%s: cannot open %s: %pe\n", name,
+				    dev->udev_path, bdev);
+		return PTR_ERR(bdev);
+	}
+	ib->bdev = bdev;
+	dev->attrib.hw_block_size = bdev_logical_block_size(bdev);
+	dev->attrib.block_size = dev->attrib.hw_block_size;
+	dev->attrib.hw_max_sectors = min_t(u32, queue_max_hw_sectors(bdev_get_queue(bdev)) *
+					   512 / dev->attrib.hw_block_size, 8192);
+	dev->attrib.hw_queue_depth = 128;
+	dev->attrib.is_nonrot = bdev_nonrot(bdev);
+	dev->nr_blocks = div_u64(bdev_nr_bytes(bdev), dev->attrib.hw_block_size);
+	return 0;
+}
+
+static void kt_ib_disable(struct kt_dev *dev)
+{
+	struct kt_ib_dev *ib = to_ib(dev);
+	fmode_t mode = FMODE_READ | FMODE_EXCL;
+
+	if (!ib->readonly)
+		mode |= FMODE_WRITE;
+	if (ib->bdev)
+		blkdev_put(ib->bdev, mode);
+	ib->bdev = NULL;
+}
+
+/* be_error: 0 fine, 1 a read failed, 2 a write failed */
+static void kt_ib_done(struct kt_cmd *cmd)
+{
+	static const sense_reason_t reason[] = {
+		KT_SENSE_NONE, KT_SENSE_MEDIUM_ERROR, KT_SENSE_WRITE_ERROR,
+	};
+
+	kt_cmd_complete(cmd, reason[READ_ONCE(cmd->be_error)]);
+}
+
+/* The last bio of a command completes it. */
+static void kt_ib_end_io(struct bio *bio)
+{
+	struct kt_cmd *cmd = bio->bi_private;
+
+	if (bio->bi_status)
+		WRITE_ONCE(cmd->be_error, op_is_write(bio_op(bio)) ? 2 : 1);
+	bio_put(bio);
+	if (atomic_dec_and_test(&cmd->be_pending))
+		kt_ib_done(cmd);
+}
+
+static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
+		     bool fua)
+{
+	struct kt_ib_dev *ib = to_ib(cmd->dev);
+	blk_opf_t opf = write ? REQ_OP_WRITE | (fua ? REQ_FUA : 0) : REQ_OP_READ;
+	struct scatterlist *sg;
+	struct bio *bio = NULL;
+	sector_t sector = pos >> SECTOR_SHIFT;
+	u32 done = 0;
+	unsigned int i;
+
+	if (write && ib->readonly) {
+		kt_cmd_complete(cmd, KT_SENSE_WRITE_PROTECTED);
+		return;
+	}
+	/* one reference held while bios are built, dropped at the end */
+	atomic_set(&cmd->be_pending, 1);
+	cmd->be_error = 0;
+	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
+		u32 n = min(sg->length, len - done);
+
+		if (!n)
+			break;
+		while (!bio || !bio_add_page(bio, sg_page(sg), n, sg->offset)) {
+			if (bio) {
+				sector = bio_end_sector(bio);
+				submit_bio(bio);
+			}
+			bio = bio_alloc(ib->bdev, bio_max_segs(cmd->sg_nents - i),
+					opf, GFP_NOIO);
+			bio->bi_iter.bi_sector = sector;
+			bio->bi_private = cmd;
+			bio->bi_end_io = kt_ib_end_io;
+			atomic_inc(&cmd->be_pending);
+		}
+		done += n;
+	}
+	if (bio)
+		submit_bio(bio);
+	if (atomic_dec_and_test(&cmd->be_pending))
+		kt_ib_done(cmd);
+}
+
+static void kt_ib_flush_end_io(struct bio *bio)
+{
+	struct kt_cmd *cmd = bio->bi_private;
+	blk_status_t st = bio->bi_status;
+
+	bio_put(bio);
+	kt_cmd_complete(cmd, st ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE);
+}
+
+static void kt_ib_flush(struct kt_cmd *cmd)
+{
+	struct bio *bio;
+
+	bio = bio_alloc(to_ib(cmd->dev)->bdev, 0, REQ_OP_WRITE | REQ_PREFLUSH,
+			GFP_NOIO);
+	bio->bi_private = cmd;
+	bio->bi_end_io = kt_ib_flush_end_io;
+	submit_bio(bio);
+}
+
+static ssize_t kt_ib_show_info(struct kt_dev *dev, char *page, size_t size)
+{
+	struct kt_ib_dev *ib = to_ib(dev);
+
+	return scnprintf(page, size,
+			 "        iBlock device: %pg  UDEV PATH: %s  readonly: %d\n",
+			 ib->bdev, dev->udev_path, ib->readonly);
+}
+
+static const struct kt_backend_ops kt_ib_ops = {
+	.name		= "iblock",
+	.owner		= THIS_MODULE,
+	.alloc_dev	= kt_ib_alloc_dev,
+	.free_dev	= kt_ib_free_dev,
+	.set_param	= kt_ib_set_param,
+	.enable		= kt_ib_enable,
+	.disable	= kt_ib_disable,
+	.show_info	= kt_ib_show_info,
+	.rw		= kt_ib_rw,
+	.flush		= kt_ib_flush,
+};
+
+static int __init kt_ib_init(void)
+{
+	return kt_backend_register(&kt_ib_ops);
+}
+
+static void __exit kt_ib_exit(void)
+{
+	kt_backend_unregister(&kt_ib_ops);
+}
+
+module_init(kt_ib_init);
+module_exit(kt_ib_exit);
+
+MODULE_DESCRIPTION("ktarget block device backstore (iblock)");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("ktarget-backend-iblock");
