@@ -98,6 +98,17 @@ static int kt_fd_enable(struct kt_dev *dev)
 	} else if (S_ISREG(inode->i_mode)) {
 		size = fd->size ? fd->size : i_size_read(inode);
 		dev->attrib.hw_block_size = 512;
+		/* a new or shorter file grows (sparse) to fd_dev_size */
+		if (i_size_read(inode) < size) {
+			int ret = vfs_truncate(&file->f_path, size);
+
+			if (ret) {
+				pr_warn_ratelimited("%s: cannot size %s to %llu: %pe\n",
+						    name, fd->path, size, ERR_PTR(ret));
+				fput(file);
+				return ret;
+			}
+		}
 	} else {
 		pr_warn_ratelimited("%s: %s is neither a file nor a block device\n",
 				    name, fd->path);
@@ -149,6 +160,12 @@ static void kt_fd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 			break;
 		ret = write ? kernel_write(fd->file, p, n, &off) :
 			      kernel_read(fd->file, p, n, &off);
+		/* reads past the end of a file that shrank see zeroes */
+		if (!write && ret >= 0 && ret < n) {
+			memset(p + ret, 0, n - ret);
+			off += n - ret;
+			ret = n;
+		}
 		if (ret != n)
 			break;
 		done += n;

@@ -29,7 +29,7 @@ main() {
 		echo fd_dev_name=$file,fd_dev_size=67108864 > $fdev/control &&
 		echo 1 > $fdev/enable"
 	check "ktarget_fileio was loaded on demand" grep -q '^ktarget_fileio ' /proc/modules
-	check "fileio created its 64 MiB file" test "$(stat -c %s $file 2>/dev/null)" = 67108864 -o -e $file
+	check_eq "fileio created its 64 MiB file" "$(stat -c %s $file 2>/dev/null)" 67108864
 	check "info shows the file" grep -q "File: $file" $fdev/info
 	check "iblock device" sh -c "mkdir -p $idev &&
 		echo udev_path=/dev/ram0 > $idev/control && echo 1 > $idev/enable"
@@ -49,6 +49,9 @@ main() {
 	d2=$(lun_disk 2)
 	check "LUN 1 and LUN 2 appear as disks" test -b "$d1" -a -b "$d2"
 	head -c 4194304 /dev/urandom > /tmp/kt-pat
+	check "the disks read from LBA 0 (partition scan)" sh -c "
+		dd if=$d1 of=/dev/null bs=1M count=1 iflag=direct status=none &&
+		dd if=$d2 of=/dev/null bs=1M count=1 iflag=direct status=none"
 	check "write a 4 MiB pattern at 1 MiB to both" sh -c "
 		dd if=/tmp/kt-pat of=$d1 bs=1M seek=1 oflag=direct status=none &&
 		dd if=/tmp/kt-pat of=$d2 bs=1M seek=1 oflag=direct status=none"
