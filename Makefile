@@ -10,6 +10,7 @@
 #   make test       deps, build, unit tests, guest test suite; ends "N passed, N failed"
 #   make test-debug the same on the debug kernel of ../shared/kernel (KASAN, kmemleak, lockdep)
 #   make demo       deps, build, boot a guest and show ktarget working
+#   make bench      ktarget against in-tree LIO in one guest, with ratios
 #   make check      checkpatch and sparse over the tree
 
 # The kernel built against: the running one when its build tree exists, else
@@ -25,7 +26,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps unit fuzz test test-debug demo check kver help
+.PHONY: all modules install clean deps unit fuzz test test-debug demo bench check kver help
 
 all: modules
 
@@ -72,6 +73,9 @@ test-debug: deps
 demo: deps modules
 	@tools/testing/vm/run.sh --name demo tools/testing/demo.sh
 
+bench: deps modules
+	@tools/testing/bench/run.sh
+
 check:
 	@tools/check.sh
 
@@ -79,4 +83,4 @@ kver:
 	@echo $(KVER)
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,/^$$/p' Makefile
