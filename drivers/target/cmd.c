@@ -181,9 +181,11 @@ static sense_reason_t kt_cmd_parse(struct kt_cmd *cmd, unsigned int cdb_len)
 	if (reason)
 		return reason;
 
-	/* a data phase in the wrong direction is a malformed request */
-	if (cmd->expected_len && need_dir != KT_DATA_NONE &&
-	    cmd->dir != KT_DATA_NONE && cmd->dir != need_dir)
+	/*
+	 * The CDB decides the direction. Only data the initiator will not
+	 * send is an error: a write-direction CDB without a data-out phase.
+	 */
+	if (need_dir == KT_DATA_OUT && cmd->dir == KT_DATA_IN)
 		return KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
 	if (need_dir != KT_DATA_NONE)
 		cmd->dir = need_dir;

@@ -167,6 +167,8 @@ struct kt_iscsi_cmd {
 	u32			write_end;	/* bytes the initiator will send */
 	bool			in_xa;		/* in conn->cmds */
 	bool			queued;		/* tx is on conn->tx_queue */
+	bool			silent;		/* aborted: no response is sent */
+	u32			exp_datasn;	/* next Data-Out DataSN */
 	u8			pending;	/* BIT(KT_TX_*) still to send */
 	sense_reason_t		setup_reason;	/* kt_cmd_setup() refused it */
 	u32			imm_len;	/* immediate data in the command PDU */

@@ -216,7 +216,7 @@ void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd)
 	cmd->queued = false;
 	spin_unlock_irqrestore(&conn->tx_lock, flags);
 
-	if (conn->state >= KT_CONN_CLOSING) {
+	if (conn->state >= KT_CONN_CLOSING || cmd->silent) {
 		if (pending & (BIT(KT_TX_DATA_IN) | BIT(KT_TX_STATUS)))
 			kt_cmd_put(&cmd->se);
 		return;
@@ -357,6 +357,18 @@ static int kt_iscsi_data_out_header(struct kt_iscsi_conn *conn)
 		conn->rx.skip = true;
 		return 0;
 	}
+	/*
+	 * RFC 7143 11.7.4: DataSN counts the PDUs of one sequence (an R2T's,
+	 * or the unsolicited one) from 0; with DataPDUInOrder each PDU starts
+	 * where the last ended. At ERL 0 a gap is a connection failure.
+	 */
+	if (h->data.datasn != cmd->exp_datasn ||
+	    h->data.offset != cmd->se.data_received) {
+		pr_warn_ratelimited("Data-Out out of order (DataSN %u, expected %u; offset %u, expected %u): closing the connection\n",
+				    h->data.datasn, cmd->exp_datasn,
+				    h->data.offset, cmd->se.data_received);
+		return -EPROTO;
+	}
 	conn->rx.discard = false;
 	conn->rx.cmd = cmd;
 	conn->rx.cmd_off = h->data.offset;
@@ -419,10 +431,11 @@ static void kt_iscsi_data_out(struct kt_iscsi_conn *conn)
 
 	if (!cmd)
 		return;
-	end = min(h->data.offset + h->data_len, cmd->se.data_length);
+	end = h->data.offset + h->data_len;
 	/* in-order data (DataPDUInOrder=Yes): what has arrived is a prefix */
 	if (end > cmd->se.data_received)
 		cmd->se.data_received = end;
+	cmd->exp_datasn = h->final ? 0 : cmd->exp_datasn + 1;
 	if (h->final && cmd->r2t_outstanding)
 		cmd->r2t_outstanding--;
 
@@ -460,6 +473,19 @@ static void kt_iscsi_nop_out(struct kt_iscsi_conn *conn)
 	kt_iscsi_queue_pdu(conn, bhs, data, n.data_len, true);
 }
 
+/* SAM-5 7.2: an aborted task gets no response; its resources go. */
+static void kt_iscsi_abort_waiting(struct kt_iscsi_conn *conn, u32 itt)
+{
+	struct kt_iscsi_cmd *cmd = xa_erase_irq(&conn->cmds, itt);
+
+	if (!cmd)
+		return;
+	cmd->in_xa = false;
+	cmd->silent = true;
+	set_bit(KT_CMD_ABORTED, &cmd->se.flags);
+	kt_cmd_fail(&cmd->se, KT_SENSE_ABORTED_COMMAND);
+}
+
 static void kt_iscsi_tmf(struct kt_iscsi_conn *conn)
 {
 	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
@@ -470,6 +496,10 @@ static void kt_iscsi_tmf(struct kt_iscsi_conn *conn)
 		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
 	switch (h->tmf.function) {
 	case KT_ISCSI_TMF_ABORT_TASK:
+		/* a command still waiting for its data is ended here */
+		kt_iscsi_abort_waiting(conn, h->tmf.rtt);
+		r.response = KT_ISCSI_TMF_RSP_COMPLETE;
+		break;
 	case KT_ISCSI_TMF_ABORT_TASK_SET:
 	case KT_ISCSI_TMF_CLEAR_TASK_SET:
 	case KT_ISCSI_TMF_LOGICAL_UNIT_RESET:
