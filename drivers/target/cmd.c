@@ -53,6 +53,8 @@ static void kt_cmd_release(struct kref *kref)
 	}
 	if (cmd->sgl_owned)
 		sgl_free(cmd->sgl);
+	if (cmd->aux_sgl)
+		sgl_free(cmd->aux_sgl);
 	if (cmd->lun)
 		percpu_ref_put(&cmd->lun->ref);
 	cmd->ops->release_cmd(cmd);
@@ -86,6 +88,14 @@ static void kt_cmd_set_outcome(struct kt_cmd *cmd, sense_reason_t reason)
  */
 void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 {
+	void (*cont)(struct kt_cmd *cmd, sense_reason_t r) = cmd->be_done;
+
+	/* a step of a multi-step command: the core goes on from there */
+	if (cont) {
+		cmd->be_done = NULL;
+		cont(cmd, reason);
+		return;
+	}
 	if (WARN_ON_ONCE(test_and_set_bit(KT_CMD_COMPLETE, &cmd->flags)))
 		return;
 	kt_cmd_set_outcome(cmd, reason);

@@ -37,6 +37,17 @@ static const struct kt_dev_attrib kt_dev_attrib_default = {
 	.queue_depth		= 128,
 	.alua_support		= 1,
 	.pgr_support		= 1,
+	/*
+	 * Unlike LIO, thin provisioning is on: every backstore makes unmapped
+	 * blocks read as zeroes (LBPRZ), so UNMAP and WRITE SAME are safe.
+	 */
+	.emulate_tpu		= 1,
+	.emulate_tpws		= 1,
+	.unmap_zeroes_data	= 1,
+	.max_unmap_lba_count	= 65536,
+	.max_unmap_block_desc_count = 256,
+	.unmap_granularity	= 1,
+	.max_write_same_len	= 65535,
 };
 
 /*
@@ -149,8 +160,17 @@ static ssize_t kt_dev_enable_store(struct config_item *item,
 	}
 	/* the backstore logs its own reason for a refusal */
 	ret = dev->ops->enable(dev);
-	if (!ret)
+	if (!ret) {
+		/*
+		 * As LIO's target_configure_device(): the writable limits
+		 * start from what the backstore reports, so a saved
+		 * configuration (rtslib writes them all back) stays in range.
+		 */
+		dev->attrib.block_size = dev->attrib.hw_block_size;
+		dev->attrib.queue_depth = dev->attrib.hw_queue_depth;
+		dev->attrib.optimal_sectors = dev->attrib.hw_max_sectors;
 		dev->enabled = true;
+	}
 out:
 	mutex_unlock(&dev->cfg_lock);
 	return ret ? ret : count;

@@ -6,10 +6,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <asm/unaligned.h>
 
 #include <ktarget/backend.h>
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
+#include <ktarget/proto/spc.h>
 
 #include "core.h"
 
@@ -42,34 +47,288 @@ u64 kt_dev_nr_lblocks(struct kt_dev *dev)
 		       dev->attrib.block_size);
 }
 
+static sense_reason_t kt_sbc_execute_good(struct kt_cmd *cmd)
+{
+	kt_cmd_complete(cmd, KT_SENSE_NONE);
+	return KT_SENSE_NONE;
+}
+
+/* ---- VERIFY with BYTCHK: read the range, compare with the data-out ---- */
+
+/* After the read: cmd->sgl holds the medium, aux_sgl the initiator's data. */
+static void kt_sbc_verify_done(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	struct scatterlist *m, *d;
+	u32 off = 0;
+
+	/* both lists come from sgl_alloc() of one length: the same layout */
+	for (m = cmd->sgl, d = cmd->aux_sgl; !reason && m && d && off < cmd->data_length;
+	     m = sg_next(m), d = sg_next(d)) {
+		u32 n = min(m->length, cmd->data_length - off);
+		const u8 *pm = page_address(sg_page(m)) + m->offset;
+		const u8 *pd = page_address(sg_page(d)) + d->offset;
+		u32 i;
+
+		if (memcmp(pm, pd, n)) {
+			for (i = 0; pm[i] == pd[i]; i++)
+				;
+			/* SBC-3 5.33: INFORMATION is the offset of the miscompare */
+			cmd->sense_info = off + i;
+			cmd->sense_info_valid = true;
+			reason = KT_SENSE_MISCOMPARE;
+		}
+		off += n;
+	}
+	kt_cmd_complete(cmd, reason);
+}
+
+static sense_reason_t kt_sbc_execute_verify(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+
+	cmd->aux_sgl = sgl_alloc(cmd->data_length, GFP_KERNEL, &cmd->aux_nents);
+	if (!cmd->aux_sgl)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	/* the initiator's data moves aside; the medium is read into sgl */
+	swap(cmd->sgl, cmd->aux_sgl);
+	swap(cmd->sg_nents, cmd->aux_nents);
+	cmd->be_done = kt_sbc_verify_done;
+	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size,
+		     cmd->data_length, false);
+	return KT_SENSE_NONE;
+}
+
+/* ---- WRITE SAME and UNMAP ---- */
+
+static void kt_sbc_ws_run(struct kt_cmd *cmd);
+
+static void kt_sbc_ws_finish(struct kt_cmd *cmd)
+{
+	swap(cmd->sgl, cmd->aux_sgl);
+	swap(cmd->sg_nents, cmd->aux_nents);
+	kt_cmd_complete(cmd, cmd->loop_reason);
+}
+
+static void kt_sbc_ws_work(struct work_struct *work)
+{
+	kt_sbc_ws_run(container_of(work, struct kt_cmd, work));
+}
+
 /*
- * READ / WRITE (6/10/12/16) and SYNCHRONIZE CACHE. Sets the transfer
- * length and direction the CDB implies; range errors are found here,
- * before any data moves.
+ * A chunk is written. loop_state: 1 while kt_sbc_ws_run() is issuing,
+ * 2 when the chunk completed inside that call (the loop goes on), 0 when
+ * the issuer has returned (a work item goes on: bios end in interrupt).
+ */
+static void kt_sbc_ws_step(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	if (reason)
+		cmd->loop_reason = reason;
+	if (atomic_xchg(&cmd->loop_state, 2) == 1)
+		return;
+	INIT_WORK(&cmd->work, kt_sbc_ws_work);
+	queue_work(system_unbound_wq, &cmd->work);
+}
+
+static void kt_sbc_ws_run(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	u32 chunk = 0;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i)
+		chunk += sg->length;
+
+	while (!cmd->loop_reason && cmd->loop_pos < cmd->loop_end) {
+		u32 len = min_t(u64, chunk, cmd->loop_end - cmd->loop_pos);
+		u64 pos = cmd->loop_pos;
+
+		cmd->loop_pos += len;
+		atomic_set(&cmd->loop_state, 1);
+		cmd->be_done = kt_sbc_ws_step;
+		dev->ops->rw(cmd, true, pos, len, false);
+		if (atomic_xchg(&cmd->loop_state, 0) != 2)
+			return;		/* it completes later, in kt_sbc_ws_step() */
+	}
+	kt_sbc_ws_finish(cmd);
+}
+
+#define KT_WS_CHUNK	(1024 * 1024)
+
+static sense_reason_t kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
+{
+	u32 bs = cmd->dev->attrib.block_size;
+	u32 chunk = min_t(u64, len, KT_WS_CHUNK);
+	struct sg_mapping_iter m;
+	u8 *block;
+
+	block = kmalloc(bs, GFP_KERNEL);
+	if (!block)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, block, bs);
+	cmd->aux_sgl = sgl_alloc(chunk, GFP_KERNEL, &cmd->aux_nents);
+	if (!cmd->aux_sgl) {
+		kfree(block);
+		return KT_SENSE_OUT_OF_RESOURCES;
+	}
+	/* the chunk is the block repeated; pages hold whole blocks */
+	sg_miter_start(&m, cmd->aux_sgl, cmd->aux_nents, SG_MITER_TO_SG);
+	while (sg_miter_next(&m)) {
+		size_t o;
+
+		for (o = 0; o < m.length; o += min_t(size_t, bs, m.length - o))
+			memcpy(m.addr + o, block, min_t(size_t, bs, m.length - o));
+	}
+	sg_miter_stop(&m);
+	kfree(block);
+
+	swap(cmd->sgl, cmd->aux_sgl);
+	swap(cmd->sg_nents, cmd->aux_nents);
+	cmd->loop_pos = pos;
+	cmd->loop_end = pos + len;
+	cmd->loop_reason = KT_SENSE_NONE;
+	kt_sbc_ws_run(cmd);
+	return KT_SENSE_NONE;
+}
+
+static bool kt_sbc_data_is_zero(struct kt_cmd *cmd, u32 len)
+{
+	struct sg_mapping_iter m;
+	bool zero = true;
+	u32 seen = 0;
+
+	sg_miter_start(&m, cmd->sgl, cmd->sg_nents, SG_MITER_FROM_SG);
+	while (zero && seen < len && sg_miter_next(&m)) {
+		size_t n = min_t(size_t, m.length, len - seen);
+
+		zero = !memchr_inv(m.addr, 0, n);
+		seen += n;
+	}
+	sg_miter_stop(&m);
+	return zero;
+}
+
+static sense_reason_t kt_sbc_execute_write_same(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	struct kt_lu_info lu;
+	struct kt_sbc_ws ws;
+	sense_reason_t reason;
+	u32 bs = dev->attrib.block_size;
+
+	kt_lu_info_fill(cmd, &lu);
+	reason = kt_sbc_write_same(&lu, cmd->cdb, &ws, &cmd->sense_field);
+	if (reason)
+		return reason;
+	if ((ws.flags & KT_SBC_WS_NDOB) || kt_sbc_data_is_zero(cmd, bs)) {
+		/* zeroes: deallocate where the backstore can (LBPRZ) */
+		reason = dev->ops->write_zeroes(dev, ws.lba * bs, ws.nr_blocks * bs);
+		if (!reason)
+			kt_cmd_complete(cmd, KT_SENSE_NONE);
+		return reason;
+	}
+	return kt_sbc_ws_pattern(cmd, ws.lba * bs, ws.nr_blocks * bs);
+}
+
+static sense_reason_t kt_sbc_execute_unmap(struct kt_cmd *cmd)
+{
+	u32 bs = cmd->dev->attrib.block_size;
+	struct kt_lu_info lu;
+	sense_reason_t reason;
+	u32 nr = 0, i, blocks;
+	u64 lba;
+	u8 *param;
+
+	param = kmalloc(max_t(u32, cmd->data_length, 1), GFP_KERNEL);
+	if (!param)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, param, cmd->data_length);
+	kt_lu_info_fill(cmd, &lu);
+	reason = kt_sbc_unmap_check(&lu, param, cmd->data_length, &nr,
+				    &cmd->sense_field);
+	if (reason) {
+		kfree(param);
+		return reason;
+	}
+	/* UNMAP: every descriptor's range reads as zeroes afterwards (LBPRZ) */
+	for (i = 0; !reason && i < nr; i++) {
+		kt_sbc_unmap_desc(param, i, &lba, &blocks);
+		if (blocks)
+			reason = cmd->dev->ops->write_zeroes(cmd->dev, lba * bs,
+							     (u64)blocks * bs);
+	}
+	kfree(param);
+	if (!reason)
+		kt_cmd_complete(cmd, KT_SENSE_NONE);
+	return reason;
+}
+
+static sense_reason_t kt_sbc_range(struct kt_cmd *cmd, const struct kt_cdb *c,
+				   u64 cap)
+{
+	if (!kt_cdb_range_ok(c->lba, c->nr_blocks, cap)) {
+		cmd->sense_info = c->lba;
+		return KT_SENSE_LBA_OUT_OF_RANGE;
+	}
+	/* SBC-3 5.15: at most 2^32 - 1 bytes in one command */
+	if ((u64)c->nr_blocks * cmd->dev->attrib.block_size > U32_MAX) {
+		cmd->sense_field = KT_FIELD_CDB(c->len == 6 ? 4 : 7);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
+	return KT_SENSE_NONE;
+}
+
+/*
+ * The block commands. Sets the transfer length and direction the CDB
+ * implies; range errors are found here, before any data moves. The CDB's
+ * reserved bits were checked by kt_spc_check_cdb() already.
  */
 sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			    u32 *needed, enum kt_data_dir *dir)
 {
 	struct kt_dev *dev = cmd->dev;
 	u64 cap = kt_dev_nr_lblocks(dev);
+	u32 bs = dev->attrib.block_size;
+	sense_reason_t reason;
+	u8 bytchk;
 
 	switch (c->opcode) {
 	case 0x08: case 0x28: case 0xa8: case 0x88:	/* READ */
 	case 0x0a: case 0x2a: case 0xaa: case 0x8a:	/* WRITE */
-		if (!kt_cdb_range_ok(c->lba, c->nr_blocks, cap)) {
-			cmd->sense_info = c->lba;
-			return KT_SENSE_LBA_OUT_OF_RANGE;
-		}
+	case 0x2e: case 0xae: case 0x8e:		/* WRITE AND VERIFY */
+		reason = kt_sbc_range(cmd, c, cap);
+		if (reason)
+			return reason;
 		if ((c->flags & KT_CDB_F_DATA_OUT) && cmd->write_protected)
 			return KT_SENSE_WRITE_PROTECTED;
-		/* SBC-3 5.15: at most 2^32 - 1 bytes in one command */
-		if ((u64)c->nr_blocks * dev->attrib.block_size > U32_MAX) {
-			cmd->sense_field = KT_FIELD_CDB(c->len == 6 ? 4 : 7);
-			return KT_SENSE_INVALID_CDB_FIELD;
-		}
-		*needed = c->nr_blocks * dev->attrib.block_size;
+		*needed = c->nr_blocks * bs;
 		*dir = (c->flags & KT_CDB_F_DATA_OUT) ? KT_DATA_OUT : KT_DATA_IN;
 		cmd->execute = kt_sbc_execute_rw;
+		return KT_SENSE_NONE;
+	case 0x2f: case 0xaf: case 0x8f:		/* VERIFY */
+		reason = kt_sbc_range(cmd, c, cap);
+		if (reason)
+			return reason;
+		/* SBC-3 5.33: BYTCHK 00b checks the medium only; 01b compares */
+		bytchk = (cmd->cdb[1] >> 1) & 0x3;
+		if (bytchk == 0 || !c->nr_blocks) {
+			cmd->execute = kt_sbc_execute_good;
+			return KT_SENSE_NONE;
+		}
+		if (bytchk == 3) {
+			/* 11b (one block for all) is not offered */
+			cmd->sense_field = KT_FIELD_CDB_BIT(1, 2);
+			return KT_SENSE_INVALID_CDB_FIELD;
+		}
+		*needed = c->nr_blocks * bs;
+		*dir = KT_DATA_OUT;
+		cmd->execute = kt_sbc_execute_verify;
+		return KT_SENSE_NONE;
+	case 0x34: case 0x90:				/* PRE-FETCH */
+		reason = kt_sbc_range(cmd, c, cap);
+		if (reason)
+			return reason;
+		cmd->execute = kt_sbc_execute_good;
 		return KT_SENSE_NONE;
 	case 0x35: case 0x91:				/* SYNCHRONIZE CACHE */
 		/* SBC-3 5.22: NUMBER OF BLOCKS 0 means to the end */
@@ -78,6 +337,27 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			return KT_SENSE_LBA_OUT_OF_RANGE;
 		}
 		cmd->execute = kt_sbc_execute_sync;
+		return KT_SENSE_NONE;
+	case 0x41: case 0x93:				/* WRITE SAME */
+		if (!dev->ops->write_zeroes)
+			break;
+		if (cmd->write_protected)
+			return KT_SENSE_WRITE_PROTECTED;
+		/* SBC-3 5.43: NDOB: no data-out buffer */
+		if (!(c->opcode == 0x93 && (cmd->cdb[1] & 0x01))) {
+			*needed = bs;
+			*dir = KT_DATA_OUT;
+		}
+		cmd->execute = kt_sbc_execute_write_same;
+		return KT_SENSE_NONE;
+	case 0x42:					/* UNMAP */
+		if (!dev->ops->write_zeroes)
+			break;
+		if (cmd->write_protected)
+			return KT_SENSE_WRITE_PROTECTED;
+		*needed = get_unaligned_be16(&cmd->cdb[7]);
+		*dir = KT_DATA_OUT;
+		cmd->execute = kt_sbc_execute_unmap;
 		return KT_SENSE_NONE;
 	}
 	cmd->sense_field = KT_FIELD_CDB(0);

@@ -14,6 +14,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include <ktarget/backend.h>
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
@@ -51,7 +52,6 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 	lu->unit_serial = dev->wwn.unit_serial;
 	lu->rel_port_id = cmd->lun ? cmd->lun->rtpi : 1;
 	lu->tpg_id = 0;
-	lu->ua_intlck_ctrl = a->emulate_ua_intlck_ctrl;
 	if (a->emulate_write_cache)
 		lu->flags |= KT_LU_WCE;
 	if (a->emulate_fua_write)
@@ -64,6 +64,22 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 		lu->flags |= KT_LU_TAS;
 	if (cmd->write_protected)
 		lu->flags |= KT_LU_READ_ONLY;
+	if (dev->ops->write_zeroes) {
+		if (a->emulate_tpu)
+			lu->flags |= KT_LU_TPU;
+		if (a->emulate_tpws)
+			lu->flags |= KT_LU_TPWS;
+		if (a->unmap_zeroes_data)
+			lu->flags |= KT_LU_LBPRZ;
+		lu->max_unmap_lba_count = a->max_unmap_lba_count;
+		lu->max_unmap_block_desc_count = a->max_unmap_block_desc_count;
+		lu->unmap_granularity = a->unmap_granularity;
+		lu->unmap_granularity_alignment = a->unmap_granularity_alignment;
+		lu->max_write_same_len = a->max_write_same_len;
+	}
+	/* SPC-4 7.5.7: LIO's 0/1/2 are the field values 00b/10b/11b */
+	lu->ua_intlck_ctrl = a->emulate_ua_intlck_ctrl ?
+			     a->emulate_ua_intlck_ctrl + 1 : 0;
 }
 
 /* Build into a bounce buffer, copy into the command's data, complete it. */

@@ -14,6 +14,7 @@
 #include <linux/module.h>
 
 #include <ktarget/target.h>
+#include <ktarget/proto/sense.h>
 
 struct kt_cmd;
 
@@ -52,6 +53,12 @@ struct kt_backend_ops {
 			      bool fua);
 	/* Optional: make completed writes stable; then kt_cmd_complete(). */
 	void		(*flush)(struct kt_cmd *cmd);
+	/*
+	 * Make [pos, pos + len) read as zeroes, deallocating where the
+	 * storage can (UNMAP, WRITE SAME of zeroes). Synchronous: may sleep,
+	 * returns the outcome.
+	 */
+	sense_reason_t	(*write_zeroes)(struct kt_dev *dev, u64 pos, u64 len);
 };
 
 int kt_backend_register(const struct kt_backend_ops *ops);

@@ -249,6 +249,18 @@ struct kt_cmd {
 	/* for the backstore: bios in flight and their worst outcome */
 	atomic_t		be_pending;
 	int			be_error;
+	/*
+	 * Commands of several backstore steps (WRITE SAME, VERIFY): the
+	 * core's continuation, run by kt_cmd_complete() instead of
+	 * completing, and the core's own buffer for the steps.
+	 */
+	void			(*be_done)(struct kt_cmd *cmd, sense_reason_t r);
+	struct scatterlist	*aux_sgl;
+	unsigned int		aux_nents;
+	u64			loop_pos;
+	u64			loop_end;
+	atomic_t		loop_state;
+	sense_reason_t		loop_reason;
 
 	struct scatterlist	*sgl;
 	unsigned int		sg_nents;

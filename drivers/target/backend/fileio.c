@@ -193,6 +193,31 @@ static void kt_fd_flush(struct kt_cmd *cmd)
 						       KT_SENSE_NONE);
 }
 
+/* UNMAP, WRITE SAME of zeroes: punch a hole, or write zeroes. */
+static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+	loff_t off = pos;
+	int ret;
+
+	ret = vfs_fallocate(fd->file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			    pos, len);
+	while (ret == -EOPNOTSUPP && len) {
+		size_t n = min_t(u64, len, PAGE_SIZE);
+		ssize_t w = kernel_write(fd->file, page_address(ZERO_PAGE(0)), n,
+					 &off);
+
+		if (w != n) {
+			ret = -EIO;
+			break;
+		}
+		len -= n;
+		if (!len)
+			ret = 0;
+	}
+	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
+}
+
 /* rtslib reads "File:", "Size:" and "Async:" from here. */
 static ssize_t kt_fd_show_info(struct kt_dev *dev, char *page, size_t size)
 {
@@ -215,6 +240,7 @@ static const struct kt_backend_ops kt_fd_ops = {
 	.show_info	= kt_fd_show_info,
 	.rw		= kt_fd_rw,
 	.flush		= kt_fd_flush,
+	.write_zeroes	= kt_fd_write_zeroes,
 };
 
 static int __init kt_fd_init(void)

@@ -180,6 +180,15 @@ static void kt_ib_flush(struct kt_cmd *cmd)
 	submit_bio(bio);
 }
 
+static sense_reason_t kt_ib_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
+{
+	int ret;
+
+	ret = blkdev_issue_zeroout(to_ib(dev)->bdev, pos >> SECTOR_SHIFT,
+				   len >> SECTOR_SHIFT, GFP_KERNEL, 0);
+	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
+}
+
 static ssize_t kt_ib_show_info(struct kt_dev *dev, char *page, size_t size)
 {
 	struct kt_ib_dev *ib = to_ib(dev);
@@ -200,6 +209,7 @@ static const struct kt_backend_ops kt_ib_ops = {
 	.show_info	= kt_ib_show_info,
 	.rw		= kt_ib_rw,
 	.flush		= kt_ib_flush,
+	.write_zeroes	= kt_ib_write_zeroes,
 };
 
 static int __init kt_ib_init(void)

@@ -163,6 +163,23 @@ static void kt_rd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 	kt_cmd_complete(cmd, done == len ? KT_SENSE_NONE : KT_SENSE_LU_COMM_FAILURE);
 }
 
+static sense_reason_t kt_rd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
+{
+	struct kt_rd_dev *rd = to_rd(dev);
+
+	while (len && !rd->nullio) {
+		size_t poff = offset_in_page(pos);
+		size_t n = min_t(u64, len, PAGE_SIZE - poff);
+
+		memset(page_address(rd->pages[pos >> PAGE_SHIFT]) + poff, 0, n);
+		pos += n;
+		len -= n;
+		if (!(pos & ((1 << 20) - 1)))
+			cond_resched();
+	}
+	return KT_SENSE_NONE;
+}
+
 /* rtslib reads "PAGES/PAGE_SIZE: N*SIZE" and "nullio: B" from here. */
 static ssize_t kt_rd_show_info(struct kt_dev *dev, char *page, size_t size)
 {
@@ -185,6 +202,7 @@ static const struct kt_backend_ops kt_rd_ops = {
 	.disable	= kt_rd_disable,
 	.show_info	= kt_rd_show_info,
 	.rw		= kt_rd_rw,
+	.write_zeroes	= kt_rd_write_zeroes,
 };
 
 static int __init kt_rd_init(void)
