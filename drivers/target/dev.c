@@ -302,6 +302,7 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 	dev->ops = ops;
 	dev->index = index;
 	mutex_init(&dev->cfg_lock);
+	sema_init(&dev->caw_sem, 1);
 	dev->attrib = kt_dev_attrib_default;
 	kt_dev_wwn_init(dev);
 

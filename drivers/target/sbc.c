@@ -55,31 +55,113 @@ static sense_reason_t kt_sbc_execute_good(struct kt_cmd *cmd)
 
 /* ---- VERIFY with BYTCHK: read the range, compare with the data-out ---- */
 
-/* After the read: cmd->sgl holds the medium, aux_sgl the initiator's data. */
-static void kt_sbc_verify_done(struct kt_cmd *cmd, sense_reason_t reason)
+/*
+ * Compare the first @len bytes of two lists made by sgl_alloc() (arrays of
+ * whole pages from offset 0, so their entries line up). On a difference,
+ * record its offset as the sense INFORMATION (SBC-3 5.33, 5.2).
+ */
+static sense_reason_t kt_sbc_compare(struct kt_cmd *cmd, struct scatterlist *a,
+				     struct scatterlist *b, u32 len)
 {
-	struct scatterlist *m, *d;
 	u32 off = 0;
 
-	/* both lists come from sgl_alloc() of one length: the same layout */
-	for (m = cmd->sgl, d = cmd->aux_sgl; !reason && m && d && off < cmd->data_length;
-	     m = sg_next(m), d = sg_next(d)) {
-		u32 n = min(m->length, cmd->data_length - off);
-		const u8 *pm = page_address(sg_page(m)) + m->offset;
-		const u8 *pd = page_address(sg_page(d)) + d->offset;
+	for (; a && b && off < len; a = sg_next(a), b = sg_next(b)) {
+		u32 n = min3(a->length, b->length, len - off);
+		const u8 *pa = page_address(sg_page(a)) + a->offset;
+		const u8 *pb = page_address(sg_page(b)) + b->offset;
 		u32 i;
 
-		if (memcmp(pm, pd, n)) {
-			for (i = 0; pm[i] == pd[i]; i++)
+		if (memcmp(pa, pb, n)) {
+			for (i = 0; pa[i] == pb[i]; i++)
 				;
-			/* SBC-3 5.33: INFORMATION is the offset of the miscompare */
 			cmd->sense_info = off + i;
 			cmd->sense_info_valid = true;
-			reason = KT_SENSE_MISCOMPARE;
+			return KT_SENSE_MISCOMPARE;
 		}
 		off += n;
 	}
+	return KT_SENSE_NONE;
+}
+
+/* After the read: cmd->sgl holds the medium, aux_sgl the initiator's data. */
+static void kt_sbc_verify_done(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	if (!reason)
+		reason = kt_sbc_compare(cmd, cmd->sgl, cmd->aux_sgl,
+					cmd->data_length);
 	kt_cmd_complete(cmd, reason);
+}
+
+/*
+ * COMPARE AND WRITE (SBC-3 5.2): read N blocks, compare with the first half
+ * of the data-out, write the second half. One at a time per device.
+ */
+static void kt_sbc_caw_write_done(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	up(&cmd->dev->caw_sem);
+	kt_cmd_complete(cmd, reason);
+}
+
+static void kt_sbc_caw_compare(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	struct kt_dev *dev = cmd->dev;
+	u32 half = cmd->nr_blocks * dev->attrib.block_size;
+	u8 *buf;
+
+	if (!reason)
+		reason = kt_sbc_compare(cmd, cmd->sgl, cmd->aux_sgl, half);
+	if (!reason) {
+		/* the write half goes into the read buffer, which is N blocks */
+		buf = kmalloc(half, GFP_KERNEL);
+		if (!buf) {
+			reason = KT_SENSE_OUT_OF_RESOURCES;
+		} else {
+			sg_pcopy_to_buffer(cmd->aux_sgl, cmd->aux_nents, buf, half, half);
+			sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, half);
+			kfree(buf);
+		}
+	}
+	if (reason) {
+		up(&dev->caw_sem);
+		kt_cmd_complete(cmd, reason);
+		return;
+	}
+	cmd->be_done = kt_sbc_caw_write_done;
+	dev->ops->rw(cmd, true, cmd->lba * dev->attrib.block_size, half,
+		     (cmd->cdb_flags & KT_CDB_F_FUA) && dev->attrib.emulate_fua_write);
+}
+
+static void kt_sbc_caw_work(struct work_struct *work)
+{
+	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
+
+	kt_sbc_caw_compare(cmd, cmd->loop_reason);
+}
+
+/* The read may end in a bio's interrupt: the write starts from a work item. */
+static void kt_sbc_caw_read_done(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	cmd->loop_reason = reason;
+	INIT_WORK(&cmd->work, kt_sbc_caw_work);
+	queue_work(system_unbound_wq, &cmd->work);
+}
+
+static sense_reason_t kt_sbc_execute_caw(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	u32 half = cmd->nr_blocks * dev->attrib.block_size;
+
+	cmd->aux_sgl = sgl_alloc(half, GFP_KERNEL, &cmd->aux_nents);
+	if (!cmd->aux_sgl)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	/* the data-out moves aside; the medium is read into sgl */
+	swap(cmd->sgl, cmd->aux_sgl);
+	swap(cmd->sg_nents, cmd->aux_nents);
+	if (down_interruptible(&dev->caw_sem))
+		return KT_SENSE_OUT_OF_RESOURCES;
+	cmd->be_done = kt_sbc_caw_read_done;
+	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size, half, false);
+	return KT_SENSE_NONE;
 }
 
 static sense_reason_t kt_sbc_execute_verify(struct kt_cmd *cmd)
@@ -323,6 +405,29 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*needed = c->nr_blocks * bs;
 		*dir = KT_DATA_OUT;
 		cmd->execute = kt_sbc_execute_verify;
+		return KT_SENSE_NONE;
+	case 0x89:					/* COMPARE AND WRITE */
+		/*
+		 * SBC-3 5.2: the data-out is exactly the verify and the write
+		 * data; any other length means NUMBER OF BLOCKS is wrong.
+		 */
+		if (cmd->expected_len != 2 * c->nr_blocks * bs) {
+			cmd->sense_field = KT_FIELD_CDB(13);
+			return KT_SENSE_INVALID_CDB_FIELD;
+		}
+		if (!c->nr_blocks) {
+			cmd->execute = kt_sbc_execute_good;
+			return KT_SENSE_NONE;
+		}
+		reason = kt_sbc_range(cmd, c, cap);
+		if (reason)
+			return reason;
+		if (cmd->write_protected)
+			return KT_SENSE_WRITE_PROTECTED;
+		/* SBC-3 5.2: the verify data, then the write data */
+		*needed = 2 * c->nr_blocks * bs;
+		*dir = KT_DATA_OUT;
+		cmd->execute = kt_sbc_execute_caw;
 		return KT_SENSE_NONE;
 	case 0x34: case 0x90:				/* PRE-FETCH */
 		reason = kt_sbc_range(cmd, c, cap);

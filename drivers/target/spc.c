@@ -22,6 +22,7 @@
 #include "core.h"
 
 #define KT_SPC_BUF_MAX	(64 * 1024)	/* largest emulated response we build */
+#define KT_CAW_MAX_BLOCKS	64	/* COMPARE AND WRITE blocks per command */
 
 typedef sense_reason_t (*kt_builder_t)(struct kt_cmd *cmd,
 				       const struct kt_lu_info *lu,
@@ -76,6 +77,10 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 		lu->unmap_granularity = a->unmap_granularity;
 		lu->unmap_granularity_alignment = a->unmap_granularity_alignment;
 		lu->max_write_same_len = a->max_write_same_len;
+	}
+	if (a->emulate_caw) {
+		lu->flags |= KT_LU_CAW;
+		lu->max_caw_blocks = KT_CAW_MAX_BLOCKS;
 	}
 	/* SPC-4 7.5.7: LIO's 0/1/2 are the field values 00b/10b/11b */
 	lu->ua_intlck_ctrl = a->emulate_ua_intlck_ctrl ?

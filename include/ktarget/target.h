@@ -7,6 +7,7 @@
 
 #include <linux/configfs.h>
 #include <linux/mutex.h>
+#include <linux/semaphore.h>
 #include <linux/types.h>
 
 struct kt_backend_ops;
@@ -79,6 +80,7 @@ struct kt_dev {
 	struct mutex			cfg_lock;	/* configfs writes */
 	bool				enabled;
 	atomic_t			export_count;	/* LUNs linked to it */
+	struct semaphore		caw_sem;	/* one COMPARE AND WRITE at a time */
 	u64				nr_blocks;	/* in hw_block_size units */
 
 	struct kt_dev_attrib		attrib;

@@ -21,8 +21,11 @@ main() {
 		return
 	fi
 	check "target set up" kt_iscsi_setup
-	timeout 900 iscsi-test-cu --dataloss --test=ALL \
-		"iscsi://127.0.0.1:3260/$KT_IQN/0" > $out 2>&1
+	# a second portal of the same TPG: the MultipathIO family's second path
+	check "a second portal" mkdir $KT_CFS/iscsi/$KT_IQN/tpgt_1/np/127.0.0.1:3261
+	timeout 1200 iscsi-test-cu --dataloss --test=ALL \
+		"iscsi://127.0.0.1:3260/$KT_IQN/0" \
+		"iscsi://127.0.0.1:3261/$KT_IQN/0" > $out 2>&1
 	python3 "$here/cu-parse.py" $out > $res
 	echo "# iscsi-test-cu rd: $(grep -c '^PASS' $res) passed," \
 	     "$(grep -c '^FAIL' $res) failed, $(grep -c '^SKIP' $res) skipped"
@@ -38,6 +41,7 @@ main() {
 	fi
 	[ -n "$fixed" ] && printf '# now passing, drop from known-failures.txt: %s\n' $fixed
 
+	rmdir $KT_CFS/iscsi/$KT_IQN/tpgt_1/np/127.0.0.1:3261
 	kt_iscsi_teardown
 	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
 }
