@@ -119,6 +119,7 @@ struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
 		lun = xa_load(&sess->tpg->luns, unpacked_lun);
 		*wp = sess->tpg->demo_write_protect;
 	}
+	/* pairs with the store-release in kt_lun_allow_link() */
 	if (lun && (!smp_load_acquire(&lun->live) ||
 		    !percpu_ref_tryget_live(&lun->ref)))
 		lun = NULL;

@@ -203,7 +203,7 @@ struct kt_tpg {
 	struct xarray		luns;		/* unpacked_lun -> kt_lun (RCU) */
 	struct list_head	acls;
 	struct list_head	sessions;
-	spinlock_t		session_lock;
+	spinlock_t		session_lock;	/* sessions */
 };
 
 /* An I_T nexus. Embedded in the fabric's session. */
@@ -211,7 +211,7 @@ struct kt_session {
 	struct kt_tpg		*tpg;
 	struct kt_node_acl	*acl;
 	struct list_head	node;		/* tpg->sessions */
-	spinlock_t		cmd_lock;
+	spinlock_t		cmd_lock;	/* cmds */
 	struct list_head	cmds;		/* commands in flight, for TMFs */
 	u8			isid[6];	/* iSCSI: for TransportID / PR */
 	char			initiator[KT_INITIATOR_NAME_LEN];

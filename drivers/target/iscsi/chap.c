@@ -118,19 +118,24 @@ u16 kt_iscsi_chap_key(struct kt_iscsi_chap *chap, struct kt_iscsi_login *l,
 	}
 	switch (k[5]) {
 	case 'A':
-		ok = chap->got_a = KT_COPY(chap->a, kv);
+		ok = KT_COPY(chap->a, kv);
+		chap->got_a = ok;
 		break;
 	case 'N':
-		ok = chap->got_n = KT_COPY(chap->n, kv);
+		ok = KT_COPY(chap->n, kv);
+		chap->got_n = ok;
 		break;
 	case 'R':
-		ok = chap->got_r = KT_COPY(chap->r, kv);
+		ok = KT_COPY(chap->r, kv);
+		chap->got_r = ok;
 		break;
 	case 'I':
-		ok = chap->got_i = KT_COPY(chap->i, kv);
+		ok = KT_COPY(chap->i, kv);
+		chap->got_i = ok;
 		break;
 	case 'C':
-		ok = chap->got_c = KT_COPY(chap->c, kv);
+		ok = KT_COPY(chap->c, kv);
+		chap->got_c = ok;
 		break;
 	}
 	if (!ok) {
@@ -281,7 +286,11 @@ u16 kt_iscsi_chap_step(struct kt_iscsi_chap *chap, struct kt_iscsi_login *l,
 	case KT_CHAP_DONE:
 		break;
 	}
-	chap->got_a = chap->got_n = chap->got_r = false;
-	chap->got_i = chap->got_c = false;
+	/* the next request brings its own keys */
+	chap->got_a = false;
+	chap->got_n = false;
+	chap->got_r = false;
+	chap->got_i = false;
+	chap->got_c = false;
 	return st;
 }

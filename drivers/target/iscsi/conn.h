@@ -119,7 +119,7 @@ struct kt_iscsi_conn {
 	u8			*rx_buf;	/* data of non-SCSI PDUs */
 	u32			rx_buf_len;
 
-	spinlock_t		tx_lock;
+	spinlock_t		tx_lock;	/* tx_queue, commands' pending bits */
 	struct list_head	tx_queue;	/* kt_iscsi_tx */
 	struct mutex		tx_mutex;	/* one sender at a time */
 

@@ -17,7 +17,6 @@
 #include "conn.h"
 #include "login.h"
 
-
 /* The RFC defaults (RFC 7143 13) before anything is negotiated. */
 static void kt_iscsi_nego_defaults(struct kt_iscsi_nego *n)
 {
@@ -578,9 +577,11 @@ void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
 				    "authentication required");
 		return;
 	}
-	if (l->csg == KT_ISCSI_STAGE_OPERATIONAL || (transit && nsg == KT_ISCSI_STAGE_OPERATIONAL)) {
+	if (l->csg == KT_ISCSI_STAGE_OPERATIONAL ||
+	    (transit && nsg == KT_ISCSI_STAGE_OPERATIONAL)) {
 		if (!l->sent_mrdsl) {
-			const char *mine = kt_iscsi_mine(l, KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH);
+			const char *mine = kt_iscsi_mine(l,
+					KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH);
 
 			l->nego.max_recv_dsl = mine ? kt_num(mine) : 8192;
 			if (l->csg == KT_ISCSI_STAGE_OPERATIONAL) {
