@@ -6,10 +6,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/configfs.h>
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 
+#include <ktarget/backend.h>
 #include <ktarget/target.h>
 
 #include "core.h"
@@ -114,7 +116,35 @@ static int kt_check_queue_depth(struct kt_dev *dev, u32 val)
 	return 0;
 }
 
-KT_ATTRIB_BOOL(emulate_model_alias);
+/*
+ * LIO: 1 makes the INQUIRY product id (wwn/product_id) the device's
+ * configfs name, cut to 15 bytes as LIO does; 0 gives back the backstore's
+ * own (as kt_dev_wwn_init()). targetcli sets it on every backstore it makes.
+ */
+static int kt_set_model_alias(struct kt_dev *dev, u32 val)
+{
+	char *pid = dev->wwn.product_id;
+	size_t i;
+
+	if (atomic_read(&dev->export_count)) {
+		if (val == dev->attrib.emulate_model_alias)
+			return 0;
+		pr_warn_ratelimited("%s: attrib/emulate_model_alias: the device is exported through a LUN\n",
+				    config_item_name(&dev->group.cg_item));
+		return -EBUSY;
+	}
+	if (val) {
+		strscpy(pid, config_item_name(&dev->group.cg_item),
+			min_t(size_t, sizeof(dev->wwn.product_id), 16));
+		return 0;
+	}
+	strscpy(pid, dev->ops->name, sizeof(dev->wwn.product_id));
+	for (i = 0; pid[i]; i++)
+		pid[i] = toupper(pid[i]);
+	return 0;
+}
+
+KT_ATTRIB_RW(emulate_model_alias, 0, 1, kt_set_model_alias);
 KT_ATTRIB_BOOL(emulate_dpo);
 KT_ATTRIB_BOOL(emulate_fua_write);
 KT_ATTRIB_BOOL(emulate_fua_read);

@@ -54,10 +54,21 @@ bool kt_iscsi_chap_required(struct kt_iscsi_tpg *tpg, struct kt_node_acl *acl)
 	return tpg->attrib.authentication;
 }
 
-/* The AuthMethod list we offer for this login. */
+/*
+ * The AuthMethod list we accept for this login: CHAP only when it is
+ * required; otherwise CHAP when the initiator asks for it and credentials
+ * are configured (as LIO does), or None.
+ */
 const char *kt_iscsi_chap_auth_method(struct kt_iscsi_login *l)
 {
-	return l->need_auth ? "CHAP" : "None";
+	const struct kt_iscsi_auth *cred;
+
+	if (l->need_auth)
+		return "CHAP";
+	if (!l->discovery && !l->tpg)
+		return "None";
+	cred = kt_chap_creds(l);
+	return cred->userid[0] && cred->password[0] ? "CHAP,None" : "None";
 }
 
 /* H(id || secret || challenge) */

@@ -569,7 +569,12 @@ void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
 			kt_iscsi_login_fail(conn, st, why);
 			return;
 		}
-		l->auth_done = !l->need_auth || l->chap.done;
+		/* a CHAP exchange once begun must finish, asked for or not */
+		if (l->chap.state == KT_CHAP_WANT_A ||
+		    l->chap.state == KT_CHAP_WANT_R)
+			l->auth_done = false;
+		else
+			l->auth_done = !l->need_auth || l->chap.done;
 		if (transit && !l->auth_done)
 			transit = false;	/* not before authentication ends */
 	} else if (!l->auth_done) {
