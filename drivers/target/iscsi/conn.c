@@ -48,13 +48,20 @@ static void kt_iscsi_data_ready(struct sock *sk)
 
 static void kt_iscsi_write_space(struct sock *sk)
 {
+	void (*orig)(struct sock *sk) = NULL;
 	struct kt_iscsi_conn *conn;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
-	if (conn && conn->state < KT_CONN_CLOSING)
-		queue_work_on(conn->cpu, kt_iscsi_wq, &conn->tx_work);
+	if (conn) {
+		orig = conn->saved_write_space;
+		if (conn->state < KT_CONN_CLOSING)
+			queue_work_on(conn->cpu, kt_iscsi_wq, &conn->tx_work);
+	}
 	read_unlock_bh(&sk->sk_callback_lock);
+	/* wakes a sender blocked in sendmsg waiting for buffer space */
+	if (orig)
+		orig(sk);
 }
 
 static void kt_iscsi_state_change(struct sock *sk)

@@ -341,8 +341,8 @@ static u16 kt_iscsi_login_keys(struct kt_iscsi_conn *conn, const char **why)
 		*why = "malformed text";
 		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
 	}
-	flags = l->csg == KT_ISCSI_STAGE_SECURITY ? KT_ISCSI_STAGE_SECURITY :
-						      KT_ISCSI_STAGE_OPERATIONAL;
+	flags = l->csg == KT_ISCSI_STAGE_SECURITY ? KT_ISCSI_NEGO_SECURITY :
+						      KT_ISCSI_NEGO_OPERATIONAL;
 	if (l->discovery)
 		flags |= KT_ISCSI_NEGO_F_DISCOVERY;
 
@@ -363,10 +363,10 @@ static u16 kt_iscsi_login_keys(struct kt_iscsi_conn *conn, const char **why)
 		 * and so do we.
 		 */
 		if (key && l->csg == KT_ISCSI_STAGE_SECURITY &&
-		    !(key->stages & KT_ISCSI_STAGE_SECURITY) &&
-		    (key->stages & KT_ISCSI_STAGE_OPERATIONAL))
-			kflags = (flags & ~KT_ISCSI_STAGE_SECURITY) |
-				 KT_ISCSI_STAGE_OPERATIONAL;
+		    !(key->stages & KT_ISCSI_NEGO_SECURITY) &&
+		    (key->stages & KT_ISCSI_NEGO_OPERATIONAL))
+			kflags = (flags & ~KT_ISCSI_NEGO_SECURITY) |
+				 KT_ISCSI_NEGO_OPERATIONAL;
 		ns = kt_iscsi_negotiate(kv->key, kv->key_len, kv->value,
 					kv->value_len, mine,
 					mine ? strlen(mine) : 0, kflags, out,
@@ -547,6 +547,8 @@ void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
 			return;
 		}
 		l->names_done = true;
+		/* RFC 7143 6.3: a login may skip the security stage */
+		l->auth_done = !l->need_auth;
 	}
 	st = kt_iscsi_login_keys(conn, &why);
 	if (st) {

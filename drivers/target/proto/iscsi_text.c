@@ -678,11 +678,11 @@ bool kt_iscsi_list_contains(const u8 *list, size_t len, const u8 *item,
 #define SND_I		KT_ISCSI_SENDER_INITIATOR
 #define SND_T		KT_ISCSI_SENDER_TARGET
 #define SND_IT		(KT_ISCSI_SENDER_INITIATOR | KT_ISCSI_SENDER_TARGET)
-#define ST_SEC		KT_ISCSI_STAGE_SECURITY
-#define ST_OP		KT_ISCSI_STAGE_OPERATIONAL
-#define ST_LOGIN	(KT_ISCSI_STAGE_SECURITY | KT_ISCSI_STAGE_OPERATIONAL)
-#define ST_OP_FFP	(KT_ISCSI_STAGE_OPERATIONAL | KT_ISCSI_STAGE_FFP)
-#define ST_ANY		KT_ISCSI_STAGE_MASK
+#define ST_SEC		KT_ISCSI_NEGO_SECURITY
+#define ST_OP		KT_ISCSI_NEGO_OPERATIONAL
+#define ST_LOGIN	(KT_ISCSI_NEGO_SECURITY | KT_ISCSI_NEGO_OPERATIONAL)
+#define ST_OP_FFP	(KT_ISCSI_NEGO_OPERATIONAL | KT_ISCSI_NEGO_FFP)
+#define ST_ANY		KT_ISCSI_NEGO_STAGE_MASK
 #define F_LO		KT_ISCSI_KEY_F_LEADING_ONLY
 #define F_SW		KT_ISCSI_KEY_F_SESSION
 #define F_ND		KT_ISCSI_KEY_F_NOT_DISCOVERY
@@ -727,7 +727,7 @@ static const struct kt_iscsi_key kt_iscsi_keys[KT_ISCSI_KEY_NR] = {
 		.name = "SendTargets", .value_max = KT_ISCSI_VALUE_MAX,
 		.type = KT_ISCSI_TYPE_TEXT,
 		.result = KT_ISCSI_RESULT_DECLARATIVE,
-		.senders = SND_I, .stages = KT_ISCSI_STAGE_FFP, .flags = F_SW,
+		.senders = SND_I, .stages = KT_ISCSI_NEGO_FFP, .flags = F_SW,
 	},
 	/* RFC 7143 13.4: IO by initiator, FFPO by target, Any-Stage */
 	[KT_ISCSI_KEY_TARGET_NAME] = {
@@ -1202,7 +1202,7 @@ enum kt_iscsi_nego_status kt_iscsi_negotiate(const u8 *key, size_t key_len,
 					     size_t out_size, size_t *out_len)
 {
 	const struct kt_iscsi_key *k = kt_iscsi_key_find(key, key_len);
-	unsigned int stage = flags & KT_ISCSI_STAGE_MASK;
+	unsigned int stage = flags & KT_ISCSI_NEGO_STAGE_MASK;
 
 	*out_len = 0;
 	/* RFC 7143 6.2: a key the acceptor does not know gets NotUnderstood */
@@ -1233,9 +1233,10 @@ enum kt_iscsi_nego_status kt_iscsi_negotiate(const u8 *key, size_t key_len,
 				 KT_ISCSI_NEGO_IRRELEVANT);
 	}
 
+	/* every authentication key belongs to the method's own code */
+	if (k->flags & KT_ISCSI_KEY_F_AUTH)
+		return KT_ISCSI_NEGO_AUTH;
 	if (k->result == KT_ISCSI_RESULT_DECLARATIVE) {
-		if (k->flags & KT_ISCSI_KEY_F_AUTH)
-			return KT_ISCSI_NEGO_AUTH;
 		if (!kt_declaration_ok(k, offer, offer_len))
 			return kt_reject(out, out_size, out_len);
 		return KT_ISCSI_NEGO_NO_REPLY;

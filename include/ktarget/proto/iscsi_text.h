@@ -198,12 +198,12 @@ enum kt_iscsi_result {
 #define KT_ISCSI_SENDER_TARGET		BIT(1)
 
 /* Where a key may appear (struct kt_iscsi_key.stages, negotiation flags) */
-#define KT_ISCSI_STAGE_SECURITY		BIT(0)	/* login, CSG 0 */
-#define KT_ISCSI_STAGE_OPERATIONAL	BIT(1)	/* login, CSG 1 */
-#define KT_ISCSI_STAGE_FFP		BIT(2)	/* Text in full feature phase */
-#define KT_ISCSI_STAGE_MASK		(KT_ISCSI_STAGE_SECURITY | \
-					 KT_ISCSI_STAGE_OPERATIONAL | \
-					 KT_ISCSI_STAGE_FFP)
+#define KT_ISCSI_NEGO_SECURITY		BIT(0)	/* login, CSG 0 */
+#define KT_ISCSI_NEGO_OPERATIONAL	BIT(1)	/* login, CSG 1 */
+#define KT_ISCSI_NEGO_FFP		BIT(2)	/* Text in full feature phase */
+#define KT_ISCSI_NEGO_STAGE_MASK		(KT_ISCSI_NEGO_SECURITY | \
+					 KT_ISCSI_NEGO_OPERATIONAL | \
+					 KT_ISCSI_NEGO_FFP)
 
 /* struct kt_iscsi_key.flags */
 #define KT_ISCSI_KEY_F_LEADING_ONLY	BIT(0)	/* Use: LO */

@@ -179,8 +179,8 @@ static void check_round_trip(const struct kt_iscsi_kv *kv, unsigned int nr,
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	static const unsigned int stages[4] = {
-		0, KT_ISCSI_STAGE_SECURITY, KT_ISCSI_STAGE_OPERATIONAL,
-		KT_ISCSI_STAGE_FFP,
+		0, KT_ISCSI_NEGO_SECURITY, KT_ISCSI_NEGO_OPERATIONAL,
+		KT_ISCSI_NEGO_FFP,
 	};
 	enum kt_iscsi_text_status st;
 	struct kt_iscsi_kv kv[MAX_KV];

@@ -270,14 +270,23 @@ assert a == b, json.dumps(a, indent=1, sort_keys=True) + ' != ' + json.dumps(b, 
 		# libiscsi: iscsi://[user[%password]@]host[:port]/target-iqn/lun
 		url="iscsi://$CHAP_USER%$CHAP_PASS@127.0.0.1:3260/$IQN/0"
 		vendor=$(cat $KT_CFS/core/rd_mcp_*/r0/wwn/vendor_id)
-		# Known bug, being fixed: ktarget refuses libiscsi's CHAP login
-		# ("key AuthMethod not allowed here") after the restore.
-		why="CHAP login by libiscsi refused: AuthMethod in the wrong stage (known bug)"
-		skip "iscsi-inq logs in with CHAP to the restored target" "$why"
-		skip "INQUIRY: vendor (wwn/vendor_id), product r0 (the alias)" "$why"
-		skip "a wrong CHAP password is refused (0x0201)" "$why"
-		skip "a login without CHAP is refused (0x0201)" "$why"
-		: "$vendor"
+		d="iscsi-inq logs in with CHAP to the restored target, LUN 0 answers INQUIRY"
+		if timeout 60 iscsi-inq -i $INIT "$url" > /ktout/iscsi-inq.txt 2>&1; then
+			ok "$d"
+		else
+			not_ok "$d" "$(cat /ktout/iscsi-inq.txt)"
+		fi
+		check "INQUIRY: vendor '$vendor' (wwn/vendor_id), product r0 (the alias)" \
+			sh -c "grep -q '^Vendor:$vendor *\$' /ktout/iscsi-inq.txt &&
+			       grep -q '^Product:r0 *\$' /ktout/iscsi-inq.txt"
+		# RFC 7143 11.13.5: 0201h authentication failure, 0202h
+		# authorization failure; libiscsi prints the status
+		login_refused "a wrong CHAP password is refused (0x0201)" \
+			"Authentication failure" -i $INIT \
+			"iscsi://$CHAP_USER%wrong-secret@127.0.0.1:3260/$IQN/0"
+		login_refused "a login without CHAP is refused (0x0201)" \
+			"Authentication failure" -i $INIT \
+			"iscsi://127.0.0.1:3260/$IQN/0"
 		login_refused "an initiator without an ACL is refused (0x0202)" \
 			"Authorization failure" -i $INIT-other "$url"
 	else

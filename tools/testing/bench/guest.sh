@@ -1,0 +1,339 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest.sh [--runtime SEC] [--pages N] [--rounds N]
+#
+# The ktarget / LIO side-by-side benchmark, guest side: tools/testing/bench/run.sh
+# boots the guest and runs this. For each target stack in turn (ktarget, then
+# the kernel's own LIO), it builds the same iSCSI target through configfs (an
+# rd LUN of N pages, 1 GiB by default, behind one IQN on 127.0.0.1:3260, demo
+# mode), measures it with libiscsi's iscsi-perf and with fio through the
+# kernel initiator (open-iscsi), tears it down and unloads it. Only one stack
+# can own configfs "target" at a time.
+#
+# Writes /ktout/results.txt (the table: test, unit, ktarget, LIO, ratio) and
+# every raw output under /ktout/raw/. A test that fails, or a stack that does
+# not come up, gives "fail" in its cells; the run goes on. Every step has a
+# time limit. With --rounds N, the pair (ktarget, LIO) runs N times and the
+# table keeps each cell's best figure (the round least disturbed by whatever
+# else the host runs). Exit status 1 when any cell is "fail".
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../selftests/lib.sh
+. "$here/../selftests/lib.sh"
+
+OUT=/ktout
+RAW=$OUT/raw
+TSV=$RAW/results.tsv
+RUNTIME=10		# seconds per measurement
+ROUNDS=1		# ktarget then LIO, this many times
+ROUND=1
+PAGES=262144		# 1 GiB of 4 KiB pages
+FALLBACK_PAGES=131072	# 512 MiB, when the guest cannot spare 1 GiB
+PORTAL=127.0.0.1:3260
+PY=/usr/bin/python3
+REPORT=$here/report.py
+
+# The tests, in table order: NAME TOOL RW BYTES QD UNIT
+TESTS=(
+	"perf 4k randread QD1    perf randread   4096 1  IOPS"
+	"perf 4k randread QD32   perf randread   4096 32 IOPS"
+	"perf 1M seqread QD8     perf read    1048576 8  MiB/s"
+	"fio 4k randread QD1     fio  randread   4096 1  IOPS"
+	"fio 4k randread QD32    fio  randread   4096 32 IOPS"
+	"fio 4k randwrite QD32   fio  randwrite  4096 32 IOPS"
+	"fio 1M seqread QD8      fio  read    1048576 8  MiB/s"
+	"fio 1M seqwrite QD8     fio  write   1048576 8  MiB/s"
+)
+
+log() { echo "bench: $*" >&2; }
+
+# nap SEC: sleep without forking (polling loops run while measuring): a
+# read that times out on an idle FIFO; sleep(1) when that FIFO is missing
+nap() { read -r -t "$1" -u 9 2>/dev/null || [ $? -gt 128 ] || sleep "$1"; }
+
+# run_for SEC SIG GRACE CMD...: run CMD (a program or a function); SEC
+# seconds in, send it SIG; GRACE seconds later, KILL. A process that even KILL
+# does not end (stuck in the kernel) is abandoned 60 s later, so that the run
+# goes on. Status: CMD's; 124 when it had to be killed; 125 when abandoned.
+run_for() {
+	local secs=$1 sig=$2 grace=$3 pid t=0 rc killed=0
+	shift 3
+	"$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		case $((t - secs * 2)) in
+		0)
+			[ "$sig" = INT ] || log "TIMEOUT after ${secs}s: $*"
+			pkill -"$sig" -P "$pid"
+			kill -"$sig" "$pid" 2>/dev/null ;;
+		$((grace * 2)))
+			log "KILL after $((secs + grace))s: $*"
+			pkill -KILL -P "$pid"
+			kill -KILL "$pid" 2>/dev/null
+			killed=1 ;;
+		$((grace * 2 + 120)))
+			log "ABANDONED (KILL does not end it: stuck in the kernel?): $*"
+			return 125 ;;
+		esac
+		nap 0.5
+		t=$((t + 1))
+	done
+	wait "$pid"
+	rc=$?
+	[ "$killed" = 1 ] && return 124
+	return "$rc"
+}
+
+# bounded SEC CMD...: CMD with a time limit of SEC seconds (then TERM, KILL)
+bounded() {
+	local secs=$1
+	shift
+	run_for "$secs" TERM 10 "$@"
+}
+
+# record STACK TEST UNIT VALUE
+record() {
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$TSV"
+	if [ "$4" = fail ]; then
+		log "$1: $2: fail"
+	else
+		log "$1: $2: $4 $3"
+	fi
+}
+
+# --- target stacks --------------------------------------------------------
+
+# rd_up PAGES: core/rd_mcp_0/r0 with PAGES pages, enabled
+rd_up() {
+	mkdir -p $KT_CFS/core/rd_mcp_0/r0 || return 1
+	echo "rd_pages=$1" > $KT_CFS/core/rd_mcp_0/r0/control || return 1
+	echo 1 > $KT_CFS/core/rd_mcp_0/r0/enable
+}
+
+# fabric_up: the rest of kt_iscsi_setup (lib.sh), for either stack
+fabric_up() {
+	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+	mkdir -p $tpg/lun/lun_0 || return 1
+	ln -s $KT_CFS/core/rd_mcp_0/r0 $tpg/lun/lun_0/r0 || return 1
+	mkdir $tpg/np/$PORTAL || return 1
+	echo 0 > $tpg/attrib/authentication || return 1
+	echo 1 > $tpg/attrib/generate_node_acls || return 1
+	echo 0 > $tpg/attrib/demo_mode_write_protect || return 1
+	echo 1 > $tpg/enable
+}
+
+# stack_up STACK: load STACK, check that it owns configfs target, build the target
+stack_up() {
+	local stack=$1 banner
+	case $stack in
+	ktarget)
+		bounded 60 modprobe ktarget_core || return 1
+		banner='^ktarget Core' ;;
+	lio)
+		# LIO keeps PR and ALUA metadata there
+		mkdir -p /var/target/pr /var/target/alua
+		bounded 60 modprobe target_core_mod || return 1
+		bounded 60 modprobe iscsi_target_mod || return 1
+		banner='^Target Engine Core' ;;
+	esac
+	if ! grep -q "$banner" $KT_CFS/version; then
+		log "$stack: configfs target belongs to: $(head -1 $KT_CFS/version 2>&1)"
+		return 1
+	fi
+	if ! bounded 300 rd_up "$PAGES"; then
+		log "$stack: rd LUN of $PAGES pages failed; retrying with $FALLBACK_PAGES"
+		bounded 60 rmdir $KT_CFS/core/rd_mcp_0/r0
+		[ "$PAGES" = "$FALLBACK_PAGES" ] && return 1
+		PAGES=$FALLBACK_PAGES
+		bounded 300 rd_up "$PAGES" || return 1
+	fi
+	bounded 120 fabric_up || return 1
+	case $stack in
+	ktarget) grep -q '^ktarget_iscsi ' /proc/modules ;;
+	lio) grep -q '^iscsi_target_mod ' /proc/modules ;;
+	esac
+}
+
+# stack_down STACK: configfs teardown in reverse, then unload
+stack_down() {
+	local stack=$1
+	bounded 120 kt_iscsi_teardown "$KT_IQN" "${PORTAL##*:}"
+	case $stack in
+	ktarget)
+		bounded 60 rmmod ktarget_iscsi
+		bounded 60 rmmod ktarget_rd
+		bounded 60 rmmod ktarget_core ;;
+	lio)
+		# target_core_mod loads every LIO backstore on first use
+		bounded 60 modprobe -r iscsi_target_mod
+		for m in $(awk '$1 == "target_core_mod" { gsub(",", " ", $4); print $4 }' /proc/modules); do
+			[ "$m" = - ] || bounded 60 modprobe -r "$m"
+		done
+		bounded 60 modprobe -r target_core_mod ;;
+	esac
+	if [ -e $KT_CFS ]; then
+		log "$stack: still loaded after teardown:"
+		grep -E '^(ktarget_|target_core|iscsi_target)' /proc/modules
+		return 1
+	fi
+}
+
+# --- measurements -----------------------------------------------------------
+
+# perf_test STACK NAME RW BYTES QD UNIT: libiscsi's iscsi-perf (READ16 only)
+perf_test() {
+	local stack=$1 name=$2 rw=$3 bytes=$4 qd=$5 unit=$6 f v rnd=()
+	f=$RAW/r$ROUND-$stack-${name// /-}.txt
+	[ "$rw" = randread ] && rnd=(-r)
+	# -l: one progress line per second, each with the average since the
+	# start. Stopped by SIGINT after RUNTIME s (its own -t never stops when
+	# a second passes without a completion), it lets the commands in flight
+	# finish and prints "finished."; the last average is the result.
+	run_for "$RUNTIME" INT 60 iscsi-perf -l -m "$qd" -b $((bytes / 512)) "${rnd[@]}" \
+		"iscsi://$PORTAL/$KT_IQN/0" > "$f" 2>&1
+	echo "# exit $?" >> "$f"
+	v=$($PY "$REPORT" perf "$f" "$bytes" "$unit") || v=fail
+	record "$stack" "$name" "$unit" "$v"
+}
+
+# fio_test STACK NAME RW BYTES QD UNIT DISK: fio through the kernel initiator
+fio_test() {
+	local stack=$1 name=$2 rw=$3 bytes=$4 qd=$5 unit=$6 disk=$7 f v side=r
+	f=$RAW/r$ROUND-$stack-${name// /-}
+	case $rw in *write) side=w ;; esac
+	if [ -b "$disk" ]; then
+		bounded $((RUNTIME + 90)) fio --name="${name// /-}" --filename="$disk" \
+			--direct=1 --ioengine=libaio --rw="$rw" --bs="$bytes" \
+			--iodepth="$qd" --numjobs=1 --time_based --runtime="$RUNTIME" \
+			--ramp_time=2 --norandommap --randrepeat=0 \
+			--output-format=json --output="$f.json" > "$f.log" 2>&1
+		echo "# exit $?" >> "$f.log"
+		v=$($PY "$REPORT" fio "$f.json" "$side" "$unit" 2>>"$f.log") || v=fail
+	else
+		v=fail
+	fi
+	record "$stack" "$name" "$unit" "$v"
+}
+
+# each_test TOOL FUNC ARGS...: FUNC STACK... for every test of TOOL
+each_test() {
+	local tool=$1 fn=$2 stack=$3 t w
+	shift 3
+	for t in "${TESTS[@]}"; do
+		read -ra w <<< "$t"
+		[ "${w[4]}" = "$tool" ] || continue
+		"$fn" "$stack" "${w[*]:0:4}" "${w[5]}" "${w[6]}" "${w[7]}" "${w[8]}" "$@"
+	done
+}
+
+fail_test() {	# fail_test STACK NAME RW BYTES QD UNIT
+	record "$1" "$2" "$6" fail
+}
+
+# ini_login: discovery and login with open-iscsi; prints the disk
+ini_login() {
+	local d
+	bounded 60 iscsiadm -m discovery -t st -p $PORTAL | grep -q "$KT_IQN" || return 1
+	bounded 60 iscsiadm -m node -T $KT_IQN -p $PORTAL --login >&2 || return 1
+	for _ in $(seq 1 120); do
+		for d in /sys/class/iscsi_session/session*/device/target*/*/block/*; do
+			if [ -e "$d" ]; then
+				# measure the target, not the I/O scheduler
+				echo none > "$d/queue/scheduler" 2>/dev/null
+				echo "/dev/$(basename "$d")"
+				return 0
+			fi
+		done
+		nap 0.5
+	done
+	return 1
+}
+
+ini_logout() {
+	bounded 60 iscsiadm -m node -T $KT_IQN -p $PORTAL --logout
+	bounded 30 iscsiadm -m node -o delete
+	bounded 30 iscsiadm -m discoverydb -t st -p $PORTAL -o delete
+	return 0
+}
+
+# run_stack STACK: everything for one stack; "fail" cells for what did not work
+run_stack() {
+	local stack=$1 disk size n pfx=$RAW/r$ROUND-$1
+	log "===== $stack (round $ROUND of $ROUNDS) ====="
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	grep -E '^(MemTotal|MemFree|MemAvailable)' /proc/meminfo > "$pfx-meminfo-before.txt"
+	kmsg_mark
+
+	if ! stack_up "$stack"; then
+		log "$stack: target setup failed"
+		each_test perf fail_test "$stack"
+		each_test fio fail_test "$stack"
+	else
+		printf '#\t%s: rd LUN %d MiB (rd_pages=%d)\n' "$stack" $((PAGES / 256)) "$PAGES" >> "$TSV"
+		grep -E '^(MemTotal|MemFree|MemAvailable)' /proc/meminfo > "$pfx-meminfo-up.txt"
+		each_test perf perf_test "$stack"
+
+		if [ "$INI_OK" = 1 ] && disk=$(ini_login); then
+			size=$(blockdev --getsize64 "$disk" 2>/dev/null)
+			log "$stack: kernel initiator disk $disk, $size bytes"
+			bounded 30 iscsiadm -m session -P 3 > "$pfx-session.txt" 2>&1
+		else
+			log "$stack: open-iscsi login failed"
+			disk=
+		fi
+		each_test fio fio_test "$stack" "$disk"
+		ini_logout
+	fi
+
+	stack_down "$stack" || log "$stack: teardown failed"
+	kmsg_since > "$pfx-dmesg.txt"
+	n=$(grep -c 'detected conn error' "$pfx-dmesg.txt")
+	[ "$n" = 0 ] || log "$stack: the kernel initiator dropped the connection $n times:" \
+		"$(grep -m1 -B1 'detected conn error' "$pfx-dmesg.txt")"
+	if grep -qE 'BUG:|WARNING:|Oops|refcount_t|corruption|hung_task|blocked for more' \
+		"$pfx-dmesg.txt"; then
+		log "$stack: kernel log findings:"
+		grep -E -A3 'BUG:|WARNING:|Oops|refcount_t|corruption|hung_task|blocked for more' \
+			"$pfx-dmesg.txt" | head -40
+	fi
+}
+
+main() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--runtime) RUNTIME=$2; shift 2 ;;
+		--pages) PAGES=$2; shift 2 ;;
+		--rounds) ROUNDS=$2; shift 2 ;;
+		*) log "unknown option $1"; return 2 ;;
+		esac
+	done
+
+	mkdir -p "$RAW"
+	: > "$TSV"
+	mkfifo /tmp/bench-nap && exec 9<> /tmp/bench-nap
+
+	printf '#\t%s\n' "guest $(uname -r), $(nproc) vCPUs (TCG), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo) RAM; $RUNTIME s per test, best of $ROUNDS round(s); iSCSI on $PORTAL" >> "$TSV"
+
+	INI_OK=0
+	if command -v iscsiadm > /dev/null && bounded 60 kt_iscsid_start; then
+		INI_OK=1
+	else
+		log "open-iscsi unavailable: fio tests will fail"
+	fi
+
+	for ROUND in $(seq 1 "$ROUNDS"); do
+		run_stack ktarget
+		run_stack lio
+	done
+
+	if [ "$INI_OK" = 1 ] && [ -s /run/iscsid.pid ]; then
+		kill "$(cat /run/iscsid.pid)" 2>/dev/null
+	fi
+	$PY "$REPORT" table "$TSV" > "$OUT/results.txt"
+	log "table in results.txt"
+	! grep -v '^#' "$OUT/results.txt" | grep -qw fail
+}
+
+main "$@"
