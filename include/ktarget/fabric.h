@@ -318,7 +318,6 @@ void kt_cmd_put(struct kt_cmd *cmd);
 void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason);
 void kt_cmd_set_data_in_len(struct kt_cmd *cmd, u32 len);
 
-void kt_tmr_submit(struct kt_tmr *tmr);
 
 /* Sessions */
 struct kt_node_acl *kt_tpg_find_acl(struct kt_tpg *tpg, const char *initiator);
@@ -326,8 +325,6 @@ void kt_acl_put(struct kt_node_acl *acl);
 int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
 			struct kt_node_acl *acl, const char *initiator);
 void kt_session_unregister(struct kt_session *sess);
-/* Abort every command of the session (connection loss); waits for none. */
-void kt_session_abort_all(struct kt_session *sess);
 
 static inline struct kt_tpg *kt_tpg_from_item(struct config_item *item)
 {
