@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: persistent reservations (SPC-4 5.13). Each device keeps its
+ * registrations and its reservation in dev->res, under dev->res.lock:
+ *
+ *   PERSISTENT RESERVE OUT   REGISTER, REGISTER AND IGNORE EXISTING KEY
+ *                            (SPEC_I_PT, ALL_TG_PT, APTPL), RESERVE,
+ *                            RELEASE, CLEAR, PREEMPT, PREEMPT AND ABORT,
+ *                            REGISTER AND MOVE
+ *   PERSISTENT RESERVE IN    built by proto/pr.c over a copy of the state
+ *   kt_res_check()           every command to a reserved device
+ *
+ * An I_T nexus is the initiator port (iSCSI name and ISID) and the relative
+ * target port of the LUN the command came through. PREEMPT AND ABORT is a
+ * PREEMPT: the core has no way yet to abort another nexus's tasks from here.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <ktarget/fabric.h>
+#include <ktarget/proto/cdb.h>
+#include <ktarget/proto/pr.h>
+#include <ktarget/proto/spc.h>
+
+#include "core.h"
+#include "pr.h"
+
+#define KT_PR_PARAM_MAX		(64 * 1024)	/* longest PR OUT list taken */
+
+/* SPC-4 annex D: unit attentions of reservations */
+#define KT_ASC_RESV_PREEMPTED	0x2a03
+#define KT_ASC_RESV_RELEASED	0x2a04
+#define KT_ASC_REGS_PREEMPTED	0x2a05
+
+/* A unit attention for the I_T nexus (or nexuses) of @reg. */
+static void kt_pr_ua(struct kt_dev *dev, const struct kt_pr_reg *reg,
+		     u16 asc_ascq)
+{
+	kt_ua_raise_nexus(dev, asc_ascq, KT_UA_ONLY,
+			  kt_nexus_key(reg->tid.name,
+				       reg->tid.has_isid ? reg->tid.isid : NULL),
+			  reg->all_tg_pt ? 0 : reg->rtpi);
+}
+
+void kt_res_dev_init(struct kt_dev *dev)
+{
+	struct kt_res *res = &dev->res;
+
+	mutex_init(&res->lock);
+	INIT_LIST_HEAD(&res->regs);
+	INIT_LIST_HEAD(&res->spc2_node);
+}
+
+void kt_res_dev_release(struct kt_dev *dev)
+{
+	struct kt_pr_reg *reg, *tmp;
+
+	kt_reserve_dev_release(dev);
+	mutex_lock(&dev->res.lock);
+	list_for_each_entry_safe(reg, tmp, &dev->res.regs, node) {
+		list_del(&reg->node);
+		kfree(reg);
+	}
+	dev->res.nr_regs = 0;
+	dev->res.holder = NULL;
+	dev->res.type = KT_PR_TYPE_NONE;
+	mutex_unlock(&dev->res.lock);
+}
+
+/* Publish what kt_res_check() must look at; under res->lock. */
+void kt_res_update(struct kt_dev *dev)
+{
+	unsigned long active = 0;
+
+	lockdep_assert_held(&dev->res.lock);
+	if (dev->res.type != KT_PR_TYPE_NONE)
+		active |= KT_RES_PR;
+	if (dev->res.spc2_holder)
+		active |= KT_RES_SPC2;
+	WRITE_ONCE(dev->res.active, active);
+}
+
+/* The I_T nexus @cmd came through. */
+static void kt_pr_nexus(struct kt_cmd *cmd, struct kt_pr_tid *tid, u16 *rtpi)
+{
+	memset(tid, 0, sizeof(*tid));
+	strscpy(tid->name, cmd->sess->initiator, sizeof(tid->name));
+	memcpy(tid->isid, cmd->sess->isid, KT_PR_ISID_LEN);
+	tid->has_isid = true;
+	*rtpi = cmd->lun ? cmd->lun->rtpi : 0;
+}
+
+static struct kt_pr_reg *kt_pr_find(struct kt_dev *dev,
+				    const struct kt_pr_tid *tid, u16 rtpi)
+{
+	struct kt_pr_reg *reg;
+
+	list_for_each_entry(reg, &dev->res.regs, node)
+		if ((reg->all_tg_pt || reg->rtpi == rtpi) &&
+		    kt_pr_tid_match(&reg->tid, tid))
+			return reg;
+	return NULL;
+}
+
+/* Exactly this registration: same port, same ISID (or both without). */
+static struct kt_pr_reg *kt_pr_find_exact(struct kt_dev *dev,
+					  const struct kt_pr_tid *tid,
+					  u16 rtpi)
+{
+	struct kt_pr_reg *reg;
+
+	list_for_each_entry(reg, &dev->res.regs, node)
+		if (reg->rtpi == rtpi && reg->tid.has_isid == tid->has_isid &&
+		    kt_pr_tid_match(&reg->tid, tid))
+			return reg;
+	return NULL;
+}
+
+bool kt_pr_reg_holds(const struct kt_dev *dev, const struct kt_pr_reg *reg)
+{
+	if (!reg || dev->res.type == KT_PR_TYPE_NONE)
+		return false;
+	if (kt_pr_type_all_reg(dev->res.type))
+		return true;
+	return dev->res.holder == reg;
+}
+
+static struct kt_pr_reg *kt_pr_reg_alloc(const struct kt_pr_tid *tid,
+					 u16 rtpi, u64 key, bool all_tg_pt)
+{
+	struct kt_pr_reg *reg = kzalloc(sizeof(*reg), GFP_KERNEL);
+
+	if (!reg)
+		return NULL;
+	reg->tid = *tid;
+	reg->rtpi = rtpi;
+	reg->key = key;
+	reg->all_tg_pt = all_tg_pt;
+	return reg;
+}
+
+static void kt_pr_add(struct kt_dev *dev, struct kt_pr_reg *reg)
+{
+	list_add_tail(&reg->node, &dev->res.regs);
+	dev->res.nr_regs++;
+}
+
+static void kt_pr_set_resv(struct kt_dev *dev, struct kt_pr_reg *holder,
+			   u8 type)
+{
+	dev->res.type = type;
+	/* All Registrants: every registration holds it */
+	dev->res.holder = kt_pr_type_all_reg(type) ? NULL : holder;
+	kt_res_update(dev);
+}
+
+static void kt_pr_clear_resv(struct kt_dev *dev)
+{
+	dev->res.type = KT_PR_TYPE_NONE;
+	dev->res.holder = NULL;
+	kt_res_update(dev);
+}
+
+/* Every registration but @skip hears @asc_ascq. */
+static void kt_pr_ua_others(struct kt_dev *dev, const struct kt_pr_reg *skip,
+			    u16 asc_ascq)
+{
+	struct kt_pr_reg *reg;
+
+	list_for_each_entry(reg, &dev->res.regs, node)
+		if (reg != skip)
+			kt_pr_ua(dev, reg, asc_ascq);
+}
+
+/*
+ * Remove @reg (SPC-4 5.13.11.3): its reservation goes with it, unless of an
+ * All Registrants type with registrants left. Registrants Only
+ * reservations released so tell the others.
+ */
+static void kt_pr_unregister(struct kt_dev *dev, struct kt_pr_reg *reg)
+{
+	struct kt_res *res = &dev->res;
+	u8 type = res->type;
+
+	list_del(&reg->node);
+	res->nr_regs--;
+	if (type != KT_PR_TYPE_NONE) {
+		if (kt_pr_type_all_reg(type)) {
+			if (!res->nr_regs)
+				kt_pr_clear_resv(dev);
+		} else if (res->holder == reg) {
+			kt_pr_clear_resv(dev);
+			if (type == KT_PR_TYPE_WE_RO || type == KT_PR_TYPE_EA_RO)
+				kt_pr_ua_others(dev, NULL, KT_ASC_RESV_RELEASED);
+		}
+	}
+	kfree(reg);
+}
+
+/* The TransportIDs of a SPEC_I_PT REGISTER, as new registrations in @new */
+static sense_reason_t kt_pr_spec_i_pt(struct kt_dev *dev, struct kt_cmd *cmd,
+				      const struct kt_pr_out *out,
+				      const u8 *param,
+				      const struct kt_pr_tid *me, u16 rtpi,
+				      struct list_head *new, u32 *nr_new)
+{
+	u32 off = out->tid_off, end = out->tid_off + out->tid_len, used;
+	struct kt_pr_reg *reg, *r;
+	struct kt_pr_tid tid;
+	sense_reason_t ret;
+	bool dup;
+
+	while (off < end) {
+		ret = kt_pr_tid_parse(param + off, end - off, off, &used, &tid,
+				      &cmd->sense_field);
+		if (ret)
+			return ret;
+		/* the issuer is registered by the command itself */
+		dup = tid.has_isid && !strcasecmp(tid.name, me->name) &&
+		      !memcmp(tid.isid, me->isid, KT_PR_ISID_LEN);
+		list_for_each_entry(r, new, node)
+			if (r->tid.has_isid == tid.has_isid &&
+			    kt_pr_tid_match(&r->tid, &tid))
+				dup = true;
+		if (!dup && kt_pr_find_exact(dev, &tid, rtpi)) {
+			/* SPC-4 6.16.3: a registered I_T nexus */
+			cmd->sense_field = KT_FIELD_PARAM(off);
+			return KT_SENSE_INVALID_PARAM_FIELD;
+		}
+		if (!dup) {
+			if (dev->res.nr_regs + *nr_new + 1 >= KT_PR_MAX_REGS)
+				return KT_SENSE_INSUFFICIENT_REG_RESOURCES;
+			reg = kt_pr_reg_alloc(&tid, rtpi, out->sa_key,
+					      out->all_tg_pt);
+			if (!reg)
+				return KT_SENSE_OUT_OF_RESOURCES;
+			list_add_tail(&reg->node, new);
+			(*nr_new)++;
+		}
+		off += used;
+	}
+	return KT_SENSE_NONE;
+}
+
+/* SPC-4 5.13.7: REGISTER and REGISTER AND IGNORE EXISTING KEY */
+static sense_reason_t kt_pr_register(struct kt_dev *dev, struct kt_cmd *cmd,
+				     const struct kt_pr_out *out,
+				     const u8 *param, struct kt_pr_reg *reg,
+				     const struct kt_pr_tid *me, u16 rtpi)
+{
+	bool ignore = out->sa == KT_PRO_REGISTER_AND_IGNORE;
+	struct kt_pr_reg *n, *tmp;
+	LIST_HEAD(new);
+	sense_reason_t ret;
+	u32 nr_new = 0;
+
+	if (reg) {
+		if (!ignore && out->res_key != reg->key)
+			return KT_SENSE_RESERVATION_CONFLICT;
+		if (out->spec_i_pt) {
+			cmd->sense_field = KT_FIELD_PARAM_BIT(20, 3);
+			return KT_SENSE_INVALID_PARAM_FIELD;
+		}
+		if (out->sa_key)
+			reg->key = out->sa_key;
+		else
+			kt_pr_unregister(dev, reg);
+		goto done;
+	}
+	if (!ignore && out->res_key)
+		return KT_SENSE_RESERVATION_CONFLICT;
+	if (!out->sa_key)
+		return KT_SENSE_NONE;		/* nothing to do */
+	if (dev->res.nr_regs >= KT_PR_MAX_REGS)
+		return KT_SENSE_INSUFFICIENT_REG_RESOURCES;
+	if (out->spec_i_pt) {
+		ret = kt_pr_spec_i_pt(dev, cmd, out, param, me, rtpi, &new,
+				      &nr_new);
+		if (ret)
+			goto fail;
+	}
+	reg = kt_pr_reg_alloc(me, rtpi, out->sa_key, out->all_tg_pt);
+	if (!reg) {
+		ret = KT_SENSE_OUT_OF_RESOURCES;
+		goto fail;
+	}
+	kt_pr_add(dev, reg);
+	list_for_each_entry_safe(n, tmp, &new, node) {
+		list_del(&n->node);
+		kt_pr_add(dev, n);
+	}
+done:
+	dev->res.generation++;
+	dev->res.aptpl = out->aptpl;
+	return KT_SENSE_NONE;
+fail:
+	list_for_each_entry_safe(n, tmp, &new, node) {
+		list_del(&n->node);
+		kfree(n);
+	}
+	return ret;
+}
+
+/* SPC-4 5.13.9: RESERVE */
+static sense_reason_t kt_pr_reserve(struct kt_dev *dev,
+				    const struct kt_pr_out *out,
+				    struct kt_pr_reg *reg)
+{
+	if (!reg || out->res_key != reg->key)
+		return KT_SENSE_RESERVATION_CONFLICT;
+	if (dev->res.type != KT_PR_TYPE_NONE) {
+		/* held by this nexus, same scope and type: nothing to do */
+		if (kt_pr_reg_holds(dev, reg) && dev->res.type == out->type)
+			return KT_SENSE_NONE;
+		return KT_SENSE_RESERVATION_CONFLICT;
+	}
+	kt_pr_set_resv(dev, reg, out->type);
+	return KT_SENSE_NONE;
+}
+
+/* SPC-4 5.13.11.2: RELEASE */
+static sense_reason_t kt_pr_release(struct kt_dev *dev,
+				    const struct kt_pr_out *out,
+				    struct kt_pr_reg *reg)
+{
+	u8 type = dev->res.type;
+
+	if (!reg)
+		return KT_SENSE_RESERVATION_CONFLICT;
+	if (type == KT_PR_TYPE_NONE || !kt_pr_reg_holds(dev, reg))
+		return KT_SENSE_NONE;
+	if (out->res_key != reg->key)
+		return KT_SENSE_RESERVATION_CONFLICT;
+	if (out->type != type)
+		return KT_SENSE_INVALID_RELEASE_OF_PR;
+	kt_pr_clear_resv(dev);
+	if (kt_pr_type_reg_only(type))
+		kt_pr_ua_others(dev, reg, KT_ASC_RESV_RELEASED);
+	return KT_SENSE_NONE;
+}
+
+/* SPC-4 5.13.11.2.6: CLEAR */
+static sense_reason_t kt_pr_clear(struct kt_dev *dev,
+				  const struct kt_pr_out *out,
+				  struct kt_pr_reg *reg)
+{
+	struct kt_pr_reg *r, *tmp;
+
+	if (!reg || out->res_key != reg->key)
+		return KT_SENSE_RESERVATION_CONFLICT;
+	kt_pr_ua_others(dev, reg, KT_ASC_RESV_PREEMPTED);
+	kt_pr_clear_resv(dev);
+	list_for_each_entry_safe(r, tmp, &dev->res.regs, node) {
+		list_del(&r->node);
+		kfree(r);
+	}
+	dev->res.nr_regs = 0;
+	dev->res.generation++;
+	return KT_SENSE_NONE;
+}
+
+/* Remove the registrations with @key, but not @keep; how many went. */
+static u32 kt_pr_remove_key(struct kt_dev *dev, u64 key,
+			    struct kt_pr_reg *keep)
+{
+	struct kt_pr_reg *r, *tmp;
+	u32 n = 0;
+
+	list_for_each_entry_safe(r, tmp, &dev->res.regs, node) {
+		if (r == keep || r->key != key)
+			continue;
+		kt_pr_ua(dev, r, KT_ASC_REGS_PREEMPTED);
+		list_del(&r->node);
+		dev->res.nr_regs--;
+		if (dev->res.holder == r)
+			dev->res.holder = NULL;
+		kfree(r);
+		n++;
+	}
+	return n;
+}
+
+/* SPC-4 5.13.11.4: PREEMPT (and PREEMPT AND ABORT, without the abort) */
+static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
+				    const struct kt_pr_out *out,
+				    struct kt_pr_reg *reg,
+				    struct kt_sense_field *field)
+{
+	struct kt_res *res = &dev->res;
+	struct kt_pr_reg *r, *tmp;
+	u8 old_type = res->type;
+
+	if (!reg || out->res_key != reg->key)
+		return KT_SENSE_RESERVATION_CONFLICT;
+
+	if (old_type != KT_PR_TYPE_NONE && kt_pr_type_all_reg(old_type) &&
+	    !out->sa_key) {
+		/* every other registration goes, the preempter reserves */
+		list_for_each_entry_safe(r, tmp, &res->regs, node) {
+			if (r == reg)
+				continue;
+			kt_pr_ua(dev, r, KT_ASC_REGS_PREEMPTED);
+			list_del(&r->node);
+			res->nr_regs--;
+			kfree(r);
+		}
+		kt_pr_set_resv(dev, reg, out->type);
+		goto done;
+	}
+	if (!out->sa_key) {
+		*field = KT_FIELD_PARAM(8);
+		return KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	if (old_type != KT_PR_TYPE_NONE && !kt_pr_type_all_reg(old_type) &&
+	    res->holder && res->holder->key == out->sa_key) {
+		/* the holder is preempted: the reservation moves */
+		kt_pr_remove_key(dev, out->sa_key, reg);
+		kt_pr_set_resv(dev, reg, out->type);
+		if (old_type != out->type)
+			kt_pr_ua_others(dev, reg, KT_ASC_RESV_RELEASED);
+		goto done;
+	}
+	/* only registrations go; the reservation stays */
+	if (!kt_pr_remove_key(dev, out->sa_key, reg))
+		return KT_SENSE_RESERVATION_CONFLICT;
+	if (old_type != KT_PR_TYPE_NONE && kt_pr_type_all_reg(old_type) &&
+	    !res->nr_regs)
+		kt_pr_clear_resv(dev);
+done:
+	res->generation++;
+	return KT_SENSE_NONE;
+}
+
+/* SPC-4 5.13.8: REGISTER AND MOVE */
+static sense_reason_t kt_pr_move(struct kt_dev *dev, struct kt_cmd *cmd,
+				 const struct kt_pr_out *out, const u8 *param,
+				 struct kt_pr_reg *reg,
+				 const struct kt_pr_tid *me, u16 rtpi)
+{
+	struct kt_res *res = &dev->res;
+	struct kt_pr_reg *dst;
+	struct kt_pr_tid tid;
+	sense_reason_t ret;
+	u32 used;
+
+	if (!reg || out->res_key != reg->key)
+		return KT_SENSE_RESERVATION_CONFLICT;
+	if (!out->sa_key) {
+		cmd->sense_field = KT_FIELD_PARAM(8);
+		return KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	/* only the holder of a reservation of one nexus moves it */
+	if (res->type == KT_PR_TYPE_NONE || kt_pr_type_all_reg(res->type) ||
+	    res->holder != reg)
+		return KT_SENSE_RESERVATION_CONFLICT;
+	ret = kt_pr_tid_parse(param + out->tid_off, out->tid_len, out->tid_off,
+			      &used, &tid, &cmd->sense_field);
+	if (ret)
+		return ret;
+	if (!out->rtpi) {
+		cmd->sense_field = KT_FIELD_PARAM(18);
+		return KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	if (out->rtpi == rtpi && kt_pr_tid_match(&tid, me)) {
+		/* SPC-4 6.16.4: not to the nexus it came through */
+		cmd->sense_field = KT_FIELD_PARAM(out->tid_off);
+		return KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	dst = kt_pr_find_exact(dev, &tid, out->rtpi);
+	if (dst) {
+		dst->key = out->sa_key;
+	} else {
+		if (res->nr_regs >= KT_PR_MAX_REGS)
+			return KT_SENSE_INSUFFICIENT_REG_RESOURCES;
+		dst = kt_pr_reg_alloc(&tid, out->rtpi, out->sa_key, false);
+		if (!dst)
+			return KT_SENSE_OUT_OF_RESOURCES;
+		kt_pr_add(dev, dst);
+	}
+	kt_pr_set_resv(dev, dst, res->type);
+	if (out->unreg)
+		kt_pr_unregister(dev, reg);
+	res->generation++;
+	res->aptpl = out->aptpl;
+	return KT_SENSE_NONE;
+}
+
+static sense_reason_t kt_pr_out_exec(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	struct kt_pr_out out;
+	struct kt_pr_tid me;
+	struct kt_pr_reg *reg;
+	sense_reason_t ret;
+	bool was_aptpl;
+	u32 gen;
+	u16 rtpi;
+	u8 *param = NULL;
+
+	if (cmd->data_length) {
+		param = kmalloc(cmd->data_length, GFP_KERNEL);
+		if (!param)
+			return KT_SENSE_OUT_OF_RESOURCES;
+		sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, param,
+				  cmd->data_length);
+	}
+	ret = kt_pr_out_parse(cmd->cdb, param, cmd->data_length, &out,
+			      &cmd->sense_field);
+	if (ret)
+		goto out;
+	kt_pr_nexus(cmd, &me, &rtpi);
+
+	mutex_lock(&dev->res.lock);
+	if (!dev->res.aptpl_loaded)
+		kt_pr_aptpl_load(dev);
+	/* SPC-4 5.13.3: not while an SPC-2 RESERVE holds the LU */
+	if (dev->res.spc2_holder) {
+		ret = KT_SENSE_RESERVATION_CONFLICT;
+		goto unlock;
+	}
+	was_aptpl = dev->res.aptpl;
+	gen = dev->res.generation;
+	reg = kt_pr_find(dev, &me, rtpi);
+	switch (out.sa) {
+	case KT_PRO_REGISTER:
+	case KT_PRO_REGISTER_AND_IGNORE:
+		ret = kt_pr_register(dev, cmd, &out, param, reg, &me, rtpi);
+		break;
+	case KT_PRO_RESERVE:
+		ret = kt_pr_reserve(dev, &out, reg);
+		break;
+	case KT_PRO_RELEASE:
+		ret = kt_pr_release(dev, &out, reg);
+		break;
+	case KT_PRO_CLEAR:
+		ret = kt_pr_clear(dev, &out, reg);
+		break;
+	case KT_PRO_PREEMPT:
+	case KT_PRO_PREEMPT_AND_ABORT:
+		ret = kt_pr_preempt(dev, &out, reg, &cmd->sense_field);
+		break;
+	case KT_PRO_REGISTER_AND_MOVE:
+		ret = kt_pr_move(dev, cmd, &out, param, reg, &me, rtpi);
+		break;
+	default:
+		cmd->sense_field = KT_FIELD_CDB_BIT(1, 4);
+		ret = KT_SENSE_INVALID_CDB_FIELD;
+		break;
+	}
+	/* from now on the live state wins over any APTPL file */
+	if (!ret)
+		dev->res.aptpl_loaded = true;
+	if (!ret && (dev->res.aptpl || was_aptpl) &&
+	    (gen != dev->res.generation || out.sa == KT_PRO_RESERVE ||
+	     out.sa == KT_PRO_RELEASE))
+		kt_pr_aptpl_save(dev);
+unlock:
+	mutex_unlock(&dev->res.lock);
+out:
+	kfree(param);
+	if (!ret)
+		kt_cmd_complete(cmd, KT_SENSE_NONE);
+	return ret;
+}
+
+/* A copy of the state for the PR IN builders; under res->lock. */
+static struct kt_pr_reg_info *kt_pr_snapshot(struct kt_dev *dev,
+					     struct kt_pr_info *info)
+{
+	struct kt_pr_reg_info *regs;
+	struct kt_pr_reg *reg;
+	u32 i = 0;
+
+	regs = kvcalloc(max_t(u32, dev->res.nr_regs, 1), sizeof(*regs),
+			GFP_KERNEL);
+	if (!regs)
+		return NULL;
+	list_for_each_entry(reg, &dev->res.regs, node) {
+		regs[i].key = reg->key;
+		regs[i].rtpi = reg->rtpi;
+		regs[i].all_tg_pt = reg->all_tg_pt;
+		regs[i].holder = kt_pr_reg_holds(dev, reg);
+		regs[i].tid = reg->tid;
+		i++;
+	}
+	info->generation = dev->res.generation;
+	info->type = dev->res.type;
+	info->res_key = dev->res.holder ? dev->res.holder->key : 0;
+	info->aptpl = dev->res.aptpl;
+	info->regs = regs;
+	info->nr_regs = i;
+	return regs;
+}
+
+static sense_reason_t kt_pr_in_exec(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	struct kt_pr_reg_info *regs;
+	struct kt_pr_info info = { 0 };
+	sense_reason_t ret;
+	u32 len = cmd->data_length, data_len = 0;
+	u8 *buf;
+
+	mutex_lock(&dev->res.lock);
+	if (!dev->res.aptpl_loaded)
+		kt_pr_aptpl_load(dev);
+	if (dev->res.spc2_holder) {
+		mutex_unlock(&dev->res.lock);
+		return KT_SENSE_RESERVATION_CONFLICT;
+	}
+	regs = kt_pr_snapshot(dev, &info);
+	mutex_unlock(&dev->res.lock);
+	if (!regs)
+		return KT_SENSE_OUT_OF_RESOURCES;
+
+	buf = kzalloc(max_t(u32, len, 1), GFP_KERNEL);
+	if (!buf) {
+		kvfree(regs);
+		return KT_SENSE_OUT_OF_RESOURCES;
+	}
+	ret = kt_pr_in(&info, cmd->cdb, buf, len, &data_len,
+		       &cmd->sense_field);
+	kvfree(regs);
+	if (!ret) {
+		len = min(len, data_len);
+		if (len)
+			sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, len);
+		kt_cmd_set_data_in_len(cmd, len);
+		kt_cmd_complete(cmd, KT_SENSE_NONE);
+	}
+	kfree(buf);
+	return ret;
+}
+
+sense_reason_t kt_pr_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+			   u32 *needed, enum kt_data_dir *dir)
+{
+	if (!cmd->dev)
+		return KT_SENSE_LUN_NOT_SUPPORTED;
+	*needed = kt_spc_alloc_len(cmd->cdb);
+	if (cmd->cdb[0] == 0x5e) {
+		*dir = KT_DATA_IN;
+		cmd->execute = kt_pr_in_exec;
+		return KT_SENSE_NONE;
+	}
+	if (*needed > KT_PR_PARAM_MAX) {
+		cmd->sense_field = KT_FIELD_CDB(5);
+		return KT_SENSE_PARAM_LIST_LENGTH;
+	}
+	if (*needed)
+		*dir = KT_DATA_OUT;
+	cmd->execute = kt_pr_out_exec;
+	return KT_SENSE_NONE;
+}
+
+sense_reason_t kt_res_check(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	struct kt_pr_reg *reg;
+	struct kt_pr_tid me;
+	sense_reason_t ret = KT_SENSE_NONE;
+	u16 rtpi;
+
+	mutex_lock(&dev->res.lock);
+	if (dev->res.spc2_holder) {
+		ret = kt_reserve_check_locked(cmd);
+	} else if (dev->res.type != KT_PR_TYPE_NONE) {
+		kt_pr_nexus(cmd, &me, &rtpi);
+		reg = kt_pr_find(dev, &me, rtpi);
+		ret = kt_pr_check_access(cmd->cdb, dev->res.type, reg,
+					 kt_pr_reg_holds(dev, reg));
+	}
+	mutex_unlock(&dev->res.lock);
+	return ret;
+}

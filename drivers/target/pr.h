@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktarget_core: reservations, between pr.c (persistent reservations and
+ * their APTPL file), pr_configfs.c (DEV/pr/), reserve.c (SPC-2 RESERVE and
+ * RELEASE) and the rest of the core.
+ */
+#ifndef KTARGET_CORE_PR_H
+#define KTARGET_CORE_PR_H
+
+#include <ktarget/fabric.h>
+#include <ktarget/proto/pr.h>
+
+struct kt_cdb;
+
+/* One registered I_T nexus (or, ALL_TG_PT, one initiator port everywhere) */
+struct kt_pr_reg {
+	struct list_head	node;		/* dev->res.regs */
+	u64			key;
+	u16			rtpi;		/* target port it came through */
+	bool			all_tg_pt;
+	struct kt_pr_tid	tid;		/* initiator port */
+};
+
+#define KT_PR_MAX_REGS		256	/* registrations per device */
+
+/* pr.c */
+void kt_res_dev_init(struct kt_dev *dev);
+void kt_res_dev_release(struct kt_dev *dev);
+sense_reason_t kt_pr_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+			   u32 *needed, enum kt_data_dir *dir);
+/* a reservation exists (dev->res.active): may @cmd run? */
+sense_reason_t kt_res_check(struct kt_cmd *cmd);
+bool kt_pr_reg_holds(const struct kt_dev *dev, const struct kt_pr_reg *reg);
+/* under dev->res.lock: publish dev->res.active */
+void kt_res_update(struct kt_dev *dev);
+
+/* pr_aptpl.c: under dev->res.lock */
+void kt_pr_aptpl_save(struct kt_dev *dev);
+void kt_pr_aptpl_load(struct kt_dev *dev);
+
+/* pr_configfs.c */
+extern const struct config_item_type kt_dev_pr_type;
+
+/* reserve.c */
+sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, u32 *needed,
+				enum kt_data_dir *dir);
+/* under dev->res.lock: may @cmd pass an SPC-2 reservation? */
+sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd);
+void kt_reserve_session_release(struct kt_session *sess);
+void kt_reserve_dev_release(struct kt_dev *dev);
+void kt_reserve_reset(struct kt_dev *dev);
+
+#endif /* KTARGET_CORE_PR_H */

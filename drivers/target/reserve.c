@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: SPC-2 RESERVE (6)/(10) and RELEASE (6)/(10) (SPC-2 7.21,
+ * 7.24; obsolete since SPC-3 but still used by clustering software). One
+ * I_T nexus, the session, holds the whole logical unit; the reservation
+ * ends with RELEASE, with the session (logout, I_T nexus loss) and with a
+ * LUN or target reset. No third-party reservations, no extents.
+ *
+ * SPC-3 5.6.3 (and SPC-4 5.13.3 with CRH 0): while the logical unit has
+ * persistent reservation registrations, RESERVE and RELEASE conflict; while
+ * an SPC-2 reservation is held, PERSISTENT RESERVE IN/OUT conflict (pr.c).
+ *
+ * Devices an SPC-2 reservation holds are on one list, so that a session
+ * going away finds them without knowing which LUNs it once saw.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include <ktarget/fabric.h>
+#include <ktarget/proto/pr.h>
+
+#include "core.h"
+#include "pr.h"
+
+/* Lock order: kt_reserve_lock, then dev->res.lock */
+static DEFINE_MUTEX(kt_reserve_lock);
+static LIST_HEAD(kt_reserved_devs);
+
+static void kt_reserve_drop(struct kt_dev *dev)
+{
+	lockdep_assert_held(&kt_reserve_lock);
+	lockdep_assert_held(&dev->res.lock);
+	dev->res.spc2_holder = NULL;
+	list_del_init(&dev->res.spc2_node);
+	kt_res_update(dev);
+}
+
+sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd)
+{
+	lockdep_assert_held(&cmd->dev->res.lock);
+	if (cmd->dev->res.spc2_holder == cmd->sess)
+		return KT_SENSE_NONE;
+	return kt_pr_check_reserve(cmd->cdb);
+}
+
+static sense_reason_t kt_reserve_exec(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	bool reserve = cmd->cdb[0] == 0x16 || cmd->cdb[0] == 0x56;
+	sense_reason_t ret = KT_SENSE_NONE;
+
+	mutex_lock(&kt_reserve_lock);
+	mutex_lock(&dev->res.lock);
+	if (dev->res.nr_regs || dev->res.type != KT_PR_TYPE_NONE) {
+		ret = KT_SENSE_RESERVATION_CONFLICT;
+	} else if (reserve) {
+		if (!dev->res.spc2_holder) {
+			dev->res.spc2_holder = cmd->sess;
+			list_add_tail(&dev->res.spc2_node, &kt_reserved_devs);
+			kt_res_update(dev);
+		} else if (dev->res.spc2_holder != cmd->sess) {
+			ret = KT_SENSE_RESERVATION_CONFLICT;
+		}
+	} else if (dev->res.spc2_holder == cmd->sess) {
+		kt_reserve_drop(dev);
+	}
+	/* SPC-2 7.24: RELEASE from another nexus is GOOD and does nothing */
+	mutex_unlock(&dev->res.lock);
+	mutex_unlock(&kt_reserve_lock);
+	if (!ret)
+		kt_cmd_complete(cmd, KT_SENSE_NONE);
+	return ret;
+}
+
+sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, u32 *needed,
+				enum kt_data_dir *dir)
+{
+	if (!cmd->dev)
+		return KT_SENSE_LUN_NOT_SUPPORTED;
+	*needed = 0;
+	cmd->execute = kt_reserve_exec;
+	return KT_SENSE_NONE;
+}
+
+/* The session ends: SPC-2 5.5.1, its reservations are released. */
+void kt_reserve_session_release(struct kt_session *sess)
+{
+	struct kt_res *res, *tmp;
+	struct kt_dev *dev;
+
+	mutex_lock(&kt_reserve_lock);
+	list_for_each_entry_safe(res, tmp, &kt_reserved_devs, spc2_node) {
+		dev = container_of(res, struct kt_dev, res);
+		mutex_lock(&res->lock);
+		if (res->spc2_holder == sess)
+			kt_reserve_drop(dev);
+		mutex_unlock(&res->lock);
+	}
+	mutex_unlock(&kt_reserve_lock);
+}
+
+/* A LUN reset or target reset (SAM-5 6.3.4) ends the reservation. */
+void kt_reserve_reset(struct kt_dev *dev)
+{
+	mutex_lock(&kt_reserve_lock);
+	mutex_lock(&dev->res.lock);
+	if (dev->res.spc2_holder)
+		kt_reserve_drop(dev);
+	mutex_unlock(&dev->res.lock);
+	mutex_unlock(&kt_reserve_lock);
+}
+
+void kt_reserve_dev_release(struct kt_dev *dev)
+{
+	kt_reserve_reset(dev);
+}
