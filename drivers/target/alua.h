@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktarget_core: ALUA between its files (alua.c, alua_configfs.c) and the
+ * rest of the core.
+ */
+#ifndef KTARGET_CORE_ALUA_H
+#define KTARGET_CORE_ALUA_H
+
+#include <linux/compiler.h>
+
+#include <ktarget/fabric.h>
+#include <ktarget/target.h>
+
+/* alua.c: groups, ports, commands */
+void kt_alua_dev_init(struct kt_dev *dev);
+void kt_alua_gp_init(struct kt_alua_gp *gp, struct kt_dev *dev);
+void kt_alua_lun_attach(struct kt_lun *lun);
+void kt_alua_lun_detach(struct kt_lun *lun);
+void kt_alua_lu_info(struct kt_cmd *cmd, u8 *tpgs, u16 *tpg_id);
+sense_reason_t kt_alua_check_slow(struct kt_cmd *cmd);
+sense_reason_t kt_alua_report(struct kt_cmd *cmd, u8 *buf, u32 len,
+			      u32 *data_len);
+sense_reason_t kt_alua_stpg_execute(struct kt_cmd *cmd);
+
+/* Under dev->alua.lock: */
+struct kt_alua_gp *kt_alua_find_gp(struct kt_dev *dev, const char *name,
+				   size_t len);
+bool kt_alua_id_in_use(struct kt_dev *dev, u16 id,
+		       const struct kt_alua_gp *except);
+void kt_alua_set_state(struct kt_alua_gp *gp, u8 state, u8 status);
+void kt_alua_move_port(struct kt_lun *lun, struct kt_alua_gp *gp);
+void kt_alua_set_offline(struct kt_lun *lun, bool offline);
+void kt_alua_gp_remove(struct kt_alua_gp *gp);
+
+/* alua_configfs.c */
+extern const struct config_item_type kt_dev_alua_type;
+extern const struct config_item_type kt_alua_gp_type;
+extern struct configfs_attribute *kt_alua_lun_attrs[];
+
+/*
+ * SPC-4 5.15.2.4: refuse what the port's access state does not allow.
+ * While every group of the device is active, one load.
+ */
+static inline sense_reason_t kt_alua_check(struct kt_cmd *cmd)
+{
+	if (likely(!READ_ONCE(cmd->dev->alua.nr_gated)))
+		return KT_SENSE_NONE;
+	return kt_alua_check_slow(cmd);
+}
+
+#endif /* KTARGET_CORE_ALUA_H */
