@@ -59,6 +59,15 @@ struct kt_backend_ops {
 	 * returns the outcome.
 	 */
 	sense_reason_t	(*write_zeroes)(struct kt_dev *dev, u64 pos, u64 len);
+	/*
+	 * Optional, for EXTENDED COPY: copy @len bytes at byte @src_pos of
+	 * @src to byte @dst_pos of @dst, two devices of this backstore (or
+	 * one) whose ranges do not overlap. Synchronous, may sleep. Returns
+	 * the bytes copied; when that is fewer, or on -errno, the core moves
+	 * the rest through rw().
+	 */
+	s64		(*copy_range)(struct kt_dev *dst, u64 dst_pos,
+				      struct kt_dev *src, u64 src_pos, u64 len);
 };
 
 int kt_backend_register(const struct kt_backend_ops *ops);

@@ -180,6 +180,31 @@ static sense_reason_t kt_rd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 	return KT_SENSE_NONE;
 }
 
+/* EXTENDED COPY between rd devices, or within one: page to page */
+static s64 kt_rd_copy_range(struct kt_dev *dst, u64 dst_pos,
+			    struct kt_dev *src, u64 src_pos, u64 len)
+{
+	struct kt_rd_dev *d = to_rd(dst), *s = to_rd(src);
+	u64 done = 0;
+
+	if (d->nullio || s->nullio)
+		return -EOPNOTSUPP;
+	while (done < len) {
+		u64 sp = src_pos + done, dp = dst_pos + done;
+		u64 n = min3(len - done, (u64)(PAGE_SIZE - offset_in_page(sp)),
+			     (u64)(PAGE_SIZE - offset_in_page(dp)));
+
+		memcpy(page_address(d->pages[dp >> PAGE_SHIFT]) +
+		       offset_in_page(dp),
+		       page_address(s->pages[sp >> PAGE_SHIFT]) +
+		       offset_in_page(sp), n);
+		done += n;
+		if (!(done & ((1 << 20) - 1)))
+			cond_resched();
+	}
+	return done;
+}
+
 /* rtslib reads "PAGES/PAGE_SIZE: N*SIZE" and "nullio: B" from here. */
 static ssize_t kt_rd_show_info(struct kt_dev *dev, char *page, size_t size)
 {
@@ -203,6 +228,7 @@ static const struct kt_backend_ops kt_rd_ops = {
 	.show_info	= kt_rd_show_info,
 	.rw		= kt_rd_rw,
 	.write_zeroes	= kt_rd_write_zeroes,
+	.copy_range	= kt_rd_copy_range,
 };
 
 static int __init kt_rd_init(void)

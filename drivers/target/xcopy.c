@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: the EXTENDED COPY (LID1) engine (SPC-4 6.4).
+ *
+ * The parameter list is parsed and checked in the issuing context
+ * (proto/xcopy.c); the copy itself runs on a dedicated workqueue, one work
+ * item per command, so that copies run side by side. Each copy:
+ *
+ *   - resolves its CSCD descriptors by NAA designator among the LUNs the
+ *     issuing I_T nexus can address, and nowhere else;
+ *   - checks every segment against both devices before any data moves;
+ *   - allocates one scatterlist, sized for its largest chunk, and reuses
+ *     it with the READ and WRITE commands embedded in the operation:
+ *     nothing is allocated per chunk;
+ *   - stops between chunks when a task management function aborts it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include <ktarget/backend.h>
+#include <ktarget/fabric.h>
+#include <ktarget/proto/spc.h>
+
+#include "core.h"
+#include "pr.h"
+#include "xcopy.h"
+
+#define KT_XCOPY_CHUNK_MAX_KB	16384	/* default and largest chunk */
+#define KT_XCOPY_CHUNK_MIN	KT_XCOPY_MAX_BLOCK_SIZE
+#define KT_XCOPY_LUNS_MAX	1024	/* LUNs of a nexus searched by designator */
+
+static unsigned int xcopy_max_chunk_kb = KT_XCOPY_CHUNK_MAX_KB;
+module_param(xcopy_max_chunk_kb, uint, 0644);
+MODULE_PARM_DESC(xcopy_max_chunk_kb,
+		 "Largest EXTENDED COPY read/write chunk in KiB (64-16384)");
+
+static bool xcopy_backend_copy = true;
+module_param(xcopy_backend_copy, bool, 0644);
+MODULE_PARM_DESC(xcopy_backend_copy,
+		 "Let a backstore copy between its own devices (copy_range)");
+
+static struct workqueue_struct *kt_xcopy_wq;
+
+struct kt_xcopy_op {
+	struct work_struct	work;
+	struct kt_cmd		*cmd;		/* the EXTENDED COPY */
+	struct kt_xcopy_list	list;
+	struct kt_xcopy_span	span[KT_XCOPY_MAX_SEGMENTS];
+	struct kt_lun		*lun[KT_XCOPY_MAX_CSCD];	/* referenced */
+	bool			wp[KT_XCOPY_MAX_CSCD];
+	/* the internal READ and WRITE, reused for every chunk */
+	struct kt_cmd		rd;
+	struct kt_cmd		wr;
+	struct completion	io_done;
+	sense_reason_t		io_reason;
+	struct scatterlist	*sgl;
+	unsigned int		sg_nents;
+	u32			sgl_len;
+	int			slot;		/* held results, or KT_XCOPY_NO_SLOT */
+	u64			bytes;		/* written so far */
+	u16			segs_done;
+};
+
+/*
+ * The internal commands never reach a fabric: every backend call they make
+ * ends in their be_done continuation. Nothing releases them either; they
+ * live and die with the operation.
+ */
+static void kt_xcopy_io_release(struct kt_cmd *io)
+{
+}
+
+static const struct kt_fabric_ops kt_xcopy_io_ops = {
+	.name		= "xcopy",
+	.owner		= THIS_MODULE,
+	.proto_id	= KT_PROTO_ISCSI,
+	.release_cmd	= kt_xcopy_io_release,
+};
+
+sense_reason_t kt_xcopy_set_err(struct kt_cmd *cmd,
+				const struct kt_xcopy_err *err)
+{
+	sense_reason_t reason;
+
+	switch (err->key) {
+	case KT_XCOPY_KEY_COPY_ABORTED:
+		reason = KT_SENSE_COPY_ABORTED;
+		break;
+	case KT_XCOPY_KEY_ILLEGAL_REQUEST:
+		reason = KT_SENSE_INVALID_PARAM_FIELD;
+		break;
+	default:
+		reason = KT_SENSE_LU_COMM_FAILURE;	/* HARDWARE ERROR */
+		break;
+	}
+	cmd->sense_asc_ascq = err->asc << 8 | err->ascq;
+	cmd->sense_asc_exact = true;
+	if (err->flags & KT_XCOPY_ERR_SKSV) {
+		cmd->sense_field = (struct kt_sense_field){
+			.byte = err->field,
+			.bit = err->bit,
+			.bit_valid = !!(err->flags & KT_XCOPY_ERR_BPV),
+			.in_cdb = err->key != KT_XCOPY_KEY_COPY_ABORTED &&
+				  (err->flags & KT_XCOPY_ERR_CD),
+			.valid = 1,
+		};
+	}
+	if (err->flags & KT_XCOPY_ERR_CSI) {
+		cmd->sense_csi = err->info;
+		cmd->sense_csi_valid = true;
+	}
+	return reason;
+}
+
+/* COPY ABORTED for segment @nr, ASC/ASCQ @asc, field pointer @field */
+static sense_reason_t kt_xcopy_abort_seg(struct kt_cmd *cmd, u16 asc,
+					 unsigned int nr, int field)
+{
+	struct kt_xcopy_err err = {
+		.key = KT_XCOPY_KEY_COPY_ABORTED,
+		.asc = asc >> 8,
+		.ascq = asc & 0xff,
+		.info = nr,
+		.flags = KT_XCOPY_ERR_CSI,
+	};
+
+	if (field >= 0) {
+		err.field = field;
+		err.flags |= KT_XCOPY_ERR_SKSV;
+	}
+	return kt_xcopy_set_err(cmd, &err);
+}
+
+static struct kt_dev *kt_xcopy_dev(struct kt_xcopy_op *op, u16 id)
+{
+	return id == KT_XCOPY_CSCD_LOCAL ? op->cmd->dev : op->lun[id]->dev;
+}
+
+static bool kt_xcopy_wp(struct kt_xcopy_op *op, u16 id)
+{
+	return id == KT_XCOPY_CSCD_LOCAL ? op->cmd->write_protected : op->wp[id];
+}
+
+/* The NAA designator VPD page 83h gives for @lun (proto/spc.c) */
+static void kt_xcopy_lun_naa(struct kt_xcopy_op *op, struct kt_lun *lun,
+			     u8 *naa)
+{
+	struct kt_lu_info lu;
+
+	op->rd.lun = lun;
+	op->rd.dev = lun->dev;
+	kt_lu_info_fill(&op->rd, &lu);
+	kt_spc_naa(&lu, naa);
+	op->rd.lun = NULL;
+	op->rd.dev = NULL;
+}
+
+/* The first segment naming CSCD descriptor @id, for the sense data */
+static unsigned int kt_xcopy_first_user(const struct kt_xcopy_list *list,
+					u16 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < list->nr_seg; i++)
+		if (list->seg[i].src == id || list->seg[i].dst == id)
+			return i;
+	return list->nr_seg;
+}
+
+/*
+ * Find the logical unit of every CSCD descriptor a segment uses, among the
+ * LUNs of the issuing I_T nexus only (CVE-2020-28374). A designator no LUN
+ * of the nexus has ends the copy before anything is read or written.
+ */
+static sense_reason_t kt_xcopy_resolve(struct kt_xcopy_op *op)
+{
+	struct kt_cmd *cmd = op->cmd;
+	u8 naa[KT_SPC_NAA_LEN];
+	unsigned int i, j, n, user;
+	struct kt_lun *lun;
+	u64 *luns;
+	bool wp;
+
+	luns = kmalloc_array(KT_XCOPY_LUNS_MAX, sizeof(*luns), GFP_KERNEL);
+	if (!luns)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	n = kt_session_list_luns(cmd->sess, luns, KT_XCOPY_LUNS_MAX);
+
+	for (i = 0; i < op->list.nr_cscd; i++) {
+		user = kt_xcopy_first_user(&op->list, i);
+		if (user == op->list.nr_seg)
+			continue;
+		for (j = 0; j < n && !op->lun[i]; j++) {
+			wp = false;
+			lun = kt_session_get_lun(cmd->sess, luns[j], &wp);
+			if (!lun)
+				continue;
+			kt_xcopy_lun_naa(op, lun, naa);
+			if (kt_xcopy_cscd_match(&op->list.cscd[i],
+						KT_XCOPY_DESIG_NAA, naa,
+						sizeof(naa))) {
+				op->lun[i] = lun;
+				op->wp[i] = wp;
+			} else {
+				percpu_ref_put(&lun->ref);
+			}
+		}
+		if (!op->lun[i]) {
+			kfree(luns);
+			return kt_xcopy_abort_seg(cmd,
+					KT_XCOPY_ASC_TARGET_NOT_REACHABLE, user,
+					op->list.cscd[i].offset);
+		}
+	}
+	kfree(luns);
+	return KT_SENSE_NONE;
+}
+
+/*
+ * Reservations apply to the copy's READ (@io is op->rd) or WRITE (op->wr)
+ * of CSCD @id as to the same command from the issuing nexus.
+ */
+static sense_reason_t kt_xcopy_res_check(struct kt_xcopy_op *op,
+					 struct kt_cmd *io, u16 id)
+{
+	struct kt_dev *dev = kt_xcopy_dev(op, id);
+	sense_reason_t reason;
+
+	if (!READ_ONCE(dev->res.active))
+		return KT_SENSE_NONE;
+	io->dev = dev;
+	io->lun = id == KT_XCOPY_CSCD_LOCAL ? op->cmd->lun : op->lun[id];
+	reason = kt_res_check(io);
+	io->lun = NULL;
+	io->dev = NULL;
+	return reason;
+}
+
+/* Bytes one READ or WRITE of @dev may move (its MAXIMUM TRANSFER LENGTH) */
+static u64 kt_xcopy_dev_max(const struct kt_dev *dev)
+{
+	return (u64)dev->attrib.hw_max_sectors * dev->attrib.hw_block_size;
+}
+
+/*
+ * Check every segment against its source and destination and size the
+ * chunk: no larger than the module limit, either device's transfer limit,
+ * or the largest segment.
+ */
+static sense_reason_t kt_xcopy_plan(struct kt_xcopy_op *op)
+{
+	u64 limit = (u64)clamp_t(unsigned int, READ_ONCE(xcopy_max_chunk_kb),
+				 KT_XCOPY_CHUNK_MIN / 1024,
+				 KT_XCOPY_CHUNK_MAX_KB) * 1024;
+	struct kt_cmd *cmd = op->cmd;
+	struct kt_xcopy_geom sg, dg;
+	struct kt_xcopy_err err;
+	struct kt_dev *src, *dst;
+	sense_reason_t reason;
+	u64 largest = 0;
+	unsigned int i;
+
+	for (i = 0; i < op->list.nr_seg; i++) {
+		const struct kt_xcopy_segment *seg = &op->list.seg[i];
+
+		src = kt_xcopy_dev(op, seg->src);
+		dst = kt_xcopy_dev(op, seg->dst);
+		sg.nr_blocks = kt_dev_nr_lblocks(src);
+		sg.block_size = src->attrib.block_size;
+		dg.nr_blocks = kt_dev_nr_lblocks(dst);
+		dg.block_size = dst->attrib.block_size;
+		if (kt_xcopy_segment_span(&op->list, i, &sg, &dg, &op->span[i],
+					  &err))
+			return kt_xcopy_set_err(cmd, &err);
+		/* write protection applies as to a WRITE of the nexus */
+		if (op->span[i].bytes && kt_xcopy_wp(op, seg->dst))
+			return KT_SENSE_WRITE_PROTECTED;
+		reason = kt_xcopy_res_check(op, &op->rd, seg->src);
+		if (!reason)
+			reason = kt_xcopy_res_check(op, &op->wr, seg->dst);
+		if (reason)
+			return reason;
+		limit = min(limit, kt_xcopy_dev_max(src));
+		limit = min(limit, kt_xcopy_dev_max(dst));
+		largest = max(largest, op->span[i].bytes);
+	}
+	/* a chunk holds a whole block of either side, whatever the limits */
+	limit = max_t(u64, limit, KT_XCOPY_CHUNK_MIN);
+	op->sgl_len = min(limit, largest);
+	return KT_SENSE_NONE;
+}
+
+/*
+ * The one scatterlist of the copy, made when the first chunk needs it; a
+ * smaller one when memory is short.
+ */
+static sense_reason_t kt_xcopy_alloc(struct kt_xcopy_op *op)
+{
+	struct kt_xcopy_stat *st = &op->cmd->dev->xcopy_stat;
+
+	while (!op->sgl && op->sgl_len) {
+		atomic64_inc(&st->sgl_allocs);
+		op->sgl = sgl_alloc(op->sgl_len, GFP_KERNEL | __GFP_NOWARN,
+				    &op->sg_nents);
+		if (op->sgl)
+			return KT_SENSE_NONE;
+		if (op->sgl_len <= KT_XCOPY_CHUNK_MIN)
+			break;
+		op->sgl_len = max_t(u32, op->sgl_len / 2, KT_XCOPY_CHUNK_MIN);
+	}
+	return op->sgl ? KT_SENSE_NONE : KT_SENSE_OUT_OF_RESOURCES;
+}
+
+static void kt_xcopy_io_done(struct kt_cmd *io, sense_reason_t reason)
+{
+	struct kt_xcopy_op *op = io->dir == KT_DATA_IN ?
+				 container_of(io, struct kt_xcopy_op, rd) :
+				 container_of(io, struct kt_xcopy_op, wr);
+
+	op->io_reason = reason;
+	complete(&op->io_done);
+}
+
+/* One READ or WRITE of the chunk buffer, waited for. */
+static sense_reason_t kt_xcopy_rw(struct kt_xcopy_op *op, struct kt_cmd *io,
+				  struct kt_dev *dev, u64 pos, u32 len)
+{
+	io->dev = dev;
+	io->sgl = op->sgl;
+	io->sg_nents = op->sg_nents;
+	io->be_done = kt_xcopy_io_done;
+	reinit_completion(&op->io_done);
+	dev->ops->rw(io, io->dir == KT_DATA_OUT, pos, len, false);
+	wait_for_completion(&op->io_done);
+	return op->io_reason;
+}
+
+/* A backstore error while moving segment @nr */
+static sense_reason_t kt_xcopy_io_error(struct kt_xcopy_op *op,
+					sense_reason_t reason, unsigned int nr)
+{
+	if (reason == KT_SENSE_WRITE_PROTECTED)
+		return reason;
+	return kt_xcopy_abort_seg(op->cmd, KT_XCOPY_ASC_3PC_DEV_FAILURE, nr,
+				  -1);
+}
+
+/*
+ * Let the backstore copy what it can itself, when source and destination
+ * are its devices and the ranges do not overlap. Returns the bytes done,
+ * in whole blocks of both sides.
+ */
+static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
+			 u64 src_pos, struct kt_dev *dst, u64 dst_pos,
+			 u64 len, u32 unit)
+{
+	struct kt_xcopy_stat *st = &op->cmd->dev->xcopy_stat;
+	s64 ret;
+
+	if (src->ops != dst->ops || !src->ops->copy_range || !len ||
+	    !READ_ONCE(xcopy_backend_copy))
+		return 0;
+	if (src == dst && src_pos < dst_pos + len && dst_pos < src_pos + len)
+		return 0;
+	ret = src->ops->copy_range(dst, dst_pos, src, src_pos, len);
+	if (ret <= 0)
+		return 0;
+	ret = min_t(u64, ret, len) & ~(u64)(unit - 1);
+	if (ret == len)
+		atomic64_inc(&st->fast_copies);
+	atomic64_add(ret, &st->bytes);
+	return ret;
+}
+
+/*
+ * Copy segment @nr chunk by chunk. Within one device, a destination that
+ * starts inside the source is copied from the end backwards, so that every
+ * block is read before it is overwritten.
+ */
+static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
+				       unsigned int nr)
+{
+	const struct kt_xcopy_segment *seg = &op->list.seg[nr];
+	const struct kt_xcopy_span *span = &op->span[nr];
+	struct kt_dev *src = kt_xcopy_dev(op, seg->src);
+	struct kt_dev *dst = kt_xcopy_dev(op, seg->dst);
+	struct kt_xcopy_stat *st = &op->cmd->dev->xcopy_stat;
+	u64 src_pos = span->src_lba * span->src_bs;
+	u64 dst_pos = span->dst_lba * span->dst_bs;
+	u32 unit = max(span->src_bs, span->dst_bs);
+	u32 chunk = 0;
+	bool backward = src == dst && dst_pos > src_pos &&
+			dst_pos < src_pos + span->bytes;
+	sense_reason_t reason;
+	u64 done = 0, off;
+	u32 n;
+
+	done = kt_xcopy_fast(op, src, src_pos, dst, dst_pos, span->bytes, unit);
+	op->bytes += done;
+	if (done < span->bytes) {
+		reason = kt_xcopy_alloc(op);
+		if (reason)
+			return reason;
+		chunk = op->sgl_len & ~(unit - 1);
+		if (WARN_ON_ONCE(!chunk))
+			return kt_xcopy_io_error(op, KT_SENSE_LU_COMM_FAILURE,
+						 nr);
+	}
+	while (done < span->bytes) {
+		if (test_bit(KT_CMD_ABORTED, &op->cmd->flags)) {
+			atomic64_inc(&st->aborts);
+			return KT_SENSE_ABORTED_COMMAND;
+		}
+		n = min_t(u64, chunk, span->bytes - done);
+		off = backward ? span->bytes - done - n : done;
+		reason = kt_xcopy_rw(op, &op->rd, src, src_pos + off, n);
+		if (!reason)
+			reason = kt_xcopy_rw(op, &op->wr, dst, dst_pos + off, n);
+		if (reason)
+			return kt_xcopy_io_error(op, reason, nr);
+		done += n;
+		op->bytes += n;
+		atomic64_inc(&st->chunks);
+		atomic64_add(n, &st->bytes);
+		kt_xcopy_ids_progress(op->cmd->sess, op->slot, op->bytes,
+				      op->segs_done);
+	}
+	return KT_SENSE_NONE;
+}
+
+static void kt_xcopy_free(struct kt_xcopy_op *op)
+{
+	unsigned int i;
+
+	for (i = 0; i < KT_XCOPY_MAX_CSCD; i++)
+		if (op->lun[i])
+			percpu_ref_put(&op->lun[i]->ref);
+	if (op->sgl)
+		sgl_free(op->sgl);
+	kfree(op);
+}
+
+static void kt_xcopy_work(struct work_struct *work)
+{
+	struct kt_xcopy_op *op = container_of(work, struct kt_xcopy_op, work);
+	struct kt_cmd *cmd = op->cmd;
+	struct kt_xcopy_stat *st = &cmd->dev->xcopy_stat;
+	sense_reason_t reason;
+	unsigned int i;
+
+	atomic64_inc(&st->operations);
+	reason = kt_xcopy_resolve(op);
+	if (!reason)
+		reason = kt_xcopy_plan(op);
+	for (i = 0; !reason && i < op->list.nr_seg; i++) {
+		reason = kt_xcopy_segment(op, i);
+		if (!reason) {
+			op->segs_done++;
+			atomic64_inc(&st->segments);
+		}
+	}
+	if (reason)
+		atomic64_inc(&st->failures);
+	kt_xcopy_ids_progress(cmd->sess, op->slot, op->bytes, op->segs_done);
+	kt_xcopy_ids_finish(cmd, op->slot, reason);
+	kt_xcopy_free(op);
+	kt_cmd_complete(cmd, reason);
+}
+
+/* EXTENDED COPY (LID1): the parameter list is in cmd->sgl. */
+sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
+{
+	u32 len = min_t(u32, cmd->data_length, KT_XCOPY_MAX_PARAM_LEN);
+	sense_reason_t reason = KT_SENSE_NONE;
+	struct kt_xcopy_op *op;
+	struct kt_xcopy_err err;
+	u8 *buf;
+	u8 usage;
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	buf = kmalloc(max_t(u32, len, 1), GFP_KERNEL);
+	if (!op || !buf) {
+		kfree(buf);
+		kfree(op);
+		return KT_SENSE_OUT_OF_RESOURCES;
+	}
+	sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, buf, len);
+
+	switch (kt_xcopy_parse(buf, len, &op->list, &err)) {
+	case KT_XCOPY_OK:
+		break;
+	case KT_XCOPY_EMPTY:
+		kfree(buf);
+		kfree(op);
+		kt_cmd_complete(cmd, KT_SENSE_NONE);
+		return KT_SENSE_NONE;
+	default:
+		reason = kt_xcopy_set_err(cmd, &err);
+		kfree(buf);
+		kfree(op);
+		return reason;
+	}
+	kfree(buf);
+
+	op->slot = KT_XCOPY_NO_SLOT;
+	usage = op->list.list_id_usage;
+	if (usage == KT_XCOPY_LIST_ID_HOLD || usage == KT_XCOPY_LIST_ID_NO_HOLD) {
+		op->slot = kt_xcopy_ids_claim(cmd, op->list.list_id,
+					      usage == KT_XCOPY_LIST_ID_HOLD,
+					      &reason);
+		if (op->slot == KT_XCOPY_NO_SLOT) {
+			kfree(op);
+			return reason;
+		}
+	}
+
+	op->cmd = cmd;
+	init_completion(&op->io_done);
+	kt_cmd_init(&op->rd, &kt_xcopy_io_ops, cmd->sess, cmd->tag,
+		    KT_DATA_IN, 0, KT_TASK_SIMPLE);
+	kt_cmd_init(&op->wr, &kt_xcopy_io_ops, cmd->sess, cmd->tag,
+		    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
+	/* what reservations see of them: READ (16) and WRITE (16) */
+	op->rd.cdb[0] = 0x88;
+	op->wr.cdb[0] = 0x8a;
+	INIT_WORK(&op->work, kt_xcopy_work);
+	queue_work(kt_xcopy_wq, &op->work);
+	return KT_SENSE_NONE;
+}
+
+int kt_xcopy_init(void)
+{
+	kt_xcopy_wq = alloc_workqueue("kt_xcopy", WQ_MEM_RECLAIM | WQ_UNBOUND,
+				      0);
+	return kt_xcopy_wq ? 0 : -ENOMEM;
+}
+
+void kt_xcopy_exit(void)
+{
+	destroy_workqueue(kt_xcopy_wq);
+}

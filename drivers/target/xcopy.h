@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktarget_core: what the EXTENDED COPY engine (xcopy.c), its held results
+ * and RECEIVE COPY RESULTS (xcopy_rcr.c) and its counters (xcopy_stat.c)
+ * share.
+ */
+#ifndef KTARGET_XCOPY_H
+#define KTARGET_XCOPY_H
+
+#include <ktarget/proto/sense.h>
+#include <ktarget/proto/xcopy.h>
+
+struct kt_cmd;
+struct kt_dev;
+struct kt_session;
+
+/* xcopy.c */
+int kt_xcopy_init(void);
+void kt_xcopy_exit(void);
+sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd);
+/* Fail @cmd with the sense @err describes; returns the reason to report. */
+sense_reason_t kt_xcopy_set_err(struct kt_cmd *cmd,
+				const struct kt_xcopy_err *err);
+
+/* xcopy_rcr.c: copies by LIST IDENTIFIER, per I_T nexus */
+#define KT_XCOPY_NO_SLOT	(-1)
+
+/*
+ * Register the copy @list_id of @cmd (LIST ID USAGE 00b or 10b); @hold:
+ * keep the results until RECEIVE COPY RESULTS reads them. Returns the slot
+ * or KT_XCOPY_NO_SLOT with the reason in *reason.
+ */
+int kt_xcopy_ids_claim(struct kt_cmd *cmd, u8 list_id, bool hold,
+		       sense_reason_t *reason);
+void kt_xcopy_ids_progress(struct kt_session *sess, int slot, u64 bytes,
+			   u16 segments);
+/* The copy ended with @reason; its sense data is kept for FAILURE DETAILS. */
+void kt_xcopy_ids_finish(struct kt_cmd *cmd, int slot, sense_reason_t reason);
+void kt_xcopy_session_release(struct kt_session *sess);
+sense_reason_t kt_xcopy_rcr_execute(struct kt_cmd *cmd);
+
+/* xcopy_stat.c */
+void kt_xcopy_stat_init(struct kt_dev *dev);
+
+#endif /* KTARGET_XCOPY_H */

@@ -1,0 +1,322 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# EXTENDED COPY through iSCSI: rd (512- and 4096-byte blocks), fileio and
+# iblock LUNs of one TPG, driven by the kernel initiator with sg_xcopy and
+# hand-built parameter lists (xcopy.py). Every copy is checked byte for byte
+# by reading back; copies that must fail are checked to leave the
+# destination untouched. Then the statistics/xcopy counters, RECEIVE COPY
+# RESULTS, and libiscsi's ExtendedCopy and ReceiveCopyResults families.
+. ./lib.sh
+
+HIDDEN_IQN=$KT_IQN-hidden
+STAT=statistics/xcopy
+MB=1048576
+
+# The block device of LUN $2 of the session logged in to target $1.
+disk_of() {
+	local s d i
+	for i in $(seq 1 50); do
+		for s in /sys/class/iscsi_session/session*; do
+			[ "$(cat $s/targetname 2>/dev/null)" = "$1" ] || continue
+			for d in $s/device/target*/*:$2/block/*; do
+				[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
+			done
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+# The sg node of disk $1 (sg_xcopy wants those), made if udev did not.
+sg_of() {
+	local g
+	for g in /sys/block/${1#/dev/}/device/scsi_generic/*; do
+		[ -e "$g/dev" ] || continue
+		[ -c /dev/${g##*/} ] || mknod /dev/${g##*/} c $(tr ':' ' ' < $g/dev)
+		echo /dev/${g##*/}
+		return 0
+	done
+	return 1
+}
+
+# md5 of COUNT MiB of $1 from MiB SKIP
+sum_of() {
+	dd if="$1" bs=1M skip="$2" count="$3" iflag=direct status=none | md5sum | cut -d' ' -f1
+}
+
+# check_copied DESCRIPTION SRC SRC_BYTE DST DST_BYTE BYTES: equal ranges
+check_copied() {
+	local a b
+	a=$(dd if="$2" bs=4096 skip=$(($3 / 4096)) count=$(($6 / 4096)) iflag=direct status=none | md5sum)
+	b=$(dd if="$4" bs=4096 skip=$(($5 / 4096)) count=$(($6 / 4096)) iflag=direct status=none | md5sum)
+	check_eq "$1" "$b" "$a"
+}
+
+# xstat DEV NAME: a counter of the device's statistics/xcopy
+xstat() { cat "$1/$STAT/$2"; }
+
+# fill DEV MIB_OFFSET MIB_COUNT: random data
+fill() {
+	head -c $(($3 * MB)) /dev/urandom | dd of="$1" bs=1M seek="$2" oflag=direct status=none
+}
+
+setup() {
+	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1 htpg=$KT_CFS/iscsi/$HIDDEN_IQN/tpgt_1
+	local core=$KT_CFS/core
+
+	check "target set up" kt_iscsi_setup
+	check "brd ramdisk for iblock" modprobe brd rd_nr=1 rd_size=65536
+	check "rd device with 4096-byte blocks" sh -c "mkdir -p $core/rd_mcp_1/r1 &&
+		echo rd_pages=8192 > $core/rd_mcp_1/r1/control &&
+		echo 1 > $core/rd_mcp_1/r1/enable &&
+		echo 4096 > $core/rd_mcp_1/r1/attrib/block_size"
+	check "fileio device on tmpfs" sh -c "mkdir -p $core/fileio_0/f0 &&
+		echo fd_dev_name=$FILE,fd_dev_size=67108864 > $core/fileio_0/f0/control &&
+		echo 1 > $core/fileio_0/f0/enable"
+	check "iblock device on brd" sh -c "mkdir -p $core/iblock_0/b0 &&
+		echo udev_path=/dev/ram0 > $core/iblock_0/b0/control &&
+		echo 1 > $core/iblock_0/b0/enable"
+	check "LUNs 1-3: rd 4096, fileio, iblock" sh -c "
+		mkdir $tpg/lun/lun_1 $tpg/lun/lun_2 $tpg/lun/lun_3 &&
+		ln -s $core/rd_mcp_1/r1 $tpg/lun/lun_1/r1 &&
+		ln -s $core/fileio_0/f0 $tpg/lun/lun_2/f0 &&
+		ln -s $core/iblock_0/b0 $tpg/lun/lun_3/b0"
+	check "statistics/xcopy counters exist and start at zero" sh -c "
+		test \$(cat $core/rd_mcp_0/r0/$STAT/operations) = 0 &&
+		test \$(cat $core/rd_mcp_0/r0/$STAT/sgl_allocs) = 0"
+	# a second target the test initiator logs in to apart: its device
+	# must be unreachable from the first target's session
+	check "a second, write-protected target with its own rd device" sh -c "
+		mkdir -p $core/rd_mcp_2/h0 &&
+		echo rd_pages=4096 > $core/rd_mcp_2/h0/control &&
+		echo 1 > $core/rd_mcp_2/h0/enable &&
+		mkdir -p $htpg/lun/lun_0 &&
+		ln -s $core/rd_mcp_2/h0 $htpg/lun/lun_0/h0 &&
+		mkdir $htpg/np/127.0.0.1:3262 &&
+		echo 0 > $htpg/attrib/authentication &&
+		echo 1 > $htpg/attrib/generate_node_acls &&
+		echo 1 > $htpg/attrib/demo_mode_write_protect &&
+		echo 1 > $htpg/enable"
+}
+
+teardown() {
+	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1 htpg=$KT_CFS/iscsi/$HIDDEN_IQN/tpgt_1
+	local core=$KT_CFS/core l
+
+	iscsiadm -m node --logoutall=all >/dev/null 2>&1
+	iscsiadm -m node -o delete >/dev/null 2>&1
+	[ -e $htpg/enable ] && echo 0 > $htpg/enable
+	rmdir $htpg/np/127.0.0.1:3262 2>/dev/null
+	rm -f $htpg/lun/lun_0/h0
+	rmdir $htpg/lun/lun_0 $htpg $KT_CFS/iscsi/$HIDDEN_IQN 2>/dev/null
+	for l in lun_1/r1 lun_2/f0 lun_3/b0; do
+		rm -f $tpg/lun/$l
+		rmdir $tpg/lun/${l%/*} 2>/dev/null
+	done
+	rmdir $core/rd_mcp_1/r1 $core/rd_mcp_1 $core/rd_mcp_2/h0 $core/rd_mcp_2 \
+	      $core/fileio_0/f0 $core/fileio_0 $core/iblock_0/b0 $core/iblock_0 2>/dev/null
+	kt_iscsi_teardown
+	rm -f $FILE
+}
+
+main() {
+	local p=127.0.0.1:3260 core=$KT_CFS/core d0 d1 d2 d3 dh out
+	local r0 f0 b0 before after naa_h sum pids i res g0 g2 g3
+	FILE=/dev/shm/kt-xcopy.img
+	r0=$core/rd_mcp_0/r0
+	f0=$core/fileio_0/f0
+	b0=$core/iblock_0/b0
+
+	for t in sg_xcopy sg_raw sg_vpd sg_copy_results python3; do
+		command -v $t >/dev/null || { skip "xcopy" "$t not installed"; return; }
+	done
+	setup
+	check "iscsid starts" kt_iscsid_start
+	# sg_xcopy addresses the disks through their sg nodes
+	check "sg driver" modprobe sg
+	iscsiadm -m discovery -t st -p $p >/dev/null 2>&1
+	iscsiadm -m discovery -t st -p 127.0.0.1:3262 >/dev/null 2>&1
+	check "login to both targets" sh -c "
+		iscsiadm -m node -T $KT_IQN -p $p --login >/dev/null &&
+		iscsiadm -m node -T $HIDDEN_IQN -p 127.0.0.1:3262 --login >/dev/null"
+	d0=$(disk_of $KT_IQN 0)
+	d1=$(disk_of $KT_IQN 1)
+	d2=$(disk_of $KT_IQN 2)
+	d3=$(disk_of $KT_IQN 3)
+	dh=$(disk_of $HIDDEN_IQN 0)
+	if ! test -b "$d0" -a -b "$d1" -a -b "$d2" -a -b "$d3" -a -b "$dh"; then
+		not_ok "five disks appear" "$d0 $d1 $d2 $d3 $dh"
+		teardown
+		return
+	fi
+	ok "five disks appear"
+	check_eq "LUN 1 has 4096-byte blocks" "$(blockdev --getss $d1)" 4096
+	g0=$(sg_of $d0)
+	g2=$(sg_of $d2)
+	g3=$(sg_of $d3)
+	check "sg nodes of LUNs 0, 2, 3" test -c "$g0" -a -c "$g2" -a -c "$g3"
+	fill $d0 0 16
+	fill $d1 0 4
+	fill $d2 0 4
+	fill $d3 16 8
+
+	# --- sg_xcopy between LUNs of every backstore, 512-byte blocks ---
+	check "sg_xcopy rd -> fileio, 4 MiB" \
+		sg_xcopy if=$g0 of=$g2 bs=512 skip=2048 seek=16384 count=8192 bpt=8192
+	check_copied "rd -> fileio: data read back" $d0 $((1 * MB)) $d2 $((8 * MB)) $((4 * MB))
+	check "sg_xcopy fileio -> iblock, 4 MiB in 1 MiB commands" \
+		sg_xcopy if=$g2 of=$g3 bs=512 skip=16384 seek=40960 count=8192 bpt=2048
+	check_copied "fileio -> iblock: data read back" $d2 $((8 * MB)) $d3 $((20 * MB)) $((4 * MB))
+	check "sg_xcopy iblock -> rd, 8 MiB" \
+		sg_xcopy if=$g3 of=$g0 bs=512 skip=32768 seek=32768 count=16384 bpt=16384
+	check_copied "iblock -> rd: data read back" $d3 $((16 * MB)) $d0 $((16 * MB)) $((8 * MB))
+	check "sg_xcopy within one fileio LUN" \
+		sg_xcopy if=$g2 of=$g2 bs=512 skip=0 seek=65536 count=4096 bpt=4096
+	check_copied "within one LUN: data read back" $d2 0 $d2 $((32 * MB)) $((2 * MB))
+	check "fileio -> fileio went through the backstore's copy_range" \
+		test "$(xstat $f0 fast_copies)" -ge 1
+	check "sg_xcopy sent to the source (on_src)" \
+		sg_xcopy if=$g0 of=$g3 bs=512 skip=0 seek=0 count=2048 bpt=2048 --on_src
+	check_copied "on_src: data read back" $d0 0 $d3 0 $MB
+
+	# --- overlapping ranges in one LUN: the result is the source as it was ---
+	echo 64 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+	dd if=$d0 of=/tmp/kt-src bs=1M count=4 iflag=direct status=none
+	check "overlapping copy forward (dst = src + 100 blocks)" \
+		python3 ./xcopy.py copy $d0 $d0 -- 0:0:6000:0:100
+	dd if=$d0 of=/tmp/kt-dst bs=1M count=4 iflag=direct status=none
+	check_eq "forward overlap: destination holds the old source" \
+		"$(dd if=/tmp/kt-dst bs=512 skip=100 count=6000 status=none | md5sum)" \
+		"$(dd if=/tmp/kt-src bs=512 count=6000 status=none | md5sum)"
+	dd if=$d0 of=/tmp/kt-src bs=1M count=4 iflag=direct status=none
+	check "overlapping copy backward (dst = src - 7 blocks)" \
+		python3 ./xcopy.py copy $d0 $d0 -- 0:0:6000:7:0
+	dd if=$d0 of=/tmp/kt-dst bs=1M count=4 iflag=direct status=none
+	check_eq "backward overlap: destination holds the old source" \
+		"$(dd if=/tmp/kt-dst bs=512 count=6000 status=none | md5sum)" \
+		"$(dd if=/tmp/kt-src bs=512 skip=7 count=6000 status=none | md5sum)"
+
+	echo 16384 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+
+	# --- 512 <-> 4096-byte blocks ---
+	check "512 -> 4096: 8192 source blocks to LBA 256 of LUN 1" \
+		python3 ./xcopy.py copy $d1 $d0 $d1 -- 0:1:8192:4096:256
+	check_copied "512 -> 4096: data read back" $d0 $((2 * MB)) $d1 $((1 * MB)) $((4 * MB))
+	check "rd -> rd went through the backstore's copy_range" \
+		test "$(xstat $core/rd_mcp_1/r1 fast_copies)" -ge 1
+	check "4096 -> 512: 4096 destination blocks (DC) to LBA 65536 of LUN 2" \
+		python3 ./xcopy.py copy $d2 $d1 $d2 -- 0:1:4096:0:65536:dc
+	check_copied "4096 -> 512: data read back" $d1 0 $d2 $((32 * MB)) $((2 * MB))
+	out=$(python3 ./xcopy.py copy $d1 $d0 $d1 -- 0:1:7:0:0 2>&1)
+	if printf '%s' "$out" | grep -qi "copy aborted"; then
+		ok "7 blocks of 512 bytes into 4096-byte blocks: COPY ABORTED"
+	else
+		not_ok "7 blocks of 512 bytes into 4096-byte blocks: COPY ABORTED" "$out"
+	fi
+
+	# --- several segments in one command, across backstores ---
+	check "one command, four segments: rd, fileio, iblock, rd 4096" \
+		python3 ./xcopy.py copy $d0 $d0 $d2 $d3 $d1 -- \
+			0:1:2048:0:80000 1:2:2048:80000:100000 2:3:2048:100000:6144 \
+			ffff:1:1024:304:90000
+	check_copied "segment 1 rd -> fileio" $d0 0 $d2 $((80000 * 512)) $MB
+	check_copied "segment 2 fileio -> iblock" $d2 $((80000 * 512)) $d3 $((100000 * 512)) $MB
+	check_copied "segment 3 iblock -> rd 4096" $d3 $((100000 * 512)) $d1 $((6144 * 4096)) $MB
+	check_copied "segment 4 (FFFFh source) rd -> fileio" $d0 $((304 * 512)) $d2 $((90000 * 512)) $((512 * 1024))
+
+	# --- concurrent copies (LIST IDENTIFIERs of running copies differ) ---
+	pids=
+	for i in 0 1 2 3; do
+		sg_xcopy if=$g0 of=$g2 bs=512 skip=$((i * 8192)) seek=$((98304 + i * 8192)) \
+			count=8192 bpt=8192 list_id=$((20 + i)) >/dev/null 2>&1 &
+		pids="$pids $!"
+	done
+	out=0
+	for i in $pids; do wait $i || out=1; done
+	check_eq "four concurrent sg_xcopy commands succeed" $out 0
+	check_copied "concurrent copies: data read back" $d0 0 $d2 $((48 * MB)) $((16 * MB))
+
+	# --- a device the session has no LUN for ---
+	naa_h=$(python3 ./xcopy.py naa $dh)
+	sum=$(sum_of $dh 0 8)
+	out=$(python3 ./xcopy.py copy $d0 $d0 naa:$naa_h -- 0:1:2048:0:0 2>&1)
+	if printf '%s' "$out" | grep -qi "copy aborted" &&
+	   printf '%s' "$out" | grep -qi "copy target device not reachable"; then
+		ok "a device of another target: COPY TARGET DEVICE NOT REACHABLE"
+	else
+		not_ok "a device of another target: COPY TARGET DEVICE NOT REACHABLE" "$out"
+	fi
+	check_eq "... and it is untouched" "$(sum_of $dh 0 8)" "$sum"
+	out=$(python3 ./xcopy.py copy --ro $dh $dh $dh -- 0:1:16:0:4096 2>&1)
+	if printf '%s' "$out" | grep -qi "data protect"; then
+		ok "a write-protected destination: DATA PROTECT"
+	else
+		not_ok "a write-protected destination: DATA PROTECT" "$out"
+	fi
+	check_eq "... and it is untouched" "$(sum_of $dh 0 8)" "$sum"
+
+	# --- counters: 64 chunks, one scatterlist ---
+	check "xcopy_max_chunk_kb=64" sh -c "echo 64 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb"
+	before="$(xstat $f0 operations) $(xstat $f0 chunks) $(xstat $f0 sgl_allocs) $(xstat $f0 bytes)"
+	check "sg_xcopy of 4 MiB in 64 KiB chunks, sent to the destination" \
+		sg_xcopy if=$g0 of=$g2 bs=512 skip=0 seek=0 count=8192 bpt=8192 --on_dst
+	after="$(xstat $f0 operations) $(xstat $f0 chunks) $(xstat $f0 sgl_allocs) $(xstat $f0 bytes)"
+	set -- $before
+	check_eq "one operation, 64 chunks, 1 scatterlist, 4 MiB" \
+		"$(echo $after | awk -v o=$1 -v c=$2 -v s=$3 -v b=$4 \
+			'{ print $1 - o, $2 - c, $3 - s, $4 - b }')" "1 64 1 4194304"
+	echo 16384 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+	check_copied "64-chunk copy: data read back" $d0 0 $d2 0 $((4 * MB))
+	echo "# $f0/$STAT: $(for c in operations failures segments bytes chunks sgl_allocs fast_copies aborts; do printf '%s=%s ' $c $(xstat $f0 $c); done)"
+	check "failures are counted" test "$(xstat $r0 failures)" -ge 1 -a \
+		"$(xstat $core/rd_mcp_1/r1 failures)" -ge 1
+
+	# --- RECEIVE COPY RESULTS ---
+	check "sg_copy_results: operating parameters" \
+		sh -c "sg_copy_results --params $d0 | grep -i 'segment descriptor count' | grep -q 64"
+	check "EXTENDED COPY with LIST ID 7, results held" \
+		python3 ./xcopy.py copy --list-id 7 --usage 0 $d0 $d0 -- 0:0:8:0:8
+	check "sg_copy_results: copy status of list id 7" \
+		sh -c "sg_copy_results --status --list_id=7 $d0 | grep -qi 'without error'"
+	check_fails "the status was read once" sg_copy_results --status --list_id=7 $d0
+	python3 ./xcopy.py copy --list-id 9 --usage 0 $d0 $d0 $d1 -- 0:1:7:0:0 >/dev/null 2>&1
+	check "sg_copy_results: failure details of list id 9" \
+		sg_copy_results --failed --list_id=9 $d0
+	check_fails "the failure details were read once" \
+		sg_copy_results --failed --list_id=9 $d0
+	check_fails "copy status of an unknown list id fails" \
+		sg_copy_results --status --list_id=200 $d0
+
+	check "logout" iscsiadm -m node --logoutall=all
+	iscsiadm -m node -o delete >/dev/null 2>&1
+
+	# --- libiscsi, on the rd LUN ---
+	if command -v iscsi-test-cu >/dev/null; then
+		for t in ExtendedCopy ReceiveCopyResults; do
+			out=$(iscsi-test-cu --dataloss --test=SCSI.$t \
+				"iscsi://127.0.0.1:3260/$KT_IQN/0" 2>&1)
+			echo "$out" > /ktout/libiscsi-$t.log 2>/dev/null
+			# CUnit: "tests TOTAL RAN PASSED FAILED INACTIVE"
+			res=$(printf '%s\n' "$out" | awk '$1 == "tests" { print $3, $4, $5 }')
+			echo "# iscsi-test-cu $t: ran, passed, failed: $res"
+			set -- $res
+			if [ "${1:-0}" -gt 0 ] && [ "${3:-1}" = 0 ]; then
+				ok "iscsi-test-cu --test=$t: no failures"
+			else
+				not_ok "iscsi-test-cu --test=$t: no failures" \
+					"$(printf '%s\n' "$out" | grep -E 'FAIL|Tests|tests' | head -20)"
+			fi
+		done
+	else
+		skip "iscsi-test-cu" "libiscsi-bin not installed"
+	fi
+
+	rm -f /tmp/kt-src /tmp/kt-dst
+	teardown
+	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
+	check "rmmod the backstores" rmmod ktarget_fileio ktarget_iblock ktarget_rd
+	rmmod brd 2>/dev/null
+}
+
+main "$@"
