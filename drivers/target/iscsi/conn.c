@@ -418,6 +418,7 @@ static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 	int ret;
 
 	if (rx->state == KT_RX_BHS) {
+		WRITE_ONCE(conn->last_rx, jiffies);
 		ret = kt_iscsi_rx_header(conn);
 		if (ret)
 			return ret;
@@ -566,6 +567,7 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	kt_iscsi_restore_callbacks(conn);
 	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
 	del_timer_sync(&conn->login_timer);
+	kt_iscsi_keepalive_stop(conn);
 	cancel_work_sync(&conn->rx_work);
 	conn->state = KT_CONN_DEAD;
 
@@ -645,6 +647,8 @@ struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
 	INIT_WORK(&conn->close_work, kt_iscsi_close_work);
 	INIT_WORK(&conn->free_work, kt_iscsi_conn_free_work);
 	timer_setup(&conn->login_timer, kt_iscsi_login_timeout, 0);
+	conn->login_start = jiffies;
+	kt_iscsi_keepalive_init(conn);
 	kt_iscsi_rx_next(&conn->rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
 
 	tcp_sock_set_nodelay(sk);

@@ -129,6 +129,17 @@ struct kt_iscsi_conn {
 	/* login */
 	struct kt_iscsi_login	*login;
 	struct timer_list	login_timer;
+	unsigned long		login_start;	/* jiffies */
+
+	/* keepalive (keepalive.c) */
+	struct timer_list	nopin_timer;
+	struct work_struct	nopin_work;
+	unsigned long		last_rx;	/* jiffies of the last PDU in */
+	unsigned long		nopin_sent;	/* jiffies of the ping, if any */
+	u32			nopin_ttt;	/* of the ping awaiting its answer */
+	bool			nopin_waiting;
+	u16			nopin_timeout;	/* s of silence before a ping, 0: off */
+	u16			nopin_rsp_timeout; /* s to answer it */
 
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
@@ -195,6 +206,7 @@ void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn);
 void kt_iscsi_login_free(struct kt_iscsi_conn *conn);
 
 /* session.c */
+#define KT_ISCSI_LOGOUT_GRACE	2	/* s an initiator has to log out when asked */
 u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess);
 void kt_iscsi_sess_put(struct kt_iscsi_sess *sess);
 void kt_iscsi_sess_close(struct kt_iscsi_sess *sess);
@@ -217,6 +229,21 @@ void kt_iscsi_conn_abort_cmds(struct kt_iscsi_conn *conn);
 extern struct kmem_cache *kt_iscsi_cmd_cache;
 
 void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops);
+u64 kt_iscsi_unpack_lun(u64 raw);
+void kt_iscsi_queue_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
+			void *data, u32 len, bool statsn);
+
+/* keepalive.c: NOP-In pings on a quiet connection (RFC 7143 11.19) */
+#define KT_ISCSI_TTT_R2T_MASK	0x7fffffff
+void kt_iscsi_keepalive_init(struct kt_iscsi_conn *conn);
+void kt_iscsi_keepalive_start(struct kt_iscsi_conn *conn, u16 timeout,
+			      u16 rsp_timeout);
+void kt_iscsi_keepalive_stop(struct kt_iscsi_conn *conn);
+void kt_iscsi_keepalive_answer(struct kt_iscsi_conn *conn, u32 ttt);
+
+/* tmf.c */
+void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn);
+void kt_iscsi_queue_tm_rsp(struct kt_tmr *tmr);
 
 /* discovery.c */
 int kt_iscsi_sendtargets(struct kt_iscsi_conn *conn, u8 *buf, size_t size,

@@ -25,7 +25,7 @@ static struct kt_iscsi_cmd *to_icmd(struct kt_cmd *se)
 }
 
 /* SAM-5 4.7: single level LUN, peripheral or flat addressing. */
-static u64 kt_iscsi_unpack_lun(u64 raw)
+u64 kt_iscsi_unpack_lun(u64 raw)
 {
 	u16 first = raw >> 48;
 
@@ -40,8 +40,8 @@ static u64 kt_iscsi_unpack_lun(u64 raw)
 }
 
 /* Queue a PDU that is not part of a command; @data is taken over. */
-static void kt_iscsi_queue_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
-			       void *data, u32 len, bool statsn)
+void kt_iscsi_queue_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
+			void *data, u32 len, bool statsn)
 {
 	struct kt_iscsi_tx *tx = kzalloc(sizeof(*tx), GFP_KERNEL);
 
@@ -248,9 +248,8 @@ static int kt_iscsi_write_pending(struct kt_cmd *se)
 					       min(conn->nego.first_burst,
 						   se->expected_len)));
 	cmd->r2t_offset = unsolicited;
-	cmd->ttt = conn->next_ttt++;
-	if (cmd->ttt == 0xffffffff)
-		cmd->ttt = conn->next_ttt++;
+	/* the high half of the TTT space is the keepalive's */
+	cmd->ttt = conn->next_ttt++ & KT_ISCSI_TTT_R2T_MASK;
 	if (cmd->r2t_offset < cmd->write_end)
 		kt_iscsi_cmd_queue(cmd, KT_TX_R2T);
 	return 0;
@@ -268,6 +267,26 @@ static int kt_iscsi_queue_status(struct kt_cmd *se)
 	return 0;
 }
 
+/* SAM-5 7.2: an aborted command sends nothing; the transmit side lets go. */
+static void kt_iscsi_aborted(struct kt_cmd *se)
+{
+	struct kt_iscsi_cmd *cmd = to_icmd(se);
+
+	cmd->silent = true;
+	kt_iscsi_cmd_queue(cmd, KT_TX_STATUS);
+}
+
+/* Runs on the receive side, which alone feeds commands their data. */
+static void kt_iscsi_abort_data_out(struct kt_cmd *se)
+{
+	struct kt_iscsi_cmd *cmd = to_icmd(se);
+
+	if (!cmd->in_xa || xa_erase_irq(&cmd->conn->cmds, cmd->itt) != cmd)
+		return;
+	cmd->in_xa = false;
+	kt_cmd_fail(se, KT_SENSE_ABORTED_COMMAND);
+}
+
 static void kt_iscsi_release_cmd(struct kt_cmd *se)
 {
 	struct kt_iscsi_cmd *cmd = to_icmd(se);
@@ -283,6 +302,9 @@ void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops)
 	ops->queue_data_in = kt_iscsi_queue_data_in;
 	ops->queue_status = kt_iscsi_queue_status;
 	ops->release_cmd = kt_iscsi_release_cmd;
+	ops->aborted = kt_iscsi_aborted;
+	ops->abort_data_out = kt_iscsi_abort_data_out;
+	ops->queue_tm_rsp = kt_iscsi_queue_tm_rsp;
 }
 
 /* ---- receive side: where data goes ---- */
@@ -457,8 +479,10 @@ static void kt_iscsi_nop_out(struct kt_iscsi_conn *conn)
 
 	if (!h->immediate)
 		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
-	if (h->itt == 0xffffffff)
+	if (h->itt == 0xffffffff) {
+		kt_iscsi_keepalive_answer(conn, h->ttt);
 		return;		/* an answer to our ping */
+	}
 	/* RFC 7143 11.19: the ping data comes back */
 	n.data_len = h->data_len;
 	if (h->data_len) {
@@ -471,48 +495,6 @@ static void kt_iscsi_nop_out(struct kt_iscsi_conn *conn)
 		return;
 	}
 	kt_iscsi_queue_pdu(conn, bhs, data, n.data_len, true);
-}
-
-/* SAM-5 7.2: an aborted task gets no response; its resources go. */
-static void kt_iscsi_abort_waiting(struct kt_iscsi_conn *conn, u32 itt)
-{
-	struct kt_iscsi_cmd *cmd = xa_erase_irq(&conn->cmds, itt);
-
-	if (!cmd)
-		return;
-	cmd->in_xa = false;
-	cmd->silent = true;
-	set_bit(KT_CMD_ABORTED, &cmd->se.flags);
-	kt_cmd_fail(&cmd->se, KT_SENSE_ABORTED_COMMAND);
-}
-
-static void kt_iscsi_tmf(struct kt_iscsi_conn *conn)
-{
-	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
-	struct kt_iscsi_tmf_rsp r = { .itt = h->itt };
-	u8 bhs[KT_ISCSI_BHS_LEN];
-
-	if (!h->immediate)
-		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
-	switch (h->tmf.function) {
-	case KT_ISCSI_TMF_ABORT_TASK:
-		/* a command still waiting for its data is ended here */
-		kt_iscsi_abort_waiting(conn, h->tmf.rtt);
-		r.response = KT_ISCSI_TMF_RSP_COMPLETE;
-		break;
-	case KT_ISCSI_TMF_ABORT_TASK_SET:
-	case KT_ISCSI_TMF_CLEAR_TASK_SET:
-	case KT_ISCSI_TMF_LOGICAL_UNIT_RESET:
-	case KT_ISCSI_TMF_TARGET_WARM_RESET:
-		/* commands run to completion synchronously with the request */
-		r.response = KT_ISCSI_TMF_RSP_COMPLETE;
-		break;
-	default:
-		r.response = KT_ISCSI_TMF_RSP_NOT_SUPPORTED;
-		break;
-	}
-	if (!kt_iscsi_encode_tmf_rsp(bhs, &r))
-		kt_iscsi_queue_pdu(conn, bhs, NULL, 0, true);
 }
 
 static void kt_iscsi_logout(struct kt_iscsi_conn *conn)
@@ -584,7 +566,7 @@ void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn)
 		kt_iscsi_nop_out(conn);
 		break;
 	case KT_ISCSI_OP_TMF_REQ:
-		kt_iscsi_tmf(conn);
+		kt_iscsi_tmf_req(conn);
 		break;
 	case KT_ISCSI_OP_LOGOUT_REQ:
 		kt_iscsi_logout(conn);

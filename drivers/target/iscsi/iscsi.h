@@ -69,6 +69,10 @@ struct kt_iscsi_tpg_attrib {
 	u32	login_keys_workaround;
 };
 
+/* LIO's defaults: a ping after 15 s of silence, 30 s to answer it */
+#define KT_ISCSI_NOPIN_TIMEOUT		15
+#define KT_ISCSI_NOPIN_RSP_TIMEOUT	30
+
 /* acls/INITIATOR/attrib/ (LIO's NA_* defaults) */
 struct kt_iscsi_acl_attrib {
 	u32	dataout_timeout;

@@ -167,6 +167,22 @@ static u32 kt_num(const char *v)
 }
 
 /* Remember the outcome of a key for the session. */
+/* NOP-In pings with the ACL's timeouts; a dynamic ACL has the defaults. */
+static void kt_iscsi_login_keepalive(struct kt_iscsi_conn *conn)
+{
+	struct kt_node_acl *acl = conn->sess->se.acl;
+	u16 timeout = KT_ISCSI_NOPIN_TIMEOUT, rsp = KT_ISCSI_NOPIN_RSP_TIMEOUT;
+
+	/* the session holds the ACL it logged in under */
+	if (acl) {
+		const struct kt_iscsi_acl_attrib *a = &to_iscsi_acl(acl)->attrib;
+
+		timeout = READ_ONCE(a->nopin_timeout);
+		rsp = READ_ONCE(a->nopin_response_timeout);
+	}
+	kt_iscsi_keepalive_start(conn, timeout, rsp);
+}
+
 static void kt_iscsi_nego_record(struct kt_iscsi_login *l, unsigned int id,
 				 const char *v)
 {
@@ -317,6 +333,9 @@ static u16 kt_iscsi_login_names(struct kt_iscsi_conn *conn, const char **why)
 		*why = "no such target behind this portal";
 		return KT_ISCSI_LOGIN_NOT_FOUND;
 	}
+	/* the TPG's login_timeout counts from the connection's start */
+	mod_timer(&conn->login_timer, conn->login_start +
+		  READ_ONCE(l->tpg->attrib.login_timeout) * HZ);
 	l->acl = kt_tpg_find_acl(&l->tpg->tpg, l->initiator);
 	if (!l->acl && !l->tpg->tpg.generate_node_acls) {
 		*why = "no ACL for this initiator";
@@ -635,5 +654,7 @@ void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
 	conn->nego.header_digest = l->nego.header_digest;
 	conn->nego.data_digest = l->nego.data_digest;
 	conn->state = KT_CONN_FFP;
+	if (!l->discovery)
+		kt_iscsi_login_keepalive(conn);
 	kt_iscsi_login_free(conn);
 }

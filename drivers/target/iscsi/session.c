@@ -126,6 +126,55 @@ void kt_iscsi_sess_close(struct kt_iscsi_sess *sess)
 	spin_unlock(&sess->lock);
 }
 
+/*
+ * RFC 7143 11.9.1: an Async Message asking the initiator to log out within
+ * @secs seconds. Under spinlocks: the PDU is allocated atomically, and a
+ * connection that cannot get one is simply closed later with the rest.
+ */
+static void kt_iscsi_request_logout(struct kt_iscsi_conn *conn, u16 secs)
+{
+	struct kt_iscsi_async a = {
+		.event = KT_ISCSI_ASYNC_REQUEST_LOGOUT,
+		.param3 = secs,
+	};
+	struct kt_iscsi_tx *tx;
+
+	if (READ_ONCE(conn->state) != KT_CONN_FFP)
+		return;
+	tx = kzalloc(sizeof(*tx), GFP_ATOMIC);
+	if (!tx)
+		return;
+	if (kt_iscsi_encode_async(tx->bhs, &a)) {
+		kfree(tx);
+		return;
+	}
+	tx->kind = KT_TX_PDU;
+	tx->statsn = true;
+	kt_iscsi_queue_tx(conn, tx);
+}
+
+/* Ask every normal session of @tpg to log out; true if any was asked. */
+static bool kt_iscsi_tpg_request_logout(struct kt_iscsi_tpg *tpg, u16 secs)
+{
+	struct kt_iscsi_sess *sess;
+	struct kt_iscsi_conn *conn;
+	bool asked = false;
+
+	spin_lock(&kt_iscsi_sessions_lock);
+	list_for_each_entry(sess, &kt_iscsi_sessions, node) {
+		if (sess->discovery || sess->tpg != tpg)
+			continue;
+		spin_lock(&sess->lock);
+		list_for_each_entry(conn, &sess->conns, sess_node) {
+			kt_iscsi_request_logout(conn, secs);
+			asked = true;
+		}
+		spin_unlock(&sess->lock);
+	}
+	spin_unlock(&kt_iscsi_sessions_lock);
+	return asked;
+}
+
 static void kt_iscsi_close_matching(struct kt_iscsi_tpg *tpg,
 				    struct kt_node_acl *acl)
 {
@@ -144,12 +193,17 @@ static void kt_iscsi_close_matching(struct kt_iscsi_tpg *tpg,
 
 /*
  * Close the sessions of a TPG being disabled and wait until they are gone:
- * the TPG, its LUNs and ACLs may go right after.
+ * the TPG, its LUNs and ACLs may go right after. Initiators are first asked
+ * to log out, and given KT_ISCSI_LOGOUT_GRACE seconds to do it cleanly.
  */
 void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg)
 {
-	int i;
+	int i = 0;
 
+	if (kt_iscsi_tpg_request_logout(tpg, KT_ISCSI_LOGOUT_GRACE))
+		while (i++ < KT_ISCSI_LOGOUT_GRACE * 10 &&
+		       atomic_read(&tpg->nr_sessions))
+			msleep(100);
 	kt_iscsi_close_matching(tpg, NULL);
 	for (i = 0; i < 300 && atomic_read(&tpg->nr_sessions); i++)
 		msleep(100);

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_iscsi: Task Management Function Request and Response (RFC 7143
+ * 11.5, 11.6). The request becomes a core TMF; its answer comes back
+ * through queue_tm_rsp once every task it aborted has ended.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+
+#include "iscsi.h"
+#include "conn.h"
+
+struct kt_iscsi_tmr {
+	struct kt_tmr		se;
+	struct kt_iscsi_conn	*conn;
+	u32			itt;
+	u32			ref_cmdsn;
+};
+
+static const enum kt_tmf kt_iscsi_tmf_map[] = {
+	[KT_ISCSI_TMF_ABORT_TASK]		= KT_TMF_ABORT_TASK,
+	[KT_ISCSI_TMF_ABORT_TASK_SET]		= KT_TMF_ABORT_TASK_SET,
+	[KT_ISCSI_TMF_CLEAR_ACA]		= KT_TMF_CLEAR_ACA,
+	[KT_ISCSI_TMF_CLEAR_TASK_SET]		= KT_TMF_CLEAR_TASK_SET,
+	[KT_ISCSI_TMF_LOGICAL_UNIT_RESET]	= KT_TMF_LUN_RESET,
+	[KT_ISCSI_TMF_TARGET_WARM_RESET]	= KT_TMF_TARGET_WARM_RESET,
+	[KT_ISCSI_TMF_TARGET_COLD_RESET]	= KT_TMF_TARGET_COLD_RESET,
+};
+
+static void kt_iscsi_send_tm_rsp(struct kt_iscsi_conn *conn, u32 itt,
+				 u8 response)
+{
+	struct kt_iscsi_tmf_rsp r = { .itt = itt, .response = response };
+	u8 bhs[KT_ISCSI_BHS_LEN];
+
+	if (!kt_iscsi_encode_tmf_rsp(bhs, &r))
+		kt_iscsi_queue_pdu(conn, bhs, NULL, 0, true);
+}
+
+void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	u8 function = h->tmf.function;
+	struct kt_iscsi_tmr *t;
+
+	if (!h->immediate)
+		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
+	if (function >= ARRAY_SIZE(kt_iscsi_tmf_map) ||
+	    !kt_iscsi_tmf_map[function] ||
+	    function == KT_ISCSI_TMF_TARGET_COLD_RESET) {
+		/* cold reset would drop every session: not offered */
+		kt_iscsi_send_tm_rsp(conn, h->itt,
+				     KT_ISCSI_TMF_RSP_NOT_SUPPORTED);
+		return;
+	}
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t) {
+		kt_iscsi_send_tm_rsp(conn, h->itt, KT_ISCSI_TMF_RSP_REJECTED);
+		return;
+	}
+	kt_iscsi_conn_get(conn);
+	t->conn = conn;
+	t->itt = h->itt;
+	t->ref_cmdsn = h->tmf.ref_cmdsn;
+	t->se.sess = &conn->sess->se;
+	t->se.function = kt_iscsi_tmf_map[function];
+	t->se.unpacked_lun = kt_iscsi_unpack_lun(h->lun);
+	t->se.ref_tag = h->tmf.rtt;
+	kt_tmr_submit(&t->se);
+}
+
+static u8 kt_iscsi_tm_response(struct kt_iscsi_tmr *t)
+{
+	struct kt_iscsi_sess *sess = t->conn->sess;
+	u32 exp_cmdsn;
+
+	switch (t->se.response) {
+	case KT_TMR_COMPLETE:
+	case KT_TMR_SUCCEEDED:
+		return KT_ISCSI_TMF_RSP_COMPLETE;
+	case KT_TMR_INCORRECT_LUN:
+		return KT_ISCSI_TMF_RSP_NO_LUN;
+	case KT_TMR_TASK_DOES_NOT_EXIST:
+		/*
+		 * RFC 7143 11.5.1: a task whose CmdSN has not arrived yet is
+		 * taken as received and aborted; one that has ended does not
+		 * exist.
+		 */
+		spin_lock(&sess->lock);
+		exp_cmdsn = sess->exp_cmdsn;
+		spin_unlock(&sess->lock);
+		if (!kt_iscsi_sn_lt(t->ref_cmdsn, exp_cmdsn))
+			return KT_ISCSI_TMF_RSP_COMPLETE;
+		return KT_ISCSI_TMF_RSP_NO_TASK;
+	case KT_TMR_NOT_SUPPORTED:
+		return KT_ISCSI_TMF_RSP_NOT_SUPPORTED;
+	default:
+		return KT_ISCSI_TMF_RSP_REJECTED;
+	}
+}
+
+void kt_iscsi_queue_tm_rsp(struct kt_tmr *tmr)
+{
+	struct kt_iscsi_tmr *t = container_of(tmr, struct kt_iscsi_tmr, se);
+	struct kt_iscsi_conn *conn = t->conn;
+
+	kt_iscsi_send_tm_rsp(conn, t->itt, kt_iscsi_tm_response(t));
+	kfree(t);
+	kt_iscsi_conn_put(conn);
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: task management functions (SAM-5 7).
+ *
+ * A TMF picks the commands it aborts under the sessions' command locks and
+ * marks each one aborted, unless it has completed already (kt_cmd_claim():
+ * a command ends one way only). Commands waiting for write data from the
+ * issuing session are failed at once through the fabric; the others stop
+ * at their next stage, or finish the backstore I/O they are in. The TMF
+ * answers when the last of them has ended: an aborted command sends no
+ * response of its own, but a command of another I_T nexus gets TASK
+ * ABORTED status when the device's TAS is on (SAM-5 5.7).
+ *
+ * The scope of the TPG stands in for the target: CLEAR TASK SET, LUN
+ * RESET and TARGET WARM RESET reach every session of the TPG.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/workqueue.h>
+
+#include <ktarget/fabric.h>
+
+#include "core.h"
+#include "pr.h"
+
+#define KT_ASC_RESET_OCCURRED		0x2900	/* POWER ON, RESET, OR ... */
+#define KT_ASC_LU_RESET_OCCURRED	0x2903	/* BUS DEVICE RESET FUNCTION OCCURRED */
+
+struct kt_tmr_scope {
+	struct kt_tmr		*tmr;
+	struct kt_dev		*dev;		/* the LU, or NULL: all of them */
+	bool			all_sessions;	/* else the issuer's only */
+	struct list_head	victims;
+	unsigned int		count;
+};
+
+static bool kt_tmr_match(const struct kt_tmr_scope *s, struct kt_cmd *cmd)
+{
+	const struct kt_tmr *tmr = s->tmr;
+
+	switch (tmr->function) {
+	case KT_TMF_ABORT_TASK:
+		return cmd->tag == tmr->ref_tag;
+	case KT_TMF_ABORT_TASK_SET:
+		return cmd->unpacked_lun == tmr->unpacked_lun;
+	case KT_TMF_TARGET_WARM_RESET:
+		return true;
+	default:
+		return cmd->dev == s->dev;
+	}
+}
+
+/* Mark the commands of @sess the TMF aborts and hold them on s->victims. */
+static void kt_tmr_collect(struct kt_tmr_scope *s, struct kt_session *sess)
+{
+	struct kt_cmd *cmd;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sess->cmd_lock, flags);
+	list_for_each_entry(cmd, &sess->cmds, sess_node) {
+		if (!kt_tmr_match(s, cmd))
+			continue;
+		/* on its way out: kt_cmd_release() waits for this lock */
+		if (!kref_get_unless_zero(&cmd->kref))
+			continue;
+		if (!kt_cmd_claim(cmd, KT_CMD_ABORTED)) {
+			/* completed already: its response is on its way */
+			kt_cmd_put(cmd);
+			continue;
+		}
+		cmd->abort_tmr = s->tmr;
+		cmd->abort_tas = sess != s->tmr->sess && cmd->dev &&
+				 READ_ONCE(cmd->dev->attrib.emulate_tas);
+		atomic_inc(&s->tmr->pending);
+		list_add_tail(&cmd->abort_node, &s->victims);
+		s->count++;
+	}
+	spin_unlock_irqrestore(&sess->cmd_lock, flags);
+}
+
+static void kt_tmr_collect_all(struct kt_tmr_scope *s)
+{
+	struct kt_session *issuer = s->tmr->sess;
+	struct kt_tpg *tpg = issuer->tpg;
+	struct kt_session *sess;
+
+	if (!s->all_sessions) {
+		kt_tmr_collect(s, issuer);
+		return;
+	}
+	spin_lock(&tpg->session_lock);
+	list_for_each_entry(sess, &tpg->sessions, node)
+		kt_tmr_collect(s, sess);
+	spin_unlock(&tpg->session_lock);
+}
+
+/* Stop what waits for data, and let go of the victims. */
+static void kt_tmr_release_victims(struct kt_tmr_scope *s)
+{
+	struct kt_session *issuer = s->tmr->sess;
+	struct kt_cmd *cmd, *tmp;
+
+	list_for_each_entry_safe(cmd, tmp, &s->victims, abort_node) {
+		list_del_init(&cmd->abort_node);
+		if (cmd->sess == issuer && cmd->ops->abort_data_out)
+			cmd->ops->abort_data_out(cmd);
+		kt_cmd_put(cmd);
+	}
+}
+
+/* A reset: every nexus of @dev hears of it on its next command. */
+static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
+{
+	struct kt_tpg *tpg = s->tmr->sess->tpg;
+	struct kt_lun *lun;
+	unsigned long idx;
+
+	if (s->dev) {
+		kt_ua_raise(s->dev, KT_ASC_LU_RESET_OCCURRED, KT_UA_ALL, NULL);
+		/* SAM-5 6.3: a reset ends SPC-2 reservations, not PRs */
+		kt_reserve_reset(s->dev);
+		return;
+	}
+	mutex_lock(&tpg->lock);
+	xa_for_each(&tpg->luns, idx, lun)
+		if (lun->dev) {
+			kt_ua_raise(lun->dev, KT_ASC_RESET_OCCURRED, KT_UA_ALL,
+				    NULL);
+			kt_reserve_reset(lun->dev);
+		}
+	mutex_unlock(&tpg->lock);
+}
+
+static void kt_tmr_respond(struct work_struct *work)
+{
+	struct kt_tmr *tmr = container_of(work, struct kt_tmr, work);
+
+	tmr->sess->tpg->ops->queue_tm_rsp(tmr);
+}
+
+/* An aborted command has ended; the last one lets the TMF answer. */
+void kt_tmr_task_done(struct kt_tmr *tmr)
+{
+	if (atomic_dec_and_test(&tmr->pending))
+		queue_work(system_wq, &tmr->work);
+}
+
+void kt_tmr_submit(struct kt_tmr *tmr)
+{
+	struct kt_tmr_scope s = { .tmr = tmr };
+	struct kt_lun *lun = NULL;
+	bool wp;
+
+	INIT_WORK(&tmr->work, kt_tmr_respond);
+	INIT_LIST_HEAD(&s.victims);
+	/* one count for the submitter, dropped at the end */
+	atomic_set(&tmr->pending, 1);
+	tmr->response = KT_TMR_COMPLETE;
+
+	switch (tmr->function) {
+	case KT_TMF_ABORT_TASK:
+		break;
+	case KT_TMF_ABORT_TASK_SET:
+	case KT_TMF_CLEAR_TASK_SET:
+	case KT_TMF_LUN_RESET:
+		lun = kt_session_get_lun(tmr->sess, tmr->unpacked_lun, &wp);
+		if (!lun) {
+			tmr->response = KT_TMR_INCORRECT_LUN;
+			goto out;
+		}
+		s.dev = lun->dev;
+		s.all_sessions = tmr->function != KT_TMF_ABORT_TASK_SET;
+		break;
+	case KT_TMF_TARGET_WARM_RESET:
+		s.all_sessions = true;
+		break;
+	default:
+		tmr->response = KT_TMR_NOT_SUPPORTED;
+		goto out;
+	}
+
+	kt_tmr_collect_all(&s);
+	if (tmr->function == KT_TMF_ABORT_TASK && !s.count)
+		tmr->response = KT_TMR_TASK_DOES_NOT_EXIST;
+	kt_tmr_release_victims(&s);
+	if (tmr->function == KT_TMF_LUN_RESET ||
+	    tmr->function == KT_TMF_TARGET_WARM_RESET)
+		kt_tmr_reset_ua(&s);
+	if (s.count)
+		pr_debug("TMF %d aborted %u command(s)\n", tmr->function,
+			 s.count);
+out:
+	if (lun)
+		percpu_ref_put(&lun->ref);
+	kt_tmr_task_done(tmr);
+}
+EXPORT_SYMBOL_GPL(kt_tmr_submit);

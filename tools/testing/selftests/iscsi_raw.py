@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A bare iSCSI initiator for protocol tests the real initiators cannot
+make: it logs in without authentication (RFC 7143 operational stage only)
+and then sends and reads raw PDUs.
+
+  iscsi_raw.py keepalive-silent HOST:PORT TARGET INITIATOR WAIT
+      log in, expect a NOP-In ping within WAIT seconds, never answer it,
+      and expect the target to close the connection within WAIT more.
+  iscsi_raw.py keepalive-answer HOST:PORT TARGET INITIATOR SECONDS
+      log in, answer every ping for SECONDS; the connection must stay up
+      and at least two pings must have come.
+  iscsi_raw.py async-logout HOST:PORT TARGET INITIATOR SECONDS
+      log in and wait SECONDS for an Async Message asking for a logout
+      (the caller disables the TPG meanwhile); answer it with a Logout
+      Request and expect the Logout Response, then the connection closed.
+
+Prints one line per finding; exits 0 when the target behaved, 1 if not.
+"""
+import select
+import socket
+import struct
+import sys
+import time
+
+OP_NOP_OUT, OP_LOGIN, OP_LOGOUT = 0x00, 0x03, 0x06
+OP_NOP_IN, OP_LOGIN_RSP, OP_LOGOUT_RSP, OP_ASYNC = 0x20, 0x23, 0x26, 0x32
+IMMEDIATE = 0x40
+
+
+class Conn:
+    def __init__(self, addr):
+        host, port = addr.rsplit(":", 1)
+        self.sock = socket.create_connection((host, int(port)), timeout=30)
+        self.cmdsn = 1
+        self.exp_statsn = 0
+        self.itt = 1
+
+    def send(self, bhs, data=b""):
+        bhs = bytearray(bhs)
+        bhs[5:8] = len(data).to_bytes(3, "big")
+        pad = (-len(data)) % 4
+        self.sock.sendall(bytes(bhs) + data + b"\0" * pad)
+
+    def recv_exact(self, n, deadline):
+        buf = b""
+        while len(buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            r, _, _ = select.select([self.sock], [], [], left)
+            if not r:
+                raise TimeoutError
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise EOFError
+            buf += chunk
+        return buf
+
+    def recv(self, timeout):
+        """One PDU as (opcode, bhs, data); TimeoutError or EOFError."""
+        deadline = time.monotonic() + timeout
+        bhs = self.recv_exact(48, deadline)
+        dlen = int.from_bytes(bhs[5:8], "big")
+        ahs = bhs[4] * 4
+        rest = self.recv_exact(ahs + dlen + (-dlen) % 4, deadline) if ahs + dlen else b""
+        return bhs[0] & 0x3F, bhs, rest[ahs:ahs + dlen]
+
+    def login(self, target, initiator):
+        keys = ["InitiatorName=" + initiator, "TargetName=" + target,
+                "SessionType=Normal", "HeaderDigest=None", "DataDigest=None",
+                "MaxRecvDataSegmentLength=65536"]
+        data = ("\0".join(keys) + "\0").encode()
+        for _ in range(4):
+            # T=1, CSG=1 (operational), NSG=3 (full feature)
+            bhs = struct.pack(">BBBBB3s6sHIHHII", IMMEDIATE | OP_LOGIN,
+                              0x87, 0, 0, 0, b"\0\0\0",
+                              bytes.fromhex("80000000beef"), 0, self.itt,
+                              1, 0, self.cmdsn, self.exp_statsn)
+            self.send(bhs + b"\0" * 16, data)
+            op, rsp, _ = self.recv(10)
+            if op != OP_LOGIN_RSP:
+                raise RuntimeError("login: opcode %#x" % op)
+            if rsp[36] != 0:
+                raise RuntimeError("login refused: %02x%02x" % (rsp[36], rsp[37]))
+            self.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+            if rsp[1] & 0x80 and rsp[1] & 0x03 == 3:
+                return
+            data = b""
+        raise RuntimeError("login did not reach full feature phase")
+
+    def nop_out_answer(self, nop_in):
+        lun, ttt = nop_in[8:16], nop_in[20:24]
+        bhs = (bytes([IMMEDIATE | OP_NOP_OUT, 0x80, 0, 0, 0, 0, 0, 0]) + lun +
+               b"\xff\xff\xff\xff" + ttt +
+               struct.pack(">II", self.cmdsn, self.exp_statsn) + b"\0" * 16)
+        self.send(bhs)
+
+
+def logout(c):
+    c.itt += 1
+    bhs = struct.pack(">BBH4x8sIHHII", IMMEDIATE | OP_LOGOUT, 0x80, 0, b"\0" * 8,
+                      c.itt, 1, 0, c.cmdsn, c.exp_statsn)
+    c.send(bhs + b"\0" * 16)
+
+
+def async_logout(c, seconds):
+    end = time.monotonic() + seconds
+    while True:
+        op, bhs, _ = c.recv(max(0.1, end - time.monotonic()))
+        if op == OP_ASYNC:
+            break
+        if is_ping(op, bhs):
+            c.nop_out_answer(bhs)
+    event, wait = bhs[36], struct.unpack(">H", bhs[42:44])[0]
+    c.exp_statsn = struct.unpack(">I", bhs[24:28])[0] + 1
+    print("async event %d, logout within %d s" % (event, wait))
+    if event != 1:
+        return 1
+    logout(c)
+    op, bhs, _ = c.recv(10)
+    if op != OP_LOGOUT_RSP or bhs[2] != 0:
+        print("logout answered with opcode %#x response %d" % (op, bhs[2]))
+        return 1
+    print("logged out")
+    try:
+        c.recv(10)
+    except EOFError:
+        print("connection closed")
+        return 0
+    print("connection still open after the logout")
+    return 1
+
+
+def is_ping(op, bhs):
+    return op == OP_NOP_IN and bhs[20:24] != b"\xff\xff\xff\xff"
+
+
+def keepalive_silent(c, wait):
+    start = time.monotonic()
+    while True:
+        op, bhs, _ = c.recv(max(0.1, start + wait - time.monotonic()))
+        if is_ping(op, bhs):
+            break
+    print("ping after %.1f s" % (time.monotonic() - start))
+    start = time.monotonic()
+    try:
+        while True:
+            c.recv(max(0.1, start + wait - time.monotonic()))
+    except EOFError:
+        print("closed %.1f s after the unanswered ping" % (time.monotonic() - start))
+        return 0
+    except (TimeoutError, ConnectionResetError):
+        print("connection still open %d s after the unanswered ping" % wait)
+        return 1
+
+
+def keepalive_answer(c, seconds):
+    end = time.monotonic() + seconds
+    pings = 0
+    try:
+        while time.monotonic() < end:
+            try:
+                op, bhs, _ = c.recv(end - time.monotonic())
+            except TimeoutError:
+                break
+            if is_ping(op, bhs):
+                pings += 1
+                c.nop_out_answer(bhs)
+    except (EOFError, ConnectionResetError):
+        print("connection closed although every ping was answered")
+        return 1
+    print("%d pings answered, connection up after %d s" % (pings, seconds))
+    return 0 if pings >= 2 else 1
+
+
+def main():
+    mode, addr, target, initiator, secs = sys.argv[1:6]
+    c = Conn(addr)
+    c.login(target, initiator)
+    try:
+        if mode == "keepalive-silent":
+            return keepalive_silent(c, int(secs))
+        if mode == "keepalive-answer":
+            return keepalive_answer(c, int(secs))
+        if mode == "async-logout":
+            return async_logout(c, int(secs))
+    except TimeoutError:
+        print("no ping within %s s" % secs)
+        return 1
+    print("unknown mode " + mode)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

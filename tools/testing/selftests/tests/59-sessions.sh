@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Eight sessions at once: eight initiator names (open-iscsi ifaces), each
+# with an ACL mapping its own rd LUN as LUN 0. All eight write a pattern of
+# their own at the same time, read it back and compare.
+. ./lib.sh
+
+P=127.0.0.1:3260
+TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+N=8
+
+# disk_of NAME: the disk of the session logged in with initiator NAME
+disk_of() {
+	iscsiadm -m session -P3 2>/dev/null | awk -v n="$1" '
+		/Iface Initiatorname:/ { cur = $3 }
+		/Attached scsi disk/ && cur == n { print "/dev/" $4; exit }'
+}
+
+setup() {
+	local i ini
+	for i in $(seq 0 $((N - 1))); do
+		ini=iqn.2026-11.org.ktarget:s$i
+		mkdir -p $KT_CFS/core/rd_mcp_0/s$i &&
+		echo rd_pages=2048 > $KT_CFS/core/rd_mcp_0/s$i/control &&
+		echo 1 > $KT_CFS/core/rd_mcp_0/s$i/enable &&
+		mkdir $TPG/lun/lun_$((i + 1)) &&
+		ln -s $KT_CFS/core/rd_mcp_0/s$i $TPG/lun/lun_$((i + 1))/s$i &&
+		mkdir -p $TPG/acls/$ini/lun_0 &&
+		ln -s $TPG/lun/lun_$((i + 1)) $TPG/acls/$ini/lun_0/l || return 1
+		iscsiadm -m iface -I s$i -o new >/dev/null &&
+		iscsiadm -m iface -I s$i -o update -n iface.initiatorname -v $ini >/dev/null ||
+			return 1
+	done
+	echo 0 > $TPG/attrib/generate_node_acls
+	# one discovery for all ifaces: another would replace the records
+	# iscsiadm made for the portal
+	iscsiadm -m discovery -t st -p $P $(for i in $(seq 0 $((N - 1))); do
+		echo "-I s$i"; done) >/dev/null
+}
+
+login_all() {
+	local i
+	for i in $(seq 0 $((N - 1))); do
+		iscsiadm -m node -T $KT_IQN -p $P -I s$i --login >/dev/null &
+	done
+	wait
+	for i in $(seq 1 50); do
+		[ "$(iscsiadm -m session 2>/dev/null | grep -c .)" = $N ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# io NAME SEED: write 4 MiB of a pattern of its own, read back, compare
+io() {
+	local d=$1 f=/tmp/kt-s$2
+	head -c 4194304 /dev/urandom > $f &&
+	dd if=$f of=$d bs=256k oflag=direct status=none &&
+	dd if=$d of=$f.back bs=256k count=16 iflag=direct status=none &&
+	cmp $f $f.back
+}
+
+main() {
+	local i pids="" disks="" st=0 d
+	command -v iscsiadm >/dev/null || { skip "$N sessions" "no iscsiadm"; return; }
+	check "target set up" kt_iscsi_setup
+	check "iscsid starts" kt_iscsid_start
+	check "$N LUNs, $N ACLs, $N ifaces" setup
+	check "$N sessions log in at once" login_all
+	check_eq "$N connections on the portal" \
+		"$(awk '$2 ~ /:0CBC$/ && $4 == "01"' /proc/net/tcp | wc -l)" $N
+	for i in $(seq 0 $((N - 1))); do
+		d=$(disk_of iqn.2026-11.org.ktarget:s$i)
+		[ -b "$d" ] || { not_ok "session $i has a disk"; continue; }
+		disks="$disks $d"
+		io "$d" $i &
+		pids="$pids $!"
+	done
+	for i in $pids; do
+		wait $i || st=1
+	done
+	check_eq "$N distinct disks" "$(echo $disks | tr ' ' '\n' | sort -u | wc -l)" $N
+	check_eq "every session's data reads back intact" $st 0
+
+	iscsiadm -m node --logoutall=all >/dev/null 2>&1
+	iscsiadm -m node -o delete >/dev/null 2>&1
+	for i in $(seq 0 $((N - 1))); do
+		iscsiadm -m iface -I s$i -o delete >/dev/null 2>&1
+		rm -f $TPG/acls/iqn.2026-11.org.ktarget:s$i/lun_0/l
+		rmdir $TPG/acls/iqn.2026-11.org.ktarget:s$i/lun_0 $TPG/acls/iqn.2026-11.org.ktarget:s$i
+		rm -f $TPG/lun/lun_$((i + 1))/s$i
+		rmdir $TPG/lun/lun_$((i + 1)) $KT_CFS/core/rd_mcp_0/s$i
+	done
+	kt_iscsi_teardown
+	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
+}
+
+main "$@"
