@@ -22,7 +22,9 @@
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
 
+#include "alua.h"
 #include "core.h"
+#include "pr.h"
 
 void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
 		 struct kt_session *sess, u64 tag, enum kt_data_dir dir,
@@ -51,10 +53,13 @@ static void kt_cmd_release(struct kref *kref)
 		list_del_init(&cmd->sess_node);
 		spin_unlock_irqrestore(&sess->cmd_lock, flags);
 	}
-	if (cmd->sgl_owned)
+	/* multi-step commands may have swapped the data buffer aside */
+	if (cmd->sgl_owned && cmd->sgl != cmd->data_sgl)
 		sgl_free(cmd->sgl);
-	if (cmd->aux_sgl)
+	if (cmd->aux_sgl && cmd->aux_sgl != cmd->data_sgl)
 		sgl_free(cmd->aux_sgl);
+	if (cmd->data_sgl)
+		kt_sgl_cache_put(sess, cmd->data_sgl, cmd->data_cap);
 	if (cmd->lun)
 		percpu_ref_put(&cmd->lun->ref);
 	cmd->ops->release_cmd(cmd);
@@ -80,6 +85,45 @@ static void kt_cmd_set_outcome(struct kt_cmd *cmd, sense_reason_t reason)
 	cmd->sense_len = kt_sense_build(reason, cmd->sense_asc_ascq,
 					&cmd->sense_field, cmd->sense_info,
 					cmd->sense_info_valid, cmd->sense);
+	if (cmd->sense_len && cmd->sense_asc_exact)
+		kt_sense_set_asc(cmd->sense, cmd->sense_asc_ascq);
+	if (cmd->sense_len && cmd->sense_csi_valid)
+		kt_sense_set_csi(cmd->sense, cmd->sense_csi);
+}
+
+/*
+ * A command ends either completed or aborted, never both: set @bit
+ * (KT_CMD_COMPLETE or KT_CMD_ABORTED) unless one of them is set already.
+ */
+bool kt_cmd_claim(struct kt_cmd *cmd, int bit)
+{
+	unsigned long old = READ_ONCE(cmd->flags);
+	const unsigned long ended = BIT(KT_CMD_COMPLETE) | BIT(KT_CMD_ABORTED);
+
+	do {
+		if (old & ended)
+			return false;
+	} while (!try_cmpxchg(&cmd->flags, &old, old | BIT(bit)));
+	return true;
+}
+
+/*
+ * An aborted command has reached its end. SAM-5 7.2: it gets no response,
+ * except TASK ABORTED status for another nexus's command when TAS is on.
+ */
+static void kt_cmd_end_aborted(struct kt_cmd *cmd)
+{
+	struct kt_tmr *tmr = cmd->abort_tmr;
+
+	if (cmd->abort_tas) {
+		cmd->status = KT_SAM_TASK_ABORTED;
+		cmd->sense_len = 0;
+		cmd->ops->queue_status(cmd);
+	} else {
+		cmd->ops->aborted(cmd);
+	}
+	kt_cmd_put(cmd);
+	kt_tmr_task_done(tmr);
 }
 
 /*
@@ -96,8 +140,13 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 		cont(cmd, reason);
 		return;
 	}
-	if (WARN_ON_ONCE(test_and_set_bit(KT_CMD_COMPLETE, &cmd->flags)))
+	if (!kt_cmd_claim(cmd, KT_CMD_COMPLETE)) {
+		/* aborted: the first completion ends it, a second is a bug */
+		if (!WARN_ON_ONCE(!test_bit(KT_CMD_ABORTED, &cmd->flags) ||
+				  test_and_set_bit(KT_CMD_COMPLETE, &cmd->flags)))
+			kt_cmd_end_aborted(cmd);
 		return;
+	}
 	kt_cmd_set_outcome(cmd, reason);
 
 	if (cmd->status == KT_SAM_GOOD && cmd->dir == KT_DATA_IN &&
@@ -157,10 +206,12 @@ static sense_reason_t kt_cmd_alloc_data(struct kt_cmd *cmd)
 {
 	if (!cmd->data_length || cmd->sgl)
 		return KT_SENSE_NONE;
-	cmd->sgl = sgl_alloc(cmd->data_length, GFP_KERNEL, &cmd->sg_nents);
+	cmd->sgl = kt_sgl_cache_get(cmd->sess, cmd->data_length,
+				    &cmd->sg_nents, &cmd->data_cap);
 	if (!cmd->sgl)
 		return KT_SENSE_OUT_OF_RESOURCES;
 	cmd->sgl_owned = true;
+	cmd->data_sgl = cmd->sgl;
 	return KT_SENSE_NONE;
 }
 
@@ -231,6 +282,13 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	cmd->write_protected = wp;
 
 	reason = kt_cmd_parse(cmd, cdb_len);
+	if (!reason && cmd->dev)
+		reason = kt_ua_check(cmd);
+	if (!reason && cmd->dev)
+		reason = kt_alua_check(cmd);
+	/* SPC-4 5.13: one load when nobody reserved the device */
+	if (!reason && cmd->dev && READ_ONCE(cmd->dev->res.active))
+		reason = kt_res_check(cmd);
 	if (!reason)
 		reason = kt_cmd_alloc_data(cmd);
 	return reason;

@@ -89,6 +89,14 @@ out:
 	return ret;
 }
 
+/* The current dbroot, for the files the core keeps there (pr_aptpl.c). */
+void kt_dbroot_get(char *buf, size_t size)
+{
+	mutex_lock(&kt_dbroot_lock);
+	strscpy(buf, kt_dbroot, size);
+	mutex_unlock(&kt_dbroot_lock);
+}
+
 CONFIGFS_ATTR_RO(kt_root_, version);
 CONFIGFS_ATTR(kt_root_, dbroot);
 

@@ -7,14 +7,20 @@
 #include <linux/module.h>
 
 #include "core.h"
+#include "xcopy.h"
 
 static int __init kt_core_init(void)
 {
 	int ret;
 
-	ret = kt_configfs_init();
+	ret = kt_xcopy_init();
 	if (ret)
 		return ret;
+	ret = kt_configfs_init();
+	if (ret) {
+		kt_xcopy_exit();
+		return ret;
+	}
 
 	pr_info("ktarget core %s loaded\n", KT_VERSION);
 	return 0;
@@ -23,6 +29,7 @@ static int __init kt_core_init(void)
 static void __exit kt_core_exit(void)
 {
 	kt_configfs_exit();
+	kt_xcopy_exit();
 }
 
 module_init(kt_core_init);

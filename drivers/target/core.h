@@ -7,6 +7,7 @@
 
 #include <linux/configfs.h>
 
+#include <ktarget/target.h>
 #include <ktarget/proto/sense.h>
 
 struct kt_dev;
@@ -20,6 +21,7 @@ struct kt_backend_ops;
 /* configfs.c */
 int kt_configfs_init(void);
 void kt_configfs_exit(void);
+void kt_dbroot_get(char *buf, size_t size);
 
 /* hba.c */
 extern const struct config_item_type kt_core_type;
@@ -56,6 +58,32 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 u64 kt_dev_nr_lblocks(struct kt_dev *dev);
 struct kt_lu_info;
 void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu);
+
+/* cmd.c, tmr.c */
+bool kt_cmd_claim(struct kt_cmd *cmd, int bit);
+struct kt_tmr;
+void kt_tmr_task_done(struct kt_tmr *tmr);
+
+/* sgl_cache.c */
+void kt_sgl_cache_init(struct kt_session *sess);
+void kt_sgl_cache_exit(struct kt_session *sess);
+struct scatterlist *kt_sgl_cache_get(struct kt_session *sess, u32 len,
+				     unsigned int *nents, unsigned int *cap);
+void kt_sgl_cache_put(struct kt_session *sess, struct scatterlist *sgl,
+		      unsigned int cap);
+
+/* ua.c */
+void kt_ua_dev_init(struct kt_dev *dev);
+void kt_ua_session_init(struct kt_session *sess);
+void kt_ua_session_exit(struct kt_session *sess);
+void kt_ua_raise(struct kt_dev *dev, u16 asc_ascq, enum kt_ua_scope scope,
+		 const struct kt_session *sess);
+void kt_ua_raise_nexus(struct kt_dev *dev, u16 asc_ascq,
+		       enum kt_ua_scope scope, u64 nexus, u16 port);
+u64 kt_nexus_key(const char *name, const u8 *isid);
+void kt_ua_luns_changed(struct kt_tpg *tpg);
+u16 kt_ua_take(struct kt_cmd *cmd);
+sense_reason_t kt_ua_check(struct kt_cmd *cmd);
 
 /* dev_attrib.c, dev_wwn.c */
 extern const struct config_item_type kt_dev_attrib_type;

@@ -14,7 +14,10 @@
 
 #include <ktarget/backend.h>
 
+#include "alua.h"
 #include "core.h"
+#include "pr.h"
+#include "xcopy.h"
 
 static DEFINE_IDA(kt_dev_ida);
 static const struct config_item_type kt_dev_type;
@@ -170,6 +173,10 @@ static ssize_t kt_dev_enable_store(struct config_item *item,
 		dev->attrib.queue_depth = dev->attrib.hw_queue_depth;
 		dev->attrib.optimal_sectors = dev->attrib.hw_max_sectors;
 		dev->enabled = true;
+		/* SPC-4 5.13.5: registrations kept with APTPL come back */
+		mutex_lock(&dev->res.lock);
+		kt_pr_aptpl_load(dev);
+		mutex_unlock(&dev->res.lock);
 	}
 out:
 	mutex_unlock(&dev->cfg_lock);
@@ -272,6 +279,7 @@ static void kt_dev_release(struct config_item *item)
 
 	if (dev->enabled && dev->ops->disable)
 		dev->ops->disable(dev);
+	kt_res_dev_release(dev);
 	dev->ops->free_dev(dev);
 	ida_free(&kt_dev_ida, index);
 }
@@ -303,6 +311,8 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 	dev->index = index;
 	mutex_init(&dev->cfg_lock);
 	sema_init(&dev->caw_sem, 1);
+	kt_ua_dev_init(dev);
+	kt_res_dev_init(dev);
 	dev->attrib = kt_dev_attrib_default;
 	kt_dev_wwn_init(dev);
 
@@ -312,13 +322,15 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 	configfs_add_default_group(&dev->attrib_group, &dev->group);
 	config_group_init_type_name(&dev->wwn_group, "wwn", &kt_dev_wwn_type);
 	configfs_add_default_group(&dev->wwn_group, &dev->group);
-	config_group_init_type_name(&dev->pr_group, "pr", &kt_dev_empty_type);
+	config_group_init_type_name(&dev->pr_group, "pr", &kt_dev_pr_type);
 	configfs_add_default_group(&dev->pr_group, &dev->group);
 	config_group_init_type_name(&dev->alua_group, "alua",
-				    &kt_dev_empty_type);
+				    &kt_dev_alua_type);
 	configfs_add_default_group(&dev->alua_group, &dev->group);
+	kt_alua_dev_init(dev);
 	config_group_init_type_name(&dev->stat_group, "statistics",
 				    &kt_dev_empty_type);
 	configfs_add_default_group(&dev->stat_group, &dev->group);
+	kt_xcopy_stat_init(dev);
 	return 0;
 }

@@ -16,6 +16,7 @@
 
 #include <ktarget/fabric.h>
 
+#include "alua.h"
 #include "core.h"
 #include "fabric.h"
 
@@ -81,15 +82,19 @@ static int kt_lun_allow_link(struct config_item *item,
 	init_completion(&lun->ref_done);
 	lun->dev = dev;
 	kt_dev_export(dev);
+	kt_alua_lun_attach(lun);
 	/* mapped LUNs may point here already: publish after the ref is set up */
 	smp_store_release(&lun->live, true);
 	ret = xa_err(xa_store(&tpg->luns, lun->unpacked_lun, lun, GFP_KERNEL));
 	if (ret) {
 		WRITE_ONCE(lun->live, false);
 		synchronize_rcu();
+		kt_alua_lun_detach(lun);
 		kt_dev_unexport(dev);
 		lun->dev = NULL;
 		percpu_ref_exit(&lun->ref);
+	} else {
+		kt_ua_luns_changed(tpg);
 	}
 out:
 	mutex_unlock(&tpg->lock);
@@ -106,6 +111,7 @@ static void kt_lun_drop_link(struct config_item *item,
 	mutex_lock(&tpg->lock);
 	WRITE_ONCE(lun->live, false);
 	xa_erase(&tpg->luns, lun->unpacked_lun);
+	kt_ua_luns_changed(tpg);
 	mutex_unlock(&tpg->lock);
 	/* no lookup is still between seeing the LUN live and taking a ref */
 	synchronize_rcu();
@@ -113,6 +119,7 @@ static void kt_lun_drop_link(struct config_item *item,
 	percpu_ref_kill(&lun->ref);
 	wait_for_completion(&lun->ref_done);
 	percpu_ref_exit(&lun->ref);
+	kt_alua_lun_detach(lun);
 	kt_dev_unexport(lun->dev);
 	lun->dev = NULL;
 }
@@ -185,6 +192,7 @@ static int kt_mlun_allow_link(struct config_item *item,
 		ret = -EEXIST;
 	} else {
 		rcu_assign_pointer(mlun->lun, lun);
+		kt_ua_luns_changed(tpg);
 	}
 	mutex_unlock(&tpg->lock);
 	return ret;
@@ -197,6 +205,7 @@ static void kt_mlun_drop_link(struct config_item *item,
 
 	mutex_lock(&mlun->acl->tpg->lock);
 	RCU_INIT_POINTER(mlun->lun, NULL);
+	kt_ua_luns_changed(mlun->acl->tpg);
 	mutex_unlock(&mlun->acl->tpg->lock);
 	synchronize_rcu();
 }
@@ -564,7 +573,7 @@ int kt_fabric_init_types(struct kt_fabric *f)
 		ops->wwn_attrs);
 	kt_type(&f->tpg_type, f, &kt_tpg_item_ops, NULL, f->tpg_attrs);
 	kt_type(&f->tpg_lun_type, f, NULL, &kt_tpg_lun_group_ops, NULL);
-	kt_type(&f->lun_type, f, &kt_lun_item_ops, NULL, NULL);
+	kt_type(&f->lun_type, f, &kt_lun_item_ops, NULL, kt_alua_lun_attrs);
 	kt_type(&f->tpg_acl_type, f, NULL, &kt_tpg_acl_group_ops, NULL);
 	kt_type(&f->acl_type, f, &kt_acl_item_ops, &kt_acl_group_ops,
 		ops->acl_attrs);

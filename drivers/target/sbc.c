@@ -18,15 +18,41 @@
 
 #include "core.h"
 
+/*
+ * What reaches the backstore of a command that moves cmd->data_length
+ * bytes. An overflowing initiator expects less than the CDB asks for
+ * (cmd.c), maybe part of a block, and backstores move whole blocks: a write
+ * stores only the whole blocks it was sent; a read reads the partial block
+ * whole into the room its last page has, and the fabric sends what was
+ * asked for.
+ */
+static u32 kt_sbc_backend_len(struct kt_cmd *cmd, bool write)
+{
+	u32 bs = cmd->dev->attrib.block_size, len = cmd->data_length;
+	struct scatterlist *last;
+	u32 extra = roundup(len, bs) - len;
+
+	if (!extra)
+		return len;
+	last = sg_last(cmd->sgl, cmd->sg_nents);
+	if (write || last->offset + last->length + extra > PAGE_SIZE)
+		return rounddown(len, bs);
+	last->length += extra;
+	return len + extra;
+}
+
 static sense_reason_t kt_sbc_execute_rw(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	bool write = cmd->cdb_flags & KT_CDB_F_DATA_OUT;
 	bool fua = (cmd->cdb_flags & KT_CDB_F_FUA) && dev->attrib.emulate_fua_write;
+	u32 len = kt_sbc_backend_len(cmd, write);
 
-	/* an overflowing initiator gets only what it expects (cmd.c) */
-	dev->ops->rw(cmd, write, cmd->lba * dev->attrib.block_size,
-		     cmd->data_length, fua);
+	if (!len) {
+		kt_cmd_complete(cmd, KT_SENSE_NONE);
+		return KT_SENSE_NONE;
+	}
+	dev->ops->rw(cmd, write, cmd->lba * dev->attrib.block_size, len, fua);
 	return KT_SENSE_NONE;
 }
 
@@ -164,6 +190,68 @@ static sense_reason_t kt_sbc_execute_caw(struct kt_cmd *cmd)
 	return KT_SENSE_NONE;
 }
 
+/*
+ * ORWRITE (16) (SBC-3 5.8): read N blocks, OR the data-out into them, write
+ * them back; serialised with COMPARE AND WRITE on the device's semaphore.
+ */
+static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	struct kt_dev *dev = cmd->dev;
+	u32 len = cmd->data_length, off = 0;
+	struct scatterlist *a = cmd->sgl, *b = cmd->aux_sgl;
+
+	/* both lists come from sgl_alloc(): whole pages, entries line up */
+	for (; !reason && a && b && off < len; a = sg_next(a), b = sg_next(b)) {
+		u32 n = min3(a->length, b->length, len - off);
+		u8 *pa = page_address(sg_page(a)) + a->offset;
+		const u8 *pb = page_address(sg_page(b)) + b->offset;
+		u32 i;
+
+		for (i = 0; i < n; i++)
+			pa[i] |= pb[i];
+		off += n;
+	}
+	if (reason) {
+		up(&dev->caw_sem);
+		kt_cmd_complete(cmd, reason);
+		return;
+	}
+	cmd->be_done = kt_sbc_caw_write_done;
+	dev->ops->rw(cmd, true, cmd->lba * dev->attrib.block_size, len,
+		     (cmd->cdb_flags & KT_CDB_F_FUA) && dev->attrib.emulate_fua_write);
+}
+
+static void kt_sbc_orwrite_work(struct work_struct *work)
+{
+	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
+
+	kt_sbc_orwrite_merge(cmd, cmd->loop_reason);
+}
+
+static void kt_sbc_orwrite_read_done(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	cmd->loop_reason = reason;
+	INIT_WORK(&cmd->work, kt_sbc_orwrite_work);
+	queue_work(system_unbound_wq, &cmd->work);
+}
+
+static sense_reason_t kt_sbc_execute_orwrite(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+
+	cmd->aux_sgl = sgl_alloc(cmd->data_length, GFP_KERNEL, &cmd->aux_nents);
+	if (!cmd->aux_sgl)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	swap(cmd->sgl, cmd->aux_sgl);
+	swap(cmd->sg_nents, cmd->aux_nents);
+	if (down_interruptible(&dev->caw_sem))
+		return KT_SENSE_OUT_OF_RESOURCES;
+	cmd->be_done = kt_sbc_orwrite_read_done;
+	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size,
+		     cmd->data_length, false);
+	return KT_SENSE_NONE;
+}
+
 static sense_reason_t kt_sbc_execute_verify(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
@@ -176,7 +264,7 @@ static sense_reason_t kt_sbc_execute_verify(struct kt_cmd *cmd)
 	swap(cmd->sg_nents, cmd->aux_nents);
 	cmd->be_done = kt_sbc_verify_done;
 	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size,
-		     cmd->data_length, false);
+		     kt_sbc_backend_len(cmd, false), false);
 	return KT_SENSE_NONE;
 }
 
@@ -428,6 +516,20 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*needed = 2 * c->nr_blocks * bs;
 		*dir = KT_DATA_OUT;
 		cmd->execute = kt_sbc_execute_caw;
+		return KT_SENSE_NONE;
+	case 0x8b:					/* ORWRITE (16) */
+		reason = kt_sbc_range(cmd, c, cap);
+		if (reason)
+			return reason;
+		if (cmd->write_protected)
+			return KT_SENSE_WRITE_PROTECTED;
+		if (!c->nr_blocks) {
+			cmd->execute = kt_sbc_execute_good;
+			return KT_SENSE_NONE;
+		}
+		*needed = c->nr_blocks * bs;
+		*dir = KT_DATA_OUT;
+		cmd->execute = kt_sbc_execute_orwrite;
 		return KT_SENSE_NONE;
 	case 0x34: case 0x90:				/* PRE-FETCH */
 		reason = kt_sbc_range(cmd, c, cap);

@@ -19,7 +19,10 @@
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
 
+#include "alua.h"
 #include "core.h"
+#include "pr.h"
+#include "xcopy.h"
 
 #define KT_SPC_BUF_MAX	(64 * 1024)	/* largest emulated response we build */
 #define KT_CAW_MAX_BLOCKS	64	/* COMPARE AND WRITE blocks per command */
@@ -52,7 +55,9 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 	lu->revision = dev->wwn.revision;
 	lu->unit_serial = dev->wwn.unit_serial;
 	lu->rel_port_id = cmd->lun ? cmd->lun->rtpi : 1;
-	lu->tpg_id = 0;
+	kt_alua_lu_info(cmd, &lu->tpgs, &lu->tpg_id);
+	/* MODE SELECT may turn the write cache on or off (caching page) */
+	lu->flags |= KT_LU_WCE_CHANGEABLE;
 	if (a->emulate_write_cache)
 		lu->flags |= KT_LU_WCE;
 	if (a->emulate_fua_write)
@@ -78,6 +83,12 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 		lu->unmap_granularity_alignment = a->unmap_granularity_alignment;
 		lu->max_write_same_len = a->max_write_same_len;
 	}
+	if (a->emulate_3pc) {
+		lu->flags |= KT_LU_3PC;
+		lu->vpd_tpc = kt_xcopy_build_vpd_tpc;
+	}
+	if (a->emulate_pr)
+		lu->flags |= KT_LU_PR;
 	if (a->emulate_caw) {
 		lu->flags |= KT_LU_CAW;
 		lu->max_caw_blocks = KT_CAW_MAX_BLOCKS;
@@ -189,11 +200,16 @@ static sense_reason_t kt_b_request_sense(struct kt_cmd *cmd,
 					 u32 len, u32 *data_len)
 {
 	u8 sense[KT_SENSE_BUF_LEN];
+	u16 ua = cmd->dev ? kt_ua_take(cmd) : 0;
 	u32 n = 0;
 
 	/* SPC-4 6.39: to an absent LU, the sense says so, status GOOD */
 	if (!cmd->dev)
 		n = kt_sense_build(KT_SENSE_LUN_NOT_SUPPORTED, 0, NULL, 0,
+				   false, sense);
+	/* SPC-4 5.14: a pending unit attention is returned, and cleared */
+	else if (ua)
+		n = kt_sense_build(KT_SENSE_UNIT_ATTENTION, ua, NULL, 0,
 				   false, sense);
 	return kt_spc_request_sense(cmd->cdb, sense, n, buf, len, data_len,
 				    &cmd->sense_field);
@@ -215,6 +231,13 @@ static sense_reason_t kt_b_get_lba_status(struct kt_cmd *cmd,
 				     data_len, &cmd->sense_field);
 }
 
+static sense_reason_t kt_b_rtpg(struct kt_cmd *cmd,
+				const struct kt_lu_info *lu, u8 *buf,
+				u32 len, u32 *data_len)
+{
+	return kt_alua_report(cmd, buf, len, data_len);
+}
+
 #define KT_EXEC(name, fn)						\
 static sense_reason_t kt_x_##name(struct kt_cmd *cmd)			\
 {									\
@@ -230,6 +253,7 @@ KT_EXEC(rstmf, kt_b_rstmf)
 KT_EXEC(request_sense, kt_b_request_sense)
 KT_EXEC(read_defect, kt_b_read_defect)
 KT_EXEC(get_lba_status, kt_b_get_lba_status)
+KT_EXEC(rtpg, kt_b_rtpg)
 
 static sense_reason_t kt_x_good(struct kt_cmd *cmd)
 {
@@ -256,8 +280,12 @@ static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
 	kfree(buf);
 	if (reason)
 		return reason;
-	if (sel.set & KT_MODE_SET_WCE)
+	if ((sel.set & KT_MODE_SET_WCE) &&
+	    READ_ONCE(cmd->dev->attrib.emulate_write_cache) != sel.wce) {
 		WRITE_ONCE(cmd->dev->attrib.emulate_write_cache, sel.wce);
+		/* SPC-4 7.5.1: MODE PARAMETERS CHANGED for the other nexuses */
+		kt_ua_raise(cmd->dev, 0x2a01, KT_UA_OTHERS, cmd->sess);
+	}
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
 	return KT_SENSE_NONE;
 }
@@ -274,6 +302,11 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	sense_reason_t (*exec)(struct kt_cmd *cmd) = NULL;
 
 	switch (c->opcode) {
+	case 0x5e: case 0x5f:			/* PERSISTENT RESERVE IN/OUT */
+		return kt_pr_parse(cmd, c, needed, dir);
+	case 0x16: case 0x17:			/* RESERVE, RELEASE (6) */
+	case 0x56: case 0x57:			/* RESERVE, RELEASE (10) */
+		return kt_reserve_parse(cmd, needed, dir);
 	case 0x12:				/* INQUIRY */
 		exec = kt_x_inquiry;
 		lu_less = true;
@@ -310,11 +343,26 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		else if ((cdb[1] & 0x1f) == 0x12)
 			exec = kt_x_get_lba_status;
 		break;
+	case 0x83:				/* EXTENDED COPY */
+		exec = kt_xcopy_execute;
+		*dir = KT_DATA_OUT;
+		break;
+	case 0x84:				/* RECEIVE COPY RESULTS */
+		exec = kt_xcopy_rcr_execute;
+		break;
 	case 0xa3:				/* MAINTENANCE IN */
 		if ((cdb[1] & 0x1f) == 0x0c)
 			exec = kt_x_rsoc;
 		else if ((cdb[1] & 0x1f) == 0x0d)
 			exec = kt_x_rstmf;
+		else if ((cdb[1] & 0x1f) == 0x0a)
+			exec = kt_x_rtpg;
+		break;
+	case 0xa4:				/* MAINTENANCE OUT */
+		if ((cdb[1] & 0x1f) == 0x0a) {	/* SET TARGET PORT GROUPS */
+			exec = kt_alua_stpg_execute;
+			*dir = KT_DATA_OUT;
+		}
 		break;
 	}
 	if (!exec) {

@@ -13,6 +13,8 @@
 #include <ktarget/fabric.h>
 
 #include "core.h"
+#include "pr.h"
+#include "xcopy.h"
 
 void kt_acl_init(struct kt_node_acl *acl, struct kt_tpg *tpg, const char *name)
 {
@@ -76,6 +78,8 @@ int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
 	strscpy(sess->initiator, initiator, sizeof(sess->initiator));
 	spin_lock_init(&sess->cmd_lock);
 	INIT_LIST_HEAD(&sess->cmds);
+	kt_ua_session_init(sess);
+	kt_sgl_cache_init(sess);
 
 	spin_lock(&tpg->session_lock);
 	list_add_tail(&sess->node, &tpg->sessions);
@@ -92,6 +96,10 @@ void kt_session_unregister(struct kt_session *sess)
 	list_del_init(&sess->node);
 	spin_unlock(&tpg->session_lock);
 	WARN_ON_ONCE(!list_empty(&sess->cmds));
+	kt_ua_session_exit(sess);
+	kt_sgl_cache_exit(sess);
+	kt_reserve_session_release(sess);
+	kt_xcopy_session_release(sess);
 	if (sess->acl)
 		kt_acl_put(sess->acl);
 	sess->acl = NULL;

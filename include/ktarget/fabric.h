@@ -41,6 +41,7 @@ struct kt_tpg;
 struct kt_wwn;
 struct kt_node_acl;
 struct kt_session;
+struct kt_xcopy_ids;
 
 #define KT_CDB_INLINE		32	/* longer CDBs are refused */
 #define KT_INITIATOR_NAME_LEN	224	/* RFC 7143 4.2.7.1: iSCSI names */
@@ -100,11 +101,22 @@ struct kt_fabric_ops {
 	int	(*queue_data_in)(struct kt_cmd *cmd);
 	/* Send the status (and sense) of a command with no data to return. */
 	int	(*queue_status)(struct kt_cmd *cmd);
+	/* The answer to a task management request; from a work item. */
 	void	(*queue_tm_rsp)(struct kt_tmr *tmr);
 	/* The last reference is gone: free the fabric's command. */
 	void	(*release_cmd)(struct kt_cmd *cmd);
-	/* Optional: the command was aborted by a TMF and will not complete. */
+	/*
+	 * A TMF aborted the command and it has ended: no response goes out
+	 * for it (SAM-5 7.2). Drop the fabric's reference, as queue_status
+	 * would have once sent.
+	 */
 	void	(*aborted)(struct kt_cmd *cmd);
+	/*
+	 * Optional: the command, aborted by a TMF of its own session, may be
+	 * waiting for write data; if so stop waiting and kt_cmd_fail() it.
+	 * Called in the context that submitted the TMF.
+	 */
+	void	(*abort_data_out)(struct kt_cmd *cmd);
 
 	/* --- configuration --- */
 
@@ -155,6 +167,7 @@ struct kt_lun {
 	u16			rtpi;		/* relative target port id */
 	struct kt_dev		*dev;		/* NULL until linked */
 	bool			live;		/* linked: lookups may take refs */
+	struct kt_alua_port	alua;		/* its target port group */
 	struct percpu_ref	ref;		/* commands in flight */
 	struct completion	ref_done;
 	struct rcu_head		rcu;
@@ -204,6 +217,16 @@ struct kt_tpg {
 	struct list_head	acls;
 	struct list_head	sessions;
 	spinlock_t		session_lock;	/* sessions */
+	atomic_t		lun_gen;	/* bumped when the LUN set changes */
+};
+
+/* A data buffer a session keeps for its next command (sgl_cache.c). */
+#define KT_SGL_CACHE_SLOTS	8
+#define KT_SGL_CACHE_MAX_PAGES	256	/* 1 MiB: larger ones are freed */
+
+struct kt_sgl_slot {
+	struct scatterlist	*sgl;
+	unsigned int		cap;		/* pages */
 };
 
 /* An I_T nexus. Embedded in the fabric's session. */
@@ -215,6 +238,17 @@ struct kt_session {
 	struct list_head	cmds;		/* commands in flight, for TMFs */
 	u8			isid[6];	/* iSCSI: for TransportID / PR */
 	char			initiator[KT_INITIATOR_NAME_LEN];
+	struct kt_xcopy_ids	*xcopy_ids;	/* held copy results (xcopy_rcr.c) */
+
+	/* unit attentions (ua.c) */
+	u64			nexus_key;	/* initiator name, ISID */
+	u64			nexus_name_key;	/* initiator name alone */
+	u64			ua_base;	/* events before login don't apply */
+	struct xarray		ua_seen;	/* dev index -> last event seen */
+	spinlock_t		sgl_lock;	/* sgl_slot, sgl_nr */
+	struct kt_sgl_slot	sgl_slot[KT_SGL_CACHE_SLOTS];
+	unsigned int		sgl_nr;
+	int			lun_gen_seen;	/* tpg->lun_gen last reported */
 };
 
 /* One SCSI command. Embedded in the fabric's command. */
@@ -226,6 +260,10 @@ struct kt_cmd {
 	struct kref		kref;
 	struct list_head	sess_node;
 	struct work_struct	work;
+	/* aborted by a TMF: its request, and whether TAS answers it */
+	struct kt_tmr		*abort_tmr;
+	struct list_head	abort_node;
+	bool			abort_tas;
 
 	u8			cdb[KT_CDB_INLINE];
 	u64			tag;		/* fabric's task tag (ITT) */
@@ -249,6 +287,12 @@ struct kt_cmd {
 	/* for the backstore: bios in flight and their worst outcome */
 	atomic_t		be_pending;
 	int			be_error;
+	/* for a backstore that runs I/O from a work item: what to do */
+	struct work_struct	be_work;
+	u64			be_pos;
+	u32			be_len;
+	bool			be_write;
+	bool			be_fua;
 	/*
 	 * Commands of several backstore steps (WRITE SAME, VERIFY): the
 	 * core's continuation, run by kt_cmd_complete() instead of
@@ -265,6 +309,9 @@ struct kt_cmd {
 	struct scatterlist	*sgl;
 	unsigned int		sg_nents;
 	bool			sgl_owned;	/* the core allocated sgl */
+	/* the buffer the core gave the command, from its session's cache */
+	struct scatterlist	*data_sgl;
+	unsigned int		data_cap;	/* its pages */
 
 	/* outcome */
 	u8			status;		/* SAM status */
@@ -273,6 +320,10 @@ struct kt_cmd {
 	struct kt_sense_field	sense_field;
 	u64			sense_info;
 	bool			sense_info_valid;
+	/* EXTENDED COPY: ASC/ASCQ exactly as given, and the failed segment */
+	bool			sense_asc_exact;
+	bool			sense_csi_valid;
+	u32			sense_csi;
 	u8			sense[KT_SENSE_BUF_LEN];
 	u8			sense_len;
 
@@ -290,6 +341,7 @@ struct kt_tmr {
 	u64			unpacked_lun;
 	u64			ref_tag;	/* ABORT TASK: the task's tag */
 	struct work_struct	work;
+	atomic_t		pending;	/* aborted commands not yet over */
 };
 
 void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
@@ -318,6 +370,12 @@ void kt_cmd_put(struct kt_cmd *cmd);
 void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason);
 void kt_cmd_set_data_in_len(struct kt_cmd *cmd, u32 len);
 
+/*
+ * Run a task management function; the answer comes through the fabric's
+ * queue_tm_rsp() once every command it aborted has ended. Call it from the
+ * context that handles the session's write data (see abort_data_out).
+ */
+void kt_tmr_submit(struct kt_tmr *tmr);
 
 /* Sessions */
 struct kt_node_acl *kt_tpg_find_acl(struct kt_tpg *tpg, const char *initiator);

@@ -5,10 +5,16 @@
 #ifndef KTARGET_TARGET_H
 #define KTARGET_TARGET_H
 
+#include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/configfs.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/semaphore.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+
+#include <ktarget/alua.h>
 
 struct kt_backend_ops;
 
@@ -66,6 +72,70 @@ struct kt_dev_wwn {
 	char	unit_serial[KT_VPD_SERIAL_LEN + 1];
 };
 
+/*
+ * Unit attention conditions of a device (SAM-5 5.14): a short history of
+ * events, each for every I_T nexus, for one, or for all but one. A nexus
+ * remembers the sequence number of the last event it has seen (ua.c).
+ */
+#define KT_UA_HISTORY	8
+
+enum kt_ua_scope {
+	KT_UA_ALL,		/* every I_T nexus of the device */
+	KT_UA_ONLY,		/* the one named */
+	KT_UA_OTHERS,		/* every nexus but the one named */
+};
+
+struct kt_ua_event {
+	u64	seq;		/* 0: unused slot */
+	u64	nexus;		/* kt_nexus_key() of the one named */
+	u16	port;		/* its relative target port, 0: any */
+	u16	asc_ascq;
+	u8	scope;		/* enum kt_ua_scope */
+};
+
+struct kt_ua_ring {
+	spinlock_t		lock;	/* ev[], next */
+	u64			seq;	/* of the newest event, 0: none yet */
+	unsigned int		next;	/* slot the next event takes */
+	struct kt_ua_event	ev[KT_UA_HISTORY];
+};
+
+/* EXTENDED COPY counters of a copy manager: statistics/xcopy/ (xcopy_stat.c) */
+struct kt_xcopy_stat {
+	atomic64_t	operations;	/* EXTENDED COPY commands run */
+	atomic64_t	failures;	/* ... that ended in an error */
+	atomic64_t	segments;	/* segment descriptors completed */
+	atomic64_t	bytes;		/* bytes written to destinations */
+	atomic64_t	chunks;		/* READ/WRITE pairs issued */
+	atomic64_t	sgl_allocs;	/* scatterlists allocated */
+	atomic64_t	fast_copies;	/* segments the backend copied itself */
+	atomic64_t	aborts;		/* copies stopped by a task abort */
+};
+
+/*
+ * Reservations of a device: persistent (pr.c) and SPC-2 RESERVE (6)/(10)
+ * (reserve.c). @active is written under @lock and read without it, so that
+ * a command to a device nobody reserved pays one load.
+ */
+#define KT_RES_PR	BIT(0)		/* a persistent reservation exists */
+#define KT_RES_SPC2	BIT(1)		/* an SPC-2 RESERVE holds the LU */
+
+struct kt_pr_reg;
+
+struct kt_res {
+	struct mutex		lock;		/* everything below */
+	unsigned long		active;		/* KT_RES_* */
+	struct list_head	regs;		/* struct kt_pr_reg */
+	u32			nr_regs;
+	u32			generation;	/* PRgeneration */
+	u8			type;		/* KT_PR_TYPE_*, 0: none */
+	bool			aptpl;		/* APTPL: state kept in dbroot */
+	bool			aptpl_loaded;
+	struct kt_pr_reg	*holder;	/* reserving registration */
+	const void		*spc2_holder;	/* struct kt_session */
+	struct list_head	spc2_node;	/* reserve.c: reserved devices */
+};
+
 /* A SCSI logical unit's storage: core/HBA_N/NAME. */
 struct kt_dev {
 	struct config_group		group;
@@ -80,8 +150,15 @@ struct kt_dev {
 	struct mutex			cfg_lock;	/* configfs writes */
 	bool				enabled;
 	atomic_t			export_count;	/* LUNs linked to it */
-	struct semaphore		caw_sem;	/* one COMPARE AND WRITE at a time */
+	/* one COMPARE AND WRITE or ORWRITE at a time */
+	struct semaphore		caw_sem;
 	u64				nr_blocks;	/* in hw_block_size units */
+	struct kt_ua_ring		ua;		/* unit attentions */
+	struct kt_res			res;		/* reservations */
+	struct kt_alua			alua;		/* target port groups */
+
+	struct config_group		xcopy_stat_group;
+	struct kt_xcopy_stat		xcopy_stat;
 
 	struct kt_dev_attrib		attrib;
 	struct kt_dev_wwn		wwn;

@@ -64,7 +64,7 @@ main() {
 	echo "# guest test suite"
 	if [ -e "$top/drivers/target/ktarget_core.ko" ]; then
 		# shellcheck disable=SC2086
-		"$vm" --name guest --quiet tools/testing/selftests/run.sh $KT_GUEST_TESTS
+		"$vm" --name guest --quiet --timeout 3600 tools/testing/selftests/run.sh $KT_GUEST_TESTS
 		local gstatus=$?
 		grep -E '^(ok|not ok|#)' "$out/guest/output.log" 2>/dev/null
 		count_tap "$out/guest/output.log" 2>/dev/null

@@ -58,6 +58,7 @@ static const struct kt_sense_entry kt_sense_table[KT_SENSE_MAX + 1] = {
 	[26] = CC(NOT_READY, 0x04, 0x00),	/* LOGICAL UNIT NOT READY */
 	[27] = CC(ILLEGAL_REQUEST, 0x0e, 0x03),	/* INVALID FIELD IN COMMAND INFORMATION UNIT */
 	[28] = CC(ABORTED_COMMAND, 0x4e, 0x00),	/* OVERLAPPED COMMANDS ATTEMPTED */
+	[29] = CC(ILLEGAL_REQUEST, 0x26, 0x04),	/* INVALID RELEASE OF PERSISTENT RESERVATION */
 };
 
 #undef CC
@@ -121,4 +122,15 @@ unsigned int kt_sense_build(sense_reason_t reason, u16 asc_ascq,
 		put_unaligned_be16(field->byte, &buf[16]);
 	}
 	return KT_SENSE_BUF_LEN;
+}
+
+void kt_sense_set_asc(u8 *buf, u16 asc_ascq)
+{
+	buf[12] = asc_ascq >> 8;
+	buf[13] = asc_ascq & 0xff;
+}
+
+void kt_sense_set_csi(u8 *buf, u32 csi)
+{
+	put_unaligned_be32(csi, &buf[8]);
 }

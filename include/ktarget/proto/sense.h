@@ -46,7 +46,8 @@ typedef unsigned int __bitwise sense_reason_t;
 #define KT_SENSE_NOT_READY			KT_SR(26)	/* 2/04/00 */
 #define KT_SENSE_INVALID_FIELD_IN_COMMAND_IU	KT_SR(27)	/* 5/0E/03 */
 #define KT_SENSE_OVERLAPPED_COMMANDS		KT_SR(28)	/* B/4E/00 */
-#define KT_SENSE_MAX				28
+#define KT_SENSE_INVALID_RELEASE_OF_PR		KT_SR(29)	/* 5/26/04 */
+#define KT_SENSE_MAX				29
 
 /* SAM-5 5.3: status codes */
 #define KT_SAM_GOOD			0x00
@@ -87,6 +88,15 @@ u8 kt_sense_status(sense_reason_t reason);
 unsigned int kt_sense_build(sense_reason_t reason, u16 asc_ascq,
 			    const struct kt_sense_field *field,
 			    u64 info, bool info_valid, u8 *buf);
+
+/*
+ * Fields the table cannot give, set on fixed-format sense data @buf that
+ * kt_sense_build() made: ASC and ASCQ (zero included) and the
+ * COMMAND-SPECIFIC INFORMATION field (SPC-4 4.5.3; EXTENDED COPY puts the
+ * number of the failed segment there, SPC-4 6.4).
+ */
+void kt_sense_set_asc(u8 *buf, u16 asc_ascq);
+void kt_sense_set_csi(u8 *buf, u32 csi);
 
 /* Sense key, ASC and ASCQ of @reason, for tests and logging. */
 void kt_sense_lookup(sense_reason_t reason, u8 *key, u8 *asc, u8 *ascq);

@@ -9,13 +9,16 @@ import sys
 suite = None
 cur = None
 text = []
+STATUS = re.compile(r"^\s*(passed|FAILED)")
 
 
-def flush():
+def flush(status):
+    """End the current test with CUnit's status word; text after that word
+    is the next suite's set-up or this one's clean-up, not the test's."""
     if cur is None:
         return
     body = "\n".join(text)
-    if "FAILED" in body:
+    if status == "FAILED" or "[FAILED]" in body:
         m = re.search(r"\[FAILED\]\s*(.*)", body)
         print("FAIL %s %s" % (cur, m.group(1).strip() if m else ""))
     elif "[SKIPPED]" in body or "Skipping test" in body:
@@ -25,22 +28,34 @@ def flush():
         print("PASS %s" % cur)
 
 
+def feed(segment):
+    """Add output of the current test; True when its status word came."""
+    m = STATUS.match(segment)
+    if m:
+        flush(m.group(1))
+        return True
+    text.append(segment)
+    return False
+
+
 for line in open(sys.argv[1], errors="replace"):
     line = line.rstrip("\n")
     m = re.match(r"^Suite: (\S+)", line)
     if m:
-        flush()
+        flush("passed")
         cur, text, suite = None, [], m.group(1)
         continue
     m = re.match(r"^\s+Test: (\S+) \.\.\.(.*)", line)
     if m:
-        flush()
-        cur, text = "%s.%s" % (suite, m.group(1)), [m.group(2)]
+        flush("passed")
+        cur, text = "%s.%s" % (suite, m.group(1)), []
+        if feed(m.group(2)):
+            cur = None
         continue
     if line.startswith("Run Summary"):
-        flush()
+        flush("passed")
         cur = None
         continue
-    if cur is not None:
-        text.append(line)
-flush()
+    if cur is not None and feed(line):
+        cur = None
+flush("passed")

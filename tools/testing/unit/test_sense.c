@@ -94,7 +94,47 @@ static void unknown_reason_maps_to_hardware_error(void)
 	KT_EXPECT_EQ(b[2], 0x04);
 }
 
+/* EXTENDED COPY: COPY ABORTED with no additional sense and segment 3 */
+static void copy_aborted_takes_zero_asc_and_segment_number(void)
+{
+	struct kt_sense_field f = KT_FIELD_PARAM(0x4c);
+	u8 b[KT_SENSE_BUF_LEN];
+
+	KT_EXPECT_EQ(kt_sense_build(KT_SENSE_COPY_ABORTED, 0, &f, 0, false, b),
+		     KT_SENSE_BUF_LEN);
+	KT_EXPECT_EQ(b[12], 0x0d);
+	kt_sense_set_asc(b, 0x0000);
+	kt_sense_set_csi(b, 3);
+	KT_EXPECT_EQ(b[2], 0x0a);
+	KT_EXPECT_EQ(b[12], 0x00);
+	KT_EXPECT_EQ(b[13], 0x00);
+	KT_EXPECT_EQ(b[8], 0);
+	KT_EXPECT_EQ(b[11], 3);
+	/* INFORMATION stays invalid; the segment pointer is untouched */
+	KT_EXPECT_EQ(b[0], 0x70);
+	KT_EXPECT_EQ(b[15], 0x80);
+	KT_EXPECT_EQ(b[17], 0x4c);
+}
+
+static void set_asc_overrides_the_table(void)
+{
+	u8 b[KT_SENSE_BUF_LEN];
+
+	kt_sense_build(KT_SENSE_INVALID_PARAM_FIELD, 0, NULL, 0, false, b);
+	kt_sense_set_asc(b, 0x2606);
+	KT_EXPECT_EQ(b[2], 0x05);
+	KT_EXPECT_EQ(b[12], 0x26);
+	KT_EXPECT_EQ(b[13], 0x06);
+	kt_sense_set_csi(b, 0x01020304);
+	KT_EXPECT_EQ(b[8], 1);
+	KT_EXPECT_EQ(b[9], 2);
+	KT_EXPECT_EQ(b[10], 3);
+	KT_EXPECT_EQ(b[11], 4);
+}
+
 static const struct kt_test tests[] = {
+	KT_TEST_ENTRY(copy_aborted_takes_zero_asc_and_segment_number),
+	KT_TEST_ENTRY(set_asc_overrides_the_table),
 	KT_TEST_ENTRY(invalid_cdb_field_has_field_pointer),
 	KT_TEST_ENTRY(param_field_pointer_has_cd_bit_clear),
 	KT_TEST_ENTRY(miscompare_reports_offset_in_information),

@@ -2,48 +2,106 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # libiscsi's conformance suite (iscsi-test-cu --dataloss, every test)
-# against an rd LUN. Each result is compared with
+# against an rd LUN, a fileio LUN (a file) and an iblock LUN (a brd
+# ramdisk), each as LUN 0 of the same TPG with a second portal for the
+# MultipathIO family. Each result is compared with
 # tools/testing/libiscsi/known-failures.txt: a failure not listed there fails
 # this test; a listed test that now passes is reported so the list shrinks.
-# Per-test results and the skip reasons land in the run folder
-# (libiscsi-rd.txt) and the counts in the TAP output.
+# Per-test results land in the run folder (libiscsi-BACKSTORE.txt), the
+# counts in the TAP output, and every skip must have its reason in
+# tools/testing/libiscsi/skips.txt.
 . ./lib.sh
 
-main() {
-	local here known res out fails new fixed
+KT_TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+
+# use_backstore NAME: make LUN 0 point at an rd, fileio or iblock device
+use_backstore() {
+	local dev
+	case $1 in
+	rd)
+		dev=$KT_CFS/core/rd_mcp_0/r0 ;;
+	fileio)
+		dev=$KT_CFS/core/fileio_0/f0
+		mkdir -p $dev &&
+		echo fd_dev_name=/tmp/kt-cu.img,fd_dev_size=67108864 > $dev/control &&
+		echo 1 > $dev/enable || return 1 ;;
+	iblock)
+		dev=$KT_CFS/core/iblock_0/b0
+		modprobe brd rd_nr=1 rd_size=65536 &&
+		mkdir -p $dev && echo udev_path=/dev/ram0 > $dev/control &&
+		echo 1 > $dev/enable || return 1 ;;
+	esac
+	for l in $KT_TPG/lun/lun_0/*; do
+		[ -L "$l" ] && rm "$l"
+	done
+	ln -s $dev $KT_TPG/lun/lun_0/$1
+}
+
+drop_backstore() {
+	rm -f $KT_TPG/lun/lun_0/$1
+	case $1 in
+	fileio) rmdir $KT_CFS/core/fileio_0/f0 $KT_CFS/core/fileio_0
+		rm -f /tmp/kt-cu.img ;;
+	iblock) rmdir $KT_CFS/core/iblock_0/b0 $KT_CFS/core/iblock_0
+		rmmod brd ;;
+	esac
+}
+
+# run_cu BACKSTORE: the whole suite, checked against the known lists
+run_cu() {
+	local bs=$1 here known skips res out fails new fixed unexplained
 	here=$(cd ../libiscsi && pwd)
 	known=$here/known-failures.txt
-	res=/ktout/libiscsi-rd.txt
-	out=/ktout/libiscsi-rd.log
+	skips=$here/skips.txt
+	res=/ktout/libiscsi-$bs.txt
+	out=/ktout/libiscsi-$bs.log
 
+	check "LUN 0 is a $bs device" use_backstore $bs
+	timeout 1200 iscsi-test-cu --dataloss --test=ALL \
+		"iscsi://127.0.0.1:3260/$KT_IQN/0" \
+		"iscsi://127.0.0.1:3261/$KT_IQN/0" > $out 2>&1
+	python3 "$here/cu-parse.py" $out > $res
+	echo "# iscsi-test-cu $bs: $(grep -c '^PASS' $res) passed," \
+	     "$(grep -c '^FAIL' $res) failed, $(grep -c '^SKIP' $res) skipped"
+	check "iscsi-test-cu ran every test on $bs" test "$(wc -l < $res)" -ge 200
+
+	fails=$(awk '$1 == "FAIL" { print $2 }' $res | sort)
+	new=$(comm -23 <(echo "$fails") <(grep -v '^#' "$known" | awk '{print $1}' | sort))
+	fixed=$(comm -13 <(echo "$fails") <(grep -v '^#' "$known" | awk '{print $1}' | sort))
+	if [ -z "$new" ]; then
+		ok "$bs: no iscsi-test-cu failure beyond the known list"
+	else
+		not_ok "$bs: no iscsi-test-cu failure beyond the known list" $new
+	fi
+	[ -n "$fixed" ] && printf '# %s: now passing, drop from known-failures.txt: %s\n' $bs $fixed
+
+	unexplained=$(comm -23 <(awk '$1 == "SKIP" { print $2 }' $res | sort) \
+		<(grep -v '^#' "$skips" | awk '{print $1}' | sort))
+	if [ -z "$unexplained" ]; then
+		ok "$bs: every skipped test has its reason in skips.txt"
+	else
+		not_ok "$bs: every skipped test has its reason in skips.txt" $unexplained
+	fi
+	drop_backstore $bs
+}
+
+main() {
+	local bs
 	if ! command -v iscsi-test-cu >/dev/null; then
 		skip "iscsi-test-cu" "libiscsi-bin not installed"
 		return
 	fi
 	check "target set up" kt_iscsi_setup
 	# a second portal of the same TPG: the MultipathIO family's second path
-	check "a second portal" mkdir $KT_CFS/iscsi/$KT_IQN/tpgt_1/np/127.0.0.1:3261
-	timeout 1200 iscsi-test-cu --dataloss --test=ALL \
-		"iscsi://127.0.0.1:3260/$KT_IQN/0" \
-		"iscsi://127.0.0.1:3261/$KT_IQN/0" > $out 2>&1
-	python3 "$here/cu-parse.py" $out > $res
-	echo "# iscsi-test-cu rd: $(grep -c '^PASS' $res) passed," \
-	     "$(grep -c '^FAIL' $res) failed, $(grep -c '^SKIP' $res) skipped"
-	check "iscsi-test-cu ran every test" test "$(wc -l < $res)" -ge 200
-
-	fails=$(awk '$1 == "FAIL" { print $2 }' $res | sort)
-	new=$(comm -23 <(echo "$fails") <(grep -v '^#' "$known" | awk '{print $1}' | sort))
-	fixed=$(comm -13 <(echo "$fails") <(grep -v '^#' "$known" | awk '{print $1}' | sort))
-	if [ -z "$new" ]; then
-		ok "no iscsi-test-cu failure beyond the known list"
-	else
-		not_ok "no iscsi-test-cu failure beyond the known list" $new
-	fi
-	[ -n "$fixed" ] && printf '# now passing, drop from known-failures.txt: %s\n' $fixed
-
-	rmdir $KT_CFS/iscsi/$KT_IQN/tpgt_1/np/127.0.0.1:3261
+	check "a second portal" mkdir $KT_TPG/np/127.0.0.1:3261
+	for bs in ${KT_CU_BACKSTORES:-rd fileio iblock}; do
+		run_cu $bs
+	done
+	ln -sf $KT_CFS/core/rd_mcp_0/r0 $KT_TPG/lun/lun_0/r0
+	rmdir $KT_TPG/np/127.0.0.1:3261
 	kt_iscsi_teardown
 	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
+	rmmod ktarget_fileio ktarget_iblock 2>/dev/null
 }
 
 main "$@"
