@@ -10,6 +10,9 @@ and then sends and reads raw PDUs.
   iscsi_raw.py keepalive-answer HOST:PORT TARGET INITIATOR SECONDS
       log in, answer every ping for SECONDS; the connection must stay up
       and at least two pings must have come.
+  iscsi_raw.py reserve6 HOST:PORT TARGET INITIATOR SECONDS LUN
+      log in, RESERVE(6) LUN, print the status, hold the session (and so
+      the reservation) for SECONDS, then drop the connection.
   iscsi_raw.py async-logout HOST:PORT TARGET INITIATOR SECONDS
       log in and wait SECONDS for an Async Message asking for a logout
       (the caller disables the TPG meanwhile); answer it with a Logout
@@ -23,8 +26,9 @@ import struct
 import sys
 import time
 
-OP_NOP_OUT, OP_LOGIN, OP_LOGOUT = 0x00, 0x03, 0x06
-OP_NOP_IN, OP_LOGIN_RSP, OP_LOGOUT_RSP, OP_ASYNC = 0x20, 0x23, 0x26, 0x32
+OP_NOP_OUT, OP_SCSI_CMD, OP_LOGIN, OP_LOGOUT = 0x00, 0x01, 0x03, 0x06
+OP_NOP_IN, OP_SCSI_RSP, OP_LOGIN_RSP = 0x20, 0x21, 0x23
+OP_LOGOUT_RSP, OP_ASYNC = 0x26, 0x32
 IMMEDIATE = 0x40
 
 
@@ -88,6 +92,33 @@ class Conn:
                 return
             data = b""
         raise RuntimeError("login did not reach full feature phase")
+
+    def scsi_no_data(self, lun, cdb):
+        """A command without data; returns its SCSI status."""
+        self.itt += 1
+        bhs = struct.pack(">BBH4xBB6sIIII", OP_SCSI_CMD, 0x81, 0, 0, lun,
+                          b"\0" * 6, self.itt, 0, self.cmdsn,
+                          self.exp_statsn) + bytes(cdb).ljust(16, b"\0")
+        self.cmdsn += 1
+        self.send(bhs)
+        while True:
+            op, rsp, _ = self.recv(10)
+            if op == OP_SCSI_RSP:
+                self.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+                return rsp[3]
+            if is_ping(op, rsp):
+                self.nop_out_answer(rsp)
+
+    def hold(self, seconds):
+        """Keep the session up, answering pings, for @seconds."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                op, bhs, _ = self.recv(end - time.monotonic())
+            except TimeoutError:
+                return
+            if is_ping(op, bhs):
+                self.nop_out_answer(bhs)
 
     def nop_out_answer(self, nop_in):
         lun, ttt = nop_in[8:16], nop_in[20:24]
@@ -185,6 +216,11 @@ def main():
             return keepalive_answer(c, int(secs))
         if mode == "async-logout":
             return async_logout(c, int(secs))
+        if mode == "reserve6":
+            st = c.scsi_no_data(int(sys.argv[6]), [0x16, 0, 0, 0, 0, 0])
+            print("RESERVE(6) status %#x" % st, flush=True)
+            c.hold(int(secs))
+            return 0 if st == 0 else 1
     except TimeoutError:
         print("no ping within %s s" % secs)
         return 1

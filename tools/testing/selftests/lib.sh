@@ -86,9 +86,15 @@ check_bad_write() {
 # 127.0.0.1:PORT, demo mode (any initiator, no CHAP), writable.
 KT_IQN=iqn.2026-11.org.ktarget:test
 kt_iscsi_setup() {
+	modprobe ktarget_core || return 1
+	kt_iscsi_build "$@"
+}
+
+# kt_iscsi_build [IQN [PORT]]: the configfs part of kt_iscsi_setup, for
+# whichever target owns configfs (ktarget or LIO)
+kt_iscsi_build() {
 	local iqn=${1:-$KT_IQN} port=${2:-3260} tpg
 	tpg=$KT_CFS/iscsi/$iqn/tpgt_1
-	modprobe ktarget_core || return 1
 	mkdir -p $KT_CFS/core/rd_mcp_0/r0 || return 1
 	echo rd_pages=16384 > $KT_CFS/core/rd_mcp_0/r0/control || return 1
 	echo 1 > $KT_CFS/core/rd_mcp_0/r0/enable || return 1
@@ -133,4 +139,42 @@ kt_iscsi_disk() {
 		sleep 0.2
 	done
 	return 1
+}
+
+# kt_lun0_backstore NAME: point LUN 0 of kt_iscsi_setup's TPG at an rd
+# (its own r0), a fileio (64 MiB file) or an iblock (brd ramdisk) device.
+# Works on LIO as well.
+kt_lun0_backstore() {
+	local KT_TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+	local dev l
+	case $1 in
+	rd)
+		dev=$KT_CFS/core/rd_mcp_0/r0 ;;
+	fileio)
+		dev=$KT_CFS/core/fileio_0/f0
+		mkdir -p $dev &&
+		echo fd_dev_name=/tmp/kt-cu.img,fd_dev_size=67108864 > $dev/control &&
+		echo 1 > $dev/enable || return 1 ;;
+	iblock)
+		dev=$KT_CFS/core/iblock_0/b0
+		modprobe brd rd_nr=1 rd_size=65536 &&
+		mkdir -p $dev && echo udev_path=/dev/ram0 > $dev/control &&
+		echo 1 > $dev/enable || return 1 ;;
+	esac
+	for l in $KT_TPG/lun/lun_0/*; do
+		[ -L "$l" ] && rm "$l"
+	done
+	ln -s $dev $KT_TPG/lun/lun_0/$1
+}
+
+# kt_lun0_drop NAME: undo kt_lun0_backstore NAME
+kt_lun0_drop() {
+	local KT_TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+	rm -f $KT_TPG/lun/lun_0/$1
+	case $1 in
+	fileio) rmdir $KT_CFS/core/fileio_0/f0 $KT_CFS/core/fileio_0
+		rm -f /tmp/kt-cu.img ;;
+	iblock) rmdir $KT_CFS/core/iblock_0/b0 $KT_CFS/core/iblock_0
+		rmmod brd ;;
+	esac
 }

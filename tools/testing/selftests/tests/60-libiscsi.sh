@@ -14,39 +14,6 @@
 
 KT_TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 
-# use_backstore NAME: make LUN 0 point at an rd, fileio or iblock device
-use_backstore() {
-	local dev
-	case $1 in
-	rd)
-		dev=$KT_CFS/core/rd_mcp_0/r0 ;;
-	fileio)
-		dev=$KT_CFS/core/fileio_0/f0
-		mkdir -p $dev &&
-		echo fd_dev_name=/tmp/kt-cu.img,fd_dev_size=67108864 > $dev/control &&
-		echo 1 > $dev/enable || return 1 ;;
-	iblock)
-		dev=$KT_CFS/core/iblock_0/b0
-		modprobe brd rd_nr=1 rd_size=65536 &&
-		mkdir -p $dev && echo udev_path=/dev/ram0 > $dev/control &&
-		echo 1 > $dev/enable || return 1 ;;
-	esac
-	for l in $KT_TPG/lun/lun_0/*; do
-		[ -L "$l" ] && rm "$l"
-	done
-	ln -s $dev $KT_TPG/lun/lun_0/$1
-}
-
-drop_backstore() {
-	rm -f $KT_TPG/lun/lun_0/$1
-	case $1 in
-	fileio) rmdir $KT_CFS/core/fileio_0/f0 $KT_CFS/core/fileio_0
-		rm -f /tmp/kt-cu.img ;;
-	iblock) rmdir $KT_CFS/core/iblock_0/b0 $KT_CFS/core/iblock_0
-		rmmod brd ;;
-	esac
-}
-
 # run_cu BACKSTORE: the whole suite, checked against the known lists
 run_cu() {
 	local bs=$1 here known skips res out fails new fixed unexplained
@@ -56,7 +23,7 @@ run_cu() {
 	res=/ktout/libiscsi-$bs.txt
 	out=/ktout/libiscsi-$bs.log
 
-	check "LUN 0 is a $bs device" use_backstore $bs
+	check "LUN 0 is a $bs device" kt_lun0_backstore $bs
 	timeout 1200 iscsi-test-cu --dataloss --test=ALL \
 		"iscsi://127.0.0.1:3260/$KT_IQN/0" \
 		"iscsi://127.0.0.1:3261/$KT_IQN/0" > $out 2>&1
@@ -82,7 +49,7 @@ run_cu() {
 	else
 		not_ok "$bs: every skipped test has its reason in skips.txt" $unexplained
 	fi
-	drop_backstore $bs
+	kt_lun0_drop $bs
 }
 
 main() {

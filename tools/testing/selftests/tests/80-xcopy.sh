@@ -122,7 +122,7 @@ teardown() {
 
 main() {
 	local p=127.0.0.1:3260 core=$KT_CFS/core d0 d1 d2 d3 dh out
-	local r0 f0 b0 before after naa_h sum pids i res g0 g2 g3
+	local r0 f0 b0 before after naa_h sum pids i res g0 g2 g3 pid
 	FILE=/dev/shm/kt-xcopy.img
 	r0=$core/rd_mcp_0/r0
 	f0=$core/fileio_0/f0
@@ -271,6 +271,22 @@ main() {
 	echo "# $f0/$STAT: $(for c in operations failures segments bytes chunks sgl_allocs fast_copies aborts; do printf '%s=%s ' $c $(xstat $f0 $c); done)"
 	check "failures are counted" test "$(xstat $r0 failures)" -ge 1 -a \
 		"$(xstat $core/rd_mcp_1/r1 failures)" -ge 1
+
+	# --- reservations hold for the copy's own reads and writes ---
+	sum=$(sum_of $d2 0 1)
+	python3 ./iscsi_raw.py reserve6 $p $KT_IQN iqn.2026-11.org.ktarget:holder 10 2 \
+		> /tmp/kt-res6 2>&1 &
+	pid=$!
+	for i in $(seq 1 50); do
+		grep -q 'RESERVE' /tmp/kt-res6 && break
+		sleep 0.2
+	done
+	check "another initiator holds LUN 2 with RESERVE(6)" grep -q 'status 0x0$' /tmp/kt-res6
+	check_fails "a copy onto the reserved LUN fails" \
+		sg_xcopy if=$g0 of=$g2 bs=512 count=2048 seek=0 skip=4096
+	# the holder's session ends, and its reservation with it
+	wait $pid
+	check_eq "... and left it untouched" "$(sum_of $d2 0 1)" "$sum"
 
 	# --- RECEIVE COPY RESULTS ---
 	check "sg_copy_results: operating parameters" \

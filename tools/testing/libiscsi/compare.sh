@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# iscsi-test-cu against ktarget and against the kernel's own LIO in the same
+# guest, on rd, fileio and iblock LUNs (KT_CU_BACKSTORES narrows it), each
+# the same configfs target with a second portal for MultipathIO. Prints a
+# table of passed / failed / skipped per stack and backstore; per-test
+# results land in /ktout/cmp-STACK-BACKSTORE.txt.
+#
+#   tools/testing/vm/run.sh --name cmp --timeout 3600 tools/testing/libiscsi/compare.sh
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/../selftests" || exit 1
+# shellcheck source=../selftests/lib.sh
+. ./lib.sh
+
+stack_load() {
+	case $1 in
+	ktarget) modprobe ktarget_core ;;
+	lio)	# LIO keeps PR and ALUA metadata there and needs it to exist
+		mkdir -p /var/target/pr /var/target/alua
+		modprobe target_core_mod && modprobe iscsi_target_mod ;;
+	esac
+}
+
+stack_unload() {
+	case $1 in
+	ktarget) rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd ktarget_core 2>/dev/null ;;
+	lio)	modprobe -r iscsi_target_mod
+		for m in $(awk '$1 == "target_core_mod" { gsub(",", " ", $4); print $4 }' /proc/modules); do
+			[ "$m" = - ] || modprobe -r "$m"
+		done
+		modprobe -r target_core_mod ;;
+	esac
+}
+
+main() {
+	local stack bs res tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+	printf '%-8s %-7s %6s %6s %6s\n' stack LUN passed failed skipped > /ktout/compare.txt
+	for stack in ktarget lio; do
+		stack_load $stack && kt_iscsi_build && mkdir $tpg/np/127.0.0.1:3261 || {
+			echo "$stack: set-up failed" >> /ktout/compare.txt; continue; }
+		for bs in ${KT_CU_BACKSTORES:-rd fileio iblock}; do
+			kt_lun0_backstore $bs || { echo "$stack $bs: no LUN" >> /ktout/compare.txt; continue; }
+			res=/ktout/cmp-$stack-$bs.txt
+			timeout 1200 iscsi-test-cu --dataloss --test=ALL \
+				"iscsi://127.0.0.1:3260/$KT_IQN/0" \
+				"iscsi://127.0.0.1:3261/$KT_IQN/0" > /ktout/cmp-$stack-$bs.log 2>&1
+			python3 "$here/cu-parse.py" /ktout/cmp-$stack-$bs.log > $res
+			printf '%-8s %-7s %6s %6s %6s\n' $stack $bs "$(grep -c '^PASS' $res)" \
+				"$(grep -c '^FAIL' $res)" "$(grep -c '^SKIP' $res)" >> /ktout/compare.txt
+			kt_lun0_drop $bs
+		done
+		ln -sf $KT_CFS/core/rd_mcp_0/r0 $tpg/lun/lun_0/r0
+		rmdir $tpg/np/127.0.0.1:3261
+		kt_iscsi_teardown
+		stack_unload $stack
+	done
+	cat /ktout/compare.txt
+}
+
+main "$@"
