@@ -157,39 +157,6 @@ static void kt_sbc_caw_compare(struct kt_cmd *cmd, sense_reason_t reason)
 		     (cmd->cdb_flags & KT_CDB_F_FUA) && dev->attrib.emulate_fua_write);
 }
 
-static void kt_sbc_caw_work(struct work_struct *work)
-{
-	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
-
-	kt_sbc_caw_compare(cmd, cmd->loop_reason);
-}
-
-/* The read may end in a bio's interrupt: the write starts from a work item. */
-static void kt_sbc_caw_read_done(struct kt_cmd *cmd, sense_reason_t reason)
-{
-	cmd->loop_reason = reason;
-	INIT_WORK(&cmd->work, kt_sbc_caw_work);
-	queue_work(system_unbound_wq, &cmd->work);
-}
-
-static sense_reason_t kt_sbc_execute_caw(struct kt_cmd *cmd)
-{
-	struct kt_dev *dev = cmd->dev;
-	u32 half = cmd->nr_blocks * dev->attrib.block_size;
-
-	cmd->aux_sgl = sgl_alloc(half, GFP_KERNEL, &cmd->aux_nents);
-	if (!cmd->aux_sgl)
-		return KT_SENSE_OUT_OF_RESOURCES;
-	/* the data-out moves aside; the medium is read into sgl */
-	swap(cmd->sgl, cmd->aux_sgl);
-	swap(cmd->sg_nents, cmd->aux_nents);
-	if (down_interruptible(&dev->caw_sem))
-		return KT_SENSE_OUT_OF_RESOURCES;
-	cmd->be_done = kt_sbc_caw_read_done;
-	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size, half, false);
-	return KT_SENSE_NONE;
-}
-
 /*
  * ORWRITE (16) (SBC-3 5.8): read N blocks, OR the data-out into them, write
  * them back; serialised with COMPARE AND WRITE on the device's semaphore.
@@ -221,35 +188,53 @@ static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
 		     (cmd->cdb_flags & KT_CDB_F_FUA) && dev->attrib.emulate_fua_write);
 }
 
-static void kt_sbc_orwrite_work(struct work_struct *work)
+/*
+ * The read-modify-write commands share their first step: the data-out
+ * moves aside to aux_sgl, @len bytes of the medium are read into a list of
+ * their own, under the device's semaphore. The read may end in a bio's
+ * interrupt: the compare or merge and the write start from a work item.
+ */
+static void kt_sbc_rmw_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
 
-	kt_sbc_orwrite_merge(cmd, cmd->loop_reason);
+	if (cmd->cdb[0] == 0x89)
+		kt_sbc_caw_compare(cmd, cmd->loop_reason);
+	else
+		kt_sbc_orwrite_merge(cmd, cmd->loop_reason);
 }
 
-static void kt_sbc_orwrite_read_done(struct kt_cmd *cmd, sense_reason_t reason)
+static void kt_sbc_rmw_read_done(struct kt_cmd *cmd, sense_reason_t reason)
 {
 	cmd->loop_reason = reason;
-	INIT_WORK(&cmd->work, kt_sbc_orwrite_work);
+	INIT_WORK(&cmd->work, kt_sbc_rmw_work);
 	queue_work(system_unbound_wq, &cmd->work);
 }
 
-static sense_reason_t kt_sbc_execute_orwrite(struct kt_cmd *cmd)
+static sense_reason_t kt_sbc_rmw_start(struct kt_cmd *cmd, u32 len)
 {
 	struct kt_dev *dev = cmd->dev;
 
-	cmd->aux_sgl = sgl_alloc(cmd->data_length, GFP_KERNEL, &cmd->aux_nents);
+	cmd->aux_sgl = sgl_alloc(len, GFP_KERNEL, &cmd->aux_nents);
 	if (!cmd->aux_sgl)
 		return KT_SENSE_OUT_OF_RESOURCES;
 	swap(cmd->sgl, cmd->aux_sgl);
 	swap(cmd->sg_nents, cmd->aux_nents);
 	if (down_interruptible(&dev->caw_sem))
 		return KT_SENSE_OUT_OF_RESOURCES;
-	cmd->be_done = kt_sbc_orwrite_read_done;
-	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size,
-		     cmd->data_length, false);
+	cmd->be_done = kt_sbc_rmw_read_done;
+	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size, len, false);
 	return KT_SENSE_NONE;
+}
+
+static sense_reason_t kt_sbc_execute_caw(struct kt_cmd *cmd)
+{
+	return kt_sbc_rmw_start(cmd, cmd->nr_blocks * cmd->dev->attrib.block_size);
+}
+
+static sense_reason_t kt_sbc_execute_orwrite(struct kt_cmd *cmd)
+{
+	return kt_sbc_rmw_start(cmd, cmd->data_length);
 }
 
 static sense_reason_t kt_sbc_execute_verify(struct kt_cmd *cmd)
