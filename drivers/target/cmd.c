@@ -320,6 +320,19 @@ int kt_cmd_submit(struct kt_cmd *cmd, const u8 *cdb, unsigned int cdb_len,
 EXPORT_SYMBOL_GPL(kt_cmd_submit);
 
 /*
+ * An emulated command built its response, @len bytes at @buf (already cut
+ * to what the command may return): copy it into the data-in and complete.
+ */
+void kt_cmd_complete_data(struct kt_cmd *cmd, const void *buf, u32 len)
+{
+	len = min(len, cmd->data_length);
+	if (len)
+		sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, len);
+	kt_cmd_set_data_in_len(cmd, len);
+	kt_cmd_complete(cmd, KT_SENSE_NONE);
+}
+
+/*
  * An emulated command produced @len bytes of data-in, which may be less
  * than its allocation length: shorten the transfer and the residual follows.
  */

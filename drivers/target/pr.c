@@ -625,13 +625,8 @@ static sense_reason_t kt_pr_in_exec(struct kt_cmd *cmd)
 	ret = kt_pr_in(&info, cmd->cdb, buf, len, &data_len,
 		       &cmd->sense_field);
 	kvfree(regs);
-	if (!ret) {
-		len = min(len, data_len);
-		if (len)
-			sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, len);
-		kt_cmd_set_data_in_len(cmd, len);
-		kt_cmd_complete(cmd, KT_SENSE_NONE);
-	}
+	if (!ret)
+		kt_cmd_complete_data(cmd, buf, min(len, data_len));
 	kfree(buf);
 	return ret;
 }

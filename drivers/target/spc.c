@@ -112,13 +112,8 @@ static sense_reason_t kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
 		return KT_SENSE_OUT_OF_RESOURCES;
 	kt_lu_info_fill(cmd, &lu);
 	reason = fn(cmd, &lu, buf, len, &data_len);
-	if (!reason) {
-		len = min(len, data_len);
-		if (len)
-			sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, len);
-		kt_cmd_set_data_in_len(cmd, len);
-		kt_cmd_complete(cmd, KT_SENSE_NONE);
-	}
+	if (!reason)
+		kt_cmd_complete_data(cmd, buf, min(len, data_len));
 	kfree(buf);
 	return reason;
 }

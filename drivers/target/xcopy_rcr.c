@@ -258,11 +258,7 @@ sense_reason_t kt_xcopy_rcr_execute(struct kt_cmd *cmd)
 		cmd->sense_field = KT_FIELD_CDB(1);
 		return KT_SENSE_INVALID_CDB_FIELD;
 	}
-	full = min3(full, cmd->data_length, (u32)KT_XCOPY_RCR_BUF);
-	if (full)
-		sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, full);
+	kt_cmd_complete_data(cmd, buf, min_t(u32, full, KT_XCOPY_RCR_BUF));
 	kfree(buf);
-	kt_cmd_set_data_in_len(cmd, full);
-	kt_cmd_complete(cmd, KT_SENSE_NONE);
 	return KT_SENSE_NONE;
 }

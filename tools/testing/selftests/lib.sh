@@ -141,6 +141,20 @@ kt_iscsi_disk() {
 	return 1
 }
 
+# kt_second_disk DISK: the LUN 0 block device of the iSCSI session
+# whose disk is not DISK (a second session to the same target)
+kt_second_disk() {
+	local d i
+	for i in $(seq 1 50); do
+		for d in /sys/class/iscsi_session/session*/device/target*/*:0/block/*; do
+			[ -e "$d" ] && [ "/dev/$(basename "$d")" != "$1" ] &&
+				{ echo "/dev/$(basename "$d")"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
 # kt_lun0_backstore NAME: point LUN 0 of kt_iscsi_setup's TPG at an rd
 # (its own r0), a fileio (64 MiB file) or an iblock (brd ramdisk) device.
 # Works on LIO as well.

@@ -34,19 +34,6 @@ io_under_reset() {
 		"cmp -n 16777216 /tmp/kt-pat $disk"
 }
 
-# kt_second_disk DISK: the block device of the other iSCSI session
-kt_second_disk() {
-	local d i
-	for i in $(seq 1 50); do
-		for d in /sys/class/iscsi_session/session*/device/target*/*:0/block/*; do
-			[ -e "$d" ] && [ "/dev/$(basename "$d")" != "$1" ] &&
-				{ echo "/dev/$(basename "$d")"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
 main() {
 	local p=127.0.0.1:3260 disk disk2 out
 

@@ -242,19 +242,6 @@ iscsi_tests() {
 	iscsiadm -m iface -I kt2 -o delete >/dev/null 2>&1
 }
 
-# kt_second_disk DISK: the block device of the other iSCSI session
-kt_second_disk() {
-	local d i
-	for i in $(seq 1 50); do
-		for d in /sys/class/iscsi_session/session*/device/target*/*:0/block/*; do
-			[ -e "$d" ] && [ "/dev/$(basename "$d")" != "$1" ] &&
-				{ echo "/dev/$(basename "$d")"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
 # SPC-4 5.15.2.3: STPG through one I_T nexus gives ASYMMETRIC ACCESS STATE
 # CHANGED to the others, not to itself.
 two_nexus_tests() {
