@@ -112,9 +112,11 @@ static ssize_t kt_np_iser_show(struct config_item *item, char *page)
 	return sysfs_emit(page, "%d\n", READ_ONCE(to_np(item)->iser));
 }
 
+/* iser=1 listens through rdma_cm on the same address, as LIO's does */
 static ssize_t kt_np_iser_store(struct config_item *item, const char *page,
 				size_t count)
 {
+	struct kt_iscsi_tpg_np *np = to_np(item);
 	char where[KT_ISCSI_WHERE_LEN];
 	u32 on;
 	int ret;
@@ -123,14 +125,28 @@ static ssize_t kt_np_iser_store(struct config_item *item, const char *page,
 			       &on);
 	if (ret)
 		return ret;
-	if (on && request_module("ktarget_isert")) {
-		pr_warn_ratelimited("%s/iser: iSER transport not available (ktarget_isert)\n",
-				    kt_iscsi_cfs_path(item, where, sizeof(where)));
-		return -ENODEV;
+	mutex_lock(&np->iser_lock);
+	if (on == np->iser)
+		goto out;
+	if (on) {
+		request_module("ktarget_isert");
+		ret = kt_iscsi_portal_rdma_get(np->portal);
+		if (ret) {
+			pr_warn_ratelimited("%s/iser: cannot listen for iSER on %pISpc: %pe%s\n",
+					    kt_iscsi_cfs_path(item, where, sizeof(where)),
+					    &np->addr, ERR_PTR(ret),
+					    ret == -ENODEV ? " (is ktarget_isert there?)" : "");
+			mutex_unlock(&np->iser_lock);
+			return ret;
+		}
+	} else {
+		kt_iscsi_portal_rdma_put(np->portal);
 	}
 	mutex_lock(&kt_iscsi_config_lock);
-	to_np(item)->iser = on;
+	np->iser = on;
 	mutex_unlock(&kt_iscsi_config_lock);
+out:
+	mutex_unlock(&np->iser_lock);
 	return count;
 }
 
@@ -226,6 +242,7 @@ struct config_group *kt_iscsi_make_np(struct kt_tpg *se_tpg, const char *name)
 	}
 	np->portal = portal;
 	np->tpg = tpg;
+	mutex_init(&np->iser_lock);
 	config_group_init_type_name(&np->group, name, &kt_np_type);
 
 	mutex_lock(&kt_iscsi_config_lock);
@@ -241,6 +258,8 @@ void kt_iscsi_drop_np(struct kt_tpg *se_tpg, struct config_group *group)
 	mutex_lock(&kt_iscsi_config_lock);
 	list_del_init(&np->node);
 	mutex_unlock(&kt_iscsi_config_lock);
+	if (np->iser)
+		kt_iscsi_portal_rdma_put(np->portal);
 	kt_iscsi_portal_put(np->portal);
 	np->portal = NULL;
 	config_item_put(&group->cg_item);

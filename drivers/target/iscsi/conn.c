@@ -132,9 +132,9 @@ static int kt_iscsi_sendv(struct kt_iscsi_conn *conn, struct kvec *iov,
  * One PDU: @bhs, its header digest, @len bytes of data gathered from a
  * linear buffer or from @sgl at @sg_off, padding and data digest.
  */
-static int kt_iscsi_xmit(struct kt_iscsi_conn *conn, const u8 *bhs,
-			 const void *data, struct scatterlist *sgl, u32 sg_off,
-			 u32 len, bool more)
+static int kt_iscsi_tcp_xmit(struct kt_iscsi_conn *conn, const u8 *bhs,
+			     const void *data, struct scatterlist *sgl,
+			     u32 sg_off, u32 len, bool more)
 {
 	static const u8 zero[4];
 	struct kvec iov[20];
@@ -197,13 +197,13 @@ static int kt_iscsi_xmit(struct kt_iscsi_conn *conn, const u8 *bhs,
 int kt_iscsi_send_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
 		      const void *data, u32 len)
 {
-	return kt_iscsi_xmit(conn, bhs, data, NULL, 0, len, false);
+	return conn->xport->xmit(conn, bhs, data, NULL, 0, len, false);
 }
 
 int kt_iscsi_send_sg(struct kt_iscsi_conn *conn, const u8 *bhs,
 		     struct scatterlist *sgl, u32 off, u32 len, bool more)
 {
-	return kt_iscsi_xmit(conn, bhs, NULL, sgl, off, len, more);
+	return conn->xport->xmit(conn, bhs, NULL, sgl, off, len, more);
 }
 
 /*
@@ -261,9 +261,9 @@ static void kt_iscsi_tx_work(struct work_struct *work)
 		dead = conn->state >= KT_CONN_CLOSING;
 		if (tx->kind == KT_TX_PDU) {
 			kt_iscsi_stamp(conn, tx->bhs, tx->statsn);
-			ret = dead ? 0 : kt_iscsi_xmit(conn, tx->bhs, tx->data,
-						       NULL, 0, tx->data_len,
-						       more);
+			ret = dead ? 0 : conn->xport->xmit(conn, tx->bhs,
+							   tx->data, NULL, 0,
+							   tx->data_len, more);
 			kfree(tx->data);
 			kfree(tx);
 		} else {
@@ -410,6 +410,61 @@ static int kt_iscsi_rx_step(struct kt_iscsi_conn *conn)
 	return n;
 }
 
+/* The whole PDU is in: act on it and wait for the next. */
+static void kt_iscsi_rx_dispatch(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_rx *rx = &conn->rx;
+
+	if (!rx->skip) {
+		if (conn->state == KT_CONN_LOGIN)
+			kt_iscsi_login_pdu(conn);
+		else if (conn->state == KT_CONN_FFP)
+			kt_iscsi_ffp_pdu(conn);
+	}
+	kt_iscsi_rx_next(rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
+}
+
+/*
+ * A transport that receives whole PDUs (iSER: one message each, no
+ * digests) hands them in here; the data goes where a TCP PDU's would.
+ */
+int kt_iscsi_rx_pdu(struct kt_iscsi_conn *conn, const u8 *pdu, u32 len)
+{
+	struct kt_iscsi_rx *rx = &conn->rx;
+	u32 data_len, off, room;
+	void *dst;
+	int ret;
+
+	if (conn->state >= KT_CONN_CLOSING)
+		return -ENOTCONN;
+	if (len < KT_ISCSI_BHS_LEN) {
+		pr_warn_ratelimited("closing connection: a %u-byte message is no PDU\n",
+				    len);
+		return -EPROTO;
+	}
+	memcpy(rx->bhs, pdu, KT_ISCSI_BHS_LEN);
+	WRITE_ONCE(conn->last_rx, jiffies);
+	ret = kt_iscsi_rx_header(conn);
+	if (ret)
+		return ret;
+	data_len = rx->hdr.data_len;
+	off = KT_ISCSI_BHS_LEN + rx->hdr.ahs_len;
+	if (off + (u64)data_len > len) {
+		pr_warn_ratelimited("closing connection: PDU (opcode %#x) of %u data bytes in a %u-byte message\n",
+				    rx->hdr.opcode, data_len, len);
+		return -EPROTO;
+	}
+	kt_iscsi_rx_next(rx, KT_RX_DATA, data_len);
+	while (rx->got < rx->need) {
+		dst = kt_iscsi_rx_ptr(conn, &room);
+		memcpy(dst, pdu + off + rx->got, room);
+		rx->got += room;
+	}
+	kt_iscsi_rx_dispatch(conn);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kt_iscsi_rx_pdu);
+
 /* A part is complete: move to the next one. */
 static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 {
@@ -475,14 +530,7 @@ static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 		return -EINVAL;
 	}
 
-	/* the whole PDU is in */
-	if (!rx->skip) {
-		if (conn->state == KT_CONN_LOGIN)
-			kt_iscsi_login_pdu(conn);
-		else if (conn->state == KT_CONN_FFP)
-			kt_iscsi_ffp_pdu(conn);
-	}
-	kt_iscsi_rx_next(rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
+	kt_iscsi_rx_dispatch(conn);
 	return 0;
 }
 
@@ -529,10 +577,12 @@ static void kt_iscsi_conn_free_work(struct work_struct *work)
 {
 	struct kt_iscsi_conn *conn = container_of(work, struct kt_iscsi_conn,
 						  free_work);
+	struct module *owner = conn->xport->owner;
 
+	conn->xport->release(conn);
+	module_put(owner);
 	if (conn->portal)
 		kt_iscsi_portal_put(conn->portal);
-	sock_release(conn->sock);
 	kvfree(conn->rx_buf);
 	xa_destroy(&conn->cmds);
 	kfree(conn);
@@ -551,11 +601,13 @@ void kt_iscsi_conn_get(struct kt_iscsi_conn *conn)
 {
 	kref_get(&conn->kref);
 }
+EXPORT_SYMBOL_GPL(kt_iscsi_conn_get);
 
 void kt_iscsi_conn_put(struct kt_iscsi_conn *conn)
 {
 	kref_put(&conn->kref, kt_iscsi_conn_release);
 }
+EXPORT_SYMBOL_GPL(kt_iscsi_conn_put);
 
 static void kt_iscsi_close_work(struct work_struct *work)
 {
@@ -564,8 +616,7 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	struct kt_iscsi_tx *tx;
 	bool more;
 
-	kt_iscsi_restore_callbacks(conn);
-	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
+	conn->xport->shutdown(conn);
 	del_timer_sync(&conn->login_timer);
 	kt_iscsi_keepalive_stop(conn);
 	cancel_work_sync(&conn->rx_work);
@@ -599,6 +650,7 @@ void kt_iscsi_conn_close(struct kt_iscsi_conn *conn)
 		return;
 	queue_work(kt_iscsi_wq, &conn->close_work);
 }
+EXPORT_SYMBOL_GPL(kt_iscsi_conn_close);
 
 static void kt_iscsi_login_timeout(struct timer_list *t)
 {
@@ -608,29 +660,63 @@ static void kt_iscsi_login_timeout(struct timer_list *t)
 	kt_iscsi_conn_close(conn);
 }
 
-/* A new connection from the portal's accept work; takes @sock. */
-struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
-					   struct kt_iscsi_portal *portal)
+/* ---- the TCP transport ---- */
+
+static void kt_iscsi_tcp_shutdown(struct kt_iscsi_conn *conn)
+{
+	kt_iscsi_restore_callbacks(conn);
+	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
+}
+
+static void kt_iscsi_tcp_release(struct kt_iscsi_conn *conn)
+{
+	sock_release(conn->sock);
+}
+
+static int kt_iscsi_tcp_local_addr(struct kt_iscsi_conn *conn,
+				   struct sockaddr_storage *ss)
+{
+	int ret = kernel_getsockname(conn->sock, (struct sockaddr *)ss);
+
+	return ret < 0 ? ret : 0;
+}
+
+static const struct kt_iscsi_transport kt_iscsi_tcp = {
+	.name		= "tcp",
+	.owner		= THIS_MODULE,
+	.xmit		= kt_iscsi_tcp_xmit,
+	.shutdown	= kt_iscsi_tcp_shutdown,
+	.release	= kt_iscsi_tcp_release,
+	.local_addr	= kt_iscsi_tcp_local_addr,
+};
+
+/* ---- life cycle, continued ---- */
+
+struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
+					  const struct kt_iscsi_transport *xport,
+					  void *priv)
 {
 	struct kt_iscsi_conn *conn;
-	struct sock *sk = sock->sk;
 
 	if (!try_module_get(THIS_MODULE))
 		return ERR_PTR(-ENODEV);
-	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
-	if (!conn) {
+	if (!try_module_get(xport->owner)) {
 		module_put(THIS_MODULE);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(-ENODEV);
 	}
-	conn->rx_buf = kvmalloc(KT_ISCSI_LOGIN_BUF, GFP_KERNEL);
-	if (!conn->rx_buf) {
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (conn)
+		conn->rx_buf = kvmalloc(KT_ISCSI_LOGIN_BUF, GFP_KERNEL);
+	if (!conn || !conn->rx_buf) {
 		kfree(conn);
+		module_put(xport->owner);
 		module_put(THIS_MODULE);
 		return ERR_PTR(-ENOMEM);
 	}
 	conn->rx_buf_len = KT_ISCSI_LOGIN_BUF;
 	kref_init(&conn->kref);
-	conn->sock = sock;
+	conn->xport = xport;
+	conn->xport_priv = priv;
 	conn->portal = portal;
 	refcount_inc(&portal->ref);
 	conn->state = KT_CONN_LOGIN;
@@ -650,11 +736,32 @@ struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
 	conn->login_start = jiffies;
 	kt_iscsi_keepalive_init(conn);
 	kt_iscsi_rx_next(&conn->rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
+	return conn;
+}
+EXPORT_SYMBOL_GPL(kt_iscsi_conn_alloc);
 
+/* Arm the login; on failure the caller puts the connection. */
+int kt_iscsi_conn_start(struct kt_iscsi_conn *conn)
+{
+	return kt_iscsi_login_start(conn);
+}
+EXPORT_SYMBOL_GPL(kt_iscsi_conn_start);
+
+/* A new connection from the portal's accept work; takes @sock. */
+struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
+					   struct kt_iscsi_portal *portal)
+{
+	struct kt_iscsi_conn *conn;
+	struct sock *sk = sock->sk;
+
+	conn = kt_iscsi_conn_alloc(portal, &kt_iscsi_tcp, NULL);
+	if (IS_ERR(conn))
+		return conn;
+	conn->sock = sock;
 	tcp_sock_set_nodelay(sk);
 	sk->sk_sndtimeo = 30 * HZ;
 
-	if (kt_iscsi_login_start(conn)) {
+	if (kt_iscsi_conn_start(conn)) {
 		kt_iscsi_conn_put(conn);
 		return ERR_PTR(-ENOMEM);
 	}

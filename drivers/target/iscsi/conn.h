@@ -17,6 +17,7 @@
 
 #define KT_ISCSI_LOGIN_BUF	8192	/* login and text data, one sequence */
 #define KT_ISCSI_MAX_KEYS	64
+#define KT_ISCSI_XPORT_CMD_SIZE	384	/* see struct kt_iscsi_cmd */
 
 /* What the session and connection agreed on (RFC 7143 13). */
 struct kt_iscsi_nego {
@@ -75,6 +76,50 @@ enum kt_iscsi_conn_state {
 };
 
 struct kt_iscsi_cmd;
+struct kt_iscsi_conn;
+
+/*
+ * How a connection moves PDUs and data. TCP (conn.c) sends every PDU on a
+ * socket and asks for write data with R2Ts; an RDMA transport (iSER, the
+ * ktarget_isert module) moves command data itself with RDMA READ and WRITE
+ * and carries only the other PDUs as messages.
+ */
+struct kt_iscsi_transport {
+	const char	*name;
+	struct module	*owner;
+	/* RFC 7145: RDMAExtensions=Yes, no digests, no R2T or Data-In PDUs */
+	bool		rdma;
+	/* the largest data segment one received message can hold, 0: any */
+	u32		max_recv_dsl;
+	/* send one PDU; @data, or @len bytes of @sgl from @sg_off */
+	int		(*xmit)(struct kt_iscsi_conn *conn, const u8 *bhs,
+				const void *data, struct scatterlist *sgl,
+				u32 sg_off, u32 len, bool more);
+	/* rdma: a SCSI Command PDU is being received; note its buffers */
+	void		(*cmd_init)(struct kt_iscsi_conn *conn,
+				    struct kt_iscsi_cmd *cmd);
+	/*
+	 * rdma: fetch write data from cmd->r2t_offset to cmd->write_end,
+	 * then call kt_cmd_data_out_done() (or kt_cmd_fail())
+	 */
+	int		(*get_data)(struct kt_iscsi_conn *conn,
+				    struct kt_iscsi_cmd *cmd);
+	/*
+	 * rdma: send a command's read data, then the SCSI Response in @bhs
+	 * with @len bytes of @sense. On success the transport owns the
+	 * fabric's command reference and puts it when both are done.
+	 */
+	int		(*put_data)(struct kt_iscsi_conn *conn,
+				    struct kt_iscsi_cmd *cmd, const u8 *bhs,
+				    const void *sense, u32 len);
+	/* stop moving data: nothing is received or sent after this */
+	void		(*shutdown)(struct kt_iscsi_conn *conn);
+	/* free what the transport holds for @conn (process context) */
+	void		(*release)(struct kt_iscsi_conn *conn);
+	/* the local address the initiator dialled */
+	int		(*local_addr)(struct kt_iscsi_conn *conn,
+				      struct sockaddr_storage *ss);
+};
 
 /* What the receive side is reading into now. */
 struct kt_iscsi_rx {
@@ -96,10 +141,12 @@ struct kt_iscsi_rx {
 	struct kt_iscsi_cmd	*pdu_cmd;	/* the SCSI Command being received */
 };
 
-/* One TCP connection. */
+/* One connection: TCP, or RDMA when @xport says so. */
 struct kt_iscsi_conn {
 	struct kref		kref;
-	struct socket		*sock;
+	const struct kt_iscsi_transport *xport;
+	void			*xport_priv;	/* an RDMA transport's state */
+	struct socket		*sock;		/* TCP */
 	struct kt_iscsi_sess	*sess;
 	struct kt_iscsi_portal	*portal;
 	struct list_head	sess_node;
@@ -184,11 +231,20 @@ struct kt_iscsi_cmd {
 	sense_reason_t		setup_reason;	/* kt_cmd_setup() refused it */
 	u32			imm_len;	/* immediate data in the command PDU */
 	u8			sense_pdu[2 + KT_SENSE_BUF_LEN];
+	/* an RDMA transport's per-command state (buffers, RDMA context) */
+	u8			xport_cmd[KT_ISCSI_XPORT_CMD_SIZE] __aligned(8);
 };
 
 /* conn.c */
 struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
 					   struct kt_iscsi_portal *portal);
+/* A connection of another transport; start it with kt_iscsi_conn_start(). */
+struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
+					  const struct kt_iscsi_transport *xport,
+					  void *priv);
+int kt_iscsi_conn_start(struct kt_iscsi_conn *conn);
+/* A whole PDU received as one message (an RDMA transport's receive). */
+int kt_iscsi_rx_pdu(struct kt_iscsi_conn *conn, const u8 *pdu, u32 len);
 void kt_iscsi_conn_get(struct kt_iscsi_conn *conn);
 void kt_iscsi_conn_put(struct kt_iscsi_conn *conn);
 void kt_iscsi_conn_close(struct kt_iscsi_conn *conn);
@@ -225,6 +281,9 @@ void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn);
 int kt_iscsi_ffp_data_dest(struct kt_iscsi_conn *conn);
 void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason);
 void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd);
+/* Build and stamp @cmd's SCSI Response; its data is cmd->sense_pdu. */
+int kt_iscsi_build_status(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
+			  u8 *bhs, u32 *len);
 void kt_iscsi_conn_abort_cmds(struct kt_iscsi_conn *conn);
 extern struct kmem_cache *kt_iscsi_cmd_cache;
 

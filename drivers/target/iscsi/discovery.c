@@ -31,7 +31,7 @@ static void kt_iscsi_target_address(struct kt_iscsi_conn *conn,
 	     ((struct sockaddr_in *)np)->sin_addr.s_addr == htonl(INADDR_ANY)) ||
 	    (np->ss_family == AF_INET6 &&
 	     ipv6_addr_any(&((struct sockaddr_in6 *)np)->sin6_addr))) {
-		if (kernel_getsockname(conn->sock, (struct sockaddr *)&local) >= 0)
+		if (!conn->xport->local_addr(conn, &local))
 			a = &local;
 	}
 	if (a->ss_family == AF_INET6)

@@ -131,8 +131,8 @@ static void kt_iscsi_rsp_flags(struct kt_cmd *se, u8 *flags, u32 *residual)
 	}
 }
 
-static int kt_iscsi_send_status(struct kt_iscsi_conn *conn,
-				struct kt_iscsi_cmd *cmd)
+int kt_iscsi_build_status(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
+			  u8 *bhs, u32 *plen)
 {
 	struct kt_cmd *se = &cmd->se;
 	struct kt_iscsi_scsi_rsp r = {
@@ -140,7 +140,6 @@ static int kt_iscsi_send_status(struct kt_iscsi_conn *conn,
 		.status = se->status,
 		.exp_datasn = cmd->data_sn,
 	};
-	u8 bhs[KT_ISCSI_BHS_LEN];
 	u32 len = 0;
 
 	kt_iscsi_rsp_flags(se, &r.flags, &r.residual);
@@ -154,7 +153,41 @@ static int kt_iscsi_send_status(struct kt_iscsi_conn *conn,
 	if (kt_iscsi_encode_scsi_rsp(bhs, &r))
 		return -EINVAL;
 	kt_iscsi_stamp(conn, bhs, true);
+	*plen = len;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kt_iscsi_build_status);
+
+static int kt_iscsi_send_status(struct kt_iscsi_conn *conn,
+				struct kt_iscsi_cmd *cmd)
+{
+	u8 bhs[KT_ISCSI_BHS_LEN];
+	u32 len;
+	int ret;
+
+	ret = kt_iscsi_build_status(conn, cmd, bhs, &len);
+	if (ret)
+		return ret;
 	return kt_iscsi_send_pdu(conn, bhs, len ? cmd->sense_pdu : NULL, len);
+}
+
+/*
+ * An RDMA transport writes the data into the initiator's buffer and sends
+ * the SCSI Response after it (RFC 7145 7.3.5: no Data-In PDUs). It keeps
+ * the command's reference until both are done; 1 says it took it.
+ */
+static int kt_iscsi_put_data(struct kt_iscsi_conn *conn,
+			     struct kt_iscsi_cmd *cmd)
+{
+	u8 bhs[KT_ISCSI_BHS_LEN];
+	u32 len;
+	int ret;
+
+	ret = kt_iscsi_build_status(conn, cmd, bhs, &len);
+	if (ret)
+		return ret;
+	ret = conn->xport->put_data(conn, cmd, bhs, cmd->sense_pdu, len);
+	return ret ? ret : 1;
 }
 
 static int kt_iscsi_send_data_in(struct kt_iscsi_conn *conn,
@@ -223,10 +256,15 @@ void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd)
 	}
 	if (pending & BIT(KT_TX_R2T))
 		kt_iscsi_send_r2ts(conn, cmd);
-	if (pending & BIT(KT_TX_DATA_IN))
+	if ((pending & BIT(KT_TX_DATA_IN)) && conn->xport->put_data &&
+	    cmd->se.data_length)
+		ret = kt_iscsi_put_data(conn, cmd);
+	else if (pending & BIT(KT_TX_DATA_IN))
 		ret = kt_iscsi_send_data_in(conn, cmd);
 	else if (pending & BIT(KT_TX_STATUS))
 		ret = kt_iscsi_send_status(conn, cmd);
+	if (ret == 1)
+		return;		/* the transport puts the reference */
 	if (pending & (BIT(KT_TX_DATA_IN) | BIT(KT_TX_STATUS)))
 		kt_cmd_put(&cmd->se);	/* the fabric's reference: answered */
 	if (ret)
@@ -248,6 +286,12 @@ static int kt_iscsi_write_pending(struct kt_cmd *se)
 					       min(conn->nego.first_burst,
 						   se->expected_len)));
 	cmd->r2t_offset = unsolicited;
+	if (conn->xport->get_data) {
+		/* RFC 7145 7.3.3: the target reads the rest with RDMA READ */
+		if (conn->xport->get_data(conn, cmd))
+			kt_cmd_fail(se, KT_SENSE_ABORTED_COMMAND);
+		return 0;
+	}
 	/* the high half of the TTT space is the keepalive's */
 	cmd->ttt = conn->next_ttt++ & KT_ISCSI_TTT_R2T_MASK;
 	if (cmd->r2t_offset < cmd->write_end)
@@ -340,6 +384,8 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	cmd->conn = conn;
 	cmd->itt = h->itt;
 	cmd->cmdsn = h->cmdsn;
+	if (conn->xport->cmd_init)
+		conn->xport->cmd_init(conn, cmd);
 	kt_cmd_init(&cmd->se, &kt_iscsi_ops, &conn->sess->se, h->itt,
 		    kt_iscsi_dir(h), h->cmd.exp_xfer_len, attr);
 	cmd->setup_reason = kt_cmd_setup(&cmd->se, h->cdb, 16,
@@ -434,7 +480,8 @@ static void kt_iscsi_scsi_cmd(struct kt_iscsi_conn *conn)
 	if (conn->rx.cmd == cmd)
 		cmd->se.data_received = min(h->data_len, cmd->se.data_length);
 
-	if (cmd->se.dir == KT_DATA_OUT &&
+	/* with RDMA, no Data-Out follows: the transport fetches the rest */
+	if (cmd->se.dir == KT_DATA_OUT && !conn->xport->get_data &&
 	    cmd->se.data_received < cmd->se.data_length) {
 		if (xa_insert_irq(&conn->cmds, cmd->itt, cmd, GFP_KERNEL)) {
 			kt_cmd_fail(&cmd->se, KT_SENSE_OUT_OF_RESOURCES);

@@ -136,7 +136,8 @@ struct kt_iscsi_tpg_np {
 	struct kt_iscsi_portal		*portal;
 	struct list_head		node;	/* tpg->nps */
 	struct sockaddr_storage		addr;
-	bool				iser;
+	struct mutex			iser_lock;	/* iser writes */
+	bool				iser;		/* also listening for iSER */
 };
 
 /* A listening socket, shared by every TPG with a portal on its address. */
@@ -148,7 +149,24 @@ struct kt_iscsi_portal {
 	struct work_struct		accept_work;
 	void				(*saved_data_ready)(struct sock *sk);
 	bool				stopping;
+	/* the RDMA listener on the same address, while an np has iser=1 */
+	void				*rdma;
+	unsigned int			rdma_users;
 };
+
+/*
+ * An RDMA transport (ktarget_isert) registers how it listens. listen()
+ * returns its listener for @portal's address or an ERR_PTR; connections
+ * it accepts are made with kt_iscsi_conn_alloc(@portal, ...).
+ */
+struct kt_iscsi_rdma_ops {
+	struct module	*owner;
+	void		*(*listen)(struct kt_iscsi_portal *portal);
+	void		(*unlisten)(void *listener);
+};
+
+int kt_iscsi_rdma_register(const struct kt_iscsi_rdma_ops *ops);
+void kt_iscsi_rdma_unregister(const struct kt_iscsi_rdma_ops *ops);
 
 static inline struct kt_iscsi_tpg *to_iscsi_tpg(struct kt_tpg *tpg)
 {
@@ -226,6 +244,9 @@ int kt_iscsi_cfs_u32(struct config_item *item, const char *name,
 /* portal.c */
 struct kt_iscsi_portal *kt_iscsi_portal_get(const struct sockaddr_storage *ss);
 void kt_iscsi_portal_put(struct kt_iscsi_portal *portal);
+/* iser=1 / iser=0 of a network portal: share one RDMA listener */
+int kt_iscsi_portal_rdma_get(struct kt_iscsi_portal *portal);
+void kt_iscsi_portal_rdma_put(struct kt_iscsi_portal *portal);
 
 /* session.c: stop every session of a TPG / of an ACL */
 void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg);

@@ -43,6 +43,8 @@ int kt_iscsi_login_start(struct kt_iscsi_conn *conn)
 	if (!l)
 		return -ENOMEM;
 	kt_iscsi_nego_defaults(&l->nego);
+	l->rdma = conn->xport->rdma;
+	l->recv_cap = conn->xport->max_recv_dsl ?: U32_MAX;
 	conn->login = l;
 	/* RFC 7143 6.3: the target's login timeout; LIO's default is 15 s */
 	mod_timer(&conn->login_timer, jiffies + 15 * HZ);
@@ -119,6 +121,34 @@ static void kt_iscsi_login_fail(struct kt_iscsi_conn *conn, u16 status,
 	kt_iscsi_conn_close(conn);
 }
 
+/*
+ * RFC 7145 6: over iSER the data moves by RDMA, so no digests and no
+ * unsolicited Data-Out; a PDU's data must fit one receive buffer.
+ */
+static const char *kt_iscsi_mine_rdma(struct kt_iscsi_login *l,
+				      unsigned int id)
+{
+	u32 mrdsl = 8192;
+
+	switch (id) {
+	case KT_ISCSI_KEY_RDMA_EXTENSIONS:
+	case KT_ISCSI_KEY_INITIAL_R2T:
+		return "Yes";
+	case KT_ISCSI_KEY_HEADER_DIGEST:
+	case KT_ISCSI_KEY_DATA_DIGEST:
+		return "None";
+	case KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH:
+	case KT_ISCSI_KEY_TARGET_RECV_DATA_SEGMENT_LENGTH:
+		if (l->tpg && kstrtou32(l->tpg->param[KT_P_MAX_RECV_DATA_SEGMENT_LENGTH],
+					0, &mrdsl))
+			mrdsl = 8192;
+		snprintf(l->recv_dsl, sizeof(l->recv_dsl), "%u",
+			 min(mrdsl, l->recv_cap));
+		return l->recv_dsl;
+	}
+	return NULL;
+}
+
 /* The configured value of @key for this TPG, or NULL for the RFC default. */
 static const char *kt_iscsi_mine(struct kt_iscsi_login *l, unsigned int id)
 {
@@ -146,6 +176,12 @@ static const char *kt_iscsi_mine(struct kt_iscsi_login *l, unsigned int id)
 	/* what authentication, if any, this initiator must do */
 	if (id == KT_ISCSI_KEY_AUTH_METHOD)
 		return kt_iscsi_chap_auth_method(l);
+	if (l->rdma) {
+		const char *v = kt_iscsi_mine_rdma(l, id);
+
+		if (v)
+			return v;
+	}
 	if (!l->tpg || id >= KT_ISCSI_KEY_NR || param_of[id] < 0)
 		return NULL;
 	/* ERL 0 is what ktarget implements, whatever is configured */
@@ -202,8 +238,12 @@ static void kt_iscsi_nego_record(struct kt_iscsi_login *l, unsigned int id,
 		n->immediate_data = kt_yes(v);
 		break;
 	case KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH:
+	case KT_ISCSI_KEY_INITIATOR_RECV_DATA_SEGMENT_LENGTH:
 		/* declarative: the initiator's receive limit is our send limit */
 		n->max_xmit_dsl = clamp_t(u32, kt_num(v), 512, 16777215);
+		break;
+	case KT_ISCSI_KEY_TARGET_RECV_DATA_SEGMENT_LENGTH:
+		n->max_recv_dsl = clamp_t(u32, kt_num(v), 512, l->recv_cap);
 		break;
 	case KT_ISCSI_KEY_MAX_BURST_LENGTH:
 		n->max_burst = kt_num(v);
@@ -254,7 +294,8 @@ static struct kt_iscsi_tpg *kt_iscsi_login_find_tpg(struct kt_iscsi_conn *conn,
 			if (!tpg->tpg.enabled)
 				continue;
 			list_for_each_entry(np, &tpg->nps, node) {
-				if (np->portal == conn->portal) {
+				if (np->portal == conn->portal &&
+				    (!conn->xport->rdma || np->iser)) {
 					found = tpg;
 					break;
 				}

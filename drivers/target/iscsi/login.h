@@ -64,6 +64,10 @@ struct kt_iscsi_login {
 	size_t			rsp_len;
 	struct kt_iscsi_kv	kv[KT_ISCSI_MAX_KEYS];
 	char			why[128];	/* a refusal's reason, for the log */
+	/* an RDMA transport (iSER): the keys it forces, its receive limit */
+	bool			rdma;
+	u32			recv_cap;
+	char			recv_dsl[12];
 };
 
 int kt_rsp_put(struct kt_iscsi_login *l, const char *key, const char *val);

@@ -158,3 +158,79 @@ void kt_iscsi_portal_put(struct kt_iscsi_portal *portal)
 	sock_release(portal->sock);
 	kfree(portal);
 }
+
+/* ---- RDMA listeners (iSER) ---- */
+
+static const struct kt_iscsi_rdma_ops *kt_iscsi_rdma;
+
+int kt_iscsi_rdma_register(const struct kt_iscsi_rdma_ops *ops)
+{
+	int ret = 0;
+
+	mutex_lock(&kt_iscsi_portals_lock);
+	if (kt_iscsi_rdma)
+		ret = -EBUSY;
+	else
+		kt_iscsi_rdma = ops;
+	mutex_unlock(&kt_iscsi_portals_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kt_iscsi_rdma_register);
+
+/* Each listener pins the transport's module: none is left by now. */
+void kt_iscsi_rdma_unregister(const struct kt_iscsi_rdma_ops *ops)
+{
+	mutex_lock(&kt_iscsi_portals_lock);
+	if (kt_iscsi_rdma == ops)
+		kt_iscsi_rdma = NULL;
+	mutex_unlock(&kt_iscsi_portals_lock);
+}
+EXPORT_SYMBOL_GPL(kt_iscsi_rdma_unregister);
+
+int kt_iscsi_portal_rdma_get(struct kt_iscsi_portal *portal)
+{
+	const struct kt_iscsi_rdma_ops *ops;
+	void *listener;
+	int ret = 0;
+
+	mutex_lock(&kt_iscsi_portals_lock);
+	if (portal->rdma_users) {
+		portal->rdma_users++;
+		goto out;
+	}
+	ops = kt_iscsi_rdma;
+	if (!ops || !try_module_get(ops->owner)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	listener = ops->listen(portal);
+	if (IS_ERR(listener)) {
+		module_put(ops->owner);
+		ret = PTR_ERR(listener);
+		goto out;
+	}
+	portal->rdma = listener;
+	portal->rdma_users = 1;
+out:
+	mutex_unlock(&kt_iscsi_portals_lock);
+	return ret;
+}
+
+void kt_iscsi_portal_rdma_put(struct kt_iscsi_portal *portal)
+{
+	const struct kt_iscsi_rdma_ops *ops;
+	void *listener = NULL;
+
+	mutex_lock(&kt_iscsi_portals_lock);
+	if (!WARN_ON_ONCE(!portal->rdma_users) && !--portal->rdma_users) {
+		listener = portal->rdma;
+		portal->rdma = NULL;
+	}
+	ops = kt_iscsi_rdma;
+	mutex_unlock(&kt_iscsi_portals_lock);
+	if (!listener)
+		return;
+	/* the listener pins the module, so ops is still the registered one */
+	ops->unlisten(listener);
+	module_put(ops->owner);
+}
