@@ -7,7 +7,10 @@
 # table of passed / failed / skipped per stack and backstore; per-test
 # results land in /ktout/cmp-STACK-BACKSTORE.txt.
 #
-#   tools/testing/vm/run.sh --name cmp --timeout 3600 tools/testing/libiscsi/compare.sh
+# With --iser, the tests of iser-tests.txt run over iser:// (soft-RoCE) on
+# an rd LUN instead: ktarget_isert against LIO's ib_isert.
+#
+#   tools/testing/vm/run.sh --name cmp --timeout 3600 tools/testing/libiscsi/compare.sh [--iser]
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../selftests" || exit 1
 # shellcheck source=../selftests/lib.sh
@@ -24,8 +27,10 @@ stack_load() {
 
 stack_unload() {
 	case $1 in
-	ktarget) rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd ktarget_core 2>/dev/null ;;
-	lio)	modprobe -r iscsi_target_mod
+	ktarget) rmmod ktarget_isert 2>/dev/null
+		rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd ktarget_core 2>/dev/null ;;
+	lio)	modprobe -r ib_isert 2>/dev/null
+		modprobe -r iscsi_target_mod
 		for m in $(awk '$1 == "target_core_mod" { gsub(",", " ", $4); print $4 }' /proc/modules); do
 			[ "$m" = - ] || modprobe -r "$m"
 		done
@@ -33,13 +38,35 @@ stack_unload() {
 	esac
 }
 
+# iser_run STACK: iser-tests.txt over iser:// on the rd LUN
+iser_run() {
+	local np=$KT_CFS/iscsi/$KT_IQN/tpgt_1/np/$KT_RDMA_ADDR:3260 t
+	local res=/ktout/cmp-$1-iser.txt
+	mkdir $np && echo 1 > $np/iser || { echo "$1 iser: no iSER portal" >> /ktout/compare.txt; return; }
+	: > $res
+	for t in $(grep -v '^#' "$here/iser-tests.txt"); do
+		timeout 120 iscsi-test-cu --test=$t "iser://$KT_RDMA_ADDR:3260/$KT_IQN/0" \
+			> /ktout/cmp-$1-iser-$t.log 2>&1
+		python3 "$here/cu-parse.py" /ktout/cmp-$1-iser-$t.log >> $res
+	done
+	printf '%-8s %-7s %6s %6s %6s\n' $1 iser "$(grep -c '^PASS' $res)" \
+		"$(grep -c '^FAIL' $res)" "$(grep -c '^SKIP' $res)" >> /ktout/compare.txt
+	echo 0 > $np/iser
+	rmdir $np
+}
+
 main() {
-	local stack bs res tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+	local stack bs res tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1 iser=0
+	[ "$1" = --iser ] && iser=1 && kt_rxe_up
 	printf '%-8s %-7s %6s %6s %6s\n' stack LUN passed failed skipped > /ktout/compare.txt
 	for stack in ktarget lio; do
 		stack_load $stack && kt_iscsi_build && mkdir $tpg/np/127.0.0.1:3261 || {
 			echo "$stack: set-up failed" >> /ktout/compare.txt; continue; }
+		if [ $iser = 1 ]; then
+			iser_run $stack
+		fi
 		for bs in ${KT_CU_BACKSTORES:-rd fileio iblock}; do
+			[ $iser = 1 ] && break
 			kt_lun0_backstore $bs || { echo "$stack $bs: no LUN" >> /ktout/compare.txt; continue; }
 			res=/ktout/cmp-$stack-$bs.txt
 			timeout 1200 iscsi-test-cu --dataloss --test=ALL \

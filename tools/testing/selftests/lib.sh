@@ -192,3 +192,24 @@ kt_lun0_drop() {
 		rmmod brd ;;
 	esac
 }
+
+# iSER over soft-RoCE: an rxe device on a dummy netdev with address
+# KT_RDMA_ADDR; the initiator and the target both use it, rxe loops back.
+KT_RDMA_ADDR=10.77.0.1
+kt_rxe_up() {
+	modprobe rdma_rxe || return 1
+	ip link show kt-rdma >/dev/null 2>&1 || {
+		ip link add kt-rdma type dummy &&
+		ip addr add $KT_RDMA_ADDR/24 dev kt-rdma || return 1
+	}
+	ip link set kt-rdma up || return 1
+	rdma link show kt_rxe0/1 >/dev/null 2>&1 ||
+		rdma link add kt_rxe0 type rxe netdev kt-rdma
+}
+
+kt_rxe_down() {
+	rdma link delete kt_rxe0 2>/dev/null
+	ip link delete kt-rdma 2>/dev/null
+	rmmod rdma_rxe 2>/dev/null
+	return 0
+}

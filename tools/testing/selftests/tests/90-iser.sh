@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# iSER (ktarget_isert) over soft-RoCE: a portal with iser=1 listens through
+# rdma_cm; libiscsi's iser:// client and the kernel iSER initiator log in
+# and move data with RDMA; the link goes away under I/O and comes back; the
+# module unloads once the portal lets it go.
+. ./lib.sh
+
+A=$KT_RDMA_ADDR
+TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+NP=$TPG/np/$A:3260
+URL=iser://$A:3260/$KT_IQN/0
+
+iser_setup() {
+	check "soft-RoCE device on a dummy netdev" kt_rxe_up
+	check "target set up" kt_iscsi_setup
+	check "portal on the RDMA address" mkdir $NP
+	check_bad_write "iser=2 is refused with one log line" $NP/iser 2 "iser.*0 or 1"
+	kmsg_mark
+	check "iser=1" write_attr $NP/iser 1
+	check_eq "iser reads back 1" "$(cat $NP/iser)" 1
+	check "ktarget_isert loaded on demand" grep -q '^ktarget_isert ' /proc/modules
+	check "the kernel log says it listens" sh -c "dmesg | grep -q 'listening for iSER on $A:3260'"
+	check "iser=1 again is accepted" write_attr $NP/iser 1
+	check_fails "rmmod ktarget_isert while a portal uses it" rmmod ktarget_isert
+}
+
+# The iscsi-test-cu tests libiscsi 1.19's iSER client can run, and the
+# failures that are its own: see tools/testing/libiscsi/iser-*.txt.
+libiscsi_checks() {
+	local t res=/ktout/iser-cu.txt here fails unexpected
+	here=$(cd ../libiscsi && pwd)
+	check "iscsi-inq over iser://" sh -c "iscsi-inq $URL | grep -q KTARGET"
+	check "iscsi-readcapacity16 over iser://" sh -c \
+		"iscsi-readcapacity16 $URL | grep -q 'Total size:67108864'"
+	: > $res
+	for t in $(grep -v '^#' "$here/iser-tests.txt"); do
+		timeout 120 iscsi-test-cu --test=$t $URL > /ktout/iser-cu-$t.log 2>&1
+		python3 "$here/cu-parse.py" /ktout/iser-cu-$t.log >> $res
+	done
+	echo "# iscsi-test-cu over iser://: $(grep -c '^PASS' $res) passed," \
+	     "$(grep -c '^FAIL' $res) failed, $(grep -c '^SKIP' $res) skipped"
+	check "iscsi-test-cu over iser:// ran the data-in families" \
+		test "$(grep -c '^PASS' $res)" -ge 20
+	fails=$(awk '$1 == "FAIL" { print $2 }' $res | sort)
+	unexpected=$(comm -23 <(echo "$fails") \
+		<(grep -v '^#' "$here/iser-known-failures.txt" | awk '{print $1}' | sort))
+	if [ -z "$unexpected" ]; then
+		ok "over iser:// no failure beyond libiscsi's own (iser-known-failures.txt)"
+	else
+		not_ok "over iser:// no failure beyond libiscsi's own (iser-known-failures.txt)" $unexpected
+	fi
+}
+
+# the kernel initiator: files written, logout, login, checksums verified
+kernel_initiator() {
+	local disk mnt=/mnt/kt-iser
+	check "ib_iser loads" modprobe ib_iser
+	check "iscsid starts" kt_iscsid_start
+	check "discovery over iSER finds the target" sh -c \
+		"iscsiadm -m discovery -t st -p $A -I iser | grep -q '$A:3260,1 $KT_IQN'"
+	check "login over iSER" iscsiadm -m node -T $KT_IQN -p $A:3260 -I iser --login
+	check "the session runs over iser" sh -c \
+		"iscsiadm -m session -P 1 | grep -q 'Iface Transport: iser'"
+	disk=$(kt_iscsi_disk)
+	check "a disk appears" test -b "$disk"
+	check "mkfs.ext4" mkfs.ext4 -q -F "$disk"
+	mkdir -p $mnt
+	check "mount" mount "$disk" $mnt
+	check "write files" sh -c "for i in 1 2 3 4; do head -c 3000000 /dev/urandom > $mnt/f\$i; done; sync"
+	(cd $mnt && sha256sum f1 f2 f3 f4 > /tmp/kt-iser-sums)
+	check "umount" umount $mnt
+	check "logout" iscsiadm -m node -T $KT_IQN -p $A:3260 -I iser --logout
+	check "login again" iscsiadm -m node -T $KT_IQN -p $A:3260 -I iser --login
+	disk=$(kt_iscsi_disk)
+	check "mount again" mount "$disk" $mnt
+	check "checksums match after logout and login" sh -c \
+		"cd $mnt && sha256sum -c --quiet /tmp/kt-iser-sums"
+	umount $mnt 2>/dev/null
+}
+
+# the RDMA device goes away under I/O, then comes back
+link_loss() {
+	local disk pid i
+	disk=$(kt_iscsi_disk)
+	iscsiadm -m node -T $KT_IQN -p $A:3260 -I iser -o update \
+		-n node.session.timeo.replacement_timeout -v 10 >/dev/null
+	( while :; do
+		dd if=/dev/urandom of="$disk" bs=256k count=16 oflag=direct status=none || break
+		dd if="$disk" of=/dev/null bs=256k count=16 iflag=direct status=none || break
+	  done ) >/dev/null 2>&1 &
+	pid=$!
+	sleep 2
+	check "I/O runs before the link goes" kill -0 $pid
+	check "rdma link delete under I/O" rdma link delete kt_rxe0
+	sleep 3
+	check "the link comes back" rdma link add kt_rxe0 type rxe netdev kt-rdma
+	for i in $(seq 1 60); do
+		dmesg | grep -q 'listening for iSER again' && break
+		sleep 0.5
+	done
+	check "the portal listens again" sh -c "dmesg | grep -q 'listening for iSER again'"
+	# the initiator reconnects by itself, or its session ended
+	for i in $(seq 1 60); do
+		iscsiadm -m session -P 3 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' && break
+		sleep 0.5
+	done
+	check "the session is logged in again within 30 s" sh -c \
+		"iscsiadm -m session -P 3 | grep -q 'iSCSI Session State: LOGGED_IN'"
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	disk=$(kt_iscsi_disk)
+	check "I/O works after the link came back" \
+		dd if="$disk" of=/dev/null bs=1M count=4 iflag=direct status=none
+	check "logout" iscsiadm -m node -T $KT_IQN -p $A:3260 -I iser --logout
+}
+
+teardown() {
+	iscsiadm -m node -o delete >/dev/null 2>&1
+	check "iser=0" write_attr $NP/iser 0
+	check "rmmod ktarget_isert once no portal uses it" rmmod ktarget_isert
+	check "the portal goes" rmdir $NP
+	kt_iscsi_teardown
+	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
+	kt_rxe_down
+}
+
+main() {
+	if ! modinfo rdma_rxe >/dev/null 2>&1 || ! command -v rdma >/dev/null; then
+		skip "iSER" "no rdma_rxe module or rdma tool"
+		return
+	fi
+	iser_setup
+	libiscsi_checks
+	kernel_initiator
+	link_loss
+	teardown
+}
+
+main "$@"
