@@ -8,8 +8,10 @@
 # the kernel's own LIO), it builds the same iSCSI target through configfs (an
 # rd LUN of N pages, 1 GiB by default, behind one IQN on 127.0.0.1:3260, demo
 # mode), measures it with libiscsi's iscsi-perf and with fio through the
-# kernel initiator (open-iscsi), tears it down and unloads it. Only one stack
-# can own configfs "target" at a time.
+# kernel initiator (open-iscsi), then does both again over iSER (a second
+# portal with iser=1 on a soft-RoCE device: ktarget_isert against LIO's
+# ib_isert), tears it down and unloads it. Only one stack can own configfs
+# "target" at a time.
 #
 # Writes /ktout/results.txt (the table: test, unit, ktarget, LIO, ratio) and
 # every raw output under /ktout/raw/. A test that fails, or a stack that does
@@ -32,6 +34,8 @@ PAGES=262144		# 1 GiB of 4 KiB pages
 FALLBACK_PAGES=131072	# 512 MiB, when the guest cannot spare 1 GiB
 PORTAL=127.0.0.1:3260
 PY=/usr/bin/python3
+ISER=0			# 1 while the iSER rows run
+URL_BASE=iscsi://$PORTAL
 REPORT=$here/report.py
 
 # The tests, in table order: NAME TOOL RW BYTES QD UNIT
@@ -45,6 +49,19 @@ TESTS=(
 	"fio 1M seqread QD8      fio  read    1048576 8  MiB/s"
 	"fio 1M seqwrite QD8     fio  write   1048576 8  MiB/s"
 )
+# iSER over soft-RoCE (rdma_rxe): ktarget_isert against LIO's ib_isert.
+# libiscsi's iSER client stays at or below 128 KiB (it crashes on 1 MiB).
+ISER_TESTS=(
+	"iser-perf 4k randread QD1    perf randread   4096 1  IOPS"
+	"iser-perf 4k randread QD32   perf randread   4096 32 IOPS"
+	"iser-perf 128k seqread QD8   perf read     131072 8  MiB/s"
+	"iser-fio 4k randread QD1     fio  randread   4096 1  IOPS"
+	"iser-fio 4k randread QD32    fio  randread   4096 32 IOPS"
+	"iser-fio 4k randwrite QD32   fio  randwrite  4096 32 IOPS"
+	"iser-fio 1M seqread QD8      fio  read    1048576 8  MiB/s"
+	"iser-fio 1M seqwrite QD8     fio  write   1048576 8  MiB/s"
+)
+ISER_PORTAL=$KT_RDMA_ADDR:3260
 
 log() { echo "bench: $*" >&2; }
 
@@ -191,7 +208,7 @@ perf_test() {
 	# a second passes without a completion), it lets the commands in flight
 	# finish and prints "finished."; the last average is the result.
 	run_for "$RUNTIME" INT 60 iscsi-perf -l -m "$qd" -b $((bytes / 512)) "${rnd[@]}" \
-		"iscsi://$PORTAL/$KT_IQN/0" > "$f" 2>&1
+		"$URL_BASE/$KT_IQN/0" > "$f" 2>&1
 	echo "# exit $?" >> "$f"
 	v=$($PY "$REPORT" perf "$f" "$bytes" "$unit") || v=fail
 	record "$stack" "$name" "$unit" "$v"
@@ -217,10 +234,13 @@ fio_test() {
 }
 
 # each_test TOOL FUNC ARGS...: FUNC STACK... for every test of TOOL
+# (of ISER_TESTS when ISER=1)
 each_test() {
-	local tool=$1 fn=$2 stack=$3 t w
+	local tool=$1 fn=$2 stack=$3 t w name=TESTS
 	shift 3
-	for t in "${TESTS[@]}"; do
+	[ "$ISER" = 1 ] && name=ISER_TESTS
+	local -n list=$name
+	for t in "${list[@]}"; do
 		read -ra w <<< "$t"
 		[ "${w[4]}" = "$tool" ] || continue
 		"$fn" "$stack" "${w[*]:0:4}" "${w[5]}" "${w[6]}" "${w[7]}" "${w[8]}" "$@"
@@ -231,11 +251,11 @@ fail_test() {	# fail_test STACK NAME RW BYTES QD UNIT
 	record "$1" "$2" "$6" fail
 }
 
-# ini_login: discovery and login with open-iscsi; prints the disk
+# ini_login [PORTAL IFACE]: discovery and login with open-iscsi; prints the disk
 ini_login() {
-	local d
-	bounded 60 iscsiadm -m discovery -t st -p $PORTAL | grep -q "$KT_IQN" || return 1
-	bounded 60 iscsiadm -m node -T $KT_IQN -p $PORTAL --login >&2 || return 1
+	local d p=${1:-$PORTAL} iface=${2:-default}
+	bounded 60 iscsiadm -m discovery -t st -p "$p" -I "$iface" | grep -q "$KT_IQN" || return 1
+	bounded 60 iscsiadm -m node -T $KT_IQN -p "$p" -I "$iface" --login >&2 || return 1
 	for _ in $(seq 1 120); do
 		for d in /sys/class/iscsi_session/session*/device/target*/*/block/*; do
 			if [ -e "$d" ]; then
@@ -251,10 +271,52 @@ ini_login() {
 }
 
 ini_logout() {
-	bounded 60 iscsiadm -m node -T $KT_IQN -p $PORTAL --logout
+	local p=${1:-$PORTAL}
+	bounded 60 iscsiadm -m node -T $KT_IQN -p "$p" --logout
 	bounded 30 iscsiadm -m node -o delete
-	bounded 30 iscsiadm -m discoverydb -t st -p $PORTAL -o delete
+	bounded 30 iscsiadm -m discoverydb -t st -p "$p" -o delete
 	return 0
+}
+
+# iser_np STACK 1|0: the iSER portal on the rxe address, made or removed
+iser_np() {
+	local np=$KT_CFS/iscsi/$KT_IQN/tpgt_1/np/$ISER_PORTAL
+	if [ "$2" = 1 ]; then
+		mkdir "$np" && echo 1 > "$np/iser"
+	else
+		[ -e "$np/iser" ] && echo 0 > "$np/iser"
+		rmdir "$np" 2>/dev/null
+		case $1 in
+		ktarget) rmmod ktarget_isert 2>/dev/null ;;
+		lio) modprobe -r ib_isert 2>/dev/null ;;
+		esac
+		return 0
+	fi
+}
+
+# run_iser STACK: the iSER rows for a stack that is up
+run_iser() {
+	local stack=$1 disk
+	if [ "$RXE_OK" != 1 ] || ! bounded 60 iser_np "$stack" 1; then
+		log "$stack: no iSER portal"
+		each_test perf fail_test "$stack"
+		each_test fio fail_test "$stack"
+		iser_np "$stack" 0
+		return
+	fi
+	URL_BASE=iser://$ISER_PORTAL
+	each_test perf perf_test "$stack"
+	if [ "$INI_OK" = 1 ] && bounded 60 modprobe ib_iser &&
+	   disk=$(ini_login "$ISER_PORTAL" iser); then
+		log "$stack: kernel iSER initiator disk $disk"
+	else
+		log "$stack: open-iscsi login over iSER failed"
+		disk=
+	fi
+	each_test fio fio_test "$stack" "$disk"
+	ini_logout "$ISER_PORTAL"
+	URL_BASE=iscsi://$PORTAL
+	bounded 60 iser_np "$stack" 0
 }
 
 # run_stack STACK: everything for one stack; "fail" cells for what did not work
@@ -268,8 +330,11 @@ run_stack() {
 
 	if ! stack_up "$stack"; then
 		log "$stack: target setup failed"
-		each_test perf fail_test "$stack"
-		each_test fio fail_test "$stack"
+		for ISER in 0 1; do
+			each_test perf fail_test "$stack"
+			each_test fio fail_test "$stack"
+		done
+		ISER=0
 	else
 		printf '#\t%s: rd LUN %d MiB (rd_pages=%d)\n' "$stack" $((PAGES / 256)) "$PAGES" >> "$TSV"
 		grep -E '^(MemTotal|MemFree|MemAvailable)' /proc/meminfo > "$pfx-meminfo-up.txt"
@@ -285,6 +350,9 @@ run_stack() {
 		fi
 		each_test fio fio_test "$stack" "$disk"
 		ini_logout
+		ISER=1
+		run_iser "$stack"
+		ISER=0
 	fi
 
 	stack_down "$stack" || log "$stack: teardown failed"
@@ -315,6 +383,13 @@ main() {
 	mkfifo /tmp/bench-nap && exec 9<> /tmp/bench-nap
 
 	printf '#\t%s\n' "guest $(uname -r), $(nproc) vCPUs (TCG), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo) RAM; $RUNTIME s per test, best of $ROUNDS round(s); iSCSI on $PORTAL" >> "$TSV"
+
+	RXE_OK=0
+	if bounded 60 kt_rxe_up; then
+		RXE_OK=1
+	else
+		log "no soft-RoCE device: iSER rows will fail"
+	fi
 
 	INI_OK=0
 	if command -v iscsiadm > /dev/null && bounded 60 kt_iscsid_start; then

@@ -6,7 +6,7 @@
 # ktarget against in-tree LIO, side by side in one QEMU guest: builds the
 # modules, boots one guest (tools/testing/vm/run.sh --name bench) and runs
 # guest.sh in it: iscsi-perf (libiscsi) and fio through open-iscsi on a 1 GiB
-# rd LUN, first on ktarget, then on LIO. Prints the table (test, unit, ktarget,
+# rd LUN, over TCP and over iSER (soft-RoCE), first on ktarget, then on LIO. Prints the table (test, unit, ktarget,
 # LIO, ktarget/LIO) at the end; it is kept in .vm-out/bench/results.txt, raw
 # outputs in .vm-out/bench/raw/. See Documentation/benchmarks.md.
 #
