@@ -25,6 +25,7 @@
 #include "conn.h"
 
 #define KT_RX_BUDGET	64	/* PDUs per run of the receive work */
+#define KT_RX_IOV	64	/* pages filled by one receive call */
 
 struct workqueue_struct *kt_iscsi_wq;
 
@@ -278,24 +279,67 @@ static void kt_iscsi_tx_work(struct work_struct *work)
 	}
 	mutex_unlock(&conn->tx_mutex);
 
-	if (conn->state == KT_CONN_LOGOUT)
+	/* an RDMA transport closes once the Logout Response has gone */
+	if (conn->state == KT_CONN_LOGOUT && !conn->xport->rdma)
 		kt_iscsi_conn_close(conn);
 }
 
 /* ---- receive ---- */
 
 /* Read into @buf; bytes read, 0 for nothing yet, -errno when gone. */
-static int kt_iscsi_recv(struct kt_iscsi_conn *conn, void *buf, size_t len)
+static int kt_iscsi_recvv(struct kt_iscsi_conn *conn, struct kvec *iov,
+			  unsigned int n, size_t len)
 {
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
-	struct kvec iov = { buf, len };
 	int ret;
 
-	ret = kernel_recvmsg(conn->sock, &msg, &iov, 1, len, msg.msg_flags);
+	ret = kernel_recvmsg(conn->sock, &msg, iov, n, len, msg.msg_flags);
 	if (ret == -EAGAIN)
 		return 0;
 	if (ret == 0)
 		return -ECONNRESET;
+	return ret;
+}
+
+static int kt_iscsi_recv(struct kt_iscsi_conn *conn, void *buf, size_t len)
+{
+	struct kvec iov = { buf, len };
+
+	return kt_iscsi_recvv(conn, &iov, 1, len);
+}
+
+/*
+ * A command's data straight into its pages, many pages per receive call:
+ * one call per page would cost a socket lock round each 4 KiB.
+ */
+static int kt_iscsi_rx_pages(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_rx *rx = &conn->rx;
+	struct kvec iov[KT_RX_IOV];
+	u32 off = rx->cmd_off + rx->got;
+	u32 end = min(rx->cmd_cap, rx->cmd_off + rx->need);
+	unsigned int n = 0, i;
+	size_t total = 0;
+	int ret, left;
+
+	while (off < end && n < KT_RX_IOV) {
+		struct scatterlist *sg = &rx->cmd->se.sgl[off >> PAGE_SHIFT];
+		u32 poff = off & ~PAGE_MASK;
+		u32 chunk = min_t(u32, end - off, sg->length - poff);
+
+		iov[n++] = (struct kvec){
+			page_address(sg_page(sg)) + sg->offset + poff, chunk };
+		total += chunk;
+		off += chunk;
+	}
+	ret = kt_iscsi_recvv(conn, iov, n, total);
+	if (ret <= 0)
+		return ret;
+	if (conn->nego.data_digest)
+		for (i = 0, left = ret; left > 0; left -= iov[i++].iov_len)
+			rx->crc = kt_crc(rx->crc, iov[i].iov_base,
+					 min_t(size_t, left, iov[i].iov_len));
+	rx->got += ret;
 	return ret;
 }
 
@@ -394,6 +438,9 @@ static int kt_iscsi_rx_step(struct kt_iscsi_conn *conn)
 		room = min_t(u32, rx->need - rx->got, 4);
 		break;
 	case KT_RX_DATA:
+		if (rx->cmd && !rx->discard &&
+		    rx->cmd_off + rx->got < rx->cmd_cap)
+			return kt_iscsi_rx_pages(conn);
 		p = kt_iscsi_rx_ptr(conn, &room);
 		break;
 	default:

@@ -139,7 +139,7 @@ static const char *kt_iscsi_mine_rdma(struct kt_iscsi_login *l,
 		return "None";
 	case KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH:
 	case KT_ISCSI_KEY_TARGET_RECV_DATA_SEGMENT_LENGTH:
-		if (l->tpg && kstrtou32(l->tpg->param[KT_P_MAX_RECV_DATA_SEGMENT_LENGTH],
+		if (l->tpg && kstrtou32(l->tpg->param[KT_P_MAX_XMIT_DATA_SEGMENT_LENGTH],
 					0, &mrdsl))
 			mrdsl = 8192;
 		snprintf(l->recv_dsl, sizeof(l->recv_dsl), "%u",
@@ -159,7 +159,12 @@ static const char *kt_iscsi_mine(struct kt_iscsi_login *l, unsigned int id)
 		[KT_ISCSI_KEY_MAX_CONNECTIONS] = KT_P_MAX_CONNECTIONS,
 		[KT_ISCSI_KEY_INITIAL_R2T] = KT_P_INITIAL_R2T,
 		[KT_ISCSI_KEY_IMMEDIATE_DATA] = KT_P_IMMEDIATE_DATA,
-		[KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH] = KT_P_MAX_RECV_DATA_SEGMENT_LENGTH,
+		/*
+		 * LIO declares its MaxXmitDataSegmentLength (262144) as what
+		 * it receives; so do we: 8 KiB Data-Out PDUs cost a receive
+		 * round each, and the data lands in the command's pages anyway
+		 */
+		[KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH] = KT_P_MAX_XMIT_DATA_SEGMENT_LENGTH,
 		[KT_ISCSI_KEY_MAX_BURST_LENGTH] = KT_P_MAX_BURST_LENGTH,
 		[KT_ISCSI_KEY_FIRST_BURST_LENGTH] = KT_P_FIRST_BURST_LENGTH,
 		[KT_ISCSI_KEY_DEFAULT_TIME2WAIT] = KT_P_DEFAULT_TIME2WAIT,
