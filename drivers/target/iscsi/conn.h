@@ -41,7 +41,9 @@ struct kt_iscsi_nego {
 struct kt_iscsi_sess {
 	struct kt_session	se;
 	struct kt_iscsi_tpg	*tpg;		/* NULL for discovery */
+	/* its connections' and its commands' (a command may outlive both) */
 	struct kref		kref;
+	struct work_struct	free_work;
 	struct list_head	node;		/* kt_iscsi_sessions */
 	struct list_head	conns;
 	spinlock_t		lock;		/* conns, CmdSN window */

@@ -335,9 +335,12 @@ static void kt_iscsi_release_cmd(struct kt_cmd *se)
 {
 	struct kt_iscsi_cmd *cmd = to_icmd(se);
 	struct kt_iscsi_conn *conn = cmd->conn;
+	struct kt_iscsi_sess *sess = container_of(se->sess,
+						  struct kt_iscsi_sess, se);
 
 	kmem_cache_free(kt_iscsi_cmd_cache, cmd);
 	kt_iscsi_conn_put(conn);
+	kt_iscsi_sess_put(sess);
 }
 
 void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops)
@@ -381,6 +384,7 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	if (!cmd)
 		return -ENOMEM;
 	kt_iscsi_conn_get(conn);
+	kref_get(&conn->sess->kref);	/* the core may run it past the conn */
 	cmd->conn = conn;
 	cmd->itt = h->itt;
 	cmd->cmdsn = h->cmdsn;

@@ -16,6 +16,26 @@ static LIST_HEAD(kt_iscsi_sessions);
 static DEFINE_SPINLOCK(kt_iscsi_sessions_lock);
 static DEFINE_IDA(kt_iscsi_tsih_ida);
 
+/*
+ * The last command of a session may end in a bio's completion: the session
+ * leaves the core from a work item (module exit drains the workqueue).
+ */
+static void kt_iscsi_sess_free_work(struct work_struct *work)
+{
+	struct kt_iscsi_sess *sess = container_of(work, struct kt_iscsi_sess,
+						  free_work);
+
+	spin_lock(&kt_iscsi_sessions_lock);
+	list_del(&sess->node);
+	spin_unlock(&kt_iscsi_sessions_lock);
+	if (sess->registered) {
+		kt_session_unregister(&sess->se);
+		atomic_dec(&sess->tpg->nr_sessions);
+	}
+	ida_free(&kt_iscsi_tsih_ida, sess->tsih);
+	kfree(sess);
+}
+
 struct kt_iscsi_sess *kt_iscsi_sess_create(bool discovery)
 {
 	struct kt_iscsi_sess *sess;
@@ -33,6 +53,7 @@ struct kt_iscsi_sess *kt_iscsi_sess_create(bool discovery)
 	sess->tsih = tsih;
 	sess->discovery = discovery;
 	kref_init(&sess->kref);
+	INIT_WORK(&sess->free_work, kt_iscsi_sess_free_work);
 	INIT_LIST_HEAD(&sess->conns);
 	INIT_LIST_HEAD(&sess->node);
 	spin_lock_init(&sess->lock);
@@ -44,15 +65,7 @@ static void kt_iscsi_sess_release(struct kref *kref)
 	struct kt_iscsi_sess *sess = container_of(kref, struct kt_iscsi_sess,
 						  kref);
 
-	spin_lock(&kt_iscsi_sessions_lock);
-	list_del(&sess->node);
-	spin_unlock(&kt_iscsi_sessions_lock);
-	if (sess->registered) {
-		kt_session_unregister(&sess->se);
-		atomic_dec(&sess->tpg->nr_sessions);
-	}
-	ida_free(&kt_iscsi_tsih_ida, sess->tsih);
-	kfree(sess);
+	queue_work(kt_iscsi_wq, &sess->free_work);
 }
 
 void kt_iscsi_sess_put(struct kt_iscsi_sess *sess)
@@ -70,9 +83,9 @@ struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
 	list_for_each_entry(sess, &kt_iscsi_sessions, node) {
 		if (sess->closing || memcmp(sess->isid, isid, 6) ||
 		    strcmp(sess->initiator, initiator) ||
-		    (tsih && sess->tsih != tsih))
+		    (tsih && sess->tsih != tsih) ||
+		    !kref_get_unless_zero(&sess->kref))
 			continue;
-		kref_get(&sess->kref);
 		found = sess;
 		break;
 	}
