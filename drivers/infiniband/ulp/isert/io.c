@@ -197,6 +197,7 @@ struct kt_iser_tx {
 	struct kt_iser_conn	*ic;
 	u64			dma;
 	u32			len;
+	bool			logout;		/* a Logout Response */
 	u8			buf[];
 };
 
@@ -205,10 +206,19 @@ static void kt_iser_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kt_iser_tx *tx = container_of(wc->wr_cqe, struct kt_iser_tx, cqe);
 	struct kt_iser_conn *ic = tx->ic;
 
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_warn_ratelimited("send failed: %s\n",
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		pr_warn_ratelimited("send failed: %s: closing the connection\n",
 				    ib_wc_status_msg(wc->status));
+		kt_iscsi_conn_close(ic->conn);
+	}
 	ib_dma_unmap_single(ic->dev, tx->dma, tx->len, DMA_TO_DEVICE);
+	/*
+	 * Closing before this would flush the response off the queue pair.
+	 * (Waiting for the initiator to disconnect first is kinder to the
+	 * kernel initiator, but libiscsi's iSER client then crashes.)
+	 */
+	if (tx->logout)
+		kt_iscsi_conn_close(ic->conn);
 	kfree(tx);
 }
 
@@ -237,6 +247,7 @@ static int kt_iser_xmit(struct kt_iscsi_conn *conn, const u8 *bhs,
 	tx->ic = ic;
 	tx->cqe.done = kt_iser_send_done;
 	tx->len = KT_ISER_HDR_LEN + KT_ISCSI_BHS_LEN + len;
+	tx->logout = (bhs[0] & 0x3f) == KT_ISCSI_OP_LOGOUT_RSP;
 	kt_iser_put_hdr(tx->buf);
 	memcpy(tx->buf + KT_ISER_HDR_LEN, bhs, KT_ISCSI_BHS_LEN);
 	if (len)
@@ -373,9 +384,11 @@ static void kt_iser_data_in_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kt_iscsi_cmd *cmd = kt_iser_icmd(c);
 	struct kt_iser_conn *ic = to_ic(cmd->conn);
 
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_warn_ratelimited("RDMA WRITE of ITT %#x failed: %s\n",
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		pr_warn_ratelimited("RDMA WRITE of ITT %#x failed: %s: closing the connection\n",
 				    cmd->itt, ib_wc_status_msg(wc->status));
+		kt_iscsi_conn_close(cmd->conn);
+	}
 	ib_dma_unmap_single(ic->dev, c->rsp_dma, c->sge.length, DMA_TO_DEVICE);
 	kt_iser_rw_done(ic, cmd, DMA_TO_DEVICE);
 	kt_cmd_put(&cmd->se);
