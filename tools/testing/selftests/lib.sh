@@ -134,7 +134,8 @@ kt_iscsi_disk() {
 	local d i
 	for i in $(seq 1 50); do
 		for d in /sys/class/iscsi_session/session*/device/target*/*/block/*; do
-			[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
+			[ -e "$d" ] && [ -b "/dev/$(basename "$d")" ] &&
+				{ echo "/dev/$(basename "$d")"; return 0; }
 		done
 		sleep 0.2
 	done
@@ -147,7 +148,8 @@ kt_second_disk() {
 	local d i
 	for i in $(seq 1 50); do
 		for d in /sys/class/iscsi_session/session*/device/target*/*:0/block/*; do
-			[ -e "$d" ] && [ "/dev/$(basename "$d")" != "$1" ] &&
+			[ -e "$d" ] && [ -b "/dev/$(basename "$d")" ] &&
+				[ "/dev/$(basename "$d")" != "$1" ] &&
 				{ echo "/dev/$(basename "$d")"; return 0; }
 		done
 		sleep 0.2

@@ -53,8 +53,8 @@ main() {
 		dd if=$d1 of=/dev/null bs=1M count=1 iflag=direct status=none &&
 		dd if=$d2 of=/dev/null bs=1M count=1 iflag=direct status=none"
 	check "write a 4 MiB pattern at 1 MiB to both" sh -c "
-		dd if=/tmp/kt-pat of=$d1 bs=1M seek=1 oflag=direct status=none &&
-		dd if=/tmp/kt-pat of=$d2 bs=1M seek=1 oflag=direct status=none"
+		dd if=/tmp/kt-pat of=$d1 bs=1M seek=1 oflag=direct conv=nocreat,notrunc status=none &&
+		dd if=/tmp/kt-pat of=$d2 bs=1M seek=1 oflag=direct conv=nocreat,notrunc status=none"
 	check "read it back through the target" bash -c "
 		cmp <(dd if=$d1 bs=1M skip=1 count=4 iflag=direct status=none) /tmp/kt-pat &&
 		cmp <(dd if=$d2 bs=1M skip=1 count=4 iflag=direct status=none) /tmp/kt-pat"

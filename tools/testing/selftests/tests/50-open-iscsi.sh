@@ -20,6 +20,9 @@ main() {
 	check "login" iscsiadm -m node -T $KT_IQN -p $p --login
 	disk=$(kt_iscsi_disk)
 	check "a disk appears" test -b "$disk"
+	# as LIO: param/MaxXmitDataSegmentLength is what the target receives
+	check "Data-Out PDUs up to 256 KiB (MaxXmitDataSegmentLength 262144)" sh -c \
+		"iscsiadm -m session -P 3 | grep -q 'MaxXmitDataSegmentLength: 262144'"
 	check "mkfs.ext4" mkfs.ext4 -q -F "$disk"
 	mkdir -p $mnt
 	check "mount" mount "$disk" $mnt

@@ -20,7 +20,7 @@ io_under_reset() {
 	dd if=/dev/urandom of=/tmp/kt-pat bs=1M count=16 status=none
 	# writes and reads, direct, long enough to be caught by the reset
 	( for i in 1 2 3; do
-		dd if=/tmp/kt-pat of="$disk" bs=64k oflag=direct status=none || exit 1
+		dd if=/tmp/kt-pat of="$disk" bs=64k oflag=direct conv=nocreat status=none || exit 1
 		dd if="$disk" of=/dev/null bs=64k count=256 iflag=direct status=none || exit 1
 	  done ) &
 	pid=$!

@@ -21,7 +21,7 @@ start_io() {
 	iscsiadm -m node -T $KT_IQN -p $P --login >/dev/null || return 1
 	disk=$(kt_iscsi_disk) || return 1
 	( while :; do
-		dd if=/dev/urandom of="$disk" bs=64k count=64 oflag=direct status=none || break
+		dd if=/dev/urandom of="$disk" bs=64k count=64 oflag=direct conv=nocreat status=none || break
 		dd if="$disk" of=/dev/null bs=64k count=64 iflag=direct status=none || break
 	  done ) >/dev/null 2>&1 &
 	IO_PID=$!

@@ -10,11 +10,18 @@ P=127.0.0.1:3260
 TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 N=8
 
-# disk_of NAME: the disk of the session logged in with initiator NAME
+# disk_of NAME: the disk of the session logged in with initiator NAME,
+# once the SCSI scan (asynchronous to the login) has attached it
 disk_of() {
-	iscsiadm -m session -P3 2>/dev/null | awk -v n="$1" '
-		/Iface Initiatorname:/ { cur = $3 }
-		/Attached scsi disk/ && cur == n { print "/dev/" $4; exit }'
+	local d i
+	for i in $(seq 1 50); do
+		d=$(iscsiadm -m session -P3 2>/dev/null | awk -v n="$1" '
+			/Iface Initiatorname:/ { cur = $3 }
+			/Attached scsi disk/ && cur == n { print "/dev/" $4; exit }')
+		[ -b "$d" ] && { echo "$d"; return 0; }
+		sleep 0.2
+	done
+	return 1
 }
 
 setup() {
@@ -56,7 +63,7 @@ login_all() {
 io() {
 	local d=$1 f=/tmp/kt-s$2
 	head -c 4194304 /dev/urandom > $f &&
-	dd if=$f of=$d bs=256k oflag=direct status=none &&
+	dd if=$f of=$d bs=256k oflag=direct conv=nocreat status=none &&
 	dd if=$d of=$f.back bs=256k count=16 iflag=direct status=none &&
 	cmp $f $f.back
 }
