@@ -380,6 +380,27 @@ static void kt_iscsi_rx_next(struct kt_iscsi_rx *rx, enum kt_iscsi_rx_state s,
 	rx->need = need;
 }
 
+/*
+ * RFC 7143 7.8: a PDU whose data digest fails is dropped with a Reject,
+ * except that the data of a command (immediate data or a Data-Out) ends
+ * the command with CHECK CONDITION, PROTOCOL SERVICE CRC ERROR, once all
+ * its data is in: the command keeps its place in the CmdSN order.
+ */
+static void kt_iscsi_rx_digest_error(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_rx *rx = &conn->rx;
+	struct kt_iscsi_cmd *cmd = rx->pdu_cmd;
+
+	pr_warn_ratelimited("data digest error on opcode %#x, ITT %#x\n",
+			    rx->hdr.opcode, rx->hdr.itt);
+	if (rx->hdr.opcode == KT_ISCSI_OP_DATA_OUT || !cmd)
+		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_DATA_DIGEST);
+	if (cmd)
+		cmd->data_bad = true;
+	else
+		rx->skip = true;
+}
+
 /* The header is in: check it and decide where its data goes. */
 static int kt_iscsi_rx_header(struct kt_iscsi_conn *conn)
 {
@@ -565,13 +586,8 @@ static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 		}
 		break;
 	case KT_RX_DDIGEST:
-		if (le32_to_cpu(rx->digest) != ~rx->crc) {
-			/* RFC 7143 7.8: ERL 0 drops the PDU; we reject it */
-			pr_warn_ratelimited("data digest error on opcode %#x\n",
-					    rx->hdr.opcode);
-			kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_DATA_DIGEST);
-			rx->skip = true;
-		}
+		if (le32_to_cpu(rx->digest) != ~rx->crc)
+			kt_iscsi_rx_digest_error(conn);
 		break;
 	default:
 		return -EINVAL;

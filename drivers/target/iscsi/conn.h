@@ -228,6 +228,7 @@ struct kt_iscsi_cmd {
 	bool			in_xa;		/* in conn->cmds */
 	bool			queued;		/* tx is on conn->tx_queue */
 	bool			silent;		/* aborted: no response is sent */
+	bool			data_bad;	/* a Data-Out was lost or corrupt */
 	u32			exp_datasn;	/* next Data-Out DataSN */
 	u8			pending;	/* BIT(KT_TX_*) still to send */
 	sense_reason_t		setup_reason;	/* kt_cmd_setup() refused it */

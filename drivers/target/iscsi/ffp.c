@@ -113,10 +113,11 @@ static void kt_iscsi_send_r2ts(struct kt_iscsi_conn *conn,
 		if (kt_iscsi_encode_r2t(bhs, &r))
 			break;
 		kt_iscsi_stamp(conn, bhs, false);
-		if (kt_iscsi_send_pdu(conn, bhs, NULL, 0))
-			break;
+		/* counted before it is out: the answer may come at once */
 		cmd->r2t_offset += r.desired_len;
 		cmd->r2t_outstanding++;
+		if (kt_iscsi_send_pdu(conn, bhs, NULL, 0))
+			break;	/* the connection closes */
 	}
 }
 
@@ -429,18 +430,25 @@ static int kt_iscsi_data_out_header(struct kt_iscsi_conn *conn)
 		conn->rx.skip = true;
 		return 0;
 	}
+	conn->rx.pdu_cmd = cmd;
 	/*
 	 * RFC 7143 11.7.4: DataSN counts the PDUs of one sequence (an R2T's,
 	 * or the unsolicited one) from 0; with DataPDUInOrder each PDU starts
-	 * where the last ended. At ERL 0 a gap is a connection failure.
+	 * where the last ended. A gap means a PDU was lost to a digest error
+	 * (7.9), which 7.8 lets ERL 0 answer by ending the task with CHECK
+	 * CONDITION once the rest of its data is in; the session lives on.
 	 */
 	if (h->data.datasn != cmd->exp_datasn ||
 	    h->data.offset != cmd->se.data_received) {
-		pr_warn_ratelimited("Data-Out out of order (DataSN %u, expected %u; offset %u, expected %u): closing the connection\n",
-				    h->data.datasn, cmd->exp_datasn,
-				    h->data.offset, cmd->se.data_received);
-		return -EPROTO;
+		if (!cmd->data_bad)
+			pr_warn_ratelimited("Data-Out out of order (ITT %#x: DataSN %u, expected %u; offset %u, expected %u): the command will fail\n",
+					    cmd->itt, h->data.datasn,
+					    cmd->exp_datasn, h->data.offset,
+					    cmd->se.data_received);
+		cmd->data_bad = true;
 	}
+	if (cmd->data_bad)
+		return 0;	/* its data has no use any more */
 	conn->rx.discard = false;
 	conn->rx.cmd = cmd;
 	conn->rx.cmd_off = h->data.offset;
@@ -483,6 +491,10 @@ static void kt_iscsi_scsi_cmd(struct kt_iscsi_conn *conn)
 	}
 	if (conn->rx.cmd == cmd)
 		cmd->se.data_received = min(h->data_len, cmd->se.data_length);
+	if (cmd->data_bad && cmd->se.data_received >= cmd->se.data_length) {
+		kt_cmd_fail(&cmd->se, KT_SENSE_PROTOCOL_CRC_ERROR);
+		return;
+	}
 
 	/* with RDMA, no Data-Out follows: the transport fetches the rest */
 	if (cmd->se.dir == KT_DATA_OUT && !conn->xport->get_data &&
@@ -499,7 +511,7 @@ static void kt_iscsi_scsi_cmd(struct kt_iscsi_conn *conn)
 static void kt_iscsi_data_out(struct kt_iscsi_conn *conn)
 {
 	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
-	struct kt_iscsi_cmd *cmd = conn->rx.cmd;
+	struct kt_iscsi_cmd *cmd = conn->rx.pdu_cmd;
 	u32 end;
 
 	if (!cmd)
@@ -515,7 +527,10 @@ static void kt_iscsi_data_out(struct kt_iscsi_conn *conn)
 	if (cmd->se.data_received >= cmd->se.data_length) {
 		xa_erase_irq(&conn->cmds, cmd->itt);
 		cmd->in_xa = false;
-		kt_cmd_data_out_done(&cmd->se);
+		if (cmd->data_bad)
+			kt_cmd_fail(&cmd->se, KT_SENSE_PROTOCOL_CRC_ERROR);
+		else
+			kt_cmd_data_out_done(&cmd->se);
 	} else if (h->final && cmd->r2t_offset < cmd->write_end) {
 		kt_iscsi_cmd_queue(cmd, KT_TX_R2T);
 	}

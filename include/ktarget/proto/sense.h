@@ -47,7 +47,8 @@ typedef unsigned int __bitwise sense_reason_t;
 #define KT_SENSE_INVALID_FIELD_IN_COMMAND_IU	KT_SR(27)	/* 5/0E/03 */
 #define KT_SENSE_OVERLAPPED_COMMANDS		KT_SR(28)	/* B/4E/00 */
 #define KT_SENSE_INVALID_RELEASE_OF_PR		KT_SR(29)	/* 5/26/04 */
-#define KT_SENSE_MAX				29
+#define KT_SENSE_PROTOCOL_CRC_ERROR		KT_SR(30)	/* B/47/05 */
+#define KT_SENSE_MAX				30
 
 /* SAM-5 5.3: status codes */
 #define KT_SAM_GOOD			0x00
