@@ -28,6 +28,15 @@
 #define KT_RX_IOV	64	/* pages filled by one receive call */
 
 struct workqueue_struct *kt_iscsi_wq;
+/* closing waits for a connection's work on kt_iscsi_wq, so runs elsewhere */
+struct workqueue_struct *kt_iscsi_close_wq;
+
+/* Every close, then everything a close queued, has run. */
+void kt_iscsi_flush(void)
+{
+	flush_workqueue(kt_iscsi_close_wq);
+	flush_workqueue(kt_iscsi_wq);
+}
 
 static u32 kt_crc(u32 crc, const void *buf, size_t len)
 {
@@ -711,7 +720,7 @@ void kt_iscsi_conn_close(struct kt_iscsi_conn *conn)
 {
 	if (xchg(&conn->state, KT_CONN_CLOSING) >= KT_CONN_CLOSING)
 		return;
-	queue_work(kt_iscsi_wq, &conn->close_work);
+	queue_work(kt_iscsi_close_wq, &conn->close_work);
 }
 EXPORT_SYMBOL_GPL(kt_iscsi_conn_close);
 

@@ -258,6 +258,8 @@ int kt_iscsi_send_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
 int kt_iscsi_send_sg(struct kt_iscsi_conn *conn, const u8 *bhs,
 		     struct scatterlist *sgl, u32 off, u32 len, bool more);
 extern struct workqueue_struct *kt_iscsi_wq;
+extern struct workqueue_struct *kt_iscsi_close_wq;
+void kt_iscsi_flush(void);
 
 /* login.c */
 int kt_iscsi_login_start(struct kt_iscsi_conn *conn);

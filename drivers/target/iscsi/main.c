@@ -18,9 +18,13 @@ static int __init kt_iscsi_init(void)
 	kt_iscsi_wq = alloc_workqueue("ktarget_iscsi", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!kt_iscsi_wq)
 		return -ENOMEM;
+	kt_iscsi_close_wq = alloc_workqueue("ktarget_iscsi_close",
+					    WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!kt_iscsi_close_wq)
+		goto out_wq;
 	kt_iscsi_cmd_cache = KMEM_CACHE(kt_iscsi_cmd, 0);
 	if (!kt_iscsi_cmd_cache)
-		goto out_wq;
+		goto out_close_wq;
 
 	kt_iscsi_ffp_set_ops(&kt_iscsi_ops);
 	ret = kt_fabric_register(&kt_iscsi_ops);
@@ -30,6 +34,8 @@ static int __init kt_iscsi_init(void)
 
 out_cache:
 	kmem_cache_destroy(kt_iscsi_cmd_cache);
+out_close_wq:
+	destroy_workqueue(kt_iscsi_close_wq);
 out_wq:
 	destroy_workqueue(kt_iscsi_wq);
 	return ret;
@@ -39,7 +45,8 @@ static void __exit kt_iscsi_exit(void)
 {
 	kt_fabric_unregister(&kt_iscsi_ops);
 	/* configfs pins this module while any session or portal exists */
-	flush_workqueue(kt_iscsi_wq);
+	kt_iscsi_flush();
+	destroy_workqueue(kt_iscsi_close_wq);
 	destroy_workqueue(kt_iscsi_wq);
 	kmem_cache_destroy(kt_iscsi_cmd_cache);
 }

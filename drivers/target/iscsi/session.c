@@ -220,13 +220,13 @@ void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg)
 	kt_iscsi_close_matching(tpg, NULL);
 	for (i = 0; i < 300 && atomic_read(&tpg->nr_sessions); i++)
 		msleep(100);
-	flush_workqueue(kt_iscsi_wq);
+	kt_iscsi_flush();
 }
 
 void kt_iscsi_acl_close_sessions(struct kt_node_acl *acl)
 {
 	kt_iscsi_close_matching(to_iscsi_tpg(acl->tpg), acl);
-	flush_workqueue(kt_iscsi_wq);
+	kt_iscsi_flush();
 }
 
 /* RFC 7143 4.2.2.1: the window the initiator may use next. */
