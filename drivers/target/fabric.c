@@ -144,8 +144,17 @@ static struct config_group *kt_root_make_fabric(struct config_group *group,
 	return &root->group;
 }
 
+/* rmdir target/NAME: the fabric's own groups (discovery_auth) go first */
+static void kt_root_drop_fabric(struct config_group *group,
+				struct config_item *item)
+{
+	configfs_remove_default_groups(to_config_group(item));
+	config_item_put(item);
+}
+
 static struct configfs_group_operations kt_root_group_ops = {
 	.make_group	= kt_root_make_fabric,
+	.drop_item	= kt_root_drop_fabric,
 };
 
 struct configfs_group_operations *kt_root_group_ops_get(void)
