@@ -481,6 +481,73 @@ nospace:
 	return KT_ISCSI_LOGIN_TARGET_ERROR;
 }
 
+/* The session's own values of the keys a later connection cannot change. */
+static void kt_iscsi_nego_session_keys(struct kt_iscsi_nego *n,
+				       const struct kt_iscsi_nego *sess)
+{
+	n->max_burst = sess->max_burst;
+	n->first_burst = sess->first_burst;
+	n->max_r2t = sess->max_r2t;
+	n->time2wait = sess->time2wait;
+	n->time2retain = sess->time2retain;
+	n->initial_r2t = sess->initial_r2t;
+	n->immediate_data = sess->immediate_data;
+	n->data_pdu_in_order = sess->data_pdu_in_order;
+	n->data_seq_in_order = sess->data_seq_in_order;
+	n->erl = sess->erl;
+}
+
+/*
+ * A login with a TSIH joins that session. With MaxConnections=1 the only
+ * such login is a connection reinstatement (RFC 7143 6.3.4): same CID as
+ * the connection it replaces, which is closed with its tasks (ERL < 2).
+ */
+static u16 kt_iscsi_login_join(struct kt_iscsi_conn *conn, const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	struct kt_iscsi_conn *old = NULL, *c;
+	struct kt_iscsi_sess *sess;
+
+	sess = kt_iscsi_sess_find(l->isid, l->tsih, l->initiator);
+	if (sess && (sess->discovery != l->discovery ||
+		     (!l->discovery && sess->tpg != l->tpg))) {
+		kt_iscsi_sess_put(sess);
+		sess = NULL;
+	}
+	if (!sess) {
+		*why = "no session with this ISID and TSIH";
+		return KT_ISCSI_LOGIN_SESSION_DOES_NOT_EXIST;
+	}
+	spin_lock(&sess->lock);
+	list_for_each_entry(c, &sess->conns, sess_node) {
+		if (c->cid == l->cid) {
+			old = c;
+			kt_iscsi_conn_get(old);
+			break;
+		}
+	}
+	spin_unlock(&sess->lock);
+	if (!old) {
+		kt_iscsi_sess_put(sess);
+		*why = "MaxConnections=1: the session has its connection";
+		return KT_ISCSI_LOGIN_TOO_MANY_CONNECTIONS;
+	}
+	kt_iscsi_nego_session_keys(&l->nego, &sess->nego);
+	/* the new connection takes our reference to the session */
+	if (kt_iscsi_sess_add_conn(sess, conn)) {
+		kt_iscsi_conn_put(old);
+		kt_iscsi_sess_put(sess);
+		*why = "the session is closing";
+		return KT_ISCSI_LOGIN_SESSION_DOES_NOT_EXIST;
+	}
+	conn->cid = l->cid;
+	pr_info("%s: connection %u of session %#x reinstated\n",
+		l->initiator, l->cid, l->tsih);
+	kt_iscsi_conn_close(old);
+	kt_iscsi_conn_put(old);
+	return 0;
+}
+
 /* The initiator moves to full feature phase: make or join the session. */
 static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 {
@@ -488,11 +555,8 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 	struct kt_iscsi_sess *sess, *old;
 	int ret;
 
-	if (l->tsih) {
-		/* RFC 7143 6.3.6: adding a connection is MaxConnections=1 here */
-		*why = "adding connections to a session is not supported";
-		return KT_ISCSI_LOGIN_TOO_MANY_CONNECTIONS;
-	}
+	if (l->tsih)
+		return kt_iscsi_login_join(conn, why);
 
 	sess = kt_iscsi_sess_create(l->discovery);
 	if (!sess) {

@@ -17,6 +17,12 @@ and then sends and reads raw PDUs.
       log in and wait SECONDS for an Async Message asking for a logout
       (the caller disables the TPG meanwhile); answer it with a Logout
       Request and expect the Logout Response, then the connection closed.
+  iscsi_raw.py reinstate HOST:PORT TARGET INITIATOR 0
+      log in, then log in again on a second connection with the session's
+      TSIH and the same CID (connection reinstatement, RFC 7143 6.3.4):
+      the first connection must close and the second serve commands. A
+      second CID (no MC/S: MaxConnections=1) and an unknown TSIH must be
+      refused with their login status.
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
@@ -70,7 +76,7 @@ class Conn:
         rest = self.recv_exact(ahs + dlen + (-dlen) % 4, deadline) if ahs + dlen else b""
         return bhs[0] & 0x3F, bhs, rest[ahs:ahs + dlen]
 
-    def login(self, target, initiator):
+    def login(self, target, initiator, tsih=0, cid=1):
         keys = ["InitiatorName=" + initiator, "TargetName=" + target,
                 "SessionType=Normal", "HeaderDigest=None", "DataDigest=None",
                 "MaxRecvDataSegmentLength=65536"]
@@ -79,8 +85,8 @@ class Conn:
             # T=1, CSG=1 (operational), NSG=3 (full feature)
             bhs = struct.pack(">BBBBB3s6sHIHHII", IMMEDIATE | OP_LOGIN,
                               0x87, 0, 0, 0, b"\0\0\0",
-                              bytes.fromhex("80000000beef"), 0, self.itt,
-                              1, 0, self.cmdsn, self.exp_statsn)
+                              bytes.fromhex("80000000beef"), tsih, self.itt,
+                              cid, 0, self.cmdsn, self.exp_statsn)
             self.send(bhs + b"\0" * 16, data)
             op, rsp, _ = self.recv(10)
             if op != OP_LOGIN_RSP:
@@ -88,6 +94,7 @@ class Conn:
             if rsp[36] != 0:
                 raise RuntimeError("login refused: %02x%02x" % (rsp[36], rsp[37]))
             self.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+            self.tsih = struct.unpack(">H", rsp[14:16])[0]
             if rsp[1] & 0x80 and rsp[1] & 0x03 == 3:
                 return
             data = b""
@@ -102,12 +109,38 @@ class Conn:
         self.cmdsn += 1
         self.send(bhs)
         while True:
-            op, rsp, _ = self.recv(10)
+            op, rsp, data = self.recv(10)
             if op == OP_SCSI_RSP:
                 self.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+                self.last_sense = data[2:]
                 return rsp[3]
             if is_ping(op, rsp):
                 self.nop_out_answer(rsp)
+
+    def scsi_out(self, lun, cdb, data):
+        """Send a command whose data goes as immediate data; its ITT."""
+        self.itt += 1
+        bhs = struct.pack(">BBH4xBB6sIIII", OP_SCSI_CMD, 0xA1, 0, 0, lun,
+                          b"\0" * 6, self.itt, len(data), self.cmdsn,
+                          self.exp_statsn) + bytes(cdb).ljust(16, b"\0")
+        self.cmdsn += 1
+        self.send(bhs, data)
+        return self.itt
+
+    def status_of(self, itt, timeout=10):
+        """(SCSI status, sense data) of command @itt; None on timeout."""
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                op, rsp, data = self.recv(max(0.1, end - time.monotonic()))
+            except TimeoutError:
+                return None
+            if is_ping(op, rsp):
+                self.nop_out_answer(rsp)
+            elif op == OP_SCSI_RSP:
+                self.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+                if struct.unpack(">I", rsp[16:20])[0] == itt:
+                    return rsp[3], data[2:]
 
     def hold(self, seconds):
         """Keep the session up, answering pings, for @seconds."""
@@ -163,6 +196,49 @@ def async_logout(c, seconds):
     return 1
 
 
+def login_status(addr, target, initiator, tsih, cid, cmdsn):
+    """The status of a login on a new connection, as 4 hex digits."""
+    c = Conn(addr)
+    c.cmdsn = cmdsn
+    try:
+        c.login(target, initiator, tsih, cid)
+    except RuntimeError as e:
+        return str(e).rsplit(" ", 1)[-1]
+    finally:
+        c.sock.close()
+    return "0000"
+
+
+def reinstate(c, addr, target, initiator):
+    st = c.scsi_no_data(0, [0] * 6)
+    print("first connection: TSIH %#x, TEST UNIT READY status %#x" % (c.tsih, st))
+    fails = st != 0
+    c2 = Conn(addr)
+    c2.cmdsn = c.cmdsn
+    c2.login(target, initiator, c.tsih, 1)
+    print("same TSIH and CID on a second connection: logged in, TSIH %#x" % c2.tsih)
+    fails |= c2.tsih != c.tsih
+    try:
+        c.recv(10)
+        print("the replaced connection is still open")
+        fails = True
+    except (EOFError, ConnectionResetError):
+        print("the replaced connection was closed")
+    except TimeoutError:
+        print("the replaced connection is still open")
+        fails = True
+    st = c2.scsi_no_data(0, [0] * 6)
+    print("reinstated connection: TEST UNIT READY status %#x" % st)
+    fails |= st != 0
+    st = login_status(addr, target, initiator, c.tsih, 2, c2.cmdsn)
+    print("a second CID: login status %s" % st)
+    fails |= st != "0206"
+    st = login_status(addr, target, initiator, c.tsih ^ 0x5a5a, 1, c2.cmdsn)
+    print("an unknown TSIH: login status %s" % st)
+    fails |= st != "020a"
+    return 1 if fails else 0
+
+
 def is_ping(op, bhs):
     return op == OP_NOP_IN and bhs[20:24] != b"\xff\xff\xff\xff"
 
@@ -216,6 +292,8 @@ def main():
             return keepalive_answer(c, int(secs))
         if mode == "async-logout":
             return async_logout(c, int(secs))
+        if mode == "reinstate":
+            return reinstate(c, addr, target, initiator)
         if mode == "reserve6":
             st = c.scsi_no_data(int(sys.argv[6]), [0x16, 0, 0, 0, 0, 0])
             print("RESERVE(6) status %#x" % st, flush=True)

@@ -29,6 +29,15 @@ check() {
 	fi
 }
 
+# output_has TEXT PATTERN...: every grep PATTERN matches a line of TEXT
+output_has() {
+	local text=$1 p
+	shift
+	for p in "$@"; do
+		printf '%s\n' "$text" | grep -q -- "$p" || return 1
+	done
+}
+
 # check_fails DESCRIPTION CMD...: ok when CMD fails
 check_fails() {
 	local d=$1 out

@@ -3,8 +3,8 @@
 #
 # The iSCSI fabric end to end with libiscsi: configfs through echo,
 # discovery, login, SCSI commands on an rd LUN, lost and corrupt Data-Out
-# PDUs (the command fails, the session lives, no bad data lands), teardown
-# and unload.
+# PDUs (the command fails, the session lives, no bad data lands),
+# connection reinstatement, teardown and unload.
 . ./lib.sh
 
 main() {
@@ -39,17 +39,27 @@ main() {
 		iqn.2026-11.org.ktarget:raw 0 2>&1)
 	echo "$out" | sed 's/^/# /'
 	check "a DataSN gap ends the command with PROTOCOL SERVICE CRC ERROR" \
-		sh -c "echo '$out' | grep -q 'DataSN gap: status 0x2 sense b/47/05'"
+		output_has "$out" 'DataSN gap: status 0x2 sense b/47/05'
 	check "a data digest error: Reject, then the same sense" \
-		sh -c "echo '$out' | grep -q 'bad data digest: rejects \[2\], status 0x2 sense b/47/05'"
+		output_has "$out" 'bad data digest: rejects \[2\], status 0x2 sense b/47/05'
 	check "the failed writes left the good data in place" \
-		sh -c "echo '$out' | grep -q 'read back: status 0x0, the good data'"
+		output_has "$out" 'read back: status 0x0, the good data'
 	check "the session lives on after the errors" \
-		sh -c "echo '$out' | grep -q 'TEST UNIT READY after the errors: opcode 0x21 status 0x0'"
+		output_has "$out" 'TEST UNIT READY after the errors: opcode 0x21 status 0x0'
 	out=$(kmsg_since)
-	check "each error is logged" sh -c \
-		"echo '$out' | grep -q 'Data-Out out of order' &&
-		 echo '$out' | grep -q 'data digest error on opcode 0x5'"
+	check "each error is logged" output_has "$out" 'Data-Out out of order' \
+		'data digest error on opcode 0x5'
+
+	out=$(timeout 90 python3 ./iscsi_raw.py reinstate 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "connection reinstatement: same TSIH and CID replace the connection" \
+		output_has "$out" 'replaced connection was closed' \
+			'reinstated connection: TEST UNIT READY status 0x0'
+	check "a second connection (MaxConnections=1): TOO MANY CONNECTIONS (0206)" \
+		output_has "$out" 'a second CID: login status 0206'
+	check "an unknown TSIH: SESSION DOES NOT EXIST (020a)" \
+		output_has "$out" 'an unknown TSIH: login status 020a'
 
 	kt_iscsi_teardown
 	check "target/iscsi is gone" test ! -e $KT_CFS/iscsi
