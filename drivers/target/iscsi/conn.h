@@ -107,13 +107,14 @@ struct kt_iscsi_transport {
 	int		(*get_data)(struct kt_iscsi_conn *conn,
 				    struct kt_iscsi_cmd *cmd);
 	/*
-	 * rdma: send a command's read data, then the SCSI Response in @bhs
-	 * with @len bytes of @sense. On success the transport owns the
-	 * fabric's command reference and puts it when both are done.
+	 * rdma: send a command's read data when @data, then the SCSI
+	 * Response in @bhs with @len bytes of @sense, from buffers of the
+	 * command. On success the transport owns the fabric's command
+	 * reference and puts it when both are done.
 	 */
 	int		(*put_data)(struct kt_iscsi_conn *conn,
-				    struct kt_iscsi_cmd *cmd, const u8 *bhs,
-				    const void *sense, u32 len);
+				    struct kt_iscsi_cmd *cmd, bool data,
+				    const u8 *bhs, const void *sense, u32 len);
 	/* stop moving data: nothing is received or sent after this */
 	void		(*shutdown)(struct kt_iscsi_conn *conn);
 	/* free what the transport holds for @conn (process context) */

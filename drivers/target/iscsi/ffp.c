@@ -159,26 +159,14 @@ int kt_iscsi_build_status(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 }
 EXPORT_SYMBOL_GPL(kt_iscsi_build_status);
 
-static int kt_iscsi_send_status(struct kt_iscsi_conn *conn,
-				struct kt_iscsi_cmd *cmd)
-{
-	u8 bhs[KT_ISCSI_BHS_LEN];
-	u32 len;
-	int ret;
-
-	ret = kt_iscsi_build_status(conn, cmd, bhs, &len);
-	if (ret)
-		return ret;
-	return kt_iscsi_send_pdu(conn, bhs, len ? cmd->sense_pdu : NULL, len);
-}
-
 /*
- * An RDMA transport writes the data into the initiator's buffer and sends
- * the SCSI Response after it (RFC 7145 7.3.5: no Data-In PDUs). It keeps
- * the command's reference until both are done; 1 says it took it.
+ * The SCSI Response. An RDMA transport sends it from the command's own
+ * buffers, after the read data when @data (RFC 7145 7.3.5: no Data-In
+ * PDUs), and keeps the command's reference until both are done; 1 says
+ * it took it.
  */
-static int kt_iscsi_put_data(struct kt_iscsi_conn *conn,
-			     struct kt_iscsi_cmd *cmd)
+static int kt_iscsi_send_status(struct kt_iscsi_conn *conn,
+				struct kt_iscsi_cmd *cmd, bool data)
 {
 	u8 bhs[KT_ISCSI_BHS_LEN];
 	u32 len;
@@ -187,8 +175,12 @@ static int kt_iscsi_put_data(struct kt_iscsi_conn *conn,
 	ret = kt_iscsi_build_status(conn, cmd, bhs, &len);
 	if (ret)
 		return ret;
-	ret = conn->xport->put_data(conn, cmd, bhs, cmd->sense_pdu, len);
-	return ret ? ret : 1;
+	if (conn->xport->put_data) {
+		ret = conn->xport->put_data(conn, cmd, data, bhs,
+					    cmd->sense_pdu, len);
+		return ret ? ret : 1;
+	}
+	return kt_iscsi_send_pdu(conn, bhs, len ? cmd->sense_pdu : NULL, len);
 }
 
 static int kt_iscsi_send_data_in(struct kt_iscsi_conn *conn,
@@ -234,7 +226,7 @@ static int kt_iscsi_send_data_in(struct kt_iscsi_conn *conn,
 			return ret;
 		off += len;
 	}
-	return collapse ? 0 : kt_iscsi_send_status(conn, cmd);
+	return collapse ? 0 : kt_iscsi_send_status(conn, cmd, false);
 }
 
 /* The transmit work's turn for @cmd: R2Ts, data and status. */
@@ -257,13 +249,12 @@ void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd)
 	}
 	if (pending & BIT(KT_TX_R2T))
 		kt_iscsi_send_r2ts(conn, cmd);
-	if ((pending & BIT(KT_TX_DATA_IN)) && conn->xport->put_data &&
-	    cmd->se.data_length)
-		ret = kt_iscsi_put_data(conn, cmd);
+	if ((pending & BIT(KT_TX_DATA_IN)) && conn->xport->put_data)
+		ret = kt_iscsi_send_status(conn, cmd, cmd->se.data_length);
 	else if (pending & BIT(KT_TX_DATA_IN))
 		ret = kt_iscsi_send_data_in(conn, cmd);
 	else if (pending & BIT(KT_TX_STATUS))
-		ret = kt_iscsi_send_status(conn, cmd);
+		ret = kt_iscsi_send_status(conn, cmd, false);
 	if (ret == 1)
 		return;		/* the transport puts the reference */
 	if (pending & (BIT(KT_TX_DATA_IN) | BIT(KT_TX_STATUS)))

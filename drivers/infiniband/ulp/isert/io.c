@@ -395,7 +395,7 @@ static void kt_iser_data_in_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 static int kt_iser_put_data(struct kt_iscsi_conn *conn,
-			    struct kt_iscsi_cmd *cmd, const u8 *bhs,
+			    struct kt_iscsi_cmd *cmd, bool data, const u8 *bhs,
 			    const void *sense, u32 len)
 {
 	struct kt_iser_conn *ic = to_ic(conn);
@@ -403,7 +403,7 @@ static int kt_iser_put_data(struct kt_iscsi_conn *conn,
 	u32 rsp_len = KT_ISER_HDR_LEN + KT_ISCSI_BHS_LEN + len;
 	int ret;
 
-	if (!(c->flags & KT_ISER_RSV)) {
+	if (data && !(c->flags & KT_ISER_RSV)) {
 		pr_warn_ratelimited("ITT %#x: read of %u bytes without a read STag\n",
 				    cmd->itt, cmd->se.data_length);
 		return -EPROTO;
@@ -426,6 +426,13 @@ static int kt_iser_put_data(struct kt_iscsi_conn *conn,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
 	};
+	if (!data) {
+		/* the response alone */
+		ret = kt_iser_post_send(ic, &c->send);
+		if (!ret)
+			return 0;
+		goto unmap;
+	}
 
 	c->nents = kt_iser_sg_fit(c, cmd->se.sgl, cmd->se.sg_nents,
 				  cmd->se.data_length);

@@ -30,17 +30,18 @@ iser_setup() {
 # The iscsi-test-cu tests libiscsi 1.19's iSER client can run, and the
 # failures that are its own: see tools/testing/libiscsi/iser-*.txt.
 libiscsi_checks() {
-	local t res=/ktout/iser-cu.txt here fails unexpected
+	local t try res=/ktout/iser-cu.txt here fails unexpected
 	here=$(cd ../libiscsi && pwd)
 	check "iscsi-inq over iser://" sh -c "iscsi-inq $URL | grep -q KTARGET"
 	check "iscsi-readcapacity16 over iser://" sh -c \
 		"iscsi-readcapacity16 $URL | grep -q 'Total size:67108864'"
 	: > $res
 	for t in $(grep -v '^#' "$here/iser-tests.txt"); do
-		timeout 120 iscsi-test-cu --test=$t $URL > /ktout/iser-cu-$t.log 2>&1
 		# libiscsi's iSER client sometimes dies before its first test
-		grep -q 'Run Summary' /ktout/iser-cu-$t.log ||
+		for try in 1 2 3; do
 			timeout 120 iscsi-test-cu --test=$t $URL > /ktout/iser-cu-$t.log 2>&1
+			grep -q 'Run Summary' /ktout/iser-cu-$t.log && break
+		done
 		python3 "$here/cu-parse.py" /ktout/iser-cu-$t.log >> $res
 	done
 	echo "# iscsi-test-cu over iser://: $(grep -c '^PASS' $res) passed," \
