@@ -9,9 +9,12 @@
  *   - resolves its CSCD descriptors by NAA designator among the LUNs the
  *     issuing I_T nexus can address, and nowhere else;
  *   - checks every segment against both devices before any data moves;
- *   - allocates one scatterlist, sized for its largest chunk, and reuses
- *     it with the READ and WRITE commands embedded in the operation:
- *     nothing is allocated per chunk;
+ *   - allocates one scatterlist, sized for two of its largest chunks, and
+ *     reuses it with the READ and WRITE commands embedded in the
+ *     operation: nothing is allocated per chunk. While one half is
+ *     written, the next chunk is read into the other, the READ issued
+ *     from a second work item so that synchronous backstores (zram, rd)
+ *     overlap too;
  *   - stops between chunks when a task management function aborts it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -45,6 +48,14 @@ MODULE_PARM_DESC(xcopy_backend_copy,
 		 "Let a backstore copy between its own devices (copy_range)");
 
 static struct workqueue_struct *kt_xcopy_wq;
+/* the READs issued beside a copy's WRITE; they never wait for a copy */
+static struct workqueue_struct *kt_xcopy_io_wq;
+
+/* One half of the copy buffer. */
+struct kt_xcopy_buf {
+	struct scatterlist	*sgl;
+	unsigned int		nents;
+};
 
 struct kt_xcopy_op {
 	struct work_struct	work;
@@ -56,11 +67,20 @@ struct kt_xcopy_op {
 	/* the internal READ and WRITE, reused for every chunk */
 	struct kt_cmd		rd;
 	struct kt_cmd		wr;
-	struct completion	io_done;
-	sense_reason_t		io_reason;
-	struct scatterlist	*sgl;
+	struct completion	rd_done;
+	struct completion	wr_done;
+	sense_reason_t		rd_reason;
+	sense_reason_t		wr_reason;
+	struct work_struct	rd_work;	/* issues the READ beside a WRITE */
+	u64			rd_pos;
+	u32			rd_len;
+	bool			rd_busy;	/* a READ is in flight */
+	struct scatterlist	*sgl;		/* the one allocation */
 	unsigned int		sg_nents;
-	u32			sgl_len;
+	struct kt_xcopy_buf	buf[2];
+	unsigned int		nr_bufs;	/* 2: READ and WRITE overlap */
+	bool			want_two;	/* a segment spans chunks */
+	u32			sgl_len;	/* bytes of one buffer */
 	int			slot;		/* held results, or KT_XCOPY_NO_SLOT */
 	u64			bytes;		/* written so far */
 	u16			segs_done;
@@ -292,52 +312,119 @@ static sense_reason_t kt_xcopy_plan(struct kt_xcopy_op *op)
 	/* a chunk holds a whole block of either side, whatever the limits */
 	limit = max_t(u64, limit, KT_XCOPY_CHUNK_MIN);
 	op->sgl_len = min(limit, largest);
+	/* halves split on a page: both hold whole pages */
+	op->want_two = largest > op->sgl_len && PAGE_ALIGNED(op->sgl_len);
 	return KT_SENSE_NONE;
 }
 
 /*
- * The one scatterlist of the copy, made when the first chunk needs it; a
- * smaller one when memory is short.
+ * The one scatterlist of the copy, made when the first chunk needs it: two
+ * buffers of sgl_len when a segment spans several chunks, else one; one
+ * buffer, then smaller ones, when memory is short.
  */
 static sense_reason_t kt_xcopy_alloc(struct kt_xcopy_op *op)
 {
 	struct kt_xcopy_stat *st = &op->cmd->dev->xcopy_stat;
+	unsigned int half;
 
 	while (!op->sgl && op->sgl_len) {
+		op->nr_bufs = op->want_two ? 2 : 1;
 		atomic64_inc(&st->sgl_allocs);
-		op->sgl = sgl_alloc(op->sgl_len, GFP_KERNEL | __GFP_NOWARN,
-				    &op->sg_nents);
+		op->sgl = sgl_alloc((u64)op->sgl_len * op->nr_bufs,
+				    GFP_KERNEL | __GFP_NOWARN, &op->sg_nents);
 		if (op->sgl)
-			return KT_SENSE_NONE;
-		if (op->sgl_len <= KT_XCOPY_CHUNK_MIN)
 			break;
+		if (op->want_two) {
+			op->want_two = false;
+			continue;
+		}
+		if (op->sgl_len <= KT_XCOPY_CHUNK_MIN)
+			return KT_SENSE_OUT_OF_RESOURCES;
 		op->sgl_len = max_t(u32, op->sgl_len / 2, KT_XCOPY_CHUNK_MIN);
 	}
-	return op->sgl ? KT_SENSE_NONE : KT_SENSE_OUT_OF_RESOURCES;
+	if (!op->sgl)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	op->buf[0] = (struct kt_xcopy_buf){ op->sgl, op->sg_nents };
+	if (op->nr_bufs == 2) {
+		/* one page per entry: the halves meet at an entry */
+		half = op->sg_nents / 2;
+		sg_mark_end(&op->sgl[half - 1]);
+		op->buf[0].nents = half;
+		op->buf[1] = (struct kt_xcopy_buf){ op->sgl + half,
+						    op->sg_nents - half };
+	}
+	return KT_SENSE_NONE;
 }
 
-static void kt_xcopy_io_done(struct kt_cmd *io, sense_reason_t reason)
+static void kt_xcopy_rd_done(struct kt_cmd *io, sense_reason_t reason)
 {
-	struct kt_xcopy_op *op = io->dir == KT_DATA_IN ?
-				 container_of(io, struct kt_xcopy_op, rd) :
-				 container_of(io, struct kt_xcopy_op, wr);
+	struct kt_xcopy_op *op = container_of(io, struct kt_xcopy_op, rd);
 
-	op->io_reason = reason;
-	complete(&op->io_done);
+	op->rd_reason = reason;
+	complete(&op->rd_done);
 }
 
-/* One READ or WRITE of the chunk buffer, waited for. */
-static sense_reason_t kt_xcopy_rw(struct kt_xcopy_op *op, struct kt_cmd *io,
-				  struct kt_dev *dev, u64 pos, u32 len)
+static void kt_xcopy_wr_done(struct kt_cmd *io, sense_reason_t reason)
 {
-	io->dev = dev;
-	io->sgl = op->sgl;
-	io->sg_nents = op->sg_nents;
-	io->be_done = kt_xcopy_io_done;
-	reinit_completion(&op->io_done);
-	dev->ops->rw(io, io->dir == KT_DATA_OUT, pos, len, false);
-	wait_for_completion(&op->io_done);
-	return op->io_reason;
+	struct kt_xcopy_op *op = container_of(io, struct kt_xcopy_op, wr);
+
+	op->wr_reason = reason;
+	complete(&op->wr_done);
+}
+
+static void kt_xcopy_rd_issue(struct kt_xcopy_op *op)
+{
+	op->rd.dev->ops->rw(&op->rd, false, op->rd_pos, op->rd_len, false);
+}
+
+static void kt_xcopy_rd_work(struct work_struct *work)
+{
+	kt_xcopy_rd_issue(container_of(work, struct kt_xcopy_op, rd_work));
+}
+
+/*
+ * Start a READ of @len bytes at @pos of @dev into buffer @b. With two
+ * buffers it is issued from the I/O workqueue, beside the caller's WRITE.
+ */
+static void kt_xcopy_read_start(struct kt_xcopy_op *op, struct kt_dev *dev,
+				unsigned int b, u64 pos, u32 len)
+{
+	op->rd.dev = dev;
+	op->rd.sgl = op->buf[b].sgl;
+	op->rd.sg_nents = op->buf[b].nents;
+	op->rd.be_done = kt_xcopy_rd_done;
+	op->rd_pos = pos;
+	op->rd_len = len;
+	op->rd_busy = true;
+	reinit_completion(&op->rd_done);
+	if (op->nr_bufs == 2)
+		queue_work(kt_xcopy_io_wq, &op->rd_work);
+	else
+		kt_xcopy_rd_issue(op);
+}
+
+static sense_reason_t kt_xcopy_read_wait(struct kt_xcopy_op *op)
+{
+	if (!op->rd_busy)
+		return KT_SENSE_NONE;
+	wait_for_completion(&op->rd_done);
+	op->rd_busy = false;
+	return op->rd_reason;
+}
+
+/* WRITE @len bytes of buffer @b at @pos of @dev, waited for. */
+static sense_reason_t kt_xcopy_write(struct kt_xcopy_op *op,
+				     struct kt_dev *dev, unsigned int b,
+				     u64 pos, u32 len)
+{
+	op->wr.dev = dev;
+	op->wr.sgl = op->buf[b].sgl;
+	op->wr.sg_nents = op->buf[b].nents;
+	op->wr.be_done = kt_xcopy_wr_done;
+	reinit_completion(&op->wr_done);
+	dev->ops->rw(&op->wr, true, pos, len, false);
+	wait_for_completion(&op->wr_done);
+	return op->wr_reason;
 }
 
 /* A backstore error while moving segment @nr */
@@ -377,10 +464,21 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 	return ret;
 }
 
+/* Where chunk @done of a segment starts, and its length. */
+static void kt_xcopy_chunk(const struct kt_xcopy_span *span, bool backward,
+			   u32 chunk, u64 done, u64 *off, u32 *n)
+{
+	*n = min_t(u64, chunk, span->bytes - done);
+	*off = backward ? span->bytes - done - *n : done;
+}
+
 /*
- * Copy segment @nr chunk by chunk. Within one device, a destination that
- * starts inside the source is copied from the end backwards, so that every
- * block is read before it is overwritten.
+ * Copy segment @nr chunk by chunk, reading chunk i + 1 into one buffer
+ * while chunk i is written from the other. Within one device, a
+ * destination that starts inside the source is copied from the end
+ * backwards, so that every block is read before it is overwritten; the
+ * READ that runs beside a WRITE then never covers blocks that WRITE
+ * changes, in either direction.
  */
 static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 				       unsigned int nr)
@@ -393,44 +491,62 @@ static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 	u64 src_pos = span->src_lba * span->src_bs;
 	u64 dst_pos = span->dst_lba * span->dst_bs;
 	u32 unit = max(span->src_bs, span->dst_bs);
-	u32 chunk = 0;
 	bool backward = src == dst && dst_pos > src_pos &&
 			dst_pos < src_pos + span->bytes;
+	unsigned int cur = 0;
 	sense_reason_t reason;
-	u64 done = 0, off;
-	u32 n;
+	u64 done, off, next_off;
+	u32 chunk, n, next_n;
 
 	done = kt_xcopy_fast(op, src, src_pos, dst, dst_pos, span->bytes, unit);
 	op->bytes += done;
-	if (done < span->bytes) {
-		reason = kt_xcopy_alloc(op);
-		if (reason)
-			return reason;
-		chunk = op->sgl_len & ~(unit - 1);
-		if (WARN_ON_ONCE(!chunk))
-			return kt_xcopy_io_error(op, KT_SENSE_LU_COMM_FAILURE,
-						 nr);
-	}
-	while (done < span->bytes) {
-		if (test_bit(KT_CMD_ABORTED, &op->cmd->flags)) {
-			atomic64_inc(&st->aborts);
-			return KT_SENSE_ABORTED_COMMAND;
-		}
-		n = min_t(u64, chunk, span->bytes - done);
-		off = backward ? span->bytes - done - n : done;
-		reason = kt_xcopy_rw(op, &op->rd, src, src_pos + off, n);
-		if (!reason)
-			reason = kt_xcopy_rw(op, &op->wr, dst, dst_pos + off, n);
+	if (done == span->bytes)
+		return KT_SENSE_NONE;
+	reason = kt_xcopy_alloc(op);
+	if (reason)
+		return reason;
+	chunk = op->sgl_len & ~(unit - 1);
+	if (WARN_ON_ONCE(!chunk))
+		return kt_xcopy_io_error(op, KT_SENSE_LU_COMM_FAILURE, nr);
+
+	kt_xcopy_chunk(span, backward, chunk, done, &off, &n);
+	kt_xcopy_read_start(op, src, cur, src_pos + off, n);
+	for (;;) {
+		reason = kt_xcopy_read_wait(op);
 		if (reason)
 			return kt_xcopy_io_error(op, reason, nr);
+		kt_xcopy_chunk(span, backward, chunk, done + n, &next_off,
+			       &next_n);
+		if (op->nr_bufs == 2 && done + n < span->bytes &&
+		    !test_bit(KT_CMD_ABORTED, &op->cmd->flags))
+			kt_xcopy_read_start(op, src, cur ^ 1,
+					    src_pos + next_off, next_n);
+		reason = kt_xcopy_write(op, dst, cur, dst_pos + off, n);
+		if (reason) {
+			kt_xcopy_read_wait(op);
+			return kt_xcopy_io_error(op, reason, nr);
+		}
 		done += n;
 		op->bytes += n;
 		atomic64_inc(&st->chunks);
 		atomic64_add(n, &st->bytes);
 		kt_xcopy_ids_progress(op->cmd->sess, op->slot, op->bytes,
 				      op->segs_done);
+		if (done == span->bytes)
+			return KT_SENSE_NONE;
+		if (test_bit(KT_CMD_ABORTED, &op->cmd->flags)) {
+			kt_xcopy_read_wait(op);
+			atomic64_inc(&st->aborts);
+			return KT_SENSE_ABORTED_COMMAND;
+		}
+		if (op->nr_bufs == 2)
+			cur ^= 1;
+		else
+			kt_xcopy_read_start(op, src, cur, src_pos + next_off,
+					    next_n);
+		off = next_off;
+		n = next_n;
 	}
-	return KT_SENSE_NONE;
 }
 
 static void kt_xcopy_free(struct kt_xcopy_op *op)
@@ -440,8 +556,11 @@ static void kt_xcopy_free(struct kt_xcopy_op *op)
 	for (i = 0; i < KT_XCOPY_MAX_CSCD; i++)
 		if (op->lun[i])
 			percpu_ref_put(&op->lun[i]->ref);
-	if (op->sgl)
+	if (op->sgl) {
+		if (op->nr_bufs == 2)
+			sg_unmark_end(&op->sgl[op->buf[0].nents - 1]);
 		sgl_free(op->sgl);
+	}
 	kfree(op);
 }
 
@@ -520,7 +639,9 @@ sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
 	}
 
 	op->cmd = cmd;
-	init_completion(&op->io_done);
+	init_completion(&op->rd_done);
+	init_completion(&op->wr_done);
+	INIT_WORK(&op->rd_work, kt_xcopy_rd_work);
 	kt_cmd_init(&op->rd, &kt_xcopy_io_ops, cmd->sess, cmd->tag,
 		    KT_DATA_IN, 0, KT_TASK_SIMPLE);
 	kt_cmd_init(&op->wr, &kt_xcopy_io_ops, cmd->sess, cmd->tag,
@@ -537,10 +658,19 @@ int kt_xcopy_init(void)
 {
 	kt_xcopy_wq = alloc_workqueue("kt_xcopy", WQ_MEM_RECLAIM | WQ_UNBOUND,
 				      0);
-	return kt_xcopy_wq ? 0 : -ENOMEM;
+	if (!kt_xcopy_wq)
+		return -ENOMEM;
+	kt_xcopy_io_wq = alloc_workqueue("kt_xcopy_io",
+					 WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!kt_xcopy_io_wq) {
+		destroy_workqueue(kt_xcopy_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void kt_xcopy_exit(void)
 {
 	destroy_workqueue(kt_xcopy_wq);
+	destroy_workqueue(kt_xcopy_io_wq);
 }
