@@ -45,6 +45,9 @@ struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
 				  bool *wp);
 unsigned int kt_session_list_luns(struct kt_session *sess, u64 *luns,
 				  unsigned int max);
+/* @fn on every registered session, of every TPG, under a spinlock */
+void kt_for_each_session(void (*fn)(struct kt_session *sess, void *arg),
+			 void *arg);
 
 /* cmd.c, exec.c, spc.c, sbc.c */
 struct kt_cdb;
@@ -64,6 +67,9 @@ bool kt_cmd_claim(struct kt_cmd *cmd, int bit);
 void kt_cmd_complete_data(struct kt_cmd *cmd, const void *buf, u32 len);
 struct kt_tmr;
 void kt_tmr_task_done(struct kt_tmr *tmr);
+struct kt_pr_nexus;
+void kt_tmr_preempt_abort(struct kt_cmd *pr, const struct kt_pr_nexus *gone,
+			  unsigned int nr_gone);
 
 /* sgl_cache.c */
 void kt_sgl_cache_init(struct kt_session *sess);

@@ -12,7 +12,8 @@
  *
  * An I_T nexus is the initiator port (iSCSI name and ISID) and the relative
  * target port of the LUN the command came through. PREEMPT AND ABORT is a
- * PREEMPT: the core has no way yet to abort another nexus's tasks from here.
+ * PREEMPT that then has tmr.c abort the preempted nexuses' commands on the
+ * device, and completes once they have ended.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,13 +38,39 @@
 #define KT_ASC_REGS_PREEMPTED	0x2a05
 
 /* A unit attention for the I_T nexus (or nexuses) of @reg. */
+static struct kt_pr_nexus kt_pr_reg_nexus(const struct kt_pr_reg *reg)
+{
+	return (struct kt_pr_nexus){
+		.key = kt_nexus_key(reg->tid.name,
+				    reg->tid.has_isid ? reg->tid.isid : NULL),
+		.port = reg->all_tg_pt ? 0 : reg->rtpi,
+	};
+}
+
 static void kt_pr_ua(struct kt_dev *dev, const struct kt_pr_reg *reg,
 		     u16 asc_ascq)
 {
-	kt_ua_raise_nexus(dev, asc_ascq, KT_UA_ONLY,
-			  kt_nexus_key(reg->tid.name,
-				       reg->tid.has_isid ? reg->tid.isid : NULL),
-			  reg->all_tg_pt ? 0 : reg->rtpi);
+	struct kt_pr_nexus n = kt_pr_reg_nexus(reg);
+
+	kt_ua_raise_nexus(dev, asc_ascq, KT_UA_ONLY, n.key, n.port);
+}
+
+/*
+ * The registrations a PREEMPT AND ABORT removes: their nexuses lose their
+ * commands once the reservation state has changed.
+ */
+struct kt_pr_gone {
+	struct kt_pr_nexus	*nexus;		/* NULL: a plain PREEMPT */
+	unsigned int		nr;
+};
+
+/* @r is preempted: its nexuses hear of it, and are aborted if asked. */
+static void kt_pr_preempted(struct kt_dev *dev, struct kt_pr_reg *r,
+			    struct kt_pr_gone *gone)
+{
+	kt_pr_ua(dev, r, KT_ASC_REGS_PREEMPTED);
+	if (gone->nexus)
+		gone->nexus[gone->nr++] = kt_pr_reg_nexus(r);
 }
 
 void kt_res_dev_init(struct kt_dev *dev)
@@ -365,7 +392,7 @@ static sense_reason_t kt_pr_clear(struct kt_dev *dev,
 
 /* Remove the registrations with @key, but not @keep; how many went. */
 static u32 kt_pr_remove_key(struct kt_dev *dev, u64 key,
-			    struct kt_pr_reg *keep)
+			    struct kt_pr_reg *keep, struct kt_pr_gone *gone)
 {
 	struct kt_pr_reg *r, *tmp;
 	u32 n = 0;
@@ -373,7 +400,7 @@ static u32 kt_pr_remove_key(struct kt_dev *dev, u64 key,
 	list_for_each_entry_safe(r, tmp, &dev->res.regs, node) {
 		if (r == keep || r->key != key)
 			continue;
-		kt_pr_ua(dev, r, KT_ASC_REGS_PREEMPTED);
+		kt_pr_preempted(dev, r, gone);
 		list_del(&r->node);
 		dev->res.nr_regs--;
 		if (dev->res.holder == r)
@@ -384,11 +411,15 @@ static u32 kt_pr_remove_key(struct kt_dev *dev, u64 key,
 	return n;
 }
 
-/* SPC-4 5.13.11.4: PREEMPT (and PREEMPT AND ABORT, without the abort) */
+/*
+ * SPC-4 5.13.11.4: PREEMPT, and the reservation part of PREEMPT AND ABORT
+ * (@gone collects the nexuses whose commands are then aborted).
+ */
 static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 				    const struct kt_pr_out *out,
 				    struct kt_pr_reg *reg,
-				    struct kt_sense_field *field)
+				    struct kt_sense_field *field,
+				    struct kt_pr_gone *gone)
 {
 	struct kt_res *res = &dev->res;
 	struct kt_pr_reg *r, *tmp;
@@ -403,7 +434,7 @@ static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 		list_for_each_entry_safe(r, tmp, &res->regs, node) {
 			if (r == reg)
 				continue;
-			kt_pr_ua(dev, r, KT_ASC_REGS_PREEMPTED);
+			kt_pr_preempted(dev, r, gone);
 			list_del(&r->node);
 			res->nr_regs--;
 			kfree(r);
@@ -418,14 +449,14 @@ static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 	if (old_type != KT_PR_TYPE_NONE && !kt_pr_type_all_reg(old_type) &&
 	    res->holder && res->holder->key == out->sa_key) {
 		/* the holder is preempted: the reservation moves */
-		kt_pr_remove_key(dev, out->sa_key, reg);
+		kt_pr_remove_key(dev, out->sa_key, reg, gone);
 		kt_pr_set_resv(dev, reg, out->type);
 		if (old_type != out->type)
 			kt_pr_ua_others(dev, reg, KT_ASC_RESV_RELEASED);
 		goto done;
 	}
 	/* only registrations go; the reservation stays */
-	if (!kt_pr_remove_key(dev, out->sa_key, reg))
+	if (!kt_pr_remove_key(dev, out->sa_key, reg, gone))
 		return KT_SENSE_RESERVATION_CONFLICT;
 	if (old_type != KT_PR_TYPE_NONE && kt_pr_type_all_reg(old_type) &&
 	    !res->nr_regs)
@@ -492,6 +523,7 @@ static sense_reason_t kt_pr_move(struct kt_dev *dev, struct kt_cmd *cmd,
 static sense_reason_t kt_pr_out_exec(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
+	struct kt_pr_gone gone = { NULL, 0 };
 	struct kt_pr_out out;
 	struct kt_pr_tid me;
 	struct kt_pr_reg *reg;
@@ -539,9 +571,16 @@ static sense_reason_t kt_pr_out_exec(struct kt_cmd *cmd)
 	case KT_PRO_CLEAR:
 		ret = kt_pr_clear(dev, &out, reg);
 		break;
-	case KT_PRO_PREEMPT:
 	case KT_PRO_PREEMPT_AND_ABORT:
-		ret = kt_pr_preempt(dev, &out, reg, &cmd->sense_field);
+		gone.nexus = kmalloc_array(max_t(u32, dev->res.nr_regs, 1),
+					   sizeof(*gone.nexus), GFP_KERNEL);
+		if (!gone.nexus) {
+			ret = KT_SENSE_OUT_OF_RESOURCES;
+			break;
+		}
+		fallthrough;
+	case KT_PRO_PREEMPT:
+		ret = kt_pr_preempt(dev, &out, reg, &cmd->sense_field, &gone);
 		break;
 	case KT_PRO_REGISTER_AND_MOVE:
 		ret = kt_pr_move(dev, cmd, &out, param, reg, &me, rtpi);
@@ -562,8 +601,12 @@ unlock:
 	mutex_unlock(&dev->res.lock);
 out:
 	kfree(param);
-	if (!ret)
+	if (!ret && gone.nexus)
+		/* SPC-4 5.13.11.5: GOOD once their commands have ended */
+		kt_tmr_preempt_abort(cmd, gone.nexus, gone.nr);
+	else if (!ret)
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
+	kfree(gone.nexus);
 	return ret;
 }
 

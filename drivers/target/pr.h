@@ -23,6 +23,12 @@ struct kt_pr_reg {
 
 #define KT_PR_MAX_REGS		256	/* registrations per device */
 
+/* The I_T nexuses of a registration (ua.c's key), and its port (0: all). */
+struct kt_pr_nexus {
+	u64			key;
+	u16			port;
+};
+
 /* pr.c */
 void kt_res_dev_init(struct kt_dev *dev);
 void kt_res_dev_release(struct kt_dev *dev);

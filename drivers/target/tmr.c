@@ -12,7 +12,9 @@
  * ABORTED status when the device's TAS is on (SAM-5 5.7).
  *
  * The scope of the TPG stands in for the target: CLEAR TASK SET, LUN
- * RESET and TARGET WARM RESET reach every session of the TPG.
+ * RESET and TARGET WARM RESET reach every session of the TPG. PREEMPT AND
+ * ABORT reaches the preempted nexuses wherever they log in, and answers
+ * its PERSISTENT RESERVE OUT command instead of a fabric.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,6 +35,16 @@ struct kt_tmr_scope {
 	bool			all_sessions;	/* else the issuer's only */
 	struct list_head	victims;
 	unsigned int		count;
+	/* PREEMPT AND ABORT: the nexuses, and the command that spares itself */
+	const struct kt_pr_nexus *gone;
+	unsigned int		nr_gone;
+	struct kt_cmd		*except;
+};
+
+/* A PREEMPT AND ABORT, answered with GOOD when its victims have ended. */
+struct kt_pr_abort {
+	struct kt_tmr		tmr;
+	struct kt_cmd		*pr;
 };
 
 static bool kt_tmr_match(const struct kt_tmr_scope *s, struct kt_cmd *cmd)
@@ -46,6 +58,8 @@ static bool kt_tmr_match(const struct kt_tmr_scope *s, struct kt_cmd *cmd)
 		return cmd->unpacked_lun == tmr->unpacked_lun;
 	case KT_TMF_TARGET_WARM_RESET:
 		return true;
+	case KT_TMF_PREEMPT_AND_ABORT:
+		return cmd->dev == s->dev && cmd != s->except;
 	default:
 		return cmd->dev == s->dev;
 	}
@@ -130,6 +144,77 @@ static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
 			kt_reserve_reset(lun->dev);
 		}
 	mutex_unlock(&tpg->lock);
+}
+
+/* Does @sess belong to a nexus PREEMPT AND ABORT names (as ua.c matches)? */
+static bool kt_tmr_nexus_gone(const struct kt_tmr_scope *s,
+			      const struct kt_session *sess)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_gone; i++) {
+		const struct kt_pr_nexus *n = &s->gone[i];
+
+		if ((n->key == sess->nexus_key ||
+		     n->key == sess->nexus_name_key) &&
+		    (!n->port || n->port == sess->tpg->tag))
+			return true;
+	}
+	return false;
+}
+
+static void kt_tmr_collect_gone(struct kt_session *sess, void *arg)
+{
+	struct kt_tmr_scope *s = arg;
+
+	if (kt_tmr_nexus_gone(s, sess))
+		kt_tmr_collect(s, sess);
+}
+
+static void kt_tmr_preempt_done(struct work_struct *work)
+{
+	struct kt_pr_abort *pa = container_of(work, struct kt_pr_abort,
+					      tmr.work);
+
+	kt_cmd_complete(pa->pr, KT_SENSE_NONE);
+	kfree(pa);
+}
+
+/*
+ * SPC-4 5.13.11.5: after PREEMPT AND ABORT has removed registrations, the
+ * commands of their nexuses on this LU end as a task management function
+ * would end them (TASK ABORTED for another nexus when TAS is set), and
+ * @pr completes with GOOD once the last of them has.
+ */
+void kt_tmr_preempt_abort(struct kt_cmd *pr, const struct kt_pr_nexus *gone,
+			  unsigned int nr_gone)
+{
+	struct kt_tmr_scope s = {
+		.dev = pr->dev,
+		.gone = gone,
+		.nr_gone = nr_gone,
+		.except = pr,
+	};
+	struct kt_pr_abort *pa;
+
+	pa = kzalloc(sizeof(*pa), GFP_KERNEL);
+	if (!pa) {
+		/* the reservation has changed: say so, abort nothing */
+		kt_cmd_complete(pr, KT_SENSE_NONE);
+		return;
+	}
+	pa->pr = pr;
+	pa->tmr.sess = pr->sess;
+	pa->tmr.function = KT_TMF_PREEMPT_AND_ABORT;
+	INIT_WORK(&pa->tmr.work, kt_tmr_preempt_done);
+	atomic_set(&pa->tmr.pending, 1);
+	s.tmr = &pa->tmr;
+	INIT_LIST_HEAD(&s.victims);
+	kt_for_each_session(kt_tmr_collect_gone, &s);
+	kt_tmr_release_victims(&s);
+	if (s.count)
+		pr_debug("PREEMPT AND ABORT aborted %u command(s)\n", s.count);
+	kt_tmr_task_done(&pa->tmr);
 }
 
 static void kt_tmr_respond(struct work_struct *work)

@@ -62,6 +62,21 @@ struct kt_node_acl *kt_tpg_find_acl(struct kt_tpg *tpg, const char *initiator)
 }
 EXPORT_SYMBOL_GPL(kt_tpg_find_acl);
 
+/* every registered session, for what crosses TPGs (PREEMPT AND ABORT) */
+static LIST_HEAD(kt_all_sessions);
+static DEFINE_SPINLOCK(kt_all_sessions_lock);
+
+void kt_for_each_session(void (*fn)(struct kt_session *sess, void *arg),
+			 void *arg)
+{
+	struct kt_session *sess;
+
+	spin_lock(&kt_all_sessions_lock);
+	list_for_each_entry(sess, &kt_all_sessions, all_node)
+		fn(sess, arg);
+	spin_unlock(&kt_all_sessions_lock);
+}
+
 /*
  * Register an I_T nexus. @acl is a referenced ACL from kt_tpg_find_acl(),
  * whose reference the session takes over, or NULL for demo mode
@@ -84,6 +99,9 @@ int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
 	spin_lock(&tpg->session_lock);
 	list_add_tail(&sess->node, &tpg->sessions);
 	spin_unlock(&tpg->session_lock);
+	spin_lock(&kt_all_sessions_lock);
+	list_add_tail(&sess->all_node, &kt_all_sessions);
+	spin_unlock(&kt_all_sessions_lock);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kt_session_register);
@@ -92,6 +110,9 @@ void kt_session_unregister(struct kt_session *sess)
 {
 	struct kt_tpg *tpg = sess->tpg;
 
+	spin_lock(&kt_all_sessions_lock);
+	list_del_init(&sess->all_node);
+	spin_unlock(&kt_all_sessions_lock);
 	spin_lock(&tpg->session_lock);
 	list_del_init(&sess->node);
 	spin_unlock(&tpg->session_lock);

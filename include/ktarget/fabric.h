@@ -71,6 +71,8 @@ enum kt_tmf {
 	KT_TMF_TARGET_COLD_RESET,
 	KT_TMF_I_T_NEXUS_RESET,
 	KT_TMF_QUERY_TASK,
+	/* the core's own: the commands of preempted nexuses (SPC-4 5.13.11.5) */
+	KT_TMF_PREEMPT_AND_ABORT,
 };
 
 /* SAM-5 7.10: task management function service responses */
@@ -234,6 +236,7 @@ struct kt_session {
 	struct kt_tpg		*tpg;
 	struct kt_node_acl	*acl;
 	struct list_head	node;		/* tpg->sessions */
+	struct list_head	all_node;	/* every session, all TPGs */
 	spinlock_t		cmd_lock;	/* cmds */
 	struct list_head	cmds;		/* commands in flight, for TMFs */
 	u8			isid[6];	/* iSCSI: for TransportID / PR */

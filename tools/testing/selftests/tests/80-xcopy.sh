@@ -272,6 +272,33 @@ main() {
 	check "failures are counted" test "$(xstat $r0 failures)" -ge 1 -a \
 		"$(xstat $core/rd_mcp_1/r1 failures)" -ge 1
 
+	# --- ABORT TASK, PREEMPT AND ABORT: a running copy of 64 MiB in 64 KiB chunks ---
+	echo 64 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+	naa0=$(python3 ./xcopy.py naa $d0)
+	naa2=$(python3 ./xcopy.py naa $d2)
+	before="$(xstat $r0 aborts) $(xstat $r0 chunks)"
+	out=$(timeout 60 python3 ./iscsi_abort.py xcopy $p $KT_IQN $naa0 $naa2 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "ABORT TASK of a running EXTENDED COPY: FUNCTION COMPLETE, no response for the copy" \
+		output_has "$out" 'ABORT TASK response: 0' \
+			'aborted copy: none'
+	check "the session goes on after the abort" \
+		output_has "$out" 'after the abort: status 0x0'
+	set -- $before
+	check "the copy stopped between chunks, before its end (aborts +1, < 1024 chunks)" \
+		test $(($(xstat $r0 aborts) - $1)) = 1 -a $(($(xstat $r0 chunks) - $2)) -lt 1024
+	before=$(xstat $r0 aborts)
+	out=$(timeout 90 python3 ./iscsi_abort.py preempt $p $KT_IQN $naa0 $naa2 2>&1)
+	echo "$out" | sed 's/^/# /'
+	echo 16384 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+	check "PREEMPT AND ABORT ends GOOD" \
+		output_has "$out" 'PREEMPT AND ABORT: status 0x0'
+	check "... the preempted initiator's running copy ends TASK ABORTED (TAS=1)" \
+		output_has "$out" 'initiator.s copy: status 0x40'
+	check "... and its next command gets REGISTRATIONS PREEMPTED (6/2A/05)" \
+		output_has "$out" 'its next command: status 0x2 sense 6/2a/05'
+	check "... the copy stopped between chunks" test $(($(xstat $r0 aborts) - before)) = 1
+
 	# --- reservations hold for the copy's own reads and writes ---
 	sum=$(sum_of $d2 0 1)
 	python3 ./iscsi_raw.py reserve6 $p $KT_IQN iqn.2026-11.org.ktarget:holder 10 2 \
