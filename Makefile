@@ -55,7 +55,8 @@ unit:
 	$(MAKE) -C tools/testing/unit run
 
 fuzz:
-	$(MAKE) -C tools/testing/fuzz run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600)
+	$(MAKE) -C tools/testing/fuzz run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600) \
+		FUZZ_MAX_LEN=$(or $(FUZZ_MAX_LEN),9000)
 
 test: deps
 	@tools/testing/run-all.sh
