@@ -275,9 +275,24 @@ static ssize_t kt_fd_show_info(struct kt_dev *dev, char *page, size_t size)
 }
 
 /*
- * EXTENDED COPY between fileio devices: the filesystem copies, sharing
- * extents where it can (reflink). Write-through devices are synced, as
- * their writes would be.
+ * Can the filesystem copy between these files itself: share extents
+ * (reflink) or run its own copy? Otherwise vfs_copy_file_range() falls
+ * back to splicing through a pipe, slower than the engine's READ / WRITE
+ * loop that overlaps the two.
+ */
+static bool kt_fd_fs_copies(struct file *in, struct file *out)
+{
+	const struct file_operations *fop = out->f_op;
+
+	if (fop->copy_file_range)
+		return true;
+	return fop->remap_file_range &&
+	       file_inode(in)->i_sb == file_inode(out)->i_sb;
+}
+
+/*
+ * EXTENDED COPY between fileio devices when their filesystem copies by
+ * itself. Write-through devices are synced, as their writes would be.
  */
 static s64 kt_fd_copy_range(struct kt_dev *dst, u64 dst_pos,
 			    struct kt_dev *src, u64 src_pos, u64 len)
@@ -287,6 +302,8 @@ static s64 kt_fd_copy_range(struct kt_dev *dst, u64 dst_pos,
 	ssize_t ret = 0;
 	u64 done = 0;
 
+	if (!kt_fd_fs_copies(s->file, d->file))
+		return -EOPNOTSUPP;
 	while (done < len) {
 		ret = vfs_copy_file_range(s->file, in, d->file, out,
 					  min_t(u64, len - done, SZ_1G), 0);

@@ -7,11 +7,12 @@
 #   tools/testing/vm/run.sh --name bench-xcopy --mem 3G tools/testing/bench/xcopy.sh
 #
 # For each stack and each backstore pair (rd -> rd, fileio -> fileio on
-# tmpfs, iblock -> iblock on zram, as the LIO XCOPY patch series measured)
+# tmpfs, fileio -> fileio on XFS, which shares extents, iblock -> iblock on
+# zram, as the LIO XCOPY patch series measured)
 # it exports two devices of N MiB (256 by default) as LUN 0 and LUN 1 of one
 # iSCSI target, fills the source through the kernel initiator, times the
 # copy of the whole device (one EXTENDED COPY per 16 MiB segment, sent by
-# tools/testing/selftests/xcopy.py) and checks it. Writes /ktout/xcopy-results.txt: pair, ktarget GB/s,
+# tools/testing/selftests/xcopy.py through SG_IO) and checks it. Writes /ktout/xcopy-results.txt: pair, ktarget GB/s,
 # LIO GB/s, ratio. Exit status 1 when a cell failed.
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../selftests/lib.sh
@@ -24,7 +25,8 @@ SRC=/dev/shm/kt-xcopy-src
 PORTAL=127.0.0.1:3260
 PY=/usr/bin/python3
 TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
-PAIRS="rd fileio iblock"
+PAIRS="rd fileio xfs iblock"
+XFS=/mnt/kt-xcopy-xfs
 declare -A GBS
 
 log() { echo "bench-xcopy: $*" >&2; }
@@ -58,6 +60,7 @@ dev_up() {
 	case $1 in
 	rd) ctl="rd_pages=$((MIB * 256))" ;;
 	fileio) ctl="fd_dev_name=/dev/shm/kt-xcopy-$4.img,fd_dev_size=$((MIB * 1048576))" ;;
+	xfs) ctl="fd_dev_name=$XFS/kt-xcopy-$4.img,fd_dev_size=$((MIB * 1048576))" ;;
 	iblock) ctl="udev_path=/dev/zram$4" ;;
 	esac
 	# LIO gives an NAA designator only to a device with a unit serial
@@ -66,10 +69,20 @@ dev_up() {
 		echo 1 > "$d/enable"
 }
 
+# label KIND: how the results name the pair's devices
+label() {
+	case $1 in
+	fileio) echo "fileio/tmpfs" ;;
+	xfs) echo "fileio/xfs" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 hba_of() {
 	case $1 in
 	rd) echo rd_mcp_0 ;;
 	fileio) echo fileio_0 ;;
+	xfs) echo fileio_1 ;;
 	iblock) echo iblock_0 ;;
 	esac
 }
@@ -82,6 +95,13 @@ pair_up() {
 		for n in 0 1; do
 			echo $((MIB * 1048576)) > /sys/block/zram$n/disksize || return 1
 		done
+	fi
+	if [ "$kind" = xfs ]; then
+		command -v mkfs.xfs >/dev/null || { log "xfs: no mkfs.xfs (xfsprogs)"; return 1; }
+		modprobe loop && modprobe xfs && mkdir -p $XFS &&
+			truncate -s $((MIB * 2 + 320))M /dev/shm/kt-xcopy-xfs.img &&
+			mkfs.xfs -q -f /dev/shm/kt-xcopy-xfs.img &&
+			mount -o loop /dev/shm/kt-xcopy-xfs.img $XFS || return 1
 	fi
 	for n in 0 1; do
 		dev_up "$kind" "$hba" x$n $n || return 1
@@ -107,6 +127,11 @@ pair_down() {
 		rm -f /dev/shm/kt-xcopy-$n.img
 	done
 	rmdir $KT_CFS/core/$hba $TPG $KT_CFS/iscsi/$KT_IQN $KT_CFS/iscsi 2>/dev/null
+	if [ "$kind" = xfs ]; then
+		rm -f $XFS/kt-xcopy-*.img
+		umount $XFS 2>/dev/null
+		rm -f /dev/shm/kt-xcopy-xfs.img
+	fi
 	if [ "$kind" = iblock ]; then
 		rmmod zram 2>/dev/null
 	fi
@@ -205,12 +230,12 @@ main() {
 
 	{
 		printf '# EXTENDED COPY of %d MiB through iSCSI (one EXTENDED COPY per 16 MiB segment)\n' "$MIB"
-		printf '%-20s %10s %10s %8s\n' pair "ktarget" "LIO" ratio
+		printf '%-30s %10s %10s %8s\n' pair "ktarget" "LIO" ratio
 		for kind in $PAIRS; do
 			a=${GBS[ktarget-$kind]:-fail}
 			b=${GBS[lio-$kind]:-fail}
 			[ "$a" = fail ] || [ "$b" = fail ] && status=1
-			printf '%-20s %10s %10s %8s\n' "$kind -> $kind" "$a" "$b" \
+			printf '%-30s %10s %10s %8s\n' "$(label $kind) -> $(label $kind)" "$a" "$b" \
 				"$(awk -v a="$a" -v b="$b" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }')"
 		done
 		echo "# GB/s = 10^9 bytes per second, one run each, TCG guest"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# EXTENDED COPY through iSCSI: rd (512- and 4096-byte blocks), fileio and
+# EXTENDED COPY through iSCSI: rd (512- and 4096-byte blocks), fileio (on XFS) and
 # iblock LUNs of one TPG, driven by the kernel initiator with sg_xcopy and
 # hand-built parameter lists (xcopy.py). Every copy is checked byte for byte
 # by reading back; copies that must fail are checked to leave the
@@ -67,6 +67,12 @@ setup() {
 
 	check "target set up" kt_iscsi_setup
 	check "brd ramdisk for iblock" modprobe brd rd_nr=1 rd_size=65536
+	# XFS shares extents: fileio's copy_range reflinks there
+	check "an XFS filesystem for the fileio device" sh -c "modprobe loop && modprobe xfs &&
+		mkdir -p $XFS &&
+		truncate -s 512M /dev/shm/kt-xcopy-xfs.img &&
+		mkfs.xfs -q -f /dev/shm/kt-xcopy-xfs.img &&
+		mount -o loop /dev/shm/kt-xcopy-xfs.img $XFS"
 	check "rd device with 4096-byte blocks" sh -c "mkdir -p $core/rd_mcp_1/r1 &&
 		echo rd_pages=8192 > $core/rd_mcp_1/r1/control &&
 		echo 1 > $core/rd_mcp_1/r1/enable &&
@@ -118,17 +124,20 @@ teardown() {
 	      $core/fileio_0/f0 $core/fileio_0 $core/iblock_0/b0 $core/iblock_0 2>/dev/null
 	kt_iscsi_teardown
 	rm -f $FILE
+	umount $XFS 2>/dev/null
+	rm -f /dev/shm/kt-xcopy-xfs.img
 }
 
 main() {
 	local p=127.0.0.1:3260 core=$KT_CFS/core d0 d1 d2 d3 dh out
 	local r0 f0 b0 before after naa_h sum pids i res g0 g2 g3 pid
-	FILE=/dev/shm/kt-xcopy.img
+	XFS=/mnt/kt-xcopy-xfs
+	FILE=$XFS/kt-xcopy.img
 	r0=$core/rd_mcp_0/r0
 	f0=$core/fileio_0/f0
 	b0=$core/iblock_0/b0
 
-	for t in sg_xcopy sg_raw sg_vpd sg_copy_results python3; do
+	for t in sg_xcopy sg_raw sg_vpd sg_copy_results python3 mkfs.xfs; do
 		command -v $t >/dev/null || { skip "xcopy" "$t not installed"; return; }
 	done
 	setup
@@ -174,7 +183,7 @@ main() {
 	check "sg_xcopy within one fileio LUN" \
 		sg_xcopy if=$g2 of=$g2 bs=512 skip=0 seek=65536 count=4096 bpt=4096
 	check_copied "within one LUN: data read back" $d2 0 $d2 $((32 * MB)) $((2 * MB))
-	check "fileio -> fileio went through the backstore's copy_range" \
+	check "fileio -> fileio on XFS went through the backstore's copy_range (reflink)" \
 		test "$(xstat $f0 fast_copies)" -ge 1
 	check "sg_xcopy sent to the source (on_src)" \
 		sg_xcopy if=$g0 of=$g3 bs=512 skip=0 seek=0 count=2048 bpt=2048 --on_src
