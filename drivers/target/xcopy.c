@@ -553,6 +553,8 @@ static void kt_xcopy_free(struct kt_xcopy_op *op)
 {
 	unsigned int i;
 
+	/* the READ is over, but the work that issued it may still be returning */
+	flush_work(&op->rd_work);
 	for (i = 0; i < KT_XCOPY_MAX_CSCD; i++)
 		if (op->lun[i])
 			percpu_ref_put(&op->lun[i]->ref);
