@@ -68,8 +68,10 @@ void kt_cmd_complete_data(struct kt_cmd *cmd, const void *buf, u32 len);
 struct kt_tmr;
 void kt_tmr_task_done(struct kt_tmr *tmr);
 struct kt_pr_nexus;
-void kt_tmr_preempt_abort(struct kt_cmd *pr, const struct kt_pr_nexus *gone,
-			  unsigned int nr_gone);
+struct kt_pr_abort;
+struct kt_pr_abort *kt_tmr_preempt_alloc(struct kt_cmd *pr);
+void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
+			  const struct kt_pr_nexus *gone, unsigned int nr_gone);
 
 /* sgl_cache.c */
 void kt_sgl_cache_init(struct kt_session *sess);

@@ -62,6 +62,7 @@ static void kt_pr_ua(struct kt_dev *dev, const struct kt_pr_reg *reg,
 struct kt_pr_gone {
 	struct kt_pr_nexus	*nexus;		/* NULL: a plain PREEMPT */
 	unsigned int		nr;
+	struct kt_pr_abort	*abort;		/* ends their commands */
 };
 
 /* @r is preempted: its nexuses hear of it, and are aborted if asked. */
@@ -523,7 +524,7 @@ static sense_reason_t kt_pr_move(struct kt_dev *dev, struct kt_cmd *cmd,
 static sense_reason_t kt_pr_out_exec(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
-	struct kt_pr_gone gone = { NULL, 0 };
+	struct kt_pr_gone gone = { };
 	struct kt_pr_out out;
 	struct kt_pr_tid me;
 	struct kt_pr_reg *reg;
@@ -574,7 +575,8 @@ static sense_reason_t kt_pr_out_exec(struct kt_cmd *cmd)
 	case KT_PRO_PREEMPT_AND_ABORT:
 		gone.nexus = kmalloc_array(max_t(u32, dev->res.nr_regs, 1),
 					   sizeof(*gone.nexus), GFP_KERNEL);
-		if (!gone.nexus) {
+		gone.abort = kt_tmr_preempt_alloc(cmd);
+		if (!gone.nexus || !gone.abort) {
 			ret = KT_SENSE_OUT_OF_RESOURCES;
 			break;
 		}
@@ -601,11 +603,13 @@ unlock:
 	mutex_unlock(&dev->res.lock);
 out:
 	kfree(param);
-	if (!ret && gone.nexus)
+	if (!ret && gone.abort)
 		/* SPC-4 5.13.11.5: GOOD once their commands have ended */
-		kt_tmr_preempt_abort(cmd, gone.nexus, gone.nr);
+		kt_tmr_preempt_abort(gone.abort, gone.nexus, gone.nr);
 	else if (!ret)
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
+	else
+		kfree(gone.abort);
 	kfree(gone.nexus);
 	return ret;
 }

@@ -184,31 +184,35 @@ static void kt_tmr_preempt_done(struct work_struct *work)
  * SPC-4 5.13.11.5: after PREEMPT AND ABORT has removed registrations, the
  * commands of their nexuses on this LU end as a task management function
  * would end them (TASK ABORTED for another nexus when TAS is set), and
- * @pr completes with GOOD once the last of them has.
+ * @pr completes with GOOD once the last of them has. What this needs is
+ * allocated by kt_tmr_preempt_alloc() before the reservation changes, so
+ * that nothing can fail once it has.
  */
-void kt_tmr_preempt_abort(struct kt_cmd *pr, const struct kt_pr_nexus *gone,
-			  unsigned int nr_gone)
+struct kt_pr_abort *kt_tmr_preempt_alloc(struct kt_cmd *pr)
 {
-	struct kt_tmr_scope s = {
-		.dev = pr->dev,
-		.gone = gone,
-		.nr_gone = nr_gone,
-		.except = pr,
-	};
-	struct kt_pr_abort *pa;
+	struct kt_pr_abort *pa = kzalloc(sizeof(*pa), GFP_KERNEL);
 
-	pa = kzalloc(sizeof(*pa), GFP_KERNEL);
-	if (!pa) {
-		/* the reservation has changed: say so, abort nothing */
-		kt_cmd_complete(pr, KT_SENSE_NONE);
-		return;
-	}
+	if (!pa)
+		return NULL;
 	pa->pr = pr;
 	pa->tmr.sess = pr->sess;
 	pa->tmr.function = KT_TMF_PREEMPT_AND_ABORT;
 	INIT_WORK(&pa->tmr.work, kt_tmr_preempt_done);
 	atomic_set(&pa->tmr.pending, 1);
-	s.tmr = &pa->tmr;
+	return pa;
+}
+
+void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
+			  const struct kt_pr_nexus *gone, unsigned int nr_gone)
+{
+	struct kt_tmr_scope s = {
+		.tmr = &pa->tmr,
+		.dev = pa->pr->dev,
+		.gone = gone,
+		.nr_gone = nr_gone,
+		.except = pa->pr,
+	};
+
 	INIT_LIST_HEAD(&s.victims);
 	kt_for_each_session(kt_tmr_collect_gone, &s);
 	kt_tmr_release_victims(&s);
