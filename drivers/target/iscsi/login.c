@@ -229,6 +229,8 @@ static void kt_iscsi_nego_record(struct kt_iscsi_login *l, unsigned int id,
 {
 	struct kt_iscsi_nego *n = &l->nego;
 
+	BUILD_BUG_ON(KT_ISCSI_KEY_NR > 64);
+	l->nego_keys |= BIT_ULL(id);
 	switch (id) {
 	case KT_ISCSI_KEY_HEADER_DIGEST:
 		n->header_digest = !strcmp(v, "CRC32C");
@@ -481,20 +483,67 @@ nospace:
 	return KT_ISCSI_LOGIN_TARGET_ERROR;
 }
 
-/* The session's own values of the keys a later connection cannot change. */
-static void kt_iscsi_nego_session_keys(struct kt_iscsi_nego *n,
-				       const struct kt_iscsi_nego *sess)
+/* Whether leading-only key @id has the same value in @a and @b. */
+static bool kt_iscsi_lo_same(unsigned int id, const struct kt_iscsi_nego *a,
+			     const struct kt_iscsi_nego *b)
 {
-	n->max_burst = sess->max_burst;
-	n->first_burst = sess->first_burst;
-	n->max_r2t = sess->max_r2t;
-	n->time2wait = sess->time2wait;
-	n->time2retain = sess->time2retain;
-	n->initial_r2t = sess->initial_r2t;
-	n->immediate_data = sess->immediate_data;
-	n->data_pdu_in_order = sess->data_pdu_in_order;
-	n->data_seq_in_order = sess->data_seq_in_order;
-	n->erl = sess->erl;
+	switch (id) {
+	case KT_ISCSI_KEY_MAX_BURST_LENGTH:
+		return a->max_burst == b->max_burst;
+	case KT_ISCSI_KEY_FIRST_BURST_LENGTH:
+		return a->first_burst == b->first_burst;
+	case KT_ISCSI_KEY_MAX_OUTSTANDING_R2T:
+		return a->max_r2t == b->max_r2t;
+	case KT_ISCSI_KEY_DEFAULT_TIME2WAIT:
+		return a->time2wait == b->time2wait;
+	case KT_ISCSI_KEY_DEFAULT_TIME2RETAIN:
+		return a->time2retain == b->time2retain;
+	case KT_ISCSI_KEY_INITIAL_R2T:
+		return a->initial_r2t == b->initial_r2t;
+	case KT_ISCSI_KEY_IMMEDIATE_DATA:
+		return a->immediate_data == b->immediate_data;
+	case KT_ISCSI_KEY_DATA_PDU_IN_ORDER:
+		return a->data_pdu_in_order == b->data_pdu_in_order;
+	case KT_ISCSI_KEY_DATA_SEQUENCE_IN_ORDER:
+		return a->data_seq_in_order == b->data_seq_in_order;
+	case KT_ISCSI_KEY_ERROR_RECOVERY_LEVEL:
+		return a->erl == b->erl;
+	default:
+		return true;		/* a connection's own key */
+	}
+}
+
+/*
+ * A connection joining a session runs by the session's values of the
+ * leading-only keys (RFC 7143 13). One that negotiated another value for
+ * one of them is refused: it would run by what it was told, the session
+ * by what it has. NULL when the connection may join.
+ */
+static const char *kt_iscsi_nego_session_keys(struct kt_iscsi_login *l,
+					      const struct kt_iscsi_nego *sess)
+{
+	unsigned int id;
+
+	for (id = 0; id < KT_ISCSI_KEY_NR; id++) {
+		if (!(l->nego_keys & BIT_ULL(id)) ||
+		    kt_iscsi_lo_same(id, &l->nego, sess))
+			continue;
+		snprintf(l->why, sizeof(l->why),
+			 "%s differs from the session's value",
+			 kt_iscsi_key_get(id)->name);
+		return l->why;
+	}
+	l->nego.max_burst = sess->max_burst;
+	l->nego.first_burst = sess->first_burst;
+	l->nego.max_r2t = sess->max_r2t;
+	l->nego.time2wait = sess->time2wait;
+	l->nego.time2retain = sess->time2retain;
+	l->nego.initial_r2t = sess->initial_r2t;
+	l->nego.immediate_data = sess->immediate_data;
+	l->nego.data_pdu_in_order = sess->data_pdu_in_order;
+	l->nego.data_seq_in_order = sess->data_seq_in_order;
+	l->nego.erl = sess->erl;
+	return NULL;
 }
 
 /*
@@ -532,7 +581,12 @@ static u16 kt_iscsi_login_join(struct kt_iscsi_conn *conn, const char **why)
 		*why = "MaxConnections=1: the session has its connection";
 		return KT_ISCSI_LOGIN_TOO_MANY_CONNECTIONS;
 	}
-	kt_iscsi_nego_session_keys(&l->nego, &sess->nego);
+	*why = kt_iscsi_nego_session_keys(l, &sess->nego);
+	if (*why) {
+		kt_iscsi_conn_put(old);
+		kt_iscsi_sess_put(sess);
+		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
+	}
 	/* the new connection takes our reference to the session */
 	if (kt_iscsi_sess_add_conn(sess, conn)) {
 		kt_iscsi_conn_put(old);

@@ -53,6 +53,7 @@ struct kt_iscsi_login {
 	struct kt_iscsi_tpg	*tpg;		/* referenced via its config item */
 	struct kt_node_acl	*acl;		/* referenced, or NULL */
 	struct kt_iscsi_nego	nego;
+	u64			nego_keys;	/* BIT(id) of each key negotiated */
 	struct kt_iscsi_chap	chap;
 	char			initiator[KT_INITIATOR_NAME_LEN];
 	char			target[KT_INITIATOR_NAME_LEN];

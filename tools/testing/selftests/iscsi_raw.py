@@ -20,7 +20,8 @@ and then sends and reads raw PDUs.
   iscsi_raw.py reinstate HOST:PORT TARGET INITIATOR 0
       log in, then log in again on a second connection with the session's
       TSIH and the same CID (connection reinstatement, RFC 7143 6.3.4):
-      the first connection must close and the second serve commands. A
+      the first connection must close and the second serve commands. One
+      that changes a leading-only key is refused and changes nothing. A
       second CID (no MC/S: MaxConnections=1) and an unknown TSIH must be
       refused with their login status.
 
@@ -76,10 +77,10 @@ class Conn:
         rest = self.recv_exact(ahs + dlen + (-dlen) % 4, deadline) if ahs + dlen else b""
         return bhs[0] & 0x3F, bhs, rest[ahs:ahs + dlen]
 
-    def login(self, target, initiator, tsih=0, cid=1):
+    def login(self, target, initiator, tsih=0, cid=1, extra=()):
         keys = ["InitiatorName=" + initiator, "TargetName=" + target,
                 "SessionType=Normal", "HeaderDigest=None", "DataDigest=None",
-                "MaxRecvDataSegmentLength=65536"]
+                "MaxRecvDataSegmentLength=65536"] + list(extra)
         data = ("\0".join(keys) + "\0").encode()
         for _ in range(4):
             # T=1, CSG=1 (operational), NSG=3 (full feature)
@@ -196,12 +197,12 @@ def async_logout(c, seconds):
     return 1
 
 
-def login_status(addr, target, initiator, tsih, cid, cmdsn):
+def login_status(addr, target, initiator, tsih, cid, cmdsn, extra=()):
     """The status of a login on a new connection, as 4 hex digits."""
     c = Conn(addr)
     c.cmdsn = cmdsn
     try:
-        c.login(target, initiator, tsih, cid)
+        c.login(target, initiator, tsih, cid, extra)
     except RuntimeError as e:
         return str(e).rsplit(" ", 1)[-1]
     finally:
@@ -213,9 +214,17 @@ def reinstate(c, addr, target, initiator):
     st = c.scsi_no_data(0, [0] * 6)
     print("first connection: TSIH %#x, TEST UNIT READY status %#x" % (c.tsih, st))
     fails = st != 0
+    # a leading-only key may be repeated, not changed (RFC 7143 13)
+    st = login_status(addr, target, initiator, c.tsih, 1, c.cmdsn,
+                      ["MaxBurstLength=4096"])
+    print("same TSIH and CID, another MaxBurstLength: login status %s" % st)
+    fails |= st != "0200"
+    st = c.scsi_no_data(0, [0] * 6)
+    print("after the refused login, first connection: TEST UNIT READY status %#x" % st)
+    fails |= st != 0
     c2 = Conn(addr)
     c2.cmdsn = c.cmdsn
-    c2.login(target, initiator, c.tsih, 1)
+    c2.login(target, initiator, c.tsih, 1, ["MaxBurstLength=262144"])
     print("same TSIH and CID on a second connection: logged in, TSIH %#x" % c2.tsih)
     fails |= c2.tsih != c.tsih
     try:

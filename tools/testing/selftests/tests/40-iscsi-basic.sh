@@ -56,6 +56,9 @@ main() {
 	check "connection reinstatement: same TSIH and CID replace the connection" \
 		output_has "$out" 'replaced connection was closed' \
 			'reinstated connection: TEST UNIT READY status 0x0'
+	check "a reinstatement changing MaxBurstLength: INITIATOR ERROR (0200)" \
+		output_has "$out" 'another MaxBurstLength: login status 0200' \
+			'after the refused login, first connection: TEST UNIT READY status 0x0'
 	check "a second connection (MaxConnections=1): TOO MANY CONNECTIONS (0206)" \
 		output_has "$out" 'a second CID: login status 0206'
 	check "an unknown TSIH: SESSION DOES NOT EXIST (020a)" \
