@@ -238,23 +238,12 @@ u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess)
 /*
  * RFC 7143 3.2.2.1 / 4.2.2.1: accept a non-immediate command only with the
  * expected CmdSN (ERL 0, one connection: in order), advancing the window;
- * immediate commands carry the current CmdSN and do not advance it.
+ * immediate commands carry the current CmdSN and do not advance it. One
+ * compare-and-exchange, no lock: it runs for every command.
  */
 bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 			  bool immediate)
 {
-	struct kt_iscsi_sess *sess = conn->sess;
-	bool ok;
-
-	spin_lock(&sess->lock);
-	if (immediate) {
-		ok = true;
-	} else if (cmdsn == sess->exp_cmdsn) {
-		sess->exp_cmdsn++;
-		ok = true;
-	} else {
-		ok = false;
-	}
-	spin_unlock(&sess->lock);
-	return ok;
+	return immediate ||
+	       cmpxchg(&conn->sess->exp_cmdsn, cmdsn, cmdsn + 1) == cmdsn;
 }

@@ -73,7 +73,6 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 static u8 kt_iscsi_tm_response(struct kt_iscsi_tmr *t)
 {
 	struct kt_iscsi_sess *sess = t->conn->sess;
-	u32 exp_cmdsn;
 
 	switch (t->se.response) {
 	case KT_TMR_COMPLETE:
@@ -87,10 +86,7 @@ static u8 kt_iscsi_tm_response(struct kt_iscsi_tmr *t)
 		 * taken as received and aborted; one that has ended does not
 		 * exist.
 		 */
-		spin_lock(&sess->lock);
-		exp_cmdsn = sess->exp_cmdsn;
-		spin_unlock(&sess->lock);
-		if (!kt_iscsi_sn_lt(t->ref_cmdsn, exp_cmdsn))
+		if (!kt_iscsi_sn_lt(t->ref_cmdsn, READ_ONCE(sess->exp_cmdsn)))
 			return KT_ISCSI_TMF_RSP_COMPLETE;
 		return KT_ISCSI_TMF_RSP_NO_TASK;
 	case KT_TMR_NOT_SUPPORTED:
