@@ -18,6 +18,8 @@
 
 #include "core.h"
 
+#define KT_ASC_CAPACITY_CHANGED	0x2a09	/* CAPACITY DATA HAS CHANGED */
+
 /*
  * What reaches the backstore of a command that moves cmd->data_length
  * bytes. An overflowing initiator expects less than the CDB asks for
@@ -71,6 +73,28 @@ u64 kt_dev_nr_lblocks(struct kt_dev *dev)
 {
 	return div_u64(dev->nr_blocks * dev->attrib.hw_block_size,
 		       dev->attrib.block_size);
+}
+
+/*
+ * SBC-3 4.6: storage resized under the device (a block device grown with
+ * lvextend or losetup -c) changes the capacity reported from now on, and
+ * every other I_T nexus hears CAPACITY DATA HAS CHANGED. Looked at when a
+ * command reads the capacity or reaches beyond it. Whether it changed.
+ */
+bool kt_dev_capacity_check(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	u64 old = READ_ONCE(dev->nr_blocks), now;
+
+	if (!dev->ops->size)
+		return false;
+	now = div_u64(dev->ops->size(dev), dev->attrib.hw_block_size);
+	if (now == old || cmpxchg64(&dev->nr_blocks, old, now) != old)
+		return false;
+	pr_info("%s: capacity changed from %llu to %llu blocks of %u bytes\n",
+		config_item_name(&dev->group.cg_item), old, now, dev->attrib.hw_block_size);
+	kt_ua_raise(dev, KT_ASC_CAPACITY_CHANGED, KT_UA_OTHERS, cmd->sess);
+	return true;
 }
 
 static sense_reason_t kt_sbc_execute_good(struct kt_cmd *cmd)
@@ -421,7 +445,10 @@ static sense_reason_t kt_sbc_execute_unmap(struct kt_cmd *cmd)
 static sense_reason_t kt_sbc_range(struct kt_cmd *cmd, const struct kt_cdb *c,
 				   u64 cap)
 {
-	if (!kt_cdb_range_ok(c->lba, c->nr_blocks, cap)) {
+	if (!kt_cdb_range_ok(c->lba, c->nr_blocks, cap) &&
+	    !(kt_dev_capacity_check(cmd) &&
+	      kt_cdb_range_ok(c->lba, c->nr_blocks,
+			      kt_dev_nr_lblocks(cmd->dev)))) {
 		cmd->sense_info = c->lba;
 		return KT_SENSE_LBA_OUT_OF_RANGE;
 	}

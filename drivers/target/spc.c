@@ -241,7 +241,6 @@ static sense_reason_t kt_x_##name(struct kt_cmd *cmd)			\
 
 KT_EXEC(inquiry, kt_b_inquiry)
 KT_EXEC(report_luns, kt_b_report_luns)
-KT_EXEC(read_capacity, kt_b_read_capacity)
 KT_EXEC(mode_sense, kt_b_mode_sense)
 KT_EXEC(rsoc, kt_b_rsoc)
 KT_EXEC(rstmf, kt_b_rstmf)
@@ -249,6 +248,12 @@ KT_EXEC(request_sense, kt_b_request_sense)
 KT_EXEC(read_defect, kt_b_read_defect)
 KT_EXEC(get_lba_status, kt_b_get_lba_status)
 KT_EXEC(rtpg, kt_b_rtpg)
+
+static sense_reason_t kt_x_read_capacity(struct kt_cmd *cmd)
+{
+	kt_dev_capacity_check(cmd);
+	return kt_spc_run_builder(cmd, kt_b_read_capacity);
+}
 
 static sense_reason_t kt_x_good(struct kt_cmd *cmd)
 {

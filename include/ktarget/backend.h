@@ -41,6 +41,13 @@ struct kt_backend_ops {
 	int		(*enable)(struct kt_dev *dev);
 	void		(*disable)(struct kt_dev *dev);
 
+	/*
+	 * Optional: the size of the storage now, in bytes, where it can
+	 * change while the device is in use (a block device grown or
+	 * shrunk). The core compares it with the capacity it reports.
+	 */
+	u64		(*size)(struct kt_dev *dev);
+
 	/* The backend's own lines of the device's info file. */
 	ssize_t		(*show_info)(struct kt_dev *dev, char *page, size_t size);
 

@@ -319,6 +319,15 @@ static s64 kt_fd_copy_range(struct kt_dev *dst, u64 dst_pos,
 	return done ? done : ret;
 }
 
+/* A block device may be resized under us; a file keeps fd_dev_size. */
+static u64 kt_fd_size(struct kt_dev *dev)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+	struct inode *inode = fd->file->f_mapping->host;
+
+	return S_ISBLK(inode->i_mode) ? bdev_nr_bytes(I_BDEV(inode)) : fd->size;
+}
+
 static const struct kt_backend_ops kt_fd_ops = {
 	.name		= "fileio",
 	.owner		= THIS_MODULE,
@@ -327,6 +336,7 @@ static const struct kt_backend_ops kt_fd_ops = {
 	.set_param	= kt_fd_set_param,
 	.enable		= kt_fd_enable,
 	.disable	= kt_fd_disable,
+	.size		= kt_fd_size,
 	.show_info	= kt_fd_show_info,
 	.rw		= kt_fd_rw,
 	.flush		= kt_fd_flush,

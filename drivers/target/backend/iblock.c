@@ -198,6 +198,11 @@ static ssize_t kt_ib_show_info(struct kt_dev *dev, char *page, size_t size)
 			 ib->bdev, dev->udev_path, ib->readonly);
 }
 
+static u64 kt_ib_size(struct kt_dev *dev)
+{
+	return bdev_nr_bytes(to_ib(dev)->bdev);
+}
+
 static const struct kt_backend_ops kt_ib_ops = {
 	.name		= "iblock",
 	.owner		= THIS_MODULE,
@@ -206,6 +211,7 @@ static const struct kt_backend_ops kt_ib_ops = {
 	.set_param	= kt_ib_set_param,
 	.enable		= kt_ib_enable,
 	.disable	= kt_ib_disable,
+	.size		= kt_ib_size,
 	.show_info	= kt_ib_show_info,
 	.rw		= kt_ib_rw,
 	.flush		= kt_ib_flush,

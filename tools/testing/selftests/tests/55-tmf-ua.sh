@@ -5,10 +5,13 @@
 # LUN and target resets (sg_reset) while reads and writes run, the unit
 # attention each reset leaves, and the data still right afterwards; a MODE
 # SELECT on one session gives MODE PARAMETERS CHANGED on another; mapping a
-# LUN gives REPORTED LUNS DATA HAS CHANGED.
+# LUN gives REPORTED LUNS DATA HAS CHANGED; growing the block device under
+# an iblock LUN changes the capacity one nexus reads and gives CAPACITY DATA
+# HAS CHANGED on the other.
 . ./lib.sh
 
 KT_TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+GROW_LOOP=		# the loop device capacity_change grows
 
 # sense_of CMD...: the "Sense Key / ASC" lines sg3-utils prints for CMD
 sense_of() {
@@ -32,6 +35,58 @@ io_under_reset() {
 	check_eq "I/O across the $kind reset succeeds" 0 "$st"
 	check "data intact after the $kind reset" sh -c \
 		"cmp -n 16777216 /tmp/kt-pat $disk"
+}
+
+# lun_of DISK LUN: the disk of LUN LUN in DISK's session
+lun_of() {
+	local s d
+	s=$(readlink -f "/sys/block/${1#/dev/}" | grep -o 'session[0-9]*' | head -1)
+	for _ in $(seq 1 50); do
+		for d in /sys/class/iscsi_session/"$s"/device/target*/*:"$2"/block/*; do
+			[ -e "$d" ] && { echo "/dev/${d##*/}"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+# capacity_change DISK DISK2: an iblock LUN on a loop device, grown
+capacity_change() {
+	local disk=$1 disk2=$2 img=/dev/shm/kt-grow.img dev=$KT_CFS/core/iblock_0/g0
+	local g1 g2 out
+
+	modprobe loop
+	truncate -s 32M $img
+	GROW_LOOP=$(losetup -f --show $img)
+	check "iblock LUN 2 on a 32 MiB loop device" sh -c "mkdir -p $dev &&
+		echo udev_path=$GROW_LOOP > $dev/control && echo 1 > $dev/enable &&
+		mkdir $KT_TPG/lun/lun_2 && ln -s $dev $KT_TPG/lun/lun_2/g0"
+	iscsiadm -m session -R >/dev/null 2>&1
+	g1=$(lun_of "$disk" 2)
+	g2=$(lun_of "$disk2" 2)
+	check "LUN 2 appears in both sessions" test -b "$g1" -a -b "$g2"
+	for _ in 1 2 3; do sg_turs "$g1" >/dev/null 2>&1; sg_turs "$g2" >/dev/null 2>&1; done
+	check "READ CAPACITY: 65536 blocks" sh -c \
+		"sg_readcap $g1 | grep -q 'Number of logical blocks=65536\b'"
+	truncate -s 48M $img
+	check "the loop device grows to 48 MiB" losetup -c "$GROW_LOOP"
+	check "READ CAPACITY on the first nexus: 98304 blocks" sh -c \
+		"sg_readcap $g1 | grep -q 'Number of logical blocks=98304\b'"
+	out=$(sg_turs -v "$g2" 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "CAPACITY DATA HAS CHANGED on the second nexus" output_has "$out" \
+		'[Cc]apacity data has changed'
+	check "then TEST UNIT READY is good there" sg_turs "$g2"
+	out=$(sg_turs -v "$g1" 2>&1)
+	check "and no unit attention on the nexus that read the capacity" sh -c \
+		"! echo '$out' | grep -qi 'unit attention'"
+	check "the initiator rescans and sees 48 MiB" sh -c \
+		"echo 1 > /sys/block/${g1#/dev/}/device/rescan &&
+		 test \$(blockdev --getsize64 $g1) = 50331648"
+	head -c 65536 /dev/urandom > /tmp/kt-grow-pat
+	check "a write to the grown part reads back" sh -c "
+		dd if=/tmp/kt-grow-pat of=$g1 bs=64k seek=700 oflag=direct conv=nocreat status=none &&
+		cmp -n 65536 /tmp/kt-grow-pat $img 0 45875200"
 }
 
 main() {
@@ -86,13 +141,19 @@ main() {
 	check "the other session hears of the new LUN too" sh -c \
 		"echo '$out' | grep -qi 'reported luns data has changed'"
 
+	capacity_change "$disk" "$disk2"
+
 	iscsiadm -m node -T $KT_IQN -p $p --logout >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	iscsiadm -m iface -I ktua -o delete >/dev/null 2>&1
-	rm -f $KT_TPG/lun/lun_1/r1
-	rmdir $KT_TPG/lun/lun_1 $KT_CFS/core/rd_mcp_0/r1
+	rm -f $KT_TPG/lun/lun_1/r1 $KT_TPG/lun/lun_2/g0
+	rmdir $KT_TPG/lun/lun_1 $KT_TPG/lun/lun_2 $KT_CFS/core/rd_mcp_0/r1
+	rmdir $KT_CFS/core/iblock_0/g0 $KT_CFS/core/iblock_0
+	[ -n "$GROW_LOOP" ] && losetup -d "$GROW_LOOP"
+	rm -f /dev/shm/kt-grow.img
 	kt_iscsi_teardown
 	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
+	check "rmmod ktarget_iblock" rmmod ktarget_iblock
 }
 
 main "$@"
