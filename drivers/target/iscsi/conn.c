@@ -25,6 +25,7 @@
 #include "conn.h"
 
 #define KT_RX_BUDGET	64	/* PDUs per run of the receive work */
+#define KT_RX_BUDGET_BYTES	SZ_256K	/* and bytes */
 #define KT_RX_IOV	64	/* pages filled by one receive call */
 
 struct workqueue_struct *kt_iscsi_wq;
@@ -611,19 +612,26 @@ static void kt_iscsi_rx_work(struct work_struct *work)
 	struct kt_iscsi_conn *conn = container_of(work, struct kt_iscsi_conn,
 						  rx_work);
 	unsigned int pdus = 0;
+	size_t bytes = 0;
 	int ret;
 
 	while (conn->state < KT_CONN_CLOSING) {
 		ret = kt_iscsi_rx_step(conn);
 		if (ret < 0)
 			goto dead;
+		bytes += ret;
 		if (conn->rx.got < conn->rx.need) {
 			if (!ret)
 				return;	/* wait for data_ready */
 			continue;
 		}
-		if (conn->rx.state == KT_RX_BHS && ++pdus > KT_RX_BUDGET) {
-			/* let other connections on this CPU run */
+		if (conn->rx.state == KT_RX_BHS && (++pdus > KT_RX_BUDGET ||
+		    bytes > KT_RX_BUDGET_BYTES)) {
+			/*
+			 * let other connections on this CPU run, and this
+			 * one's transmit work: R2Ts held back behind a long
+			 * run of Data-Out stall the initiator's writes
+			 */
 			queue_work_on(conn->cpu, kt_iscsi_wq, &conn->rx_work);
 			ret = kt_iscsi_rx_advance(conn);
 			if (ret)
