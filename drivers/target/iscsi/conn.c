@@ -607,10 +607,9 @@ static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 	return 0;
 }
 
-static void kt_iscsi_rx_work(struct work_struct *work)
+/* Receive what the socket has; -errno when the connection must close. */
+static int kt_iscsi_rx_loop(struct kt_iscsi_conn *conn)
 {
-	struct kt_iscsi_conn *conn = container_of(work, struct kt_iscsi_conn,
-						  rx_work);
 	unsigned int pdus = 0;
 	size_t bytes = 0;
 	int ret;
@@ -618,11 +617,11 @@ static void kt_iscsi_rx_work(struct work_struct *work)
 	while (conn->state < KT_CONN_CLOSING) {
 		ret = kt_iscsi_rx_step(conn);
 		if (ret < 0)
-			goto dead;
+			return ret;
 		bytes += ret;
 		if (conn->rx.got < conn->rx.need) {
 			if (!ret)
-				return;	/* wait for data_ready */
+				return 0;	/* wait for data_ready */
 			continue;
 		}
 		if (conn->rx.state == KT_RX_BHS && (++pdus > KT_RX_BUDGET ||
@@ -633,18 +632,26 @@ static void kt_iscsi_rx_work(struct work_struct *work)
 			 * run of Data-Out stall the initiator's writes
 			 */
 			queue_work_on(conn->cpu, kt_iscsi_wq, &conn->rx_work);
-			ret = kt_iscsi_rx_advance(conn);
-			if (ret)
-				goto dead;
-			return;
+			return kt_iscsi_rx_advance(conn);
 		}
 		ret = kt_iscsi_rx_advance(conn);
 		if (ret)
-			goto dead;
+			return ret;
 	}
-	return;
-dead:
-	kt_iscsi_conn_close(conn);
+	return 0;
+}
+
+static void kt_iscsi_rx_work(struct work_struct *work)
+{
+	struct kt_iscsi_conn *conn = container_of(work, struct kt_iscsi_conn,
+						  rx_work);
+	int ret;
+
+	WRITE_ONCE(conn->rx_task, current);
+	ret = kt_iscsi_rx_loop(conn);
+	WRITE_ONCE(conn->rx_task, NULL);
+	if (ret)
+		kt_iscsi_conn_close(conn);
 }
 
 /* ---- life cycle ---- */

@@ -13,6 +13,7 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <net/sock.h>
 #include <asm/unaligned.h>
 
 #include "conn.h"
@@ -76,22 +77,47 @@ void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason)
 
 /* ---- commands: transmit side ---- */
 
-/* Ask for a command's part of the transmit queue (any context). */
+/*
+ * May @kind go out at once, from here? Only on the connection's own
+ * receive work (a command the core ran inline, or an R2T it asks for),
+ * only small PDUs (an R2T or a SCSI Response, never Data-In), and only
+ * when the socket has room, so that the receive side never waits for the
+ * initiator to read: an initiator may stop reading while it writes.
+ */
+static bool kt_iscsi_tx_now(struct kt_iscsi_conn *conn, u8 kind)
+{
+	return kind != KT_TX_DATA_IN && !conn->xport->rdma &&
+	       READ_ONCE(conn->rx_task) == current &&
+	       sk_stream_is_writeable(conn->sock->sk);
+}
+
+/*
+ * Ask for a command's part of the transmit queue (any context). What may
+ * go out at once skips the hop through the transmit work when nothing is
+ * queued ahead of it: a write's status then leaves with the receive work
+ * that ran it, a whole work item sooner.
+ */
 static void kt_iscsi_cmd_queue(struct kt_iscsi_cmd *cmd, u8 kind)
 {
 	struct kt_iscsi_conn *conn = cmd->conn;
+	bool queue, now = kt_iscsi_tx_now(conn, kind);
 	unsigned long flags;
-	bool queue;
 
 	spin_lock_irqsave(&conn->tx_lock, flags);
 	cmd->pending |= BIT(kind);
 	queue = !cmd->queued;
+	now = now && queue && list_empty(&conn->tx_queue);
 	cmd->queued = true;
 	spin_unlock_irqrestore(&conn->tx_lock, flags);
-	if (queue) {
-		cmd->tx.kind = kind;
-		kt_iscsi_queue_tx(conn, &cmd->tx);
+	if (!queue)
+		return;
+	if (now && mutex_trylock(&conn->tx_mutex)) {
+		kt_iscsi_cmd_tx(conn, cmd);
+		mutex_unlock(&conn->tx_mutex);
+		return;
 	}
+	cmd->tx.kind = kind;
+	kt_iscsi_queue_tx(conn, &cmd->tx);
 }
 
 static void kt_iscsi_send_r2ts(struct kt_iscsi_conn *conn,
