@@ -52,6 +52,29 @@ run_cu() {
 	kt_lun0_drop $bs
 }
 
+# readonly_cu: the ReadOnly family, which the main run skips, against LUN 0
+# mapped write-protected through an ACL for libiscsi's initiator name
+readonly_cu() {
+	local ini=iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test
+	local acl=$KT_TPG/acls/$ini out=/ktout/libiscsi-readonly.log
+	local res=/ktout/libiscsi-readonly.txt
+
+	check "a write-protected ACL LUN for $ini" sh -c "mkdir -p $acl/lun_0 &&
+		ln -s $KT_TPG/lun/lun_0 $acl/lun_0/lun0 &&
+		echo 1 > $acl/lun_0/write_protect"
+	timeout 300 iscsi-test-cu --dataloss --test=ALL.ReadOnly \
+		"iscsi://127.0.0.1:3260/$KT_IQN/0" > $out 2>&1
+	python3 "$(cd ../libiscsi && pwd)/cu-parse.py" $out > $res
+	echo "# iscsi-test-cu ReadOnly: $(grep -c '^PASS' $res) passed," \
+	     "$(grep -c '^FAIL' $res) failed, $(grep -c '^SKIP' $res) skipped"
+	check "ReadOnly.ReadOnlySBC passes on a write-protected LUN" \
+		grep -qx 'PASS ReadOnly.ReadOnlySBC' $res
+	check "the ReadOnly family has no failure or skip" \
+		test -z "$(grep -v '^PASS' $res)"
+	rm $acl/lun_0/lun0
+	rmdir $acl/lun_0 $acl
+}
+
 main() {
 	local bs
 	if ! command -v iscsi-test-cu >/dev/null; then
@@ -65,6 +88,7 @@ main() {
 		run_cu $bs
 	done
 	ln -sf $KT_CFS/core/rd_mcp_0/r0 $KT_TPG/lun/lun_0/r0
+	readonly_cu
 	rmdir $KT_TPG/np/127.0.0.1:3261
 	kt_iscsi_teardown
 	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
