@@ -273,6 +273,8 @@ void kt_iscsi_login_free(struct kt_iscsi_conn *conn);
 u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess);
 void kt_iscsi_sess_put(struct kt_iscsi_sess *sess);
 void kt_iscsi_sess_close(struct kt_iscsi_sess *sess);
+void kt_iscsi_conn_close_after_tx(struct kt_iscsi_conn *conn);
+void kt_iscsi_cold_reset(struct kt_iscsi_sess *own);
 struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
 					 const char *initiator);
 struct kt_iscsi_sess *kt_iscsi_sess_create(bool discovery);

@@ -599,8 +599,7 @@ static void kt_iscsi_logout(struct kt_iscsi_conn *conn)
 	if (r.response == KT_ISCSI_LOGOUT_RSP_CLOSED) {
 		if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_SESSION)
 			conn->sess->closing = true;
-		/* closed by the transmit work once the response is out */
-		cmpxchg(&conn->state, KT_CONN_FFP, KT_CONN_LOGOUT);
+		kt_iscsi_conn_close_after_tx(conn);
 	}
 }
 

@@ -140,6 +140,50 @@ void kt_iscsi_sess_close(struct kt_iscsi_sess *sess)
 }
 
 /*
+ * The connection ends once what is queued for it has gone out: the
+ * transmit work closes a connection in LOGOUT state when its queue is
+ * empty, and is kicked here in case it has just finished.
+ */
+void kt_iscsi_conn_close_after_tx(struct kt_iscsi_conn *conn)
+{
+	cmpxchg(&conn->state, KT_CONN_FFP, KT_CONN_LOGOUT);
+	queue_work_on(conn->cpu, kt_iscsi_wq, &conn->tx_work);
+}
+
+/*
+ * RFC 7143 11.5.1: after a TARGET COLD RESET the target drops every
+ * connection. The issuing session's go once its response is out (over
+ * TCP; over iSER at once), the other sessions of the TPG at once.
+ */
+void kt_iscsi_cold_reset(struct kt_iscsi_sess *own)
+{
+	struct kt_iscsi_sess *sess;
+	struct kt_iscsi_conn *conn;
+
+	pr_info("TARGET COLD RESET: closing every session of the TPG\n");
+	spin_lock(&kt_iscsi_sessions_lock);
+	list_for_each_entry(sess, &kt_iscsi_sessions, node) {
+		if (sess->discovery || sess->tpg != own->tpg)
+			continue;
+		if (sess != own) {
+			kt_iscsi_sess_close(sess);
+			continue;
+		}
+		spin_lock(&sess->lock);
+		sess->closing = true;
+		list_for_each_entry(conn, &sess->conns, sess_node) {
+			/* an RDMA transport closes after a Logout Response only */
+			if (conn->xport->rdma)
+				kt_iscsi_conn_close(conn);
+			else
+				kt_iscsi_conn_close_after_tx(conn);
+		}
+		spin_unlock(&sess->lock);
+	}
+	spin_unlock(&kt_iscsi_sessions_lock);
+}
+
+/*
  * RFC 7143 11.9.1: an Async Message asking the initiator to log out within
  * @secs seconds. Under spinlocks: the PDU is allocated atomically, and a
  * connection that cannot get one is simply closed later with the rest.

@@ -16,6 +16,7 @@ struct kt_iscsi_tmr {
 	struct kt_iscsi_conn	*conn;
 	u32			itt;
 	u32			ref_cmdsn;
+	struct kt_iscsi_sess	*cold;	/* TARGET COLD RESET: held */
 };
 
 static const enum kt_tmf kt_iscsi_tmf_map[] = {
@@ -25,7 +26,8 @@ static const enum kt_tmf kt_iscsi_tmf_map[] = {
 	[KT_ISCSI_TMF_CLEAR_TASK_SET]		= KT_TMF_CLEAR_TASK_SET,
 	[KT_ISCSI_TMF_LOGICAL_UNIT_RESET]	= KT_TMF_LUN_RESET,
 	[KT_ISCSI_TMF_TARGET_WARM_RESET]	= KT_TMF_TARGET_WARM_RESET,
-	[KT_ISCSI_TMF_TARGET_COLD_RESET]	= KT_TMF_TARGET_COLD_RESET,
+	/* the core resets; the sessions are dropped here afterwards */
+	[KT_ISCSI_TMF_TARGET_COLD_RESET]	= KT_TMF_TARGET_WARM_RESET,
 };
 
 static void kt_iscsi_send_tm_rsp(struct kt_iscsi_conn *conn, u32 itt,
@@ -47,9 +49,7 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 	if (!h->immediate)
 		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
 	if (function >= ARRAY_SIZE(kt_iscsi_tmf_map) ||
-	    !kt_iscsi_tmf_map[function] ||
-	    function == KT_ISCSI_TMF_TARGET_COLD_RESET) {
-		/* cold reset would drop every session: not offered */
+	    !kt_iscsi_tmf_map[function]) {
 		kt_iscsi_send_tm_rsp(conn, h->itt,
 				     KT_ISCSI_TMF_RSP_NOT_SUPPORTED);
 		return;
@@ -63,6 +63,10 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 	t->conn = conn;
 	t->itt = h->itt;
 	t->ref_cmdsn = h->tmf.ref_cmdsn;
+	if (function == KT_ISCSI_TMF_TARGET_COLD_RESET) {
+		t->cold = conn->sess;
+		kref_get(&t->cold->kref);
+	}
 	t->se.sess = &conn->sess->se;
 	t->se.function = kt_iscsi_tmf_map[function];
 	t->se.unpacked_lun = kt_iscsi_unpack_lun(h->lun);
@@ -100,8 +104,14 @@ void kt_iscsi_queue_tm_rsp(struct kt_tmr *tmr)
 {
 	struct kt_iscsi_tmr *t = container_of(tmr, struct kt_iscsi_tmr, se);
 	struct kt_iscsi_conn *conn = t->conn;
+	u8 response = kt_iscsi_tm_response(t);
 
-	kt_iscsi_send_tm_rsp(conn, t->itt, kt_iscsi_tm_response(t));
+	kt_iscsi_send_tm_rsp(conn, t->itt, response);
+	if (t->cold) {
+		if (response == KT_ISCSI_TMF_RSP_COMPLETE)
+			kt_iscsi_cold_reset(t->cold);
+		kt_iscsi_sess_put(t->cold);
+	}
 	kfree(t);
 	kt_iscsi_conn_put(conn);
 }

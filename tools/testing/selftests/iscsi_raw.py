@@ -24,6 +24,10 @@ and then sends and reads raw PDUs.
       that changes a leading-only key is refused and changes nothing. A
       second CID (no MC/S: MaxConnections=1) and an unknown TSIH must be
       refused with their login status.
+  iscsi_raw.py cold-reset HOST:PORT TARGET INITIATOR 0
+      log in twice (INITIATOR and INITIATOR.other), send TARGET COLD RESET
+      on the first: it must answer FUNCTION COMPLETE, then both
+      connections must close (RFC 7143 11.5.1), and a new login must work.
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
@@ -36,6 +40,8 @@ import time
 OP_NOP_OUT, OP_SCSI_CMD, OP_LOGIN, OP_LOGOUT = 0x00, 0x01, 0x03, 0x06
 OP_NOP_IN, OP_SCSI_RSP, OP_LOGIN_RSP = 0x20, 0x21, 0x23
 OP_LOGOUT_RSP, OP_ASYNC = 0x26, 0x32
+OP_TMF_REQ, OP_TMF_RSP = 0x02, 0x22
+TMF_TARGET_COLD_RESET = 0x07
 IMMEDIATE = 0x40
 
 
@@ -290,8 +296,50 @@ def keepalive_answer(c, seconds):
     return 0 if pings >= 2 else 1
 
 
+def closed_within(c, seconds):
+    """True if the target closes @c within @seconds (pings are ignored)."""
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            c.recv(max(0.1, deadline - time.monotonic()))
+    except (EOFError, ConnectionResetError):
+        return True
+    except TimeoutError:
+        return False
+
+
+def cold_reset(addr, target, initiator):
+    a, b = Conn(addr), Conn(addr)
+    a.login(target, initiator)
+    b.login(target, initiator + ".other")
+    a.itt += 1
+    bhs = struct.pack(">BBH4x8sIIIIII8x", IMMEDIATE | OP_TMF_REQ,
+                      0x80 | TMF_TARGET_COLD_RESET, 0, b"\0" * 8, a.itt,
+                      0xFFFFFFFF, a.cmdsn, a.exp_statsn, 0, 0)
+    a.send(bhs)
+    op, rsp, _ = a.recv(30)
+    while is_ping(op, rsp):
+        op, rsp, _ = a.recv(30)
+    print("cold reset: opcode %#x response %d" % (op, rsp[2]), flush=True)
+    ok = op == OP_TMF_RSP and rsp[2] == 0
+    for name, c in (("issuing", a), ("other", b)):
+        gone = closed_within(c, 10)
+        print("%s connection %s" % (name, "closed" if gone else "still open"))
+        ok = ok and gone
+    c = Conn(addr)
+    c.login(target, initiator)
+    # the reset's unit attention (29/xx) may come first
+    st = c.scsi_no_data(0, [0] * 6)
+    if st != 0:
+        st = c.scsi_no_data(0, [0] * 6)
+    print("after the reset: TEST UNIT READY status %#x" % st)
+    return 0 if ok and st == 0 else 1
+
+
 def main():
     mode, addr, target, initiator, secs = sys.argv[1:6]
+    if mode == "cold-reset":
+        return cold_reset(addr, target, initiator)
     c = Conn(addr)
     c.login(target, initiator)
     try:

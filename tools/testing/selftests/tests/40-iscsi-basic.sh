@@ -64,6 +64,17 @@ main() {
 	check "an unknown TSIH: SESSION DOES NOT EXIST (020a)" \
 		output_has "$out" 'an unknown TSIH: login status 020a'
 
+	out=$(timeout 120 python3 ./iscsi_raw.py cold-reset 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "TARGET COLD RESET: FUNCTION COMPLETE, then every session closed" \
+		output_has "$out" 'cold reset: opcode 0x22 response 0' \
+			'issuing connection closed' 'other connection closed'
+	check "a login after the cold reset serves commands" \
+		output_has "$out" 'after the reset: TEST UNIT READY status 0x0'
+	check "the cold reset is logged" output_has "$(kmsg_since)" \
+		'TARGET COLD RESET: closing every session of the TPG'
+
 	kt_iscsi_teardown
 	check "target/iscsi is gone" test ! -e $KT_CFS/iscsi
 	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
