@@ -279,11 +279,14 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	cmd->lun = kt_session_get_lun(sess, unpacked_lun, &wp);
 	if (cmd->lun)
 		cmd->dev = cmd->lun->dev;
-	cmd->write_protected = wp;
+	/* an ACL's write protection, or the control mode page's SWP */
+	cmd->write_protected = wp || (cmd->dev && READ_ONCE(cmd->dev->swp));
 
 	reason = kt_cmd_parse(cmd, cdb_len);
 	if (!reason && cmd->dev)
 		reason = kt_ua_check(cmd);
+	if (!reason && cmd->dev)
+		reason = kt_sanitize_check(cmd);
 	if (!reason && cmd->dev)
 		reason = kt_alua_check(cmd);
 	/* SPC-4 5.13: one load when nobody reserved the device */

@@ -95,6 +95,15 @@ void kt_ua_luns_changed(struct kt_tpg *tpg);
 u16 kt_ua_take(struct kt_cmd *cmd);
 sense_reason_t kt_ua_check(struct kt_cmd *cmd);
 
+/* sanitize.c */
+enum kt_data_dir;
+void kt_sanitize_dev_init(struct kt_dev *dev);
+sense_reason_t kt_sanitize_check(struct kt_cmd *cmd);
+sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd);
+bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress);
+sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, u32 *needed,
+				 enum kt_data_dir *dir);
+
 /* dev_attrib.c, dev_wwn.c */
 extern const struct config_item_type kt_dev_attrib_type;
 extern const struct config_item_type kt_dev_wwn_type;

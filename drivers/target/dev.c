@@ -313,6 +313,7 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 	sema_init(&dev->caw_sem, 1);
 	kt_ua_dev_init(dev);
 	kt_res_dev_init(dev);
+	kt_sanitize_dev_init(dev);
 	dev->attrib = kt_dev_attrib_default;
 	kt_dev_wwn_init(dev);
 

@@ -474,6 +474,10 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	sense_reason_t reason;
 	u8 bytchk;
 
+	reason = kt_sanitize_medium_check(cmd);
+	if (reason)
+		return reason;
+
 	switch (c->opcode) {
 	case 0x08: case 0x28: case 0xa8: case 0x88:	/* READ */
 	case 0x0a: case 0x2a: case 0xaa: case 0x8a:	/* WRITE */
@@ -569,6 +573,8 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		}
 		cmd->execute = kt_sbc_execute_write_same;
 		return KT_SENSE_NONE;
+	case 0x48:					/* SANITIZE */
+		return kt_sanitize_parse(cmd, needed, dir);
 	case 0x42:					/* UNMAP */
 		if (!dev->ops->write_zeroes)
 			break;

@@ -70,6 +70,10 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 		lu->flags |= KT_LU_TAS;
 	if (cmd->write_protected)
 		lu->flags |= KT_LU_READ_ONLY;
+	/* MODE SELECT may set SWP, the control page's write protection */
+	lu->flags |= KT_LU_SWP_CHANGEABLE;
+	if (READ_ONCE(dev->swp))
+		lu->flags |= KT_LU_SWP;
 	if (dev->ops->write_zeroes) {
 		if (a->emulate_tpu)
 			lu->flags |= KT_LU_TPU;
@@ -82,6 +86,9 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 		lu->unmap_granularity = a->unmap_granularity;
 		lu->unmap_granularity_alignment = a->unmap_granularity_alignment;
 		lu->max_write_same_len = a->max_write_same_len;
+		/* BLOCK ERASE where GET LBA STATUS shows what it freed */
+		if (dev->ops->lba_status && (a->emulate_tpu || a->emulate_tpws))
+			lu->flags |= KT_LU_BLOCK_ERASE;
 	}
 	if (a->emulate_3pc) {
 		lu->flags |= KT_LU_3PC;
@@ -196,16 +203,23 @@ static sense_reason_t kt_b_request_sense(struct kt_cmd *cmd,
 {
 	u8 sense[KT_SENSE_BUF_LEN];
 	u16 ua = cmd->dev ? kt_ua_take(cmd) : 0;
+	u16 progress;
 	u32 n = 0;
 
-	/* SPC-4 6.39: to an absent LU, the sense says so, status GOOD */
-	if (!cmd->dev)
+	if (!cmd->dev) {
+		/* SPC-4 6.39: to an absent LU, the sense says so, status GOOD */
 		n = kt_sense_build(KT_SENSE_LUN_NOT_SUPPORTED, 0, NULL, 0,
 				   false, sense);
-	/* SPC-4 5.14: a pending unit attention is returned, and cleared */
-	else if (ua)
+	} else if (ua) {
+		/* SPC-4 5.14: a pending unit attention is returned, cleared */
 		n = kt_sense_build(KT_SENSE_UNIT_ATTENTION, ua, NULL, 0,
 				   false, sense);
+	} else if (kt_sanitize_progress(cmd->dev, &progress)) {
+		/* SPC-4 4.5.2.4.4: how far a running sanitize has gone */
+		n = kt_sense_build(KT_SENSE_SANITIZE_IN_PROGRESS, 0, NULL, 0,
+				   false, sense);
+		kt_sense_set_progress(sense, progress);
+	}
 	return kt_spc_request_sense(cmd->cdb, sense, n, buf, len, data_len,
 				    &cmd->sense_field);
 }
@@ -218,12 +232,38 @@ static sense_reason_t kt_b_read_defect(struct kt_cmd *cmd,
 				       &cmd->sense_field);
 }
 
+/* GET LBA STATUS: the backstore's extents, in logical blocks */
+static int kt_spc_lba_status(void *priv, u64 lba, u64 max, u64 *nr,
+			     u8 *status)
+{
+	struct kt_dev *dev = priv;
+	u32 bs = dev->attrib.block_size;
+	bool mapped;
+	u64 bytes;
+	int ret;
+
+	ret = dev->ops->lba_status(dev, lba * bs, max * bs, &bytes, &mapped);
+	if (ret)
+		return ret;
+	/* a block that is partly data is mapped */
+	*nr = mapped ? DIV_ROUND_UP(bytes, bs) : bytes / bs;
+	if (!*nr) {
+		*nr = 1;
+		mapped = true;
+	}
+	*nr = min(*nr, max);
+	*status = mapped ? KT_SBC_LBA_MAPPED : KT_SBC_LBA_DEALLOCATED;
+	return 0;
+}
+
 static sense_reason_t kt_b_get_lba_status(struct kt_cmd *cmd,
 					  const struct kt_lu_info *lu, u8 *buf,
 					  u32 len, u32 *data_len)
 {
-	return kt_sbc_get_lba_status(lu, cmd->cdb, NULL, NULL, buf, len,
-				     data_len, &cmd->sense_field);
+	return kt_sbc_get_lba_status(lu, cmd->cdb,
+				     cmd->dev->ops->lba_status ?
+				     kt_spc_lba_status : NULL, cmd->dev,
+				     buf, len, data_len, &cmd->sense_field);
 }
 
 static sense_reason_t kt_b_rtpg(struct kt_cmd *cmd,
@@ -284,6 +324,12 @@ static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
 	    READ_ONCE(cmd->dev->attrib.emulate_write_cache) != sel.wce) {
 		WRITE_ONCE(cmd->dev->attrib.emulate_write_cache, sel.wce);
 		/* SPC-4 7.5.1: MODE PARAMETERS CHANGED for the other nexuses */
+		kt_ua_raise(cmd->dev, 0x2a01, KT_UA_OTHERS, cmd->sess);
+	}
+	if ((sel.set & KT_MODE_SET_SWP) && READ_ONCE(cmd->dev->swp) != sel.swp) {
+		WRITE_ONCE(cmd->dev->swp, sel.swp);
+		pr_info("device %u: software write protect %s by MODE SELECT\n",
+			cmd->dev->index, sel.swp ? "on" : "off");
 		kt_ua_raise(cmd->dev, 0x2a01, KT_UA_OTHERS, cmd->sess);
 	}
 	kt_cmd_complete(cmd, KT_SENSE_NONE);

@@ -67,6 +67,13 @@ struct kt_backend_ops {
 	 */
 	sense_reason_t	(*write_zeroes)(struct kt_dev *dev, u64 pos, u64 len);
 	/*
+	 * Optional, for GET LBA STATUS and SANITIZE BLOCK ERASE: whether the
+	 * storage at byte @pos holds data (*@mapped) or is a hole, and for
+	 * how many bytes (*@nr, 1..@len). May sleep.
+	 */
+	int		(*lba_status)(struct kt_dev *dev, u64 pos, u64 len,
+				      u64 *nr, bool *mapped);
+	/*
 	 * Optional, for EXTENDED COPY: copy @len bytes at byte @src_pos of
 	 * @src to byte @dst_pos of @dst, two devices of this backstore (or
 	 * one) whose ranges do not overlap. Synchronous, may sleep. Returns

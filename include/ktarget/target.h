@@ -6,6 +6,7 @@
 #define KTARGET_TARGET_H
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/bits.h>
 #include <linux/configfs.h>
 #include <linux/list.h>
@@ -15,6 +16,7 @@
 #include <linux/types.h>
 
 #include <ktarget/alua.h>
+#include <ktarget/proto/sense.h>
 
 struct kt_backend_ops;
 
@@ -136,6 +138,24 @@ struct kt_res {
 	struct list_head	spc2_node;	/* reserve.c: reserved devices */
 };
 
+/* SANITIZE (SBC-3 4.11): the LU's one sanitize operation */
+enum kt_sanitize_state {
+	KT_SANITIZE_IDLE,
+	KT_SANITIZE_RUNNING,
+	KT_SANITIZE_FAILED,		/* failure mode until a sanitize works */
+};
+
+struct kt_sanitize {
+	atomic_t		state;		/* enum kt_sanitize_state */
+	bool			ause;		/* the failed one had AUSE */
+	bool			invert;		/* OVERWRITE: INVERT */
+	u8			passes;		/* OVERWRITE COUNT */
+	u64			done;		/* bytes, for the progress */
+	u64			total;
+	struct completion	chunk_done;	/* a backstore step ended */
+	sense_reason_t		chunk_reason;
+};
+
 /* A SCSI logical unit's storage: core/HBA_N/NAME. */
 struct kt_dev {
 	struct config_group		group;
@@ -156,6 +176,8 @@ struct kt_dev {
 	struct kt_ua_ring		ua;		/* unit attentions */
 	struct kt_res			res;		/* reservations */
 	struct kt_alua			alua;		/* target port groups */
+	struct kt_sanitize		sanitize;
+	bool				swp;		/* control page SWP */
 
 	struct config_group		xcopy_stat_group;
 	struct kt_xcopy_stat		xcopy_stat;

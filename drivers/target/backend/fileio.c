@@ -328,6 +328,33 @@ static u64 kt_fd_size(struct kt_dev *dev)
 	return S_ISBLK(inode->i_mode) ? bdev_nr_bytes(I_BDEV(inode)) : fd->size;
 }
 
+/*
+ * GET LBA STATUS: data or hole at @pos, as SEEK_DATA and SEEK_HOLE say.
+ * A block device, or a filesystem without holes, is all data.
+ */
+static int kt_fd_lba_status(struct kt_dev *dev, u64 pos, u64 len, u64 *nr,
+			    bool *mapped)
+{
+	struct file *f = to_fd(dev)->file;
+	loff_t data, hole;
+
+	data = vfs_llseek(f, pos, SEEK_DATA);
+	if (data == -ENXIO || (data >= 0 && data > pos)) {
+		/* a hole up to the next data, or to the end of the file */
+		*mapped = false;
+		*nr = data < 0 ? len : min_t(u64, data - pos, len);
+		return 0;
+	}
+	if (data < 0)
+		return data;
+	hole = vfs_llseek(f, pos, SEEK_HOLE);
+	if (hole < 0)
+		return hole;
+	*mapped = true;
+	*nr = hole > pos ? min_t(u64, hole - pos, len) : len;
+	return 0;
+}
+
 static const struct kt_backend_ops kt_fd_ops = {
 	.name		= "fileio",
 	.owner		= THIS_MODULE,
@@ -341,6 +368,7 @@ static const struct kt_backend_ops kt_fd_ops = {
 	.rw		= kt_fd_rw,
 	.flush		= kt_fd_flush,
 	.write_zeroes	= kt_fd_write_zeroes,
+	.lba_status	= kt_fd_lba_status,
 	.copy_range	= kt_fd_copy_range,
 };
 

@@ -264,3 +264,65 @@ sense_reason_t kt_sbc_read_defect_data(const u8 *cdb, u8 *buf, u32 buf_len,
 	*data_len = kt_spc_out_len(&o);
 	return KT_SENSE_NONE;
 }
+
+/* SBC-3 SANITIZE: the CDB, after the table checked its reserved bits */
+sense_reason_t kt_sbc_sanitize_cdb(const struct kt_lu_info *lu, const u8 *cdb,
+				   struct kt_sbc_sanitize *s,
+				   struct kt_sense_field *field)
+{
+	*field = (struct kt_sense_field){ 0 };
+	*s = (struct kt_sbc_sanitize){
+		.sa = cdb[1] & 0x1f,
+		.immed = cdb[1] & 0x80,
+		.ause = cdb[1] & 0x20,
+		.param_len = get_unaligned_be16(&cdb[7]),
+	};
+
+	/* OVERWRITE takes a header and a pattern of 1 to block-size bytes */
+	if (s->sa == KT_SBC_SANITIZE_OVERWRITE) {
+		if (s->param_len <= KT_SBC_SANITIZE_HDR_LEN ||
+		    s->param_len > KT_SBC_SANITIZE_HDR_LEN + lu->block_size)
+			return kt_sbc_bad_cdb(field, 7, -1);
+		return KT_SENSE_NONE;
+	}
+	/* the other service actions take no parameter list */
+	if (s->param_len)
+		return kt_sbc_bad_cdb(field, 7, -1);
+	return KT_SENSE_NONE;
+}
+
+/* SBC-3 SANITIZE OVERWRITE parameter list, @len bytes at @param */
+sense_reason_t kt_sbc_sanitize_overwrite(const struct kt_lu_info *lu,
+					 const u8 *param, u32 len,
+					 struct kt_sbc_sanitize *s,
+					 struct kt_sense_field *field)
+{
+	u16 pattern_len;
+
+	*field = (struct kt_sense_field){ 0 };
+	if (len <= KT_SBC_SANITIZE_HDR_LEN)
+		return KT_SENSE_PARAM_LIST_LENGTH;
+
+	/* TEST is for vendor tests of the sanitize itself: none here */
+	if (param[0] & 0x60) {
+		*field = KT_FIELD_PARAM_BIT(0, 6);
+		return KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	/* OVERWRITE COUNT 0 is reserved */
+	if (!(param[0] & 0x1f)) {
+		*field = KT_FIELD_PARAM_BIT(0, 4);
+		return KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	if (param[1])
+		return kt_sbc_bad_param(field, 1);
+	/* the list is exactly the header and the pattern */
+	pattern_len = get_unaligned_be16(&param[2]);
+	if (!pattern_len || pattern_len > lu->block_size ||
+	    pattern_len != len - KT_SBC_SANITIZE_HDR_LEN)
+		return kt_sbc_bad_param(field, 2);
+
+	s->invert = param[0] & 0x80;
+	s->passes = param[0] & 0x1f;
+	s->pattern_len = pattern_len;
+	return KT_SENSE_NONE;
+}

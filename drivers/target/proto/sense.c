@@ -60,6 +60,8 @@ static const struct kt_sense_entry kt_sense_table[KT_SENSE_MAX + 1] = {
 	[28] = CC(ABORTED_COMMAND, 0x4e, 0x00),	/* OVERLAPPED COMMANDS ATTEMPTED */
 	[29] = CC(ILLEGAL_REQUEST, 0x26, 0x04),	/* INVALID RELEASE OF PERSISTENT RESERVATION */
 	[30] = CC(ABORTED_COMMAND, 0x47, 0x05),	/* PROTOCOL SERVICE CRC ERROR */
+	[31] = CC(NOT_READY, 0x04, 0x1b),	/* SANITIZE IN PROGRESS */
+	[32] = CC(MEDIUM_ERROR, 0x31, 0x03),	/* SANITIZE COMMAND FAILED */
 };
 
 #undef CC
@@ -134,4 +136,10 @@ void kt_sense_set_asc(u8 *buf, u16 asc_ascq)
 void kt_sense_set_csi(u8 *buf, u32 csi)
 {
 	put_unaligned_be32(csi, &buf[8]);
+}
+
+void kt_sense_set_progress(u8 *buf, u16 progress)
+{
+	buf[15] = 0x80;				/* SKSV */
+	put_unaligned_be16(progress, &buf[16]);
 }

@@ -26,6 +26,7 @@ enum kt_spc_gate {
 	G_3PC,		/* KT_LU_3PC */
 	G_ALUA,		/* TPGS not zero */
 	G_ALUA_EXPL,	/* explicit ALUA */
+	G_BLOCK_ERASE,	/* KT_LU_BLOCK_ERASE */
 };
 
 /* Bits of struct kt_spc_cmd.flags */
@@ -118,6 +119,13 @@ static const struct kt_spc_cmd kt_spc_cmds[] = {
 	/* UNMAP (ANCHOR unsupported) */
 	CMD(0x42, 10, C_PARAM | C_LONG, G_TPU, 7, 2,
 	    0, 0, 0, 0, 0, 0x1f, 0xff, 0xff),
+	/* SANITIZE OVERWRITE, BLOCK ERASE, EXIT FAILURE MODE: AUSE */
+	CMD_SA(0x48, 0x01, 10, C_PARAM | C_LONG, G_ALWAYS, 7, 2,
+	       0x21, 0, 0, 0, 0, 0, 0xff, 0xff),
+	CMD_SA(0x48, 0x02, 10, C_PARAM | C_LONG, G_BLOCK_ERASE, 7, 2,
+	       0x22, 0, 0, 0, 0, 0, 0xff, 0xff),
+	CMD_SA(0x48, 0x1f, 10, C_PARAM, G_ALWAYS, 7, 2,
+	       0x3f, 0, 0, 0, 0, 0, 0xff, 0xff),
 	/* MODE SELECT (10): PF, SP */
 	CMD(0x55, 10, C_PARAM, G_ALWAYS, 7, 2,
 	    0x11, 0, 0, 0, 0, 0, 0xff, 0xff),
@@ -263,6 +271,8 @@ static bool kt_spc_gate_open(const struct kt_lu_info *lu, u8 gate)
 		return lu->tpgs & 0x3;
 	case G_ALUA_EXPL:
 		return lu->tpgs & 0x2;
+	case G_BLOCK_ERASE:
+		return lu->flags & KT_LU_BLOCK_ERASE;
 	}
 	return false;
 }
@@ -708,7 +718,10 @@ static void kt_spc_vpd_b1(const struct kt_lu_info *lu, struct kt_spc_out *o)
 {
 	/* MEDIUM ROTATION RATE 1: non-rotating medium */
 	kt_spc_out_be16(o, lu->flags & KT_LU_NONROT ? 1 : 0);
-	kt_spc_out_fill(o, 0, 0x3c - 2);
+	kt_spc_out_u8(o, 0);			/* PRODUCT TYPE */
+	/* WABEREQ 01b: a block-erased block reads with GOOD status */
+	kt_spc_out_u8(o, lu->flags & KT_LU_BLOCK_ERASE ? 0x40 : 0);
+	kt_spc_out_fill(o, 0, 0x3c - 4);
 }
 
 /* SBC-3, Logical Block Provisioning VPD page */

@@ -48,7 +48,9 @@ typedef unsigned int __bitwise sense_reason_t;
 #define KT_SENSE_OVERLAPPED_COMMANDS		KT_SR(28)	/* B/4E/00 */
 #define KT_SENSE_INVALID_RELEASE_OF_PR		KT_SR(29)	/* 5/26/04 */
 #define KT_SENSE_PROTOCOL_CRC_ERROR		KT_SR(30)	/* B/47/05 */
-#define KT_SENSE_MAX				30
+#define KT_SENSE_SANITIZE_IN_PROGRESS		KT_SR(31)	/* 2/04/1B */
+#define KT_SENSE_SANITIZE_FAILED		KT_SR(32)	/* 3/31/03 */
+#define KT_SENSE_MAX				32
 
 /* SAM-5 5.3: status codes */
 #define KT_SAM_GOOD			0x00
@@ -98,6 +100,8 @@ unsigned int kt_sense_build(sense_reason_t reason, u16 asc_ascq,
  */
 void kt_sense_set_asc(u8 *buf, u16 asc_ascq);
 void kt_sense_set_csi(u8 *buf, u32 csi);
+/* SPC-4 4.5.2.4.4: PROGRESS INDICATION, in 65536ths, of a NOT READY */
+void kt_sense_set_progress(u8 *buf, u16 progress);
 
 /* Sense key, ASC and ASCQ of @reason, for tests and logging. */
 void kt_sense_lookup(sense_reason_t reason, u8 *key, u8 *asc, u8 *ascq);

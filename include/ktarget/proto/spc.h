@@ -54,6 +54,7 @@
 #define KT_LU_SWP		BIT(13)	/* software write protect is on */
 #define KT_LU_WCE_CHANGEABLE	BIT(14)	/* MODE SELECT may change WCE */
 #define KT_LU_SWP_CHANGEABLE	BIT(15)	/* MODE SELECT may change SWP */
+#define KT_LU_BLOCK_ERASE	BIT(16)	/* SANITIZE BLOCK ERASE is offered */
 
 /* Bits of struct kt_lu_info.tmf (SPC-4 6.37, supported TMFs) */
 #define KT_TMF_ABORT_TASK	BIT(0)
@@ -376,6 +377,39 @@ sense_reason_t kt_sbc_get_lba_status(const struct kt_lu_info *lu,
 				     void *priv, u8 *buf, u32 buf_len,
 				     u32 *data_len,
 				     struct kt_sense_field *field);
+
+/* SANITIZE (SBC-3 5.19): service actions ktarget knows */
+#define KT_SBC_SANITIZE_OVERWRITE	0x01
+#define KT_SBC_SANITIZE_BLOCK_ERASE	0x02
+#define KT_SBC_SANITIZE_EXIT_FAILURE	0x1f
+#define KT_SBC_SANITIZE_HDR_LEN		4	/* OVERWRITE list header */
+
+struct kt_sbc_sanitize {
+	u8	sa;			/* SERVICE ACTION */
+	bool	immed;
+	bool	ause;			/* EXIT FAILURE MODE allowed after a failure */
+	u16	param_len;
+	/* OVERWRITE, from kt_sbc_sanitize_overwrite() */
+	bool	invert;			/* invert the pattern between passes */
+	u8	passes;			/* OVERWRITE COUNT, 1..31 */
+	u16	pattern_len;		/* the pattern follows the header */
+};
+
+/*
+ * SANITIZE CDB: the service action, its flags and whether the parameter
+ * list length suits it (OVERWRITE: a header and 1 to block-size bytes of
+ * pattern; the others: none). The service action itself was checked
+ * against what the LU offers by kt_spc_check_cdb().
+ */
+sense_reason_t kt_sbc_sanitize_cdb(const struct kt_lu_info *lu, const u8 *cdb,
+				   struct kt_sbc_sanitize *s,
+				   struct kt_sense_field *field);
+
+/* SANITIZE OVERWRITE parameter list of @len bytes: fills the rest of @s */
+sense_reason_t kt_sbc_sanitize_overwrite(const struct kt_lu_info *lu,
+					 const u8 *param, u32 len,
+					 struct kt_sbc_sanitize *s,
+					 struct kt_sense_field *field);
 
 /* READ DEFECT DATA (10)/(12) (SBC-3): an empty defect list */
 sense_reason_t kt_sbc_read_defect_data(const u8 *cdb, u8 *buf, u32 buf_len,

@@ -669,6 +669,113 @@ static void read_defect_data_returns_empty_lists(void)
 	free(buf);
 }
 
+/* SANITIZE ---------------------------------------------------------------- */
+
+static void sanitize_cdb(u8 *cdb, u8 byte1, u16 param_len)
+{
+	memset(cdb, 0, 10);
+	cdb[0] = 0x48;
+	cdb[1] = byte1;
+	put_unaligned_be16(param_len, &cdb[7]);
+}
+
+static void sanitize_cdb_parameter_length_suits_the_service_action(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct kt_sbc_sanitize s;
+	struct kt_sense_field f;
+	u8 cdb[10];
+	u16 len;
+
+	/* OVERWRITE: a 4-byte header and 1 to 512 bytes of pattern */
+	for (len = 0; len < 600; len++) {
+		sanitize_cdb(cdb, 0x21, len);
+		if (len >= 5 && len <= 516) {
+			KT_EXPECT_EQ(kt_sbc_sanitize_cdb(&lu, cdb, &s, &f),
+				     KT_SENSE_NONE);
+			KT_EXPECT_EQ(s.sa, 1);
+			KT_EXPECT(s.ause);
+			KT_EXPECT_EQ(s.param_len, len);
+		} else {
+			KT_EXPECT_EQ(kt_sbc_sanitize_cdb(&lu, cdb, &s, &f),
+				     KT_SENSE_INVALID_CDB_FIELD);
+			KT_EXPECT(f.valid && f.in_cdb && f.byte == 7);
+		}
+	}
+	/* BLOCK ERASE and EXIT FAILURE MODE take no list */
+	sanitize_cdb(cdb, 0x02, 0);
+	KT_EXPECT_EQ(kt_sbc_sanitize_cdb(&lu, cdb, &s, &f), KT_SENSE_NONE);
+	KT_EXPECT(!s.ause);
+	sanitize_cdb(cdb, 0x02, 8);
+	KT_EXPECT_EQ(kt_sbc_sanitize_cdb(&lu, cdb, &s, &f),
+		     KT_SENSE_INVALID_CDB_FIELD);
+	sanitize_cdb(cdb, 0x1f, 8);
+	KT_EXPECT_EQ(kt_sbc_sanitize_cdb(&lu, cdb, &s, &f),
+		     KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.byte, 7);
+}
+
+static sense_reason_t overwrite(const struct kt_lu_info *lu, const u8 *list,
+				u32 len, struct kt_sbc_sanitize *s,
+				struct kt_sense_field *f)
+{
+	u8 *buf = malloc(len ? len : 1);
+	sense_reason_t ret;
+
+	memcpy(buf, list, len);
+	memset(s, 0, sizeof(*s));
+	ret = kt_sbc_sanitize_overwrite(lu, buf, len, s, f);
+	free(buf);
+	return ret;
+}
+
+static void sanitize_overwrite_list_is_decoded_and_checked(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct kt_sbc_sanitize s;
+	struct kt_sense_field f;
+	u8 list[4 + 513] = { 0x83, 0, 0, 4, 0xaa, 0xbb, 0xcc, 0xdd };
+
+	KT_EXPECT_EQ(overwrite(&lu, list, 8, &s, &f), KT_SENSE_NONE);
+	KT_EXPECT(s.invert);
+	KT_EXPECT_EQ(s.passes, 3);
+	KT_EXPECT_EQ(s.pattern_len, 4);
+
+	/* OVERWRITE COUNT 0 is reserved */
+	list[0] = 0x00;
+	KT_EXPECT_EQ(overwrite(&lu, list, 8, &s, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT(f.valid && !f.in_cdb && f.byte == 0 && f.bit == 4);
+	/* TEST is refused */
+	list[0] = 0x21;
+	KT_EXPECT_EQ(overwrite(&lu, list, 8, &s, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT(f.byte == 0 && f.bit == 6);
+	list[0] = 0x01;
+	list[1] = 0x01;
+	KT_EXPECT_EQ(overwrite(&lu, list, 8, &s, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT_EQ(f.byte, 1);
+	list[1] = 0;
+
+	/* the pattern length must be 1..block size and fill the list */
+	put_unaligned_be16(0, &list[2]);
+	KT_EXPECT_EQ(overwrite(&lu, list, 8, &s, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT_EQ(f.byte, 2);
+	put_unaligned_be16(5, &list[2]);
+	KT_EXPECT_EQ(overwrite(&lu, list, 8, &s, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	put_unaligned_be16(513, &list[2]);
+	KT_EXPECT_EQ(overwrite(&lu, list, 517, &s, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	put_unaligned_be16(512, &list[2]);
+	KT_EXPECT_EQ(overwrite(&lu, list, 516, &s, &f), KT_SENSE_NONE);
+	KT_EXPECT_EQ(s.pattern_len, 512);
+	KT_EXPECT_EQ(overwrite(&lu, list, 4, &s, &f),
+		     KT_SENSE_PARAM_LIST_LENGTH);
+}
+
 static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(read_capacity10_returns_last_lba_and_block_length),
 	KT_TEST_ENTRY(read_capacity10_beyond_32_bits_returns_ffffffff),
@@ -697,6 +804,8 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(get_lba_status_short_allocation_still_gives_one_descriptor),
 	KT_TEST_ENTRY(get_lba_status_callback_errors_fail_the_command),
 	KT_TEST_ENTRY(read_defect_data_returns_empty_lists),
+	KT_TEST_ENTRY(sanitize_cdb_parameter_length_suits_the_service_action),
+	KT_TEST_ENTRY(sanitize_overwrite_list_is_decoded_and_checked),
 };
 
 KT_TEST_MAIN(tests)

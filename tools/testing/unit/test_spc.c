@@ -1196,6 +1196,59 @@ static sense_reason_t check(const struct kt_lu_info *lu, const u8 *cdb,
 		KT_EXPECT_EQ(check(lu, cdb, len, &_f), KT_SENSE_NONE); \
 	} while (0)
 
+/* SANITIZE ---------------------------------------------------------------- */
+
+static void sanitize_service_actions_follow_block_erase_support(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct desc d[128];
+	struct result r;
+	unsigned int n;
+	u8 cdb[6];
+
+	lu.flags |= KT_LU_BLOCK_ERASE;
+	n = rsoc_all(&lu, false, d, 128);
+	KT_EXPECT(has_desc(d, n, 0x48, 0x01));
+	KT_EXPECT(has_desc(d, n, 0x48, 0x02));
+	KT_EXPECT(has_desc(d, n, 0x48, 0x1f));
+	KT_EXPECT(!has_desc(d, n, 0x48, 0x03));	/* no CRYPTOGRAPHIC ERASE */
+	/* VPD B1h: WABEREQ 01b, reads of erased blocks are GOOD */
+	inquiry_cdb(cdb, true, 0xb1, 64);
+	run(kt_spc_inquiry, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.data[7], 0x40);
+
+	lu.flags &= ~KT_LU_BLOCK_ERASE;
+	n = rsoc_all(&lu, false, d, 128);
+	KT_EXPECT(has_desc(d, n, 0x48, 0x01));
+	KT_EXPECT(!has_desc(d, n, 0x48, 0x02));
+	run(kt_spc_inquiry, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.data[7], 0);
+}
+
+static void sanitize_cdb_checks_reserved_bits_and_service_action(void)
+{
+	struct kt_lu_info lu = test_lu();
+	u8 cdb[10] = { 0x48, 0x01 };
+
+	EXPECT_CHECK_OK(&lu, cdb, 10);
+	cdb[1] = 0x21;				/* AUSE */
+	EXPECT_CHECK_OK(&lu, cdb, 10);
+	cdb[1] = 0x81;				/* IMMED is not offered */
+	EXPECT_CHECK(&lu, cdb, 10, 1, 7);
+	cdb[1] = 0x41;				/* reserved (ZNR) */
+	EXPECT_CHECK(&lu, cdb, 10, 1, 6);
+	cdb[1] = 0x01;
+	cdb[4] = 4;				/* reserved byte */
+	EXPECT_CHECK(&lu, cdb, 10, 4, 2);
+	cdb[4] = 0;
+	cdb[1] = 0x03;				/* CRYPTOGRAPHIC ERASE */
+	EXPECT_CHECK(&lu, cdb, 10, 1, 4);
+	cdb[1] = 0x02;				/* BLOCK ERASE, not offered */
+	EXPECT_CHECK(&lu, cdb, 10, 1, 4);
+	lu.flags |= KT_LU_BLOCK_ERASE;
+	EXPECT_CHECK_OK(&lu, cdb, 10);
+}
+
 static void check_cdb_unsupported_opcode_is_invalid_opcode(void)
 {
 	struct kt_lu_info lu = test_lu();
@@ -1549,6 +1602,8 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(encode_lun_refuses_what_sam5_cannot_address_simply),
 	KT_TEST_ENTRY(rsoc_all_commands_lists_every_command_of_the_issue),
 	KT_TEST_ENTRY(rsoc_all_commands_skips_features_that_are_off),
+	KT_TEST_ENTRY(sanitize_service_actions_follow_block_erase_support),
+	KT_TEST_ENTRY(sanitize_cdb_checks_reserved_bits_and_service_action),
 	KT_TEST_ENTRY(rsoc_rctd_adds_a_timeouts_descriptor_to_every_command),
 	KT_TEST_ENTRY(rsoc_one_command_works_for_every_reported_command),
 	KT_TEST_ENTRY(rsoc_unsupported_command_reports_support_001b),
