@@ -11,9 +11,14 @@
  * per device, the sequence number of the last event it has been told of;
  * events older than the session itself never apply. A command with an
  * event pending gets CHECK CONDITION / UNIT ATTENTION for the oldest one,
- * and the next command hears of the next. The fast path is one load of
- * the device's newest sequence number and, only when it is not zero, one
- * xarray lookup.
+ * and the next command hears of the next.
+ *
+ * A new I_T nexus has not been told of anything yet: its first command to
+ * each LU gets POWER ON, RESET, OR BUS DEVICE RESET OCCURRED (SAM-5 6.3.1),
+ * which stands for whatever happened before it logged in, a lost nexus
+ * included; initiators expect it after a login and retry. The fast path is
+ * one xarray lookup of what the session has seen of the device and one
+ * load of the device's newest sequence number.
  *
  * REPORTED LUNS DATA HAS CHANGED is the TPG's business rather than a
  * device's: a generation count in the TPG against one in the session.
@@ -29,6 +34,7 @@
 
 #include "core.h"
 
+#define KT_ASC_POWER_ON		0x2900	/* POWER ON, RESET, OR BUS DEVICE ... */
 #define KT_ASC_LUNS_CHANGED	0x3f0e	/* REPORTED LUNS DATA HAS CHANGED */
 
 static atomic64_t kt_ua_clock = ATOMIC64_INIT(0);
@@ -169,7 +175,7 @@ u16 kt_ua_take(struct kt_cmd *cmd)
 	struct kt_dev *dev = cmd->dev;
 	int gen = atomic_read(&sess->tpg->lun_gen);
 	int seen_gen = READ_ONCE(sess->lun_gen_seen);
-	u64 newest, seen, next;
+	u64 newest, next;
 	unsigned long flags;
 	void *entry;
 	u16 asc = 0;
@@ -179,23 +185,28 @@ u16 kt_ua_take(struct kt_cmd *cmd)
 		return KT_ASC_LUNS_CHANGED;
 	if (!dev)
 		return 0;
-	/* pairs with the store-release in kt_ua_raise() */
-	newest = smp_load_acquire(&dev->ua.seq);
-	if (newest <= sess->ua_base)
-		return 0;
 	entry = xa_load(&sess->ua_seen, dev->index);
-	seen = entry ? xa_to_value(entry) : sess->ua_base;
-	if (newest <= seen)
-		return 0;
+	if (entry) {
+		/* pairs with the store-release in kt_ua_raise() */
+		newest = smp_load_acquire(&dev->ua.seq);
+		if (newest <= xa_to_value(entry))
+			return 0;
+	}
 
 	/* one command at a time of this nexus takes the next event */
 	xa_lock_irqsave(&sess->ua_seen, flags);
 	entry = xa_load(&sess->ua_seen, dev->index);
-	seen = entry ? xa_to_value(entry) : sess->ua_base;
-	asc = kt_ua_oldest(dev, sess, seen, &next);
-	if (next > seen)
-		__xa_store(&sess->ua_seen, dev->index,
-			   xa_mk_value(next), GFP_ATOMIC);
+	if (!entry) {
+		/* the nexus's first word from this LU; what follows is news */
+		asc = KT_ASC_POWER_ON;
+		next = sess->ua_base;
+	} else {
+		asc = kt_ua_oldest(dev, sess, xa_to_value(entry), &next);
+	}
+	/* should this fail, the nexus hears the same again next time */
+	if (!entry || next > xa_to_value(entry))
+		__xa_store(&sess->ua_seen, dev->index, xa_mk_value(next),
+			   GFP_ATOMIC);
 	xa_unlock_irqrestore(&sess->ua_seen, flags);
 	return asc;
 }

@@ -171,6 +171,7 @@ def main():
     lun = int(lun)
     c = DigestConn(addr)
     c.login_digest(target, initiator)
+    c.settle(lun)
     good = bytes((i * 7) & 0xFF for i in range(2 * BLOCK))
     bad = b"\xee" * (2 * BLOCK)
     fails = 0

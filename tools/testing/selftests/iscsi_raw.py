@@ -28,6 +28,11 @@ and then sends and reads raw PDUs.
       log in twice (INITIATOR and INITIATOR.other), send TARGET COLD RESET
       on the first: it must answer FUNCTION COMPLETE, then both
       connections must close (RFC 7143 11.5.1), and a new login must work.
+  iscsi_raw.py power-on HOST:PORT TARGET INITIATOR LUN
+      log in as a new I_T nexus and send TEST UNIT READY to LUN twice: the
+      first must get UNIT ATTENTION, POWER ON OR RESET (29/00), the second
+      GOOD. (Every other mode takes LUN 0's unit attentions after its
+      login, as libiscsi and the Linux initiator do.)
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
@@ -83,7 +88,9 @@ class Conn:
         rest = self.recv_exact(ahs + dlen + (-dlen) % 4, deadline) if ahs + dlen else b""
         return bhs[0] & 0x3F, bhs, rest[ahs:ahs + dlen]
 
-    def login(self, target, initiator, tsih=0, cid=1, extra=()):
+    def login(self, target, initiator, tsih=0, cid=1, extra=(), settle=True):
+        """Log in to full feature phase. A new session then takes LUN 0's
+        unit attentions (@settle), as initiators do after a login."""
         keys = ["InitiatorName=" + initiator, "TargetName=" + target,
                 "SessionType=Normal", "HeaderDigest=None", "DataDigest=None",
                 "MaxRecvDataSegmentLength=65536"] + list(extra)
@@ -103,6 +110,8 @@ class Conn:
             self.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
             self.tsih = struct.unpack(">H", rsp[14:16])[0]
             if rsp[1] & 0x80 and rsp[1] & 0x03 == 3:
+                if settle and not tsih:
+                    self.settle(0)
                 return
             data = b""
         raise RuntimeError("login did not reach full feature phase")
@@ -123,6 +132,21 @@ class Conn:
                 return rsp[3]
             if is_ping(op, rsp):
                 self.nop_out_answer(rsp)
+
+    def sense_of_last(self):
+        """(sense key, ASC, ASCQ) of the last scsi_no_data() response."""
+        s = self.last_sense
+        if len(s) < 14:
+            return 0, 0, 0
+        return s[2] & 0x0F, s[12], s[13]
+
+    def settle(self, lun):
+        """TEST UNIT READY until no unit attention is left; its status."""
+        for _ in range(8):
+            st = self.scsi_no_data(lun, [0] * 6)
+            if st != 2 or self.sense_of_last()[0] != 6:
+                break
+        return st
 
     def scsi_out(self, lun, cdb, data):
         """Send a command whose data goes as immediate data; its ITT."""
@@ -336,10 +360,25 @@ def cold_reset(addr, target, initiator):
     return 0 if ok and st == 0 else 1
 
 
+def power_on(addr, target, initiator, lun):
+    """A new nexus hears POWER ON first from each LU, then nothing."""
+    c = Conn(addr)
+    c.login(target, initiator, settle=False)
+    st = c.scsi_no_data(lun, [0] * 6)
+    print("LUN %d, first TEST UNIT READY: status %#x sense %x/%02x/%02x" %
+          ((lun, st) + c.sense_of_last()))
+    ok = st == 2 and c.sense_of_last() == (6, 0x29, 0)
+    st = c.scsi_no_data(lun, [0] * 6)
+    print("LUN %d, second TEST UNIT READY: status %#x" % (lun, st))
+    return 0 if ok and st == 0 else 1
+
+
 def main():
     mode, addr, target, initiator, secs = sys.argv[1:6]
     if mode == "cold-reset":
         return cold_reset(addr, target, initiator)
+    if mode == "power-on":
+        return power_on(addr, target, initiator, int(secs))
     c = Conn(addr)
     c.login(target, initiator)
     try:
@@ -352,6 +391,7 @@ def main():
         if mode == "reinstate":
             return reinstate(c, addr, target, initiator)
         if mode == "reserve6":
+            c.settle(int(sys.argv[6]))
             st = c.scsi_no_data(int(sys.argv[6]), [0x16, 0, 0, 0, 0, 0])
             print("RESERVE(6) status %#x" % st, flush=True)
             c.hold(int(secs))

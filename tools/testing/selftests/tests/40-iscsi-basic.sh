@@ -34,6 +34,13 @@ main() {
 		not_ok "READ CAPACITY (16) reports 64 MiB of 512-byte blocks" "$out"
 	fi
 
+	out=$(timeout 60 python3 ./iscsi_raw.py power-on 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "a new nexus: UNIT ATTENTION, POWER ON OR RESET (29/00) first" \
+		output_has "$out" 'first TEST UNIT READY: status 0x2 sense 6/29/00' \
+			'second TEST UNIT READY: status 0x0'
+
 	kmsg_mark
 	out=$(timeout 60 python3 ./iscsi_dataout.py 127.0.0.1:3260 $KT_IQN \
 		iqn.2026-11.org.ktarget:raw 0 2>&1)

@@ -102,8 +102,11 @@ main() {
 	check "a disk appears" test -b "$disk"
 
 	io_under_reset "$disk" "LUN" -d
+	# since the reset: a login has its own power-on unit attention
+	out=$(kmsg_since)
 	check "the initiator saw the reset's unit attention" sh -c \
-		"dmesg | grep -qiE 'power-on or device reset occurred|Bus device reset'"
+		'echo "$1" | grep -qiE "power-on or device reset occurred|bus device reset"' \
+		_ "$out"
 	io_under_reset "$disk" "target" -t
 
 	# a second nexus (another initiator name): a MODE SELECT that turns
