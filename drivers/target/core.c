@@ -16,19 +16,27 @@ static int __init kt_core_init(void)
 	ret = kt_xcopy_init();
 	if (ret)
 		return ret;
+	ret = kt_sanitize_init();
+	if (ret)
+		goto out_xcopy;
 	ret = kt_configfs_init();
-	if (ret) {
-		kt_xcopy_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_sanitize;
 
 	pr_info("ktarget core %s loaded\n", KT_VERSION);
 	return 0;
+
+out_sanitize:
+	kt_sanitize_exit();
+out_xcopy:
+	kt_xcopy_exit();
+	return ret;
 }
 
 static void __exit kt_core_exit(void)
 {
 	kt_configfs_exit();
+	kt_sanitize_exit();
 	kt_xcopy_exit();
 }
 

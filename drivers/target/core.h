@@ -97,6 +97,8 @@ sense_reason_t kt_ua_check(struct kt_cmd *cmd);
 
 /* sanitize.c */
 enum kt_data_dir;
+int kt_sanitize_init(void);
+void kt_sanitize_exit(void);
 void kt_sanitize_dev_init(struct kt_dev *dev);
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd);
 sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd);

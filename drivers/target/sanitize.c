@@ -8,11 +8,14 @@
  * OVERWRITE writes the initiator's pattern over the whole medium, once per
  * pass, through the backstore's rw(); BLOCK ERASE deallocates the whole
  * medium with write_zeroes(). The operation runs on a work item, so the
- * connection that sent it keeps serving other commands.
+ * connection that sent it keeps serving other commands; with IMMED the
+ * command returns GOOD as soon as the operation has started.
  *
- * A sanitize that fails or is aborted leaves the LU in failure mode: block
- * commands end with MEDIUM ERROR, SANITIZE COMMAND FAILED, until a sanitize
- * completes, or until EXIT FAILURE MODE when the failed one had AUSE set.
+ * Task management ends the SANITIZE command but not the operation. A
+ * sanitize that fails (a backstore error, or its LUN removed) leaves the
+ * LU in failure mode: block commands end with MEDIUM ERROR, SANITIZE
+ * COMMAND FAILED, until a sanitize completes, or until EXIT FAILURE MODE
+ * when the failed one had AUSE set.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,7 +36,6 @@
 void kt_sanitize_dev_init(struct kt_dev *dev)
 {
 	atomic_set(&dev->sanitize.state, KT_SANITIZE_IDLE);
-	init_completion(&dev->sanitize.chunk_done);
 }
 
 /* Called for every command with a LU, after the unit attention check. */
@@ -73,59 +75,119 @@ bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress)
 		return false;
 	done = READ_ONCE(s->done);
 	total = READ_ONCE(s->total);
+	/* done <= total: scaled down until done * 65535 fits in 64 bits */
+	while (total >> 48) {
+		total >>= 1;
+		done >>= 1;
+	}
 	*progress = total ? div64_u64(done * 0xffff, total) : 0;
 	return true;
 }
 
-static void kt_sanitize_chunk_done(struct kt_cmd *cmd, sense_reason_t reason)
-{
-	struct kt_sanitize *s = &cmd->dev->sanitize;
+/*
+ * One sanitize operation. It outlives its SANITIZE command when that ends
+ * first: at once with IMMED, or when ABORT TASK, a reset or a closed
+ * session aborts it (SBC-4 4.11: resets suspend the operation and it
+ * resumes; here it simply goes on). It writes through a command of its
+ * own and holds the LUN, which it lets go of early only when the LUN is
+ * being removed.
+ */
+struct kt_sanitize_op {
+	struct work_struct	work;
+	struct kt_dev		*dev;
+	struct kt_lun		*lun;		/* referenced */
+	struct kt_cmd		*cmd;		/* the SANITIZE, until it ends */
+	struct kt_cmd		io;		/* the backstore steps */
+	struct completion	step_done;
+	sense_reason_t		step_reason;
+	u8			sa;
+	u8			passes;		/* OVERWRITE COUNT */
+	bool			invert;		/* OVERWRITE: INVERT */
+	bool			ause;
+};
 
-	s->chunk_reason = reason;
-	complete(&s->chunk_done);
+static struct workqueue_struct *kt_sanitize_wq;
+
+/* The internal command reaches no fabric and is never released. */
+static void kt_sanitize_io_release(struct kt_cmd *io)
+{
 }
 
-/* One backstore step of the operation, waited for. */
-static sense_reason_t kt_sanitize_write(struct kt_cmd *cmd, u64 pos, u32 len)
-{
-	struct kt_sanitize *s = &cmd->dev->sanitize;
+static const struct kt_fabric_ops kt_sanitize_io_ops = {
+	.name		= "sanitize",
+	.owner		= THIS_MODULE,
+	.proto_id	= KT_PROTO_ISCSI,
+	.release_cmd	= kt_sanitize_io_release,
+};
 
-	reinit_completion(&s->chunk_done);
-	cmd->be_done = kt_sanitize_chunk_done;
-	cmd->dev->ops->rw(cmd, true, pos, len, false);
-	wait_for_completion(&s->chunk_done);
-	return s->chunk_reason;
+static void kt_sanitize_step_done(struct kt_cmd *io, sense_reason_t reason)
+{
+	struct kt_sanitize_op *op = container_of(io, struct kt_sanitize_op,
+						 io);
+
+	op->step_reason = reason;
+	complete(&op->step_done);
 }
 
-static void kt_sanitize_invert(struct kt_cmd *cmd)
+/*
+ * Between two steps: an aborted SANITIZE ends now (the operation goes on);
+ * false when the LUN is being removed, which ends the operation.
+ */
+static bool kt_sanitize_may_go_on(struct kt_sanitize_op *op)
+{
+	if (op->cmd && test_bit(KT_CMD_ABORTED, &op->cmd->flags)) {
+		pr_info("device %u: SANITIZE command aborted; the sanitize goes on\n",
+			op->dev->index);
+		kt_cmd_complete(op->cmd, KT_SENSE_ABORTED_COMMAND);
+		op->cmd = NULL;
+	}
+	return !percpu_ref_is_dying(&op->lun->ref);
+}
+
+/* One backstore write or flush of the operation, waited for. */
+static sense_reason_t kt_sanitize_step(struct kt_sanitize_op *op, u64 pos,
+				       u32 len)
+{
+	reinit_completion(&op->step_done);
+	op->io.be_done = kt_sanitize_step_done;
+	if (len)
+		op->dev->ops->rw(&op->io, true, pos, len, false);
+	else
+		op->dev->ops->flush(&op->io);
+	wait_for_completion(&op->step_done);
+	return op->step_reason;
+}
+
+static void kt_sanitize_invert(struct kt_cmd *io)
 {
 	struct sg_mapping_iter m;
 	size_t i;
 
-	sg_miter_start(&m, cmd->sgl, cmd->sg_nents, SG_MITER_TO_SG);
+	sg_miter_start(&m, io->sgl, io->sg_nents, SG_MITER_TO_SG);
 	while (sg_miter_next(&m))
 		for (i = 0; i < m.length; i++)
 			((u8 *)m.addr)[i] ^= 0xff;
 	sg_miter_stop(&m);
 }
 
-static sense_reason_t kt_sanitize_overwrite(struct kt_cmd *cmd, u64 size)
+static sense_reason_t kt_sanitize_overwrite(struct kt_sanitize_op *op,
+					    u64 size)
 {
-	struct kt_sanitize *s = &cmd->dev->sanitize;
+	struct kt_sanitize *s = &op->dev->sanitize;
 	sense_reason_t reason;
 	u64 pos;
 	u32 len;
 	u8 pass;
 
-	for (pass = 0; pass < s->passes; pass++) {
+	for (pass = 0; pass < op->passes; pass++) {
 		/* INVERT: the pattern flips between consecutive passes */
-		if (pass && s->invert)
-			kt_sanitize_invert(cmd);
+		if (pass && op->invert)
+			kt_sanitize_invert(&op->io);
 		for (pos = 0; pos < size; pos += len) {
-			if (test_bit(KT_CMD_ABORTED, &cmd->flags))
+			if (!kt_sanitize_may_go_on(op))
 				return KT_SENSE_ABORTED_COMMAND;
 			len = min_t(u64, KT_SANITIZE_CHUNK, size - pos);
-			reason = kt_sanitize_write(cmd, pos, len);
+			reason = kt_sanitize_step(op, pos, len);
 			if (reason)
 				return reason;
 			WRITE_ONCE(s->done, s->done + len);
@@ -134,17 +196,17 @@ static sense_reason_t kt_sanitize_overwrite(struct kt_cmd *cmd, u64 size)
 	return KT_SENSE_NONE;
 }
 
-static sense_reason_t kt_sanitize_erase(struct kt_cmd *cmd, u64 size)
+static sense_reason_t kt_sanitize_erase(struct kt_sanitize_op *op, u64 size)
 {
-	struct kt_sanitize *s = &cmd->dev->sanitize;
+	struct kt_sanitize *s = &op->dev->sanitize;
 	sense_reason_t reason;
 	u64 pos, len;
 
 	for (pos = 0; pos < size; pos += len) {
-		if (test_bit(KT_CMD_ABORTED, &cmd->flags))
+		if (!kt_sanitize_may_go_on(op))
 			return KT_SENSE_ABORTED_COMMAND;
 		len = min(KT_SANITIZE_ERASE_STEP, size - pos);
-		reason = cmd->dev->ops->write_zeroes(cmd->dev, pos, len);
+		reason = op->dev->ops->write_zeroes(op->dev, pos, len);
 		if (reason)
 			return reason;
 		WRITE_ONCE(s->done, s->done + len);
@@ -152,81 +214,72 @@ static sense_reason_t kt_sanitize_erase(struct kt_cmd *cmd, u64 size)
 	return KT_SENSE_NONE;
 }
 
+static void kt_sanitize_free(struct kt_sanitize_op *op)
+{
+	if (op->io.sgl)
+		sgl_free(op->io.sgl);
+	kfree(op);
+}
+
 static void kt_sanitize_work(struct work_struct *work)
 {
-	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
-	struct kt_dev *dev = cmd->dev;
+	struct kt_sanitize_op *op = container_of(work, struct kt_sanitize_op,
+						 work);
+	struct kt_dev *dev = op->dev;
 	struct kt_sanitize *s = &dev->sanitize;
 	u64 size = kt_dev_nr_lblocks(dev) * dev->attrib.block_size;
+	struct kt_lun *lun = op->lun;
 	sense_reason_t reason;
 
-	if ((cmd->cdb[1] & 0x1f) == KT_SBC_SANITIZE_BLOCK_ERASE)
-		reason = kt_sanitize_erase(cmd, size);
+	if (op->sa == KT_SBC_SANITIZE_BLOCK_ERASE)
+		reason = kt_sanitize_erase(op, size);
 	else
-		reason = kt_sanitize_overwrite(cmd, size);
+		reason = kt_sanitize_overwrite(op, size);
 	/* what was written must survive a power loss before GOOD */
-	if (!reason && dev->ops->flush) {
-		reinit_completion(&s->chunk_done);
-		cmd->be_done = kt_sanitize_chunk_done;
-		dev->ops->flush(cmd);
-		wait_for_completion(&s->chunk_done);
-		reason = s->chunk_reason;
-	}
-	if (cmd->aux_sgl) {
-		swap(cmd->sgl, cmd->aux_sgl);
-		swap(cmd->sg_nents, cmd->aux_nents);
-	}
+	if (!reason && dev->ops->flush)
+		reason = kt_sanitize_step(op, 0, 0);
 
 	if (reason) {
-		s->ause = cmd->cdb[1] & 0x20;
+		s->ause = op->ause;
 		atomic_set(&s->state, KT_SANITIZE_FAILED);
-		pr_warn_ratelimited("device %u: SANITIZE failed or was aborted; block commands fail until a sanitize completes%s\n",
+		pr_warn_ratelimited("device %u: SANITIZE failed or its LUN went away; block commands fail until a sanitize completes%s\n",
 				    dev->index,
 				    s->ause ? " or EXIT FAILURE MODE" : "");
-		if (reason != KT_SENSE_ABORTED_COMMAND)
-			reason = KT_SENSE_SANITIZE_FAILED;
 	} else {
 		atomic_set(&s->state, KT_SANITIZE_IDLE);
 		pr_info("device %u: SANITIZE %s done\n", dev->index,
-			(cmd->cdb[1] & 0x1f) == KT_SBC_SANITIZE_BLOCK_ERASE ?
+			op->sa == KT_SBC_SANITIZE_BLOCK_ERASE ?
 			"BLOCK ERASE" : "OVERWRITE");
 	}
-	kt_cmd_complete(cmd, reason);
+	if (op->cmd)
+		kt_cmd_complete(op->cmd, reason);
+	kt_sanitize_free(op);
+	percpu_ref_put(&lun->ref);
 }
 
-/* OVERWRITE: a chunk of the medium's worth of pattern, from the list */
-static sense_reason_t kt_sanitize_pattern(struct kt_cmd *cmd,
-					  const struct kt_sbc_sanitize *p)
+/* OVERWRITE: a chunk of the medium's worth of @pat, the list's pattern */
+static sense_reason_t kt_sanitize_pattern(struct kt_sanitize_op *op,
+					  const struct kt_sbc_sanitize *p,
+					  const u8 *pat)
 {
+	u32 bs = op->dev->attrib.block_size;
+	struct kt_cmd *io = &op->io;
 	struct sg_mapping_iter m;
-	u8 *param, *pat;
 	size_t i, k = 0;
 
-	param = kmalloc(p->param_len, GFP_KERNEL);
-	if (!param)
+	io->sgl = sgl_alloc(KT_SANITIZE_CHUNK, GFP_KERNEL, &io->sg_nents);
+	if (!io->sgl)
 		return KT_SENSE_OUT_OF_RESOURCES;
-	sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, param, p->param_len);
-	pat = param + KT_SBC_SANITIZE_HDR_LEN;
-
-	cmd->aux_sgl = sgl_alloc(KT_SANITIZE_CHUNK, GFP_KERNEL,
-				 &cmd->aux_nents);
-	if (!cmd->aux_sgl) {
-		kfree(param);
-		return KT_SENSE_OUT_OF_RESOURCES;
-	}
 	/* the pattern repeats from the start of every logical block */
-	sg_miter_start(&m, cmd->aux_sgl, cmd->aux_nents, SG_MITER_TO_SG);
+	sg_miter_start(&m, io->sgl, io->sg_nents, SG_MITER_TO_SG);
 	while (sg_miter_next(&m)) {
 		for (i = 0; i < m.length; i++, k++) {
-			if (k == cmd->dev->attrib.block_size)
+			if (k == bs)
 				k = 0;
 			((u8 *)m.addr)[i] = pat[k % p->pattern_len];
 		}
 	}
 	sg_miter_stop(&m);
-	kfree(param);
-	swap(cmd->sgl, cmd->aux_sgl);
-	swap(cmd->sg_nents, cmd->aux_nents);
 	return KT_SENSE_NONE;
 }
 
@@ -248,15 +301,50 @@ static sense_reason_t kt_sanitize_exit_failure(struct kt_cmd *cmd)
 	return KT_SENSE_NONE;
 }
 
+/* The operation @p asks for, its pattern from @param for OVERWRITE. */
+static struct kt_sanitize_op *kt_sanitize_op_alloc(struct kt_cmd *cmd,
+						   const struct kt_sbc_sanitize *p,
+						   const u8 *param,
+						   sense_reason_t *reason)
+{
+	struct kt_sanitize_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
+
+	*reason = KT_SENSE_OUT_OF_RESOURCES;
+	if (!op)
+		return NULL;
+	op->dev = cmd->dev;
+	op->sa = p->sa;
+	op->ause = p->ause;
+	op->invert = p->invert;
+	op->passes = p->sa == KT_SBC_SANITIZE_OVERWRITE ? p->passes : 1;
+	init_completion(&op->step_done);
+	INIT_WORK(&op->work, kt_sanitize_work);
+	kt_cmd_init(&op->io, &kt_sanitize_io_ops, NULL, cmd->tag,
+		    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
+	op->io.dev = cmd->dev;
+	op->io.cdb[0] = 0x8a;		/* what the backstore sees: WRITE */
+	if (p->sa == KT_SBC_SANITIZE_OVERWRITE) {
+		*reason = kt_sanitize_pattern(op, p,
+					      param + KT_SBC_SANITIZE_HDR_LEN);
+		if (*reason) {
+			kt_sanitize_free(op);
+			return NULL;
+		}
+	}
+	*reason = KT_SENSE_NONE;
+	return op;
+}
+
 static sense_reason_t kt_sanitize_execute(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	struct kt_sanitize *s = &dev->sanitize;
+	struct kt_sanitize_op *op;
 	struct kt_sbc_sanitize p;
 	struct kt_lu_info lu;
 	sense_reason_t reason;
+	u8 *param = NULL;
 	int old;
-	u8 *hdr;
 
 	kt_lu_info_fill(cmd, &lu);
 	reason = kt_sbc_sanitize_cdb(&lu, cmd->cdb, &p, &cmd->sense_field);
@@ -266,40 +354,43 @@ static sense_reason_t kt_sanitize_execute(struct kt_cmd *cmd)
 		return kt_sanitize_exit_failure(cmd);
 
 	if (p.sa == KT_SBC_SANITIZE_OVERWRITE) {
-		hdr = kmalloc(p.param_len, GFP_KERNEL);
-		if (!hdr)
+		param = kmalloc(p.param_len, GFP_KERNEL);
+		if (!param)
 			return KT_SENSE_OUT_OF_RESOURCES;
-		sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, hdr, p.param_len);
-		reason = kt_sbc_sanitize_overwrite(&lu, hdr, p.param_len, &p,
+		sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, param, p.param_len);
+		reason = kt_sbc_sanitize_overwrite(&lu, param, p.param_len, &p,
 						   &cmd->sense_field);
-		kfree(hdr);
 		if (reason)
-			return reason;
+			goto out;
 	}
+	op = kt_sanitize_op_alloc(cmd, &p, param, &reason);
+	if (!op)
+		goto out;
 
 	old = atomic_read(&s->state);
 	if (old == KT_SANITIZE_RUNNING ||
-	    atomic_cmpxchg(&s->state, old, KT_SANITIZE_RUNNING) != old)
-		return KT_SENSE_SANITIZE_IN_PROGRESS;
-	s->passes = p.sa == KT_SBC_SANITIZE_OVERWRITE ? p.passes : 1;
-	s->invert = p.invert;
-	WRITE_ONCE(s->done, 0);
-	WRITE_ONCE(s->total, s->passes * kt_dev_nr_lblocks(dev) *
-			     dev->attrib.block_size);
-
-	if (p.sa == KT_SBC_SANITIZE_OVERWRITE) {
-		reason = kt_sanitize_pattern(cmd, &p);
-		if (reason) {
-			atomic_set(&s->state, old);
-			return reason;
-		}
+	    atomic_cmpxchg(&s->state, old, KT_SANITIZE_RUNNING) != old) {
+		kt_sanitize_free(op);
+		reason = KT_SENSE_SANITIZE_IN_PROGRESS;
+		goto out;
 	}
-	pr_info("device %u: SANITIZE %s of %llu bytes started\n", dev->index,
+	WRITE_ONCE(s->done, 0);
+	WRITE_ONCE(s->total, op->passes * kt_dev_nr_lblocks(dev) *
+			     dev->attrib.block_size);
+	pr_info("device %u: SANITIZE %s of %llu bytes started%s\n", dev->index,
 		p.sa == KT_SBC_SANITIZE_OVERWRITE ? "OVERWRITE" : "BLOCK ERASE",
-		s->total);
-	INIT_WORK(&cmd->work, kt_sanitize_work);
-	queue_work(system_unbound_wq, &cmd->work);
-	return KT_SENSE_NONE;
+		s->total, p.immed ? ", status returned at once (IMMED)" : "");
+	percpu_ref_get(&cmd->lun->ref);
+	op->lun = cmd->lun;
+	/* IMMED: GOOD now; REQUEST SENSE tells how far it has gone */
+	if (p.immed)
+		kt_cmd_complete(cmd, KT_SENSE_NONE);
+	else
+		op->cmd = cmd;
+	queue_work(kt_sanitize_wq, &op->work);
+out:
+	kfree(param);
+	return reason;
 }
 
 /* kt_sbc_parse(): the transfer SANITIZE implies */
@@ -321,4 +412,16 @@ sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, u32 *needed,
 		*dir = KT_DATA_OUT;
 	cmd->execute = kt_sanitize_execute;
 	return KT_SENSE_NONE;
+}
+
+int kt_sanitize_init(void)
+{
+	kt_sanitize_wq = alloc_workqueue("kt_sanitize", WQ_UNBOUND, 0);
+	return kt_sanitize_wq ? 0 : -ENOMEM;
+}
+
+/* Every operation holds a LUN: none is left once configfs is empty. */
+void kt_sanitize_exit(void)
+{
+	destroy_workqueue(kt_sanitize_wq);
 }

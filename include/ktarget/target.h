@@ -148,12 +148,8 @@ enum kt_sanitize_state {
 struct kt_sanitize {
 	atomic_t		state;		/* enum kt_sanitize_state */
 	bool			ause;		/* the failed one had AUSE */
-	bool			invert;		/* OVERWRITE: INVERT */
-	u8			passes;		/* OVERWRITE COUNT */
 	u64			done;		/* bytes, for the progress */
 	u64			total;
-	struct completion	chunk_done;	/* a backstore step ended */
-	sense_reason_t		chunk_reason;
 };
 
 /* A SCSI logical unit's storage: core/HBA_N/NAME. */

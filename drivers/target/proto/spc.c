@@ -119,13 +119,13 @@ static const struct kt_spc_cmd kt_spc_cmds[] = {
 	/* UNMAP (ANCHOR unsupported) */
 	CMD(0x42, 10, C_PARAM | C_LONG, G_TPU, 7, 2,
 	    0, 0, 0, 0, 0, 0x1f, 0xff, 0xff),
-	/* SANITIZE OVERWRITE, BLOCK ERASE, EXIT FAILURE MODE: AUSE */
+	/* SANITIZE OVERWRITE, BLOCK ERASE, EXIT FAILURE MODE: IMMED, AUSE */
 	CMD_SA(0x48, 0x01, 10, C_PARAM | C_LONG, G_ALWAYS, 7, 2,
-	       0x21, 0, 0, 0, 0, 0, 0xff, 0xff),
+	       0xa1, 0, 0, 0, 0, 0, 0xff, 0xff),
 	CMD_SA(0x48, 0x02, 10, C_PARAM | C_LONG, G_BLOCK_ERASE, 7, 2,
-	       0x22, 0, 0, 0, 0, 0, 0xff, 0xff),
+	       0xa2, 0, 0, 0, 0, 0, 0xff, 0xff),
 	CMD_SA(0x48, 0x1f, 10, C_PARAM, G_ALWAYS, 7, 2,
-	       0x3f, 0, 0, 0, 0, 0, 0xff, 0xff),
+	       0xbf, 0, 0, 0, 0, 0, 0xff, 0xff),
 	/* MODE SELECT (10): PF, SP */
 	CMD(0x55, 10, C_PARAM, G_ALWAYS, 7, 2,
 	    0x11, 0, 0, 0, 0, 0, 0xff, 0xff),

@@ -1233,8 +1233,8 @@ static void sanitize_cdb_checks_reserved_bits_and_service_action(void)
 	EXPECT_CHECK_OK(&lu, cdb, 10);
 	cdb[1] = 0x21;				/* AUSE */
 	EXPECT_CHECK_OK(&lu, cdb, 10);
-	cdb[1] = 0x81;				/* IMMED is not offered */
-	EXPECT_CHECK(&lu, cdb, 10, 1, 7);
+	cdb[1] = 0xa1;				/* IMMED, AUSE */
+	EXPECT_CHECK_OK(&lu, cdb, 10);
 	cdb[1] = 0x41;				/* reserved (ZNR) */
 	EXPECT_CHECK(&lu, cdb, 10, 1, 6);
 	cdb[1] = 0x01;

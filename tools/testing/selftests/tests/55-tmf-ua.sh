@@ -7,7 +7,7 @@
 # SELECT on one session gives MODE PARAMETERS CHANGED on another; mapping a
 # LUN gives REPORTED LUNS DATA HAS CHANGED; growing the block device under
 # an iblock LUN changes the capacity one nexus reads and gives CAPACITY DATA
-# HAS CHANGED on the other.
+# HAS CHANGED on the other. SANITIZE goes on through task management.
 . ./lib.sh
 
 KT_TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
@@ -89,6 +89,53 @@ capacity_change() {
 		cmp -n 65536 /tmp/kt-grow-pat $img 0 45875200"
 }
 
+# SANITIZE goes on through ABORT TASK and LOGICAL UNIT RESET (SBC-4 4.11):
+# iblock LUN 3 on a 32 GiB null_blk takes seconds to overwrite. Then IMMED
+# on rd LUN 0, whose blocks are read back.
+sanitize_tmf() {
+	local p=$1 dev=$KT_CFS/core/iblock_1/n0 ini=iqn.2026-11.org.ktarget:sanitize
+	local out
+
+	if ! modprobe null_blk nr_devices=1 gb=32 2>/dev/null; then
+		skip "SANITIZE under task management" "no null_blk module"
+		return
+	fi
+	check "iblock LUN 3 on a 32 GiB null_blk" sh -c "mkdir -p $dev &&
+		echo udev_path=/dev/nullb0 > $dev/control && echo 1 > $dev/enable &&
+		mkdir $KT_TPG/lun/lun_3 && ln -s $dev $KT_TPG/lun/lun_3/n0"
+	kmsg_mark
+	out=$(timeout 700 python3 ./iscsi_sanitize.py tmf $p $KT_IQN $ini 3 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "SANITIZE IN PROGRESS while the overwrite runs" \
+		output_has "$out" 'while it runs: status 0x2 sense 2/04/1b'
+	check "ABORT TASK: FUNCTION COMPLETE, and the SANITIZE has no response" \
+		output_has "$out" 'ABORT TASK of the SANITIZE: response 0' \
+			'Response of the aborted SANITIZE: none'
+	check "the operation goes on after the abort" \
+		output_has "$out" 'after the abort: status 0x2 sense 2/04/1b'
+	check "LOGICAL UNIT RESET: FUNCTION COMPLETE, its unit attention, and the operation goes on" \
+		output_has "$out" 'LOGICAL UNIT RESET: response 0' \
+			'after the reset, first: status 0x2 sense 6/29/03' \
+			'after the reset, then: status 0x2 sense 2/04/1b'
+	check "the sanitize ends, then TEST UNIT READY is GOOD" \
+		output_has "$out" 'ended, TEST UNIT READY GOOD'
+	check "the log: the command aborted, the overwrite done" \
+		output_has "$(kmsg_since)" 'SANITIZE command aborted; the sanitize goes on' \
+			'SANITIZE OVERWRITE done'
+
+	out=$(timeout 300 python3 ./iscsi_sanitize.py immed $p $KT_IQN $ini 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "SANITIZE with IMMED: GOOD at once" \
+		output_has "$out" 'SANITIZE with IMMED: status 0x0'
+	check "IMMED: the overwrite ends; the first and last blocks hold the pattern" \
+		output_has "$out" 'sanitize ended: True' 'LBA 0 holds' \
+			'LBA 131071 holds'
+
+	rm -f $KT_TPG/lun/lun_3/n0
+	rmdir $KT_TPG/lun/lun_3 $dev $KT_CFS/core/iblock_1
+	rmmod null_blk
+}
+
 main() {
 	local p=127.0.0.1:3260 disk disk2 out
 
@@ -149,6 +196,7 @@ main() {
 	iscsiadm -m node -T $KT_IQN -p $p --logout >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	iscsiadm -m iface -I ktua -o delete >/dev/null 2>&1
+	sanitize_tmf $p
 	rm -f $KT_TPG/lun/lun_1/r1 $KT_TPG/lun/lun_2/g0
 	rmdir $KT_TPG/lun/lun_1 $KT_TPG/lun/lun_2 $KT_CFS/core/rd_mcp_0/r1
 	rmdir $KT_CFS/core/iblock_0/g0 $KT_CFS/core/iblock_0

@@ -56,7 +56,8 @@ run_cu() {
 # sanitize_cu BACKSTORE: the Sanitize family, which erases the LU and so
 # runs only with --allow-sanitize, one test at a time. Sanitize.Reset is
 # left out: it needs an OVERWRITE still running 3 s after it started, far
-# longer than one of this 64 MiB LU takes. CryptoErase skips everywhere
+# longer than one of this 64 MiB LU takes (tests/55 covers what it checks
+# on a larger LU). CryptoErase skips everywhere
 # (no backstore encrypts its medium); BlockErase skips where the backstore
 # cannot show deallocated blocks through GET LBA STATUS (rd, iblock).
 # Readonly and Reservations check every service action offered and then
