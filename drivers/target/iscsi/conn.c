@@ -543,7 +543,10 @@ int kt_iscsi_rx_pdu(struct kt_iscsi_conn *conn, const u8 *pdu, u32 len)
 }
 EXPORT_SYMBOL_GPL(kt_iscsi_rx_pdu);
 
-/* A part is complete: move to the next one. */
+/*
+ * A part is complete: move to the next one. 1 when a header must wait for
+ * its CmdSN (MC/S): it stays received, and is taken up when kicked.
+ */
 static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 {
 	struct kt_iscsi_rx *rx = &conn->rx;
@@ -552,6 +555,9 @@ static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 
 	if (rx->state == KT_RX_BHS) {
 		WRITE_ONCE(conn->last_rx, jiffies);
+		if (conn->state == KT_CONN_FFP && kt_iscsi_cmdsn_wait(conn))
+			return 1;
+		WRITE_ONCE(conn->cmdsn_wait, false);
 		ret = kt_iscsi_rx_header(conn);
 		if (ret)
 			return ret;
@@ -615,14 +621,17 @@ static int kt_iscsi_rx_loop(struct kt_iscsi_conn *conn)
 	int ret;
 
 	while (conn->state < KT_CONN_CLOSING) {
-		ret = kt_iscsi_rx_step(conn);
-		if (ret < 0)
-			return ret;
-		bytes += ret;
+		/* a header waiting for its CmdSN is in already */
 		if (conn->rx.got < conn->rx.need) {
-			if (!ret)
-				return 0;	/* wait for data_ready */
-			continue;
+			ret = kt_iscsi_rx_step(conn);
+			if (ret < 0)
+				return ret;
+			bytes += ret;
+			if (conn->rx.got < conn->rx.need) {
+				if (!ret)
+					return 0;	/* wait for data_ready */
+				continue;
+			}
 		}
 		if (conn->rx.state == KT_RX_BHS && (++pdus > KT_RX_BUDGET ||
 		    bytes > KT_RX_BUDGET_BYTES)) {
@@ -632,11 +641,11 @@ static int kt_iscsi_rx_loop(struct kt_iscsi_conn *conn)
 			 * run of Data-Out stall the initiator's writes
 			 */
 			queue_work_on(conn->cpu, kt_iscsi_wq, &conn->rx_work);
-			return kt_iscsi_rx_advance(conn);
+			return min(kt_iscsi_rx_advance(conn), 0);
 		}
 		ret = kt_iscsi_rx_advance(conn);
 		if (ret)
-			return ret;
+			return min(ret, 0);	/* 1: waits for its CmdSN */
 	}
 	return 0;
 }

@@ -35,6 +35,7 @@ struct kt_iscsi_nego {
 	bool	data_pdu_in_order;
 	bool	data_seq_in_order;
 	u8	erl;
+	u16	max_conns;		/* MaxConnections */
 };
 
 /* An iSCSI session: one I_T nexus, one or more connections. */
@@ -46,6 +47,7 @@ struct kt_iscsi_sess {
 	struct work_struct	free_work;
 	struct list_head	node;		/* kt_iscsi_sessions */
 	struct list_head	conns;
+	unsigned int		nr_conns;
 	spinlock_t		lock;		/* conns, CmdSN window */
 	u8			isid[6];
 	u16			tsih;
@@ -155,6 +157,8 @@ struct kt_iscsi_conn {
 	struct list_head	sess_node;
 	enum kt_iscsi_conn_state state;
 	u16			cid;
+	bool			logged_out;	/* not a failure: ERL 0 goes on */
+	bool			cmdsn_wait;	/* MC/S: a PDU waits for its CmdSN */
 	u32			stat_sn;
 	u32			exp_stat_sn;
 	struct kt_iscsi_nego	nego;		/* copy used on this connection */
@@ -279,9 +283,12 @@ struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
 					 const char *initiator);
 struct kt_iscsi_sess *kt_iscsi_sess_create(bool discovery);
 int kt_iscsi_sess_add_conn(struct kt_iscsi_sess *sess,
-			   struct kt_iscsi_conn *conn);
+			   struct kt_iscsi_conn *conn, unsigned int max);
 void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn);
 /* CmdSN: true when the command may run now (RFC 7143 4.2.2.1). */
+bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn);
+void kt_iscsi_logout_session(struct kt_iscsi_conn *conn);
+bool kt_iscsi_logout_other(struct kt_iscsi_conn *conn, u16 cid);
 bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 			  bool immediate);
 

@@ -591,14 +591,22 @@ static void kt_iscsi_logout(struct kt_iscsi_conn *conn)
 	if (h->logout.reason == KT_ISCSI_LOGOUT_REMOVE_FOR_RECOVERY)
 		r.response = KT_ISCSI_LOGOUT_RSP_NO_RECOVERY;
 	else if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_CONNECTION &&
-		 h->logout.cid != conn->cid)
-		r.response = KT_ISCSI_LOGOUT_RSP_CID_NOT_FOUND;
+		 h->logout.cid != conn->cid) {
+		/* MC/S: another connection of the session, closed from here */
+		if (!kt_iscsi_logout_other(conn, h->logout.cid))
+			r.response = KT_ISCSI_LOGOUT_RSP_CID_NOT_FOUND;
+		if (kt_iscsi_encode_logout_rsp(bhs, &r))
+			return;
+		kt_iscsi_queue_pdu(conn, bhs, NULL, 0, true);
+		return;
+	}
 	if (kt_iscsi_encode_logout_rsp(bhs, &r))
 		return;
 	kt_iscsi_queue_pdu(conn, bhs, NULL, 0, true);
 	if (r.response == KT_ISCSI_LOGOUT_RSP_CLOSED) {
+		WRITE_ONCE(conn->logged_out, true);
 		if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_SESSION)
-			conn->sess->closing = true;
+			kt_iscsi_logout_session(conn);
 		kt_iscsi_conn_close_after_tx(conn);
 	}
 }

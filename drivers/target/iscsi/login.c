@@ -32,6 +32,7 @@ static void kt_iscsi_nego_defaults(struct kt_iscsi_nego *n)
 		.immediate_data = true,
 		.data_pdu_in_order = true,
 		.data_seq_in_order = true,
+		.max_conns = 1,
 	};
 }
 
@@ -186,6 +187,9 @@ static const char *kt_iscsi_mine(struct kt_iscsi_login *l, unsigned int id)
 
 		if (v)
 			return v;
+		/* MC/S waits on the byte stream for CmdSN order: TCP only */
+		if (id == KT_ISCSI_KEY_MAX_CONNECTIONS)
+			return "1";
 	}
 	if (!l->tpg || id >= KT_ISCSI_KEY_NR || param_of[id] < 0)
 		return NULL;
@@ -254,6 +258,9 @@ static void kt_iscsi_nego_record(struct kt_iscsi_login *l, unsigned int id,
 		break;
 	case KT_ISCSI_KEY_MAX_BURST_LENGTH:
 		n->max_burst = kt_num(v);
+		break;
+	case KT_ISCSI_KEY_MAX_CONNECTIONS:
+		n->max_conns = clamp_t(u32, kt_num(v), 1, 65535);
 		break;
 	case KT_ISCSI_KEY_FIRST_BURST_LENGTH:
 		n->first_burst = kt_num(v);
@@ -488,6 +495,8 @@ static bool kt_iscsi_lo_same(unsigned int id, const struct kt_iscsi_nego *a,
 			     const struct kt_iscsi_nego *b)
 {
 	switch (id) {
+	case KT_ISCSI_KEY_MAX_CONNECTIONS:
+		return a->max_conns == b->max_conns;
 	case KT_ISCSI_KEY_MAX_BURST_LENGTH:
 		return a->max_burst == b->max_burst;
 	case KT_ISCSI_KEY_FIRST_BURST_LENGTH:
@@ -547,9 +556,10 @@ static const char *kt_iscsi_nego_session_keys(struct kt_iscsi_login *l,
 }
 
 /*
- * A login with a TSIH joins that session. With MaxConnections=1 the only
- * such login is a connection reinstatement (RFC 7143 6.3.4): same CID as
- * the connection it replaces, which is closed with its tasks (ERL < 2).
+ * A login with a TSIH joins that session: as a new connection while the
+ * session has fewer than MaxConnections (MC/S), or as a connection
+ * reinstatement (RFC 7143 6.3.4): same CID as the connection it replaces,
+ * which is closed with its tasks (ERL < 2).
  */
 static u16 kt_iscsi_login_join(struct kt_iscsi_conn *conn, const char **why)
 {
@@ -576,27 +586,39 @@ static u16 kt_iscsi_login_join(struct kt_iscsi_conn *conn, const char **why)
 		}
 	}
 	spin_unlock(&sess->lock);
-	if (!old) {
+	if (!old && READ_ONCE(sess->nr_conns) >= sess->nego.max_conns) {
+		snprintf(l->why, sizeof(l->why),
+			 "MaxConnections=%u: the session has them all",
+			 sess->nego.max_conns);
+		*why = l->why;
 		kt_iscsi_sess_put(sess);
-		*why = "MaxConnections=1: the session has its connection";
 		return KT_ISCSI_LOGIN_TOO_MANY_CONNECTIONS;
 	}
 	*why = kt_iscsi_nego_session_keys(l, &sess->nego);
 	if (*why) {
-		kt_iscsi_conn_put(old);
+		if (old)
+			kt_iscsi_conn_put(old);
 		kt_iscsi_sess_put(sess);
 		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
 	}
 	/* the new connection takes our reference to the session */
-	if (kt_iscsi_sess_add_conn(sess, conn)) {
-		kt_iscsi_conn_put(old);
+	if (kt_iscsi_sess_add_conn(sess, conn, old ? 0 : sess->nego.max_conns)) {
+		if (old)
+			kt_iscsi_conn_put(old);
 		kt_iscsi_sess_put(sess);
-		*why = "the session is closing";
-		return KT_ISCSI_LOGIN_SESSION_DOES_NOT_EXIST;
+		*why = "the session is closing or has all its connections";
+		return KT_ISCSI_LOGIN_TOO_MANY_CONNECTIONS;
 	}
 	conn->cid = l->cid;
+	if (!old) {
+		pr_info("%s: connection %u joins session %#x\n", l->initiator,
+			l->cid, l->tsih);
+		return 0;
+	}
 	pr_info("%s: connection %u of session %#x reinstated\n",
 		l->initiator, l->cid, l->tsih);
+	/* the old connection's end is no session failure */
+	WRITE_ONCE(old->logged_out, true);
 	kt_iscsi_conn_close(old);
 	kt_iscsi_conn_put(old);
 	return 0;
@@ -648,7 +670,7 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 	}
 
 	l->tsih = sess->tsih;
-	ret = kt_iscsi_sess_add_conn(sess, conn);
+	ret = kt_iscsi_sess_add_conn(sess, conn, 0);
 	if (ret) {
 		kt_iscsi_sess_put(sess);
 		*why = "session closing";

@@ -9,6 +9,7 @@
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <asm/unaligned.h>
 
 #include "conn.h"
 
@@ -93,16 +94,20 @@ struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
 	return found;
 }
 
-/* The connection has logged in: it joins @sess, whose reference it takes. */
+/*
+ * The connection has logged in: it joins @sess, whose reference it takes,
+ * unless the session already has @max connections (0: no limit).
+ */
 int kt_iscsi_sess_add_conn(struct kt_iscsi_sess *sess,
-			   struct kt_iscsi_conn *conn)
+			   struct kt_iscsi_conn *conn, unsigned int max)
 {
 	spin_lock(&sess->lock);
-	if (sess->closing) {
+	if (sess->closing || (max && sess->nr_conns >= max)) {
 		spin_unlock(&sess->lock);
 		return -ESHUTDOWN;
 	}
 	list_add_tail(&conn->sess_node, &sess->conns);
+	WRITE_ONCE(sess->nr_conns, sess->nr_conns + 1);
 	conn->sess = sess;
 	spin_unlock(&sess->lock);
 
@@ -113,14 +118,28 @@ int kt_iscsi_sess_add_conn(struct kt_iscsi_sess *sess,
 	return 0;
 }
 
-/* The connection is gone; the last one ends the session. */
+/*
+ * The connection is gone; the last one ends the session. At ERL 0 a
+ * connection that failed, rather than logged out, ends it too (RFC 7143
+ * 7.1.5: session recovery): its tasks are lost, and the initiator
+ * recovers by logging in anew.
+ */
 void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn)
 {
 	struct kt_iscsi_sess *sess = conn->sess;
+	struct kt_iscsi_conn *c;
 
 	spin_lock(&sess->lock);
 	list_del_init(&conn->sess_node);
-	if (list_empty(&sess->conns))
+	WRITE_ONCE(sess->nr_conns, sess->nr_conns - 1);
+	if (!list_empty(&sess->conns) && !sess->closing &&
+	    !READ_ONCE(conn->logged_out)) {
+		pr_info("%s: connection %u of session %#x failed: closing the session (ERL 0)\n",
+			sess->initiator, conn->cid, sess->tsih);
+		list_for_each_entry(c, &sess->conns, sess_node)
+			kt_iscsi_conn_close(c);
+	}
+	if (list_empty(&sess->conns) || !READ_ONCE(conn->logged_out))
 		sess->closing = true;
 	spin_unlock(&sess->lock);
 	conn->sess = NULL;
@@ -148,6 +167,45 @@ void kt_iscsi_conn_close_after_tx(struct kt_iscsi_conn *conn)
 {
 	cmpxchg(&conn->state, KT_CONN_FFP, KT_CONN_LOGOUT);
 	queue_work_on(conn->cpu, kt_iscsi_wq, &conn->tx_work);
+}
+
+/* Logout "close the session": the other connections end at once. */
+void kt_iscsi_logout_session(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_sess *sess = conn->sess;
+	struct kt_iscsi_conn *c;
+
+	spin_lock(&sess->lock);
+	sess->closing = true;
+	list_for_each_entry(c, &sess->conns, sess_node) {
+		if (c == conn)
+			continue;
+		WRITE_ONCE(c->logged_out, true);
+		kt_iscsi_conn_close(c);
+	}
+	spin_unlock(&sess->lock);
+}
+
+/*
+ * Logout "close the connection" @cid, sent on another connection of the
+ * session (RFC 7143 11.14.1); false when the session has no such one.
+ */
+bool kt_iscsi_logout_other(struct kt_iscsi_conn *conn, u16 cid)
+{
+	struct kt_iscsi_sess *sess = conn->sess;
+	struct kt_iscsi_conn *c;
+	bool found = false;
+
+	spin_lock(&sess->lock);
+	list_for_each_entry(c, &sess->conns, sess_node) {
+		if (c == conn || c->cid != cid)
+			continue;
+		WRITE_ONCE(c->logged_out, true);
+		kt_iscsi_conn_close(c);
+		found = true;
+	}
+	spin_unlock(&sess->lock);
+	return found;
 }
 
 /*
@@ -279,15 +337,73 @@ u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess)
 	return READ_ONCE(sess->exp_cmdsn) + sess->cmdsn_depth - 1;
 }
 
+/* MC/S: let the connections waiting for a later CmdSN look again. */
+static void kt_iscsi_cmdsn_kick(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_sess *sess = conn->sess;
+	struct kt_iscsi_conn *c;
+
+	spin_lock(&sess->lock);
+	list_for_each_entry(c, &sess->conns, sess_node)
+		if (c != conn && READ_ONCE(c->cmdsn_wait))
+			queue_work_on(c->cpu, kt_iscsi_wq, &c->rx_work);
+	spin_unlock(&sess->lock);
+}
+
 /*
  * RFC 7143 3.2.2.1 / 4.2.2.1: accept a non-immediate command only with the
- * expected CmdSN (ERL 0, one connection: in order), advancing the window;
- * immediate commands carry the current CmdSN and do not advance it. One
- * compare-and-exchange, no lock: it runs for every command.
+ * expected CmdSN, advancing the window; immediate commands carry the
+ * current CmdSN and do not advance it. One compare-and-exchange, no lock:
+ * it runs for every command. With several connections (MC/S), a PDU
+ * ahead of its turn has waited in kt_iscsi_cmdsn_wait() until now.
  */
 bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 			  bool immediate)
 {
-	return immediate ||
-	       cmpxchg(&conn->sess->exp_cmdsn, cmdsn, cmdsn + 1) == cmdsn;
+	if (immediate)
+		return true;
+	if (cmpxchg(&conn->sess->exp_cmdsn, cmdsn, cmdsn + 1) != cmdsn)
+		return false;
+	/* the cmpxchg orders this load after the window moved */
+	if (READ_ONCE(conn->sess->nr_conns) > 1)
+		kt_iscsi_cmdsn_kick(conn);
+	return true;
+}
+
+/*
+ * MC/S: the PDU whose header @conn has just received carries a CmdSN
+ * inside the window but ahead of ExpCmdSN. Those before it come on other
+ * connections, and SCSI sees commands in CmdSN order: this connection
+ * reads nothing more until its turn (kt_iscsi_cmdsn_check() kicks it).
+ * With one connection nothing can fill the gap; the PDU is then ignored
+ * as before (RFC 7143 3.2.2.1).
+ */
+bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_sess *sess = conn->sess;
+	const u8 *bhs = conn->rx.bhs;
+	u32 cmdsn, exp;
+
+	if (!sess || READ_ONCE(sess->nr_conns) < 2 || (bhs[0] & 0x40))
+		return false;
+	switch (bhs[0] & 0x3f) {
+	case KT_ISCSI_OP_NOP_OUT:
+	case KT_ISCSI_OP_SCSI_CMD:
+	case KT_ISCSI_OP_TMF_REQ:
+	case KT_ISCSI_OP_TEXT_REQ:
+	case KT_ISCSI_OP_LOGOUT_REQ:
+		break;
+	default:
+		return false;
+	}
+	cmdsn = get_unaligned_be32(bhs + 24);
+	WRITE_ONCE(conn->cmdsn_wait, true);
+	/* pairs with the cmpxchg in kt_iscsi_cmdsn_check() */
+	smp_mb();
+	exp = READ_ONCE(sess->exp_cmdsn);
+	if ((s32)(cmdsn - exp) > 0 &&
+	    (s32)(cmdsn - kt_iscsi_sess_max_cmdsn(sess)) <= 0)
+		return true;
+	WRITE_ONCE(conn->cmdsn_wait, false);
+	return false;
 }

@@ -20,81 +20,11 @@ import struct
 import sys
 import time
 
-from iscsi_raw import Conn, IMMEDIATE, OP_SCSI_CMD, OP_SCSI_RSP, \
-    OP_TMF_REQ, OP_TMF_RSP, is_ping
+from iscsi_raw import Session
 
-OP_DATA_IN = 0x25
 TMF_ABORT_TASK, TMF_LUN_RESET = 0x01, 0x05
 PATTERN = bytes([0xA5, 0x5A, 0xC3, 0x3C])
 IN_PROGRESS = (2, 0x04, 0x1B)
-
-
-class Session(Conn):
-    """Commands in flight at once, their answers kept by ITT."""
-
-    def __init__(self, addr):
-        super().__init__(addr)
-        self.rsp = {}		# ITT -> (status, (key, ASC, ASCQ), data)
-        self.tmf_rsp = {}	# ITT -> response
-        self.data = {}
-
-    def command(self, lun, cdb, out=b"", read_len=0):
-        self.itt += 1
-        flags = 0x80 | 0x01 | (0x40 if read_len else 0) | (0x20 if out else 0)
-        bhs = struct.pack(">BBH4xBB6sIIII", OP_SCSI_CMD, flags, 0, 0, lun,
-                          b"\0" * 6, self.itt, read_len or len(out),
-                          self.cmdsn, self.exp_statsn)
-        self.cmdsn += 1
-        self.send(bhs + bytes(cdb).ljust(16, b"\0"), out)
-        return self.itt
-
-    def tmf(self, function, lun, ref_itt=0xFFFFFFFF, ref_cmdsn=0):
-        self.itt += 1
-        bhs = struct.pack(">BBH4xBB6sIIIIII8x", IMMEDIATE | OP_TMF_REQ,
-                          0x80 | function, 0, 0, lun, b"\0" * 6, self.itt,
-                          ref_itt, self.cmdsn, self.exp_statsn, ref_cmdsn, 0)
-        self.send(bhs)
-        return self.itt
-
-    def pump(self, timeout):
-        op, bhs, data = self.recv(timeout)
-        itt = struct.unpack(">I", bhs[16:20])[0]
-        if is_ping(op, bhs):
-            self.nop_out_answer(bhs)
-        elif op == OP_DATA_IN:
-            self.data[itt] = self.data.get(itt, b"") + data
-            if bhs[1] & 0x01:
-                self.exp_statsn = struct.unpack(">I", bhs[24:28])[0] + 1
-                self.rsp[itt] = (bhs[3], (0, 0, 0), self.data.pop(itt))
-        elif op == OP_SCSI_RSP:
-            self.exp_statsn = struct.unpack(">I", bhs[24:28])[0] + 1
-            s = data[2:]
-            sense = (s[2] & 0x0F, s[12], s[13]) if len(s) >= 14 else (0, 0, 0)
-            self.rsp[itt] = (bhs[3], sense, self.data.pop(itt, b""))
-        elif op == OP_TMF_RSP:
-            self.exp_statsn = struct.unpack(">I", bhs[24:28])[0] + 1
-            self.tmf_rsp[itt] = bhs[2]
-
-    def wait(self, itt, timeout=30):
-        """The answer to @itt: (status, sense, data) or a TMF response."""
-        end = time.monotonic() + timeout
-        while itt not in self.rsp and itt not in self.tmf_rsp:
-            self.pump(max(0.1, end - time.monotonic()))
-        return self.rsp.pop(itt) if itt in self.rsp else self.tmf_rsp.pop(itt)
-
-    def tur(self, lun):
-        return self.wait(self.command(lun, [0] * 6))
-
-    def read_capacity(self, lun):
-        st, _, d = self.wait(self.command(lun, [0x9E, 0x10] + [0] * 8 +
-                                          [0, 0, 0, 32, 0, 0], read_len=32))
-        if st != 0:
-            raise RuntimeError("READ CAPACITY (16): status %#x" % st)
-        return struct.unpack(">QI", d[:12])
-
-    def read_block(self, lun, lba, bs):
-        cdb = bytes([0x88, 0]) + struct.pack(">QI", lba, 1) + b"\0\0"
-        return self.wait(self.command(lun, cdb, read_len=bs))
 
 
 def sanitize_cdb(immed, plen):

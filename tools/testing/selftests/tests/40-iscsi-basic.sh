@@ -4,11 +4,13 @@
 # The iSCSI fabric end to end with libiscsi: configfs through echo,
 # discovery, login, SCSI commands on an rd LUN, lost and corrupt Data-Out
 # PDUs (the command fails, the session lives, no bad data lands),
-# connection reinstatement, teardown and unload.
+# connection reinstatement, several connections per session (MC/S),
+# teardown and unload.
 . ./lib.sh
 
 main() {
 	local url=iscsi://127.0.0.1:3260/$KT_IQN/0 out
+	local param=$KT_CFS/iscsi/$KT_IQN/tpgt_1/param/MaxConnections
 
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "ktarget_iscsi was loaded on demand" grep -q '^ktarget_iscsi ' /proc/modules
@@ -81,6 +83,29 @@ main() {
 		output_has "$out" 'after the reset: TEST UNIT READY status 0x0'
 	check "the cold reset is logged" output_has "$(kmsg_since)" \
 		'TARGET COLD RESET: closing every session of the TPG'
+
+	# MC/S once the TPG allows two connections per session
+	check "MaxConnections=2 on the TPG" write_attr $param 2
+	kmsg_mark
+	out=$(timeout 120 python3 ./iscsi_mcs.py 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:mcs 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	write_attr $param 1
+	check "MC/S: a second connection joins the session, a third is refused (0206)" \
+		output_has "$out" 'second connection: logged in' \
+			'third connection: login status 0206'
+	check "MC/S: a command waits for the CmdSN before it, from the other connection" \
+		output_has "$out" 'later CmdSN alone, on connection 2: waits' \
+			'connection 1: status 0x0; WRITE on connection 2: status 0x0' \
+			'holds the data of the later CmdSN'
+	check "MC/S: logout of connection 2 sent on connection 1; connection 1 goes on" \
+		output_has "$out" 'response 0, connection 2 closed' \
+			'connection 1 after that: TEST UNIT READY status 0x0'
+	check "MC/S: a dropped connection ends the session at ERL 0" \
+		output_has "$out" 'connection 1 closed, the session ended'
+	check "MC/S: the join and the session failure are logged" \
+		output_has "$(kmsg_since)" 'connection 2 joins session' \
+			'failed: closing the session (ERL 0)'
 
 	kt_iscsi_teardown
 	check "target/iscsi is gone" test ! -e $KT_CFS/iscsi

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Multiple connections per session (MC/S), with the bare initiator of
+iscsi_raw.py. The TPG must allow MaxConnections=2.
+
+  iscsi_mcs.py HOST:PORT TARGET INITIATOR LUN
+      log in with MaxConnections=2, add a second connection (same ISID and
+      TSIH, CID 2); a third is refused with TOO MANY CONNECTIONS. Two
+      WRITEs to one block, the later CmdSN sent first on connection 2:
+      it must wait for the earlier one from connection 1, so the block
+      ends with the later data. Logout of connection 2 sent on connection
+      1 closes it and connection 1 goes on. Then a second connection
+      that simply drops ends the whole session (ERL 0).
+
+Prints one line per finding; exits 0 when the target behaved, 1 if not.
+"""
+import struct
+import sys
+import time
+
+from iscsi_raw import IMMEDIATE, OP_LOGOUT, OP_LOGOUT_RSP, Session, \
+    closed_within, login_status
+
+
+def write10(c, lun, lba, data, cmdsn):
+    c.cmdsn = cmdsn
+    cdb = bytes([0x2A, 0]) + struct.pack(">IBH", lba, 0, 1) + b"\0"
+    return c.command(lun, cdb, data)
+
+
+def logout_cid(c, cid):
+    """Logout "close the connection" @cid, sent on @c; its response."""
+    c.itt += 1
+    bhs = struct.pack(">BBH4x8sIHHII", IMMEDIATE | OP_LOGOUT, 0x81, 0,
+                      b"\0" * 8, c.itt, cid, 0, c.cmdsn, c.exp_statsn)
+    c.send(bhs + b"\0" * 16)
+    end = time.monotonic() + 10
+    while True:
+        op, rsp, _ = c.recv(max(0.1, end - time.monotonic()))
+        if op == OP_LOGOUT_RSP:
+            c.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+            return rsp[2]
+
+
+def join(addr, target, initiator, a, cid):
+    b = Session(addr)
+    b.cmdsn = a.cmdsn
+    b.login(target, initiator, a.tsih, cid)
+    return b
+
+
+def main():
+    addr, target, initiator, lun = sys.argv[1:5]
+    lun = int(lun)
+    ok = True
+
+    a = Session(addr)
+    a.login(target, initiator, extra=["MaxConnections=2"])
+    a.settle(lun)
+    b = join(addr, target, initiator, a, 2)
+    print("second connection: logged in, TSIH %#x (session %#x)" %
+          (b.tsih, a.tsih))
+    ok &= b.tsih == a.tsih
+    st = login_status(addr, target, initiator, a.tsih, 3, a.cmdsn)
+    print("third connection: login status %s" % st)
+    ok &= st == "0206"
+
+    bs = a.read_capacity(lun)[1]
+    first, later = b"\xaa" * bs, b"\xbb" * bs
+    n = a.cmdsn
+    itt_b = write10(b, lun, 100, later, n + 1)
+    try:
+        b.pump(0.5)
+        early = b.rsp.get(itt_b)
+    except TimeoutError:
+        early = None
+    print("the later CmdSN alone, on connection 2: %s" %
+          ("answered early" if early else "waits"))
+    ok &= early is None
+    itt_a = write10(a, lun, 100, first, n)
+    st_a, st_b = a.wait(itt_a)[0], b.wait(itt_b)[0]
+    print("WRITE on connection 1: status %#x; WRITE on connection 2: status %#x" %
+          (st_a, st_b))
+    ok &= st_a == 0 and st_b == 0
+    a.cmdsn = n + 2
+    st, _, data = a.read_block(lun, 100, bs)
+    print("the block holds the data of the %s CmdSN" %
+          ("later" if data == later else "EARLIER" if data == first else "NEITHER"))
+    ok &= st == 0 and data == later
+
+    r = logout_cid(a, 2)
+    gone = closed_within(b, 10)
+    print("logout of connection 2 on connection 1: response %d, connection 2 %s" %
+          (r, "closed" if gone else "still open"))
+    ok &= r == 0 and gone
+    st = a.tur(lun)[0]
+    print("connection 1 after that: TEST UNIT READY status %#x" % st)
+    ok &= st == 0
+
+    b = join(addr, target, initiator, a, 2)
+    print("connection 2 again: logged in")
+    b.sock.close()
+    gone = closed_within(a, 10)
+    print("connection 2 dropped: connection 1 %s" %
+          ("closed, the session ended (ERL 0)" if gone else "still open"))
+    ok &= gone
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
