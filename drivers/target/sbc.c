@@ -568,6 +568,12 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			return KT_SENSE_WRITE_PROTECTED;
 		/* SBC-3 5.43: NDOB: no data-out buffer */
 		if (!(c->opcode == 0x93 && (cmd->cdb[1] & 0x01))) {
+			/*
+			 * else exactly one logical block: with less there is
+			 * no block to repeat, more is no block at all
+			 */
+			if (cmd->expected_len != bs)
+				return KT_SENSE_INVALID_CDB_FIELD;
 			*needed = bs;
 			*dir = KT_DATA_OUT;
 		}

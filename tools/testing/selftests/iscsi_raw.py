@@ -28,6 +28,9 @@ and then sends and reads raw PDUs.
       log in twice (INITIATOR and INITIATOR.other), send TARGET COLD RESET
       on the first: it must answer FUNCTION COMPLETE, then both
       connections must close (RFC 7143 11.5.1), and a new login must work.
+  iscsi_raw.py write-same-len HOST:PORT TARGET INITIATOR LUN
+      WRITE SAME (10) of 8 blocks with half a block, two blocks and one
+      block of data-out: INVALID FIELD IN CDB twice, then GOOD.
   iscsi_raw.py power-on HOST:PORT TARGET INITIATOR LUN
       log in as a new I_T nexus and send TEST UNIT READY to LUN twice: the
       first must get UNIT ATTENTION, POWER ON OR RESET (29/00), the second
@@ -442,8 +445,25 @@ def power_on(addr, target, initiator, lun):
     return 0 if ok and st == 0 else 1
 
 
+def write_same_len(addr, target, initiator, lun):
+    """WRITE SAME (10) takes one logical block of data-out, no other."""
+    c = Session(addr)
+    c.login(target, initiator)
+    bs = c.read_capacity(lun)[1]
+    cdb = bytes([0x41, 0]) + struct.pack(">IBH", 200, 0, 8) + b"\0"
+    ok = True
+    for n in (bs // 2, 2 * bs, bs):
+        st, sense, _ = c.wait(c.command(lun, cdb, b"\x5a" * n))
+        print("WRITE SAME (10) with %d bytes: status %#x sense %x/%02x/%02x" %
+              ((n, st) + sense))
+        ok &= (st, sense) == ((0, (0, 0, 0)) if n == bs else (2, (5, 0x24, 0)))
+    return 0 if ok else 1
+
+
 def main():
     mode, addr, target, initiator, secs = sys.argv[1:6]
+    if mode == "write-same-len":
+        return write_same_len(addr, target, initiator, int(secs))
     if mode == "cold-reset":
         return cold_reset(addr, target, initiator)
     if mode == "power-on":

@@ -43,6 +43,14 @@ main() {
 		output_has "$out" 'first TEST UNIT READY: status 0x2 sense 6/29/00' \
 			'second TEST UNIT READY: status 0x0'
 
+	out=$(timeout 60 python3 ./iscsi_raw.py write-same-len 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "WRITE SAME with other than one block of data-out: INVALID FIELD IN CDB" \
+		output_has "$out" 'with 256 bytes: status 0x2 sense 5/24/00' \
+			'with 1024 bytes: status 0x2 sense 5/24/00' \
+			'with 512 bytes: status 0x0'
+
 	kmsg_mark
 	out=$(timeout 60 python3 ./iscsi_dataout.py 127.0.0.1:3260 $KT_IQN \
 		iqn.2026-11.org.ktarget:raw 0 2>&1)
