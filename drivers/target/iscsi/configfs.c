@@ -569,12 +569,10 @@ static struct kt_node_acl *to_acl(struct config_item *item)
 	return container_of(to_config_group(item), struct kt_node_acl, group);
 }
 
-/* rtslib reads a session from here; "No active" means none */
+/* rtslib (targetcli sessions) reads the ACL's sessions from here */
 static ssize_t kt_acl_info_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page,
-			  "No active iSCSI Session for Initiator Endpoint: %s\n",
-			  to_acl(item)->name);
+	return kt_iscsi_acl_info(to_acl(item), page);
 }
 
 static ssize_t kt_acl_cmdsn_depth_show(struct config_item *item, char *page)

@@ -854,6 +854,7 @@ struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
 	if (IS_ERR(conn))
 		return conn;
 	conn->sock = sock;
+	kernel_getpeername(sock, (struct sockaddr *)&conn->peer);
 	tcp_sock_set_nodelay(sk);
 	sk->sk_sndtimeo = 30 * HZ;
 

@@ -158,6 +158,7 @@ struct kt_iscsi_conn {
 	enum kt_iscsi_conn_state state;
 	u16			cid;
 	bool			logged_out;	/* not a failure: ERL 0 goes on */
+	struct sockaddr_storage	peer;		/* the initiator's address */
 	bool			cmdsn_wait;	/* MC/S: a PDU waits for its CmdSN */
 	u32			stat_sn;
 	u32			exp_stat_sn;

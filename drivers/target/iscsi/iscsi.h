@@ -251,5 +251,6 @@ void kt_iscsi_portal_rdma_put(struct kt_iscsi_portal *portal);
 /* session.c: stop every session of a TPG / of an ACL */
 void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg);
 void kt_iscsi_acl_close_sessions(struct kt_node_acl *acl);
+ssize_t kt_iscsi_acl_info(struct kt_node_acl *acl, char *page);
 
 #endif /* KTARGET_ISCSI_H */

@@ -331,6 +331,71 @@ void kt_iscsi_acl_close_sessions(struct kt_node_acl *acl)
 	kt_iscsi_flush();
 }
 
+static const char *const kt_iscsi_conn_state_name[] = {
+	[KT_CONN_LOGIN]		= "IN_LOGIN",
+	[KT_CONN_FFP]		= "LOGGED_IN",
+	[KT_CONN_LOGOUT]	= "IN_LOGOUT",
+	[KT_CONN_CLOSING]	= "CLEANUP_WAIT",
+	[KT_CONN_DEAD]		= "FREE",
+};
+
+/* One session of kt_iscsi_acl_info(), at @off in @page. */
+static int kt_iscsi_sess_info(struct kt_iscsi_sess *sess, char *page, int off)
+{
+	struct kt_iscsi_conn *conn;
+	const u8 *i = sess->isid;
+
+	off += sysfs_emit_at(page, off,
+			     "InitiatorName: %s\nInitiatorAlias:\n"
+			     "LIO Session ID: %u   ISID: 0x%02x %02x %02x %02x %02x %02x  TSIH: %u  SessionType: Normal\n"
+			     "Session State: TARG_SESS_STATE_%s\n"
+			     "ExpCmdSN: 0x%08x  MaxCmdSN: 0x%08x\n",
+			     sess->initiator, sess->tsih, i[0], i[1], i[2],
+			     i[3], i[4], i[5], sess->tsih,
+			     sess->closing ? "FAILED" : "LOGGED_IN",
+			     READ_ONCE(sess->exp_cmdsn),
+			     kt_iscsi_sess_max_cmdsn(sess));
+	spin_lock(&sess->lock);
+	list_for_each_entry(conn, &sess->conns, sess_node)
+		off += sysfs_emit_at(page, off,
+				     "CID: %u  Connection State: TARG_CONN_STATE_%s\n"
+				     "   Address %pISc %s  StatSN: 0x%08x\n",
+				     conn->cid,
+				     kt_iscsi_conn_state_name[READ_ONCE(conn->state)],
+				     &conn->peer, conn->xport->rdma ? "iSER" : "TCP",
+				     READ_ONCE(conn->stat_sn));
+	spin_unlock(&sess->lock);
+	return off;
+}
+
+/*
+ * The normal sessions logged in under @acl and their connections, in the
+ * lines LIO writes to an ACL's info (rtslib parses them: the session ID,
+ * TARG_SESS_STATE_, and per connection TARG_CONN_STATE_ and "Address").
+ */
+ssize_t kt_iscsi_acl_info(struct kt_node_acl *acl, char *page)
+{
+	struct kt_iscsi_sess *sess;
+	int off = 0;
+
+	spin_lock(&kt_iscsi_sessions_lock);
+	list_for_each_entry(sess, &kt_iscsi_sessions, node) {
+		if (sess->discovery || sess->se.acl != acl)
+			continue;
+		if (off > PAGE_SIZE / 2) {
+			off += sysfs_emit_at(page, off, "...\n");
+			break;
+		}
+		off = kt_iscsi_sess_info(sess, page, off);
+	}
+	spin_unlock(&kt_iscsi_sessions_lock);
+	if (!off)
+		off = sysfs_emit(page,
+				 "No active iSCSI Session for Initiator Endpoint: %s\n",
+				 acl->name);
+	return off;
+}
+
 /* RFC 7143 4.2.2.1: the window the initiator may use next. */
 u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess)
 {

@@ -3,18 +3,22 @@
 """Multiple connections per session (MC/S), with the bare initiator of
 iscsi_raw.py. The TPG must allow MaxConnections=2.
 
-  iscsi_mcs.py HOST:PORT TARGET INITIATOR LUN
+  iscsi_mcs.py HOST:PORT TARGET INITIATOR LUN [ACL_DIR]
       log in with MaxConnections=2, add a second connection (same ISID and
       TSIH, CID 2); a third is refused with TOO MANY CONNECTIONS. Two
       WRITEs to one block, the later CmdSN sent first on connection 2:
       it must wait for the earlier one from connection 1, so the block
       ends with the later data. Logout of connection 2 sent on connection
       1 closes it and connection 1 goes on. Then a second connection
-      that simply drops ends the whole session (ERL 0).
+      that simply drops ends the whole session (ERL 0). With ACL_DIR (the
+      configfs ACL INITIATOR logs in under), what rtslib-fb, and so
+      `targetcli sessions`, reads of the session while both connections
+      are up.
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
 import struct
+import subprocess
 import sys
 import time
 
@@ -42,6 +46,26 @@ def logout_cid(c, cid):
             return rsp[2]
 
 
+# rtslib-fb's own parser of an ACL's info file (Debian's python3 has it)
+RTSLIB = """
+import sys
+from rtslib_fb.target import NodeACL
+class Acl:
+    path = sys.argv[1]
+s = NodeACL._get_session(Acl())
+print("rtslib sees: %s" % ("no session" if s is None else
+      "session %d %s %s, connections %s" % (s["id"], s["type"], s["state"],
+      " ".join("%d:%s:%s:%s" % (c["cid"], c["cstate"], c["address"],
+                                c["transport"]) for c in s["connections"]))))
+"""
+
+
+def rtslib_session(acl_dir):
+    r = subprocess.run(["/usr/bin/python3", "-c", RTSLIB, acl_dir],
+                       capture_output=True, text=True, timeout=120)
+    print((r.stdout + r.stderr).strip())
+
+
 def join(addr, target, initiator, a, cid):
     b = Session(addr)
     b.cmdsn = a.cmdsn
@@ -64,6 +88,8 @@ def main():
     st = login_status(addr, target, initiator, a.tsih, 3, a.cmdsn)
     print("third connection: login status %s" % st)
     ok &= st == "0206"
+    if len(sys.argv) > 5:
+        rtslib_session(sys.argv[5])
 
     bs = a.read_capacity(lun)[1]
     first, later = b"\xaa" * bs, b"\xbb" * bs

@@ -135,6 +135,7 @@ static int kt_iser_connect(struct kt_iser_listener *l, struct rdma_cm_id *cm_id,
 		goto fail;
 	}
 	ic->conn = conn;
+	memcpy(&conn->peer, &cm_id->route.addr.dst_addr, sizeof(conn->peer));
 	kref_get(&ic->kref);
 	cm_id->context = ic;
 	ret = kt_iscsi_conn_start(conn);

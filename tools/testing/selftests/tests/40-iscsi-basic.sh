@@ -11,6 +11,7 @@
 main() {
 	local url=iscsi://127.0.0.1:3260/$KT_IQN/0 out
 	local param=$KT_CFS/iscsi/$KT_IQN/tpgt_1/param/MaxConnections
+	local acl=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:mcs
 
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "ktarget_iscsi was loaded on demand" grep -q '^ktarget_iscsi ' /proc/modules
@@ -92,13 +93,21 @@ main() {
 	check "the cold reset is logged" output_has "$(kmsg_since)" \
 		'TARGET COLD RESET: closing every session of the TPG'
 
-	# MC/S once the TPG allows two connections per session
+	# MC/S once the TPG allows two connections per session, under an ACL
+	# whose info rtslib (targetcli sessions) reads
 	check "MaxConnections=2 on the TPG" write_attr $param 2
+	check "an ACL for the MC/S initiator, LUN 0 mapped" sh -c \
+		"mkdir -p $acl/lun_0 && ln -s $KT_CFS/iscsi/$KT_IQN/tpgt_1/lun/lun_0 $acl/lun_0/m0"
 	kmsg_mark
-	out=$(timeout 120 python3 ./iscsi_mcs.py 127.0.0.1:3260 $KT_IQN \
-		iqn.2026-11.org.ktarget:mcs 0 2>&1)
+	out=$(timeout 240 python3 ./iscsi_mcs.py 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:mcs 0 $acl 2>&1)
 	echo "$out" | sed 's/^/# /'
 	write_attr $param 1
+	check "rtslib reads the session and both connections from the ACL's info" \
+		output_has "$out" 'rtslib sees: session [0-9]* Normal LOGGED_IN, connections 1:LOGGED_IN:127.0.0.1:TCP 2:LOGGED_IN:127.0.0.1:TCP'
+	check "and no session once it has ended" grep -q '^No active iSCSI Session' $acl/info
+	rm -f $acl/lun_0/m0
+	rmdir $acl/lun_0 $acl
 	check "MC/S: a second connection joins the session, a third is refused (0206)" \
 		output_has "$out" 'second connection: logged in' \
 			'third connection: login status 0206'
