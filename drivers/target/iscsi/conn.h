@@ -55,6 +55,7 @@ struct kt_iscsi_sess {
 	bool			registered;	/* with the core */
 	bool			closing;
 	u32			exp_cmdsn;
+	u32			ready_sn;	/* CmdSNs before it reached the core */
 	u32			cmdsn_depth;
 	struct kt_iscsi_nego	nego;
 	char			initiator[KT_INITIATOR_NAME_LEN];
@@ -288,6 +289,9 @@ int kt_iscsi_sess_add_conn(struct kt_iscsi_sess *sess,
 void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn);
 /* CmdSN: true when the command may run now (RFC 7143 4.2.2.1). */
 bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn);
+bool kt_iscsi_cmdsn_accept(struct kt_iscsi_conn *conn, u32 cmdsn,
+			   bool immediate);
+void kt_iscsi_cmdsn_ready(struct kt_iscsi_conn *conn, u32 cmdsn);
 void kt_iscsi_logout_session(struct kt_iscsi_conn *conn);
 bool kt_iscsi_logout_other(struct kt_iscsi_conn *conn, u16 cid);
 bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,

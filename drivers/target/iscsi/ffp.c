@@ -392,7 +392,7 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	u8 attr = h->cmd.attr < ARRAY_SIZE(attr_map) ? attr_map[h->cmd.attr] :
 						      KT_TASK_SIMPLE;
 
-	if (!kt_iscsi_cmdsn_check(conn, h->cmdsn, h->immediate)) {
+	if (!kt_iscsi_cmdsn_accept(conn, h->cmdsn, h->immediate)) {
 		/* RFC 7143 3.2.2.1: outside the window: silently ignored */
 		conn->rx.discard = true;
 		conn->rx.skip = true;
@@ -412,6 +412,9 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 		    kt_iscsi_dir(h), h->cmd.exp_xfer_len, attr);
 	cmd->setup_reason = kt_cmd_setup(&cmd->se, h->cdb, 16,
 					 kt_iscsi_unpack_lun(h->lun));
+	/* it has reached the core (unit attentions, reservations): MC/S */
+	if (!h->immediate)
+		kt_iscsi_cmdsn_ready(conn, h->cmdsn);
 
 	conn->rx.cmd = NULL;
 	conn->rx.discard = true;

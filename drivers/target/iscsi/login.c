@@ -644,6 +644,7 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 	strscpy(sess->target, l->target, sizeof(sess->target));
 	sess->nego = l->nego;
 	sess->exp_cmdsn = l->cmdsn;
+	sess->ready_sn = l->cmdsn;
 	sess->cmdsn_depth = 64;
 
 	if (!l->discovery) {

@@ -420,26 +420,47 @@ static void kt_iscsi_cmdsn_kick(struct kt_iscsi_conn *conn)
  * expected CmdSN, advancing the window; immediate commands carry the
  * current CmdSN and do not advance it. One compare-and-exchange, no lock:
  * it runs for every command. With several connections (MC/S), a PDU
- * ahead of its turn has waited in kt_iscsi_cmdsn_wait() until now.
+ * ahead of its turn has waited in kt_iscsi_cmdsn_wait() until now; it
+ * lets the next one go with kt_iscsi_cmdsn_ready() once it has reached
+ * the core.
  */
+bool kt_iscsi_cmdsn_accept(struct kt_iscsi_conn *conn, u32 cmdsn,
+			   bool immediate)
+{
+	return immediate ||
+	       cmpxchg(&conn->sess->exp_cmdsn, cmdsn, cmdsn + 1) == cmdsn;
+}
+
+/* The PDU of @cmdsn has been handed on: the next CmdSN may follow. */
+void kt_iscsi_cmdsn_ready(struct kt_iscsi_conn *conn, u32 cmdsn)
+{
+	struct kt_iscsi_sess *sess = conn->sess;
+
+	WRITE_ONCE(sess->ready_sn, cmdsn + 1);
+	if (READ_ONCE(sess->nr_conns) > 1) {
+		/* pairs with the barrier in kt_iscsi_cmdsn_wait() */
+		smp_mb();
+		kt_iscsi_cmdsn_kick(conn);
+	}
+}
+
+/* Accept and hand on at once: a PDU whose effect is immediate. */
 bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 			  bool immediate)
 {
-	if (immediate)
-		return true;
-	if (cmpxchg(&conn->sess->exp_cmdsn, cmdsn, cmdsn + 1) != cmdsn)
+	if (!kt_iscsi_cmdsn_accept(conn, cmdsn, immediate))
 		return false;
-	/* the cmpxchg orders this load after the window moved */
-	if (READ_ONCE(conn->sess->nr_conns) > 1)
-		kt_iscsi_cmdsn_kick(conn);
+	if (!immediate)
+		kt_iscsi_cmdsn_ready(conn, cmdsn);
 	return true;
 }
 
 /*
  * MC/S: the PDU whose header @conn has just received carries a CmdSN
- * inside the window but ahead of ExpCmdSN. Those before it come on other
- * connections, and SCSI sees commands in CmdSN order: this connection
- * reads nothing more until its turn (kt_iscsi_cmdsn_check() kicks it).
+ * inside the window but ahead of the next one to be handed on. Those
+ * before it come on other connections, and SCSI sees commands in CmdSN
+ * order: this connection reads nothing more until its turn
+ * (kt_iscsi_cmdsn_ready() kicks it).
  * With one connection nothing can fill the gap; the PDU is then ignored
  * as before (RFC 7143 3.2.2.1).
  */
@@ -447,7 +468,7 @@ bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn)
 {
 	struct kt_iscsi_sess *sess = conn->sess;
 	const u8 *bhs = conn->rx.bhs;
-	u32 cmdsn, exp;
+	u32 cmdsn, ready;
 
 	if (!sess || READ_ONCE(sess->nr_conns) < 2 || (bhs[0] & 0x40))
 		return false;
@@ -463,10 +484,10 @@ bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn)
 	}
 	cmdsn = get_unaligned_be32(bhs + 24);
 	WRITE_ONCE(conn->cmdsn_wait, true);
-	/* pairs with the cmpxchg in kt_iscsi_cmdsn_check() */
+	/* pairs with the barrier in kt_iscsi_cmdsn_ready() */
 	smp_mb();
-	exp = READ_ONCE(sess->exp_cmdsn);
-	if ((s32)(cmdsn - exp) > 0 &&
+	ready = READ_ONCE(sess->ready_sn);
+	if ((s32)(cmdsn - ready) > 0 &&
 	    (s32)(cmdsn - kt_iscsi_sess_max_cmdsn(sess)) <= 0)
 		return true;
 	WRITE_ONCE(conn->cmdsn_wait, false);

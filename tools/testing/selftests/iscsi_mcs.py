@@ -5,11 +5,13 @@ iscsi_raw.py. The TPG must allow MaxConnections=2.
 
   iscsi_mcs.py HOST:PORT TARGET INITIATOR LUN [ACL_DIR]
       log in with MaxConnections=2, add a second connection (same ISID and
-      TSIH, CID 2); a third is refused with TOO MANY CONNECTIONS. Two
-      WRITEs to one block, the later CmdSN sent first on connection 2:
-      it must wait for the earlier one from connection 1, so the block
-      ends with the later data. Logout of connection 2 sent on connection
-      1 closes it and connection 1 goes on. Then a second connection
+      TSIH, CID 2); a third is refused with TOO MANY CONNECTIONS. Two TEST
+      UNIT READYs of the new nexus, the later CmdSN sent first on
+      connection 2: it must wait for the earlier one from connection 1,
+      which so reaches the LU first and takes the nexus's POWER ON unit
+      attention (taken when a command reaches the LU, unlike the order in
+      which SIMPLE commands then run). Logout of connection 2 sent on
+      connection 1 closes it and connection 1 goes on. Then a second connection
       that simply drops ends the whole session (ERL 0). With ACL_DIR (the
       configfs ACL INITIATOR logs in under), what rtslib-fb, and so
       `targetcli sessions`, reads of the session while both connections
@@ -24,12 +26,6 @@ import time
 
 from iscsi_raw import IMMEDIATE, OP_LOGOUT, OP_LOGOUT_RSP, Session, \
     closed_within, login_status
-
-
-def write10(c, lun, lba, data, cmdsn):
-    c.cmdsn = cmdsn
-    cdb = bytes([0x2A, 0]) + struct.pack(">IBH", lba, 0, 1) + b"\0"
-    return c.command(lun, cdb, data)
 
 
 def logout_cid(c, cid):
@@ -79,8 +75,7 @@ def main():
     ok = True
 
     a = Session(addr)
-    a.login(target, initiator, extra=["MaxConnections=2"])
-    a.settle(lun)
+    a.login(target, initiator, extra=["MaxConnections=2"], settle=False)
     b = join(addr, target, initiator, a, 2)
     print("second connection: logged in, TSIH %#x (session %#x)" %
           (b.tsih, a.tsih))
@@ -91,10 +86,9 @@ def main():
     if len(sys.argv) > 5:
         rtslib_session(sys.argv[5])
 
-    bs = a.read_capacity(lun)[1]
-    first, later = b"\xaa" * bs, b"\xbb" * bs
     n = a.cmdsn
-    itt_b = write10(b, lun, 100, later, n + 1)
+    b.cmdsn = n + 1
+    itt_b = b.command(lun, [0] * 6)
     try:
         b.pump(0.5)
         early = b.rsp.get(itt_b)
@@ -103,16 +97,15 @@ def main():
     print("the later CmdSN alone, on connection 2: %s" %
           ("answered early" if early else "waits"))
     ok &= early is None
-    itt_a = write10(a, lun, 100, first, n)
-    st_a, st_b = a.wait(itt_a)[0], b.wait(itt_b)[0]
-    print("WRITE on connection 1: status %#x; WRITE on connection 2: status %#x" %
-          (st_a, st_b))
-    ok &= st_a == 0 and st_b == 0
+    a.cmdsn = n
+    st_a, sense_a, _ = a.wait(a.command(lun, [0] * 6))
+    st_b, sense_b, _ = b.wait(itt_b)
+    print("the earlier CmdSN, on connection 1: status %#x sense %x/%02x/%02x" %
+          ((st_a,) + sense_a))
+    print("the later CmdSN, on connection 2: status %#x sense %x/%02x/%02x" %
+          ((st_b,) + sense_b))
+    ok &= (st_a, sense_a) == (2, (6, 0x29, 0)) and st_b == 0
     a.cmdsn = n + 2
-    st, _, data = a.read_block(lun, 100, bs)
-    print("the block holds the data of the %s CmdSN" %
-          ("later" if data == later else "EARLIER" if data == first else "NEITHER"))
-    ok &= st == 0 and data == later
 
     r = logout_cid(a, 2)
     gone = closed_within(b, 10)

@@ -113,8 +113,8 @@ main() {
 			'third connection: login status 0206'
 	check "MC/S: a command waits for the CmdSN before it, from the other connection" \
 		output_has "$out" 'later CmdSN alone, on connection 2: waits' \
-			'connection 1: status 0x0; WRITE on connection 2: status 0x0' \
-			'holds the data of the later CmdSN'
+			'earlier CmdSN, on connection 1: status 0x2 sense 6/29/00' \
+			'later CmdSN, on connection 2: status 0x0'
 	check "MC/S: logout of connection 2 sent on connection 1; connection 1 goes on" \
 		output_has "$out" 'response 0, connection 2 closed' \
 			'connection 1 after that: TEST UNIT READY status 0x0'
