@@ -21,6 +21,7 @@
 
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
+#include <ktarget/proto/spc.h>
 
 #include "alua.h"
 #include "core.h"
@@ -41,6 +42,23 @@ void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
 	INIT_LIST_HEAD(&cmd->sess_node);
 }
 EXPORT_SYMBOL_GPL(kt_cmd_init);
+
+/*
+ * The core's own commands (EXTENDED COPY's READs and WRITEs, SANITIZE's
+ * writes) never reach a fabric: every backend call they make ends in their
+ * be_done continuation. Nothing releases them either; they live and die
+ * with the operation that embeds them.
+ */
+static void kt_internal_release(struct kt_cmd *cmd)
+{
+}
+
+const struct kt_fabric_ops kt_internal_ops = {
+	.name		= "internal",
+	.owner		= THIS_MODULE,
+	.proto_id	= KT_PROTO_ISCSI,
+	.release_cmd	= kt_internal_release,
+};
 
 static void kt_cmd_release(struct kref *kref)
 {

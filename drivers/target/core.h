@@ -95,6 +95,9 @@ void kt_ua_luns_changed(struct kt_tpg *tpg);
 u16 kt_ua_take(struct kt_cmd *cmd);
 sense_reason_t kt_ua_check(struct kt_cmd *cmd);
 
+/* cmd.c: the ops of the core's internal commands */
+extern const struct kt_fabric_ops kt_internal_ops;
+
 /* sanitize.c */
 enum kt_data_dir;
 int kt_sanitize_init(void);

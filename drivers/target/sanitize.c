@@ -108,18 +108,6 @@ struct kt_sanitize_op {
 
 static struct workqueue_struct *kt_sanitize_wq;
 
-/* The internal command reaches no fabric and is never released. */
-static void kt_sanitize_io_release(struct kt_cmd *io)
-{
-}
-
-static const struct kt_fabric_ops kt_sanitize_io_ops = {
-	.name		= "sanitize",
-	.owner		= THIS_MODULE,
-	.proto_id	= KT_PROTO_ISCSI,
-	.release_cmd	= kt_sanitize_io_release,
-};
-
 static void kt_sanitize_step_done(struct kt_cmd *io, sense_reason_t reason)
 {
 	struct kt_sanitize_op *op = container_of(io, struct kt_sanitize_op,
@@ -319,7 +307,7 @@ static struct kt_sanitize_op *kt_sanitize_op_alloc(struct kt_cmd *cmd,
 	op->passes = p->sa == KT_SBC_SANITIZE_OVERWRITE ? p->passes : 1;
 	init_completion(&op->step_done);
 	INIT_WORK(&op->work, kt_sanitize_work);
-	kt_cmd_init(&op->io, &kt_sanitize_io_ops, NULL, cmd->tag,
+	kt_cmd_init(&op->io, &kt_internal_ops, NULL, cmd->tag,
 		    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
 	op->io.dev = cmd->dev;
 	op->io.cdb[0] = 0x8a;		/* what the backstore sees: WRITE */

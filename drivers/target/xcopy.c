@@ -86,21 +86,6 @@ struct kt_xcopy_op {
 	u16			segs_done;
 };
 
-/*
- * The internal commands never reach a fabric: every backend call they make
- * ends in their be_done continuation. Nothing releases them either; they
- * live and die with the operation.
- */
-static void kt_xcopy_io_release(struct kt_cmd *io)
-{
-}
-
-static const struct kt_fabric_ops kt_xcopy_io_ops = {
-	.name		= "xcopy",
-	.owner		= THIS_MODULE,
-	.proto_id	= KT_PROTO_ISCSI,
-	.release_cmd	= kt_xcopy_io_release,
-};
 
 sense_reason_t kt_xcopy_set_err(struct kt_cmd *cmd,
 				const struct kt_xcopy_err *err)
@@ -644,9 +629,9 @@ sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
 	init_completion(&op->rd_done);
 	init_completion(&op->wr_done);
 	INIT_WORK(&op->rd_work, kt_xcopy_rd_work);
-	kt_cmd_init(&op->rd, &kt_xcopy_io_ops, cmd->sess, cmd->tag,
+	kt_cmd_init(&op->rd, &kt_internal_ops, cmd->sess, cmd->tag,
 		    KT_DATA_IN, 0, KT_TASK_SIMPLE);
-	kt_cmd_init(&op->wr, &kt_xcopy_io_ops, cmd->sess, cmd->tag,
+	kt_cmd_init(&op->wr, &kt_internal_ops, cmd->sess, cmd->tag,
 		    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
 	/* what reservations see of them: READ (16) and WRITE (16) */
 	op->rd.cdb[0] = 0x88;
