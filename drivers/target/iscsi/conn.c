@@ -557,7 +557,6 @@ static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 		WRITE_ONCE(conn->last_rx, jiffies);
 		if (conn->state == KT_CONN_FFP && kt_iscsi_cmdsn_wait(conn))
 			return 1;
-		WRITE_ONCE(conn->cmdsn_wait, false);
 		ret = kt_iscsi_rx_header(conn);
 		if (ret)
 			return ret;

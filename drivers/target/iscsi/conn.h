@@ -278,7 +278,8 @@ void kt_iscsi_login_free(struct kt_iscsi_conn *conn);
 #define KT_ISCSI_LOGOUT_GRACE	2	/* s an initiator has to log out when asked */
 u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess);
 void kt_iscsi_sess_put(struct kt_iscsi_sess *sess);
-void kt_iscsi_sess_close(struct kt_iscsi_sess *sess);
+int kt_iscsi_sess_close_conns(struct kt_iscsi_sess *sess,
+			      struct kt_iscsi_conn *keep, int cid, bool logout);
 void kt_iscsi_conn_close_after_tx(struct kt_iscsi_conn *conn);
 void kt_iscsi_cold_reset(struct kt_iscsi_sess *own);
 struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
@@ -292,8 +293,6 @@ bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn);
 bool kt_iscsi_cmdsn_accept(struct kt_iscsi_conn *conn, u32 cmdsn,
 			   bool immediate);
 void kt_iscsi_cmdsn_ready(struct kt_iscsi_conn *conn, u32 cmdsn);
-void kt_iscsi_logout_session(struct kt_iscsi_conn *conn);
-bool kt_iscsi_logout_other(struct kt_iscsi_conn *conn, u16 cid);
 bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 			  bool immediate);
 

@@ -392,15 +392,17 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	u8 attr = h->cmd.attr < ARRAY_SIZE(attr_map) ? attr_map[h->cmd.attr] :
 						      KT_TASK_SIMPLE;
 
+	/* before the CmdSN is taken: MC/S waits for it to be handed on */
+	cmd = kmem_cache_zalloc(kt_iscsi_cmd_cache, GFP_KERNEL);
+	if (!cmd)
+		return -ENOMEM;
 	if (!kt_iscsi_cmdsn_accept(conn, h->cmdsn, h->immediate)) {
 		/* RFC 7143 3.2.2.1: outside the window: silently ignored */
+		kmem_cache_free(kt_iscsi_cmd_cache, cmd);
 		conn->rx.discard = true;
 		conn->rx.skip = true;
 		return 0;
 	}
-	cmd = kmem_cache_zalloc(kt_iscsi_cmd_cache, GFP_KERNEL);
-	if (!cmd)
-		return -ENOMEM;
 	kt_iscsi_conn_get(conn);
 	kref_get(&conn->sess->kref);	/* the core may run it past the conn */
 	cmd->conn = conn;
@@ -588,30 +590,29 @@ static void kt_iscsi_logout(struct kt_iscsi_conn *conn)
 	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
 	struct kt_iscsi_logout_rsp r = { .itt = h->itt };
 	u8 bhs[KT_ISCSI_BHS_LEN];
+	bool other = false;
 
 	if (!h->immediate)
 		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
-	if (h->logout.reason == KT_ISCSI_LOGOUT_REMOVE_FOR_RECOVERY)
+	if (h->logout.reason == KT_ISCSI_LOGOUT_REMOVE_FOR_RECOVERY) {
 		r.response = KT_ISCSI_LOGOUT_RSP_NO_RECOVERY;
-	else if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_CONNECTION &&
-		 h->logout.cid != conn->cid) {
+	} else if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_CONNECTION &&
+		   h->logout.cid != conn->cid) {
 		/* MC/S: another connection of the session, closed from here */
-		if (!kt_iscsi_logout_other(conn, h->logout.cid))
+		other = true;
+		if (!kt_iscsi_sess_close_conns(conn->sess, conn, h->logout.cid,
+					       true))
 			r.response = KT_ISCSI_LOGOUT_RSP_CID_NOT_FOUND;
-		if (kt_iscsi_encode_logout_rsp(bhs, &r))
-			return;
-		kt_iscsi_queue_pdu(conn, bhs, NULL, 0, true);
-		return;
 	}
 	if (kt_iscsi_encode_logout_rsp(bhs, &r))
 		return;
 	kt_iscsi_queue_pdu(conn, bhs, NULL, 0, true);
-	if (r.response == KT_ISCSI_LOGOUT_RSP_CLOSED) {
-		WRITE_ONCE(conn->logged_out, true);
-		if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_SESSION)
-			kt_iscsi_logout_session(conn);
-		kt_iscsi_conn_close_after_tx(conn);
-	}
+	if (other || r.response != KT_ISCSI_LOGOUT_RSP_CLOSED)
+		return;
+	WRITE_ONCE(conn->logged_out, true);
+	if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_SESSION)
+		kt_iscsi_sess_close_conns(conn->sess, conn, -1, true);
+	kt_iscsi_conn_close_after_tx(conn);
 }
 
 static void kt_iscsi_text(struct kt_iscsi_conn *conn)

@@ -651,7 +651,7 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 		/* RFC 7143 6.3.5: session reinstatement by ISID */
 		old = kt_iscsi_sess_find(l->isid, 0, l->initiator);
 		if (old) {
-			kt_iscsi_sess_close(old);
+			kt_iscsi_sess_close_conns(old, NULL, -1, false);
 			kt_iscsi_sess_put(old);
 		}
 		sess->tpg = l->tpg;

@@ -146,16 +146,31 @@ void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn)
 	kt_iscsi_sess_put(sess);
 }
 
-/* Close every connection: the session ends when the last one is gone. */
-void kt_iscsi_sess_close(struct kt_iscsi_sess *sess)
+/*
+ * Close the connections of @sess but @keep: all of them (@cid < 0; the
+ * session then ends with the last) or the one of @cid. @logout: they end
+ * by a Logout, which their session outlives when @cid names one.
+ * Returns how many were closed.
+ */
+int kt_iscsi_sess_close_conns(struct kt_iscsi_sess *sess,
+			      struct kt_iscsi_conn *keep, int cid, bool logout)
 {
 	struct kt_iscsi_conn *conn;
+	int n = 0;
 
 	spin_lock(&sess->lock);
-	sess->closing = true;
-	list_for_each_entry(conn, &sess->conns, sess_node)
+	if (cid < 0)
+		sess->closing = true;
+	list_for_each_entry(conn, &sess->conns, sess_node) {
+		if (conn == keep || (cid >= 0 && conn->cid != cid))
+			continue;
+		if (logout)
+			WRITE_ONCE(conn->logged_out, true);
 		kt_iscsi_conn_close(conn);
+		n++;
+	}
 	spin_unlock(&sess->lock);
+	return n;
 }
 
 /*
@@ -167,45 +182,6 @@ void kt_iscsi_conn_close_after_tx(struct kt_iscsi_conn *conn)
 {
 	cmpxchg(&conn->state, KT_CONN_FFP, KT_CONN_LOGOUT);
 	queue_work_on(conn->cpu, kt_iscsi_wq, &conn->tx_work);
-}
-
-/* Logout "close the session": the other connections end at once. */
-void kt_iscsi_logout_session(struct kt_iscsi_conn *conn)
-{
-	struct kt_iscsi_sess *sess = conn->sess;
-	struct kt_iscsi_conn *c;
-
-	spin_lock(&sess->lock);
-	sess->closing = true;
-	list_for_each_entry(c, &sess->conns, sess_node) {
-		if (c == conn)
-			continue;
-		WRITE_ONCE(c->logged_out, true);
-		kt_iscsi_conn_close(c);
-	}
-	spin_unlock(&sess->lock);
-}
-
-/*
- * Logout "close the connection" @cid, sent on another connection of the
- * session (RFC 7143 11.14.1); false when the session has no such one.
- */
-bool kt_iscsi_logout_other(struct kt_iscsi_conn *conn, u16 cid)
-{
-	struct kt_iscsi_sess *sess = conn->sess;
-	struct kt_iscsi_conn *c;
-	bool found = false;
-
-	spin_lock(&sess->lock);
-	list_for_each_entry(c, &sess->conns, sess_node) {
-		if (c == conn || c->cid != cid)
-			continue;
-		WRITE_ONCE(c->logged_out, true);
-		kt_iscsi_conn_close(c);
-		found = true;
-	}
-	spin_unlock(&sess->lock);
-	return found;
 }
 
 /*
@@ -224,7 +200,7 @@ void kt_iscsi_cold_reset(struct kt_iscsi_sess *own)
 		if (sess->discovery || sess->tpg != own->tpg)
 			continue;
 		if (sess != own) {
-			kt_iscsi_sess_close(sess);
+			kt_iscsi_sess_close_conns(sess, NULL, -1, false);
 			continue;
 		}
 		spin_lock(&sess->lock);
@@ -301,7 +277,7 @@ static void kt_iscsi_close_matching(struct kt_iscsi_tpg *tpg,
 			continue;
 		if (acl && sess->se.acl != acl)
 			continue;
-		kt_iscsi_sess_close(sess);
+		kt_iscsi_sess_close_conns(sess, NULL, -1, false);
 	}
 	spin_unlock(&kt_iscsi_sessions_lock);
 }
@@ -471,7 +447,7 @@ bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn)
 	u32 cmdsn, ready;
 
 	if (!sess || READ_ONCE(sess->nr_conns) < 2 || (bhs[0] & 0x40))
-		return false;
+		goto go;
 	switch (bhs[0] & 0x3f) {
 	case KT_ISCSI_OP_NOP_OUT:
 	case KT_ISCSI_OP_SCSI_CMD:
@@ -480,7 +456,7 @@ bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn)
 	case KT_ISCSI_OP_LOGOUT_REQ:
 		break;
 	default:
-		return false;
+		goto go;
 	}
 	cmdsn = get_unaligned_be32(bhs + 24);
 	WRITE_ONCE(conn->cmdsn_wait, true);
@@ -490,6 +466,9 @@ bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn)
 	if ((s32)(cmdsn - ready) > 0 &&
 	    (s32)(cmdsn - kt_iscsi_sess_max_cmdsn(sess)) <= 0)
 		return true;
-	WRITE_ONCE(conn->cmdsn_wait, false);
+go:
+	/* a kick may have found it waiting: the turn has come, or gone */
+	if (unlikely(conn->cmdsn_wait))
+		WRITE_ONCE(conn->cmdsn_wait, false);
 	return false;
 }
