@@ -40,6 +40,7 @@ void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
 	cmd->task_attr = attr;
 	kref_init(&cmd->kref);
 	INIT_LIST_HEAD(&cmd->sess_node);
+	INIT_LIST_HEAD(&cmd->ts_node);
 }
 EXPORT_SYMBOL_GPL(kt_cmd_init);
 
@@ -161,10 +162,13 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 	if (!kt_cmd_claim(cmd, KT_CMD_COMPLETE)) {
 		/* aborted: the first completion ends it, a second is a bug */
 		if (!WARN_ON_ONCE(!test_bit(KT_CMD_ABORTED, &cmd->flags) ||
-				  test_and_set_bit(KT_CMD_COMPLETE, &cmd->flags)))
+				  test_and_set_bit(KT_CMD_COMPLETE, &cmd->flags))) {
+			kt_task_set_leave(cmd);
 			kt_cmd_end_aborted(cmd);
+		}
 		return;
 	}
+	kt_task_set_leave(cmd);
 	kt_cmd_set_outcome(cmd, reason);
 
 	if (cmd->status == KT_SAM_GOOD && cmd->dir == KT_DATA_IN &&
@@ -176,10 +180,13 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 }
 EXPORT_SYMBOL_GPL(kt_cmd_complete);
 
-static void kt_cmd_execute(struct kt_cmd *cmd)
+/* The command's data is in: run it, unless its task attribute holds it. */
+void kt_cmd_execute(struct kt_cmd *cmd)
 {
 	sense_reason_t reason;
 
+	if (!kt_task_set_may_run(cmd))
+		return;
 	if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
 		kt_cmd_complete(cmd, KT_SENSE_ABORTED_COMMAND);
 		return;
@@ -312,6 +319,8 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 		reason = kt_res_check(cmd);
 	if (!reason)
 		reason = kt_cmd_alloc_data(cmd);
+	if (!reason && cmd->dev)
+		kt_task_set_enter(cmd);
 	return reason;
 }
 EXPORT_SYMBOL_GPL(kt_cmd_setup);

@@ -19,13 +19,18 @@ static int __init kt_core_init(void)
 	ret = kt_sanitize_init();
 	if (ret)
 		goto out_xcopy;
-	ret = kt_configfs_init();
+	ret = kt_task_set_init();
 	if (ret)
 		goto out_sanitize;
+	ret = kt_configfs_init();
+	if (ret)
+		goto out_task_set;
 
 	pr_info("ktarget core %s loaded\n", KT_VERSION);
 	return 0;
 
+out_task_set:
+	kt_task_set_exit();
 out_sanitize:
 	kt_sanitize_exit();
 out_xcopy:
@@ -36,6 +41,7 @@ out_xcopy:
 static void __exit kt_core_exit(void)
 {
 	kt_configfs_exit();
+	kt_task_set_exit();
 	kt_sanitize_exit();
 	kt_xcopy_exit();
 }

@@ -65,6 +65,7 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu);
 
 /* cmd.c, tmr.c */
 bool kt_cmd_claim(struct kt_cmd *cmd, int bit);
+void kt_cmd_execute(struct kt_cmd *cmd);
 void kt_cmd_complete_data(struct kt_cmd *cmd, const void *buf, u32 len);
 struct kt_tmr;
 void kt_tmr_task_done(struct kt_tmr *tmr);
@@ -97,6 +98,16 @@ sense_reason_t kt_ua_check(struct kt_cmd *cmd);
 
 /* cmd.c: the ops of the core's internal commands */
 extern const struct kt_fabric_ops kt_internal_ops;
+
+/* task_set.c */
+int kt_task_set_init(void);
+void kt_task_set_exit(void);
+int kt_task_set_dev_init(struct kt_dev *dev);
+void kt_task_set_dev_exit(struct kt_dev *dev);
+void kt_task_set_enter(struct kt_cmd *cmd);
+bool kt_task_set_may_run(struct kt_cmd *cmd);
+void kt_task_set_leave(struct kt_cmd *cmd);
+void kt_task_set_abort(struct kt_cmd *cmd);
 
 /* sanitize.c */
 enum kt_data_dir;

@@ -280,6 +280,7 @@ static void kt_dev_release(struct config_item *item)
 	if (dev->enabled && dev->ops->disable)
 		dev->ops->disable(dev);
 	kt_res_dev_release(dev);
+	kt_task_set_dev_exit(dev);
 	dev->ops->free_dev(dev);
 	ida_free(&kt_dev_ida, index);
 }
@@ -301,11 +302,16 @@ static const struct config_item_type kt_dev_empty_type = {
 int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 		const char *name)
 {
-	int index;
+	int index, ret;
 
 	index = ida_alloc(&kt_dev_ida, GFP_KERNEL);
 	if (index < 0)
 		return index;
+	ret = kt_task_set_dev_init(dev);
+	if (ret) {
+		ida_free(&kt_dev_ida, index);
+		return ret;
+	}
 
 	dev->ops = ops;
 	dev->index = index;

@@ -117,6 +117,7 @@ static void kt_tmr_release_victims(struct kt_tmr_scope *s)
 
 	list_for_each_entry_safe(cmd, tmp, &s->victims, abort_node) {
 		list_del_init(&cmd->abort_node);
+		kt_task_set_abort(cmd);
 		if (cmd->sess == issuer && cmd->ops->abort_data_out)
 			cmd->ops->abort_data_out(cmd);
 		kt_cmd_put(cmd);

@@ -11,9 +11,11 @@
 #include <linux/configfs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include <ktarget/alua.h>
 #include <ktarget/proto/sense.h>
@@ -152,6 +154,22 @@ struct kt_sanitize {
 	u64			total;
 };
 
+/*
+ * SAM-5 8.6: the LU's one task set (TST 000b), where ORDERED commands wait
+ * for all before them and hold back all after them (task_set.c). Until an
+ * ORDERED command comes, commands enter through @ref alone.
+ */
+struct kt_task_set {
+	struct percpu_ref	ref;		/* commands let in lock-free */
+	spinlock_t		lock;
+	bool			slow;		/* @ref is dead: all go by @lock */
+	bool			drained;	/* ... and has come down to zero */
+	bool			ordered_running;
+	unsigned int		nr_running;	/* let in by @lock, not ended */
+	struct list_head	held;		/* waiting, in arrival order */
+	struct work_struct	work;
+};
+
 /* A SCSI logical unit's storage: core/HBA_N/NAME. */
 struct kt_dev {
 	struct config_group		group;
@@ -173,6 +191,7 @@ struct kt_dev {
 	struct kt_res			res;		/* reservations */
 	struct kt_alua			alua;		/* target port groups */
 	struct kt_sanitize		sanitize;
+	struct kt_task_set		task_set;
 	bool				swp;		/* control page SWP */
 
 	struct config_group		xcopy_stat_group;

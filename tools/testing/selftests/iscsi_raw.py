@@ -49,7 +49,7 @@ OP_NOP_OUT, OP_SCSI_CMD, OP_LOGIN, OP_LOGOUT = 0x00, 0x01, 0x03, 0x06
 OP_NOP_IN, OP_SCSI_RSP, OP_LOGIN_RSP = 0x20, 0x21, 0x23
 OP_LOGOUT_RSP, OP_ASYNC = 0x26, 0x32
 OP_TMF_REQ, OP_TMF_RSP = 0x02, 0x22
-OP_DATA_IN = 0x25
+OP_DATA_IN, OP_DATA_OUT, OP_R2T = 0x25, 0x05, 0x31
 TMF_TARGET_COLD_RESET = 0x07
 IMMEDIATE = 0x40
 
@@ -204,16 +204,30 @@ class Session(Conn):
         self.rsp = {}		# ITT -> (status, (key, ASC, ASCQ), data)
         self.tmf_rsp = {}	# ITT -> response
         self.data = {}
+        self.r2t = {}		# ITT -> (TTT, offset, length)
+        self.order = []		# ITTs in the order their answers came
 
-    def command(self, lun, cdb, out=b"", read_len=0):
+    def command(self, lun, cdb, out=b"", read_len=0, attr=1, write_len=0):
+        """Send a command; @out goes as immediate data, or @write_len
+        bytes are announced for Data-Out PDUs (data_out()). @attr: the
+        task attribute (0 untagged, 1 SIMPLE, 2 ORDERED, 3 HEAD OF QUEUE)."""
         self.itt += 1
-        flags = 0x80 | 0x01 | (0x40 if read_len else 0) | (0x20 if out else 0)
+        flags = 0x80 | attr | (0x40 if read_len else 0) | \
+            (0x20 if out or write_len else 0)
         bhs = struct.pack(">BBH4xBB6sIIII", OP_SCSI_CMD, flags, 0, 0, lun,
-                          b"\0" * 6, self.itt, read_len or len(out),
+                          b"\0" * 6, self.itt, read_len or write_len or len(out),
                           self.cmdsn, self.exp_statsn)
         self.cmdsn += 1
         self.send(bhs + bytes(cdb).ljust(16, b"\0"), out)
         return self.itt
+
+    def data_out(self, lun, itt, data):
+        """Answer the R2T of @itt (pump() has seen it) with @data at once."""
+        ttt, offset, _ = self.r2t.pop(itt)
+        bhs = struct.pack(">BBH4xBB6sIIIIIII4x", OP_DATA_OUT, 0x80, 0, 0,
+                          lun, b"\0" * 6, itt, ttt, 0, self.exp_statsn, 0, 0,
+                          offset)
+        self.send(bhs, data)
 
     def tmf(self, function, lun, ref_itt=0xFFFFFFFF, ref_cmdsn=0):
         self.itt += 1
@@ -233,14 +247,30 @@ class Session(Conn):
             if bhs[1] & 0x01:
                 self.exp_statsn = struct.unpack(">I", bhs[24:28])[0] + 1
                 self.rsp[itt] = (bhs[3], (0, 0, 0), self.data.pop(itt))
+                self.order.append(itt)
         elif op == OP_SCSI_RSP:
             self.exp_statsn = struct.unpack(">I", bhs[24:28])[0] + 1
             s = data[2:]
             sense = (s[2] & 0x0F, s[12], s[13]) if len(s) >= 14 else (0, 0, 0)
             self.rsp[itt] = (bhs[3], sense, self.data.pop(itt, b""))
+            self.order.append(itt)
         elif op == OP_TMF_RSP:
             self.exp_statsn = struct.unpack(">I", bhs[24:28])[0] + 1
             self.tmf_rsp[itt] = bhs[2]
+        elif op == OP_R2T:
+            self.r2t[itt] = struct.unpack(">I16xII", bhs[20:48])
+
+    def pump_for(self, seconds):
+        """Take in what comes for @seconds."""
+        end = time.monotonic() + seconds
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            try:
+                self.pump(left)
+            except TimeoutError:
+                return
 
     def wait(self, itt, timeout=30):
         """The answer to @itt: (status, sense, data) or a TMF response."""

@@ -52,6 +52,27 @@ main() {
 			'with 1024 bytes: status 0x2 sense 5/24/00' \
 			'with 512 bytes: status 0x0'
 
+	out=$(timeout 120 python3 ./iscsi_task_attr.py 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "a SIMPLE command runs beside an earlier one" \
+		output_has "$out" 'SIMPLE TEST UNIT READY beside the held WRITE: status 0x0'
+	check "ORDERED waits for all before it, across I_T nexuses; HEAD OF QUEUE does not" \
+		output_has "$out" 'ORDERED TEST UNIT READY behind the held WRITE: waits' \
+			'SIMPLE TEST UNIT READY behind the ORDERED one: waits' \
+			'HEAD OF QUEUE TEST UNIT READY: status 0x0' \
+			'ORDERED TEST UNIT READY from another session: waits'
+	check "ORDERED: answers in task set order once the data is in" \
+		output_has "$out" 'answers after the data: WRITE ORDERED SIMPLE' \
+			'their status: \[0, 0, 0\]' "the other session's ORDERED one: 0"
+	check "commands held behind an ORDERED one can be aborted" \
+		output_has "$out" 'ABORT TASK of the held SIMPLE command: 0' \
+			'ABORT TASK of the held ORDERED command: 0' \
+			'SIMPLE TEST UNIT READY once they are aborted: status 0x0' \
+			'the second WRITE: 0' 'answers for the aborted commands: \[\]'
+	check "the data written while commands waited is there" \
+		output_has "$out" "READ(10) of the first WRITE's block: status 0x0, the pattern"
+
 	kmsg_mark
 	out=$(timeout 60 python3 ./iscsi_dataout.py 127.0.0.1:3260 $KT_IQN \
 		iqn.2026-11.org.ktarget:raw 0 2>&1)

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: task attributes (SAM-5 8.6) in the LU's one task set.
+ *
+ * A command enters the task set once the core has accepted it, in the
+ * order the fabric delivers commands (CmdSN order for iSCSI), and leaves
+ * it when it completes or its abort ends. Its data transfer is not held
+ * back; only its execution is:
+ *
+ *   SIMPLE         runs unless an ORDERED command came before it and has
+ *                  not completed
+ *   ORDERED        runs once every command that came before it has
+ *                  completed; holds back every SIMPLE and ORDERED after it
+ *   HEAD OF QUEUE  runs at once
+ *   ACA            no ACA condition is ever established (NACA is 0):
+ *                  taken as SIMPLE
+ *
+ * Initiators rarely send anything but SIMPLE, so that path takes no lock:
+ * a command holds a reference on the percpu @ref. The first ORDERED
+ * command kills the reference and from then on every command of the LU
+ * enters under @lock, counted in nr_running or held in arrival order. The
+ * ORDERED one runs when @ref has drained and nothing counted is running.
+ * When nothing is held any more, a work item revives @ref.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/workqueue.h>
+
+#include <ktarget/fabric.h>
+
+#include "core.h"
+
+enum {
+	KT_TS_NONE,		/* outside the task set */
+	KT_TS_FAST,		/* holds a reference on ts->ref */
+	KT_TS_RUNNING,		/* counted in ts->nr_running */
+	KT_TS_HELD,		/* on ts->held */
+};
+
+static struct workqueue_struct *kt_task_set_wq;
+
+static struct kt_task_set *kt_ts(struct kt_cmd *cmd)
+{
+	return &cmd->dev->task_set;
+}
+
+/* The last command let in lock-free has left. */
+static void kt_ts_drained(struct percpu_ref *ref)
+{
+	struct kt_task_set *ts = container_of(ref, struct kt_task_set, ref);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ts->lock, flags);
+	ts->drained = true;
+	spin_unlock_irqrestore(&ts->lock, flags);
+	queue_work(kt_task_set_wq, &ts->work);
+}
+
+/*
+ * Move what may run now from the head of ts->held to @run: SIMPLE
+ * commands up to the next ORDERED one, or that ORDERED one once all
+ * before it are done. Under ts->lock.
+ */
+static void kt_ts_pick(struct kt_task_set *ts, struct list_head *run)
+{
+	struct kt_cmd *cmd, *tmp;
+
+	list_for_each_entry_safe(cmd, tmp, &ts->held, ts_node) {
+		if (ts->ordered_running)
+			return;
+		if (cmd->task_attr == KT_TASK_ORDERED) {
+			if (!ts->drained || ts->nr_running)
+				return;
+			ts->ordered_running = true;
+		}
+		list_del_init(&cmd->ts_node);
+		WRITE_ONCE(cmd->ts_state, KT_TS_RUNNING);
+		ts->nr_running++;
+		/* one still waiting for its data runs when the data is in */
+		if (cmd->ts_ready)
+			list_add_tail(&cmd->ts_node, run);
+	}
+}
+
+static void kt_ts_work(struct work_struct *work)
+{
+	struct kt_task_set *ts = container_of(work, struct kt_task_set, work);
+	struct kt_cmd *cmd, *tmp;
+	LIST_HEAD(run);
+	bool revive;
+
+	spin_lock_irq(&ts->lock);
+	kt_ts_pick(ts, &run);
+	revive = ts->slow && ts->drained && !ts->ordered_running &&
+		 list_empty(&ts->held);
+	if (revive)
+		ts->drained = false;
+	spin_unlock_irq(&ts->lock);
+
+	list_for_each_entry_safe(cmd, tmp, &run, ts_node) {
+		list_del_init(&cmd->ts_node);
+		kt_cmd_execute(cmd);
+	}
+	if (!revive)
+		return;
+
+	/*
+	 * Commands counted in nr_running may still run: an ORDERED one
+	 * waits for them as for the reference. Until slow is cleared,
+	 * newcomers still go by the lock; an ORDERED one among them kills
+	 * the reference again.
+	 */
+	percpu_ref_resurrect(&ts->ref);
+	spin_lock_irq(&ts->lock);
+	if (list_empty(&ts->held))
+		ts->slow = false;
+	else
+		percpu_ref_kill(&ts->ref);
+	spin_unlock_irq(&ts->lock);
+}
+
+/*
+ * The command has passed the core's checks: it enters the task set. Only
+ * commands to an LU do; the core's own commands never come here.
+ */
+void kt_task_set_enter(struct kt_cmd *cmd)
+{
+	struct kt_task_set *ts = kt_ts(cmd);
+	unsigned long flags;
+
+	if (cmd->task_attr != KT_TASK_ORDERED &&
+	    percpu_ref_tryget_live(&ts->ref)) {
+		cmd->ts_state = KT_TS_FAST;
+		return;
+	}
+
+	spin_lock_irqsave(&ts->lock, flags);
+	if (!ts->slow) {
+		/* revived since the try: the reference is live again */
+		if (cmd->task_attr != KT_TASK_ORDERED &&
+		    percpu_ref_tryget_live(&ts->ref)) {
+			cmd->ts_state = KT_TS_FAST;
+			goto out;
+		}
+		/*
+		 * The first ORDERED command: no confirmation of an earlier
+		 * switch can be pending (the reference was revived, or never
+		 * killed), so this does not sleep.
+		 */
+		ts->slow = true;
+		percpu_ref_kill(&ts->ref);
+	}
+	if (cmd->task_attr == KT_TASK_HEAD_OF_QUEUE ||
+	    (cmd->task_attr != KT_TASK_ORDERED && !ts->ordered_running &&
+	     list_empty(&ts->held))) {
+		cmd->ts_state = KT_TS_RUNNING;
+		ts->nr_running++;
+	} else {
+		cmd->ts_state = KT_TS_HELD;
+		cmd->ts_ready = false;
+		list_add_tail(&cmd->ts_node, &ts->held);
+		/* an ORDERED one at the head may run if all is drained */
+		queue_work(kt_task_set_wq, &ts->work);
+	}
+out:
+	spin_unlock_irqrestore(&ts->lock, flags);
+}
+
+/*
+ * The command is ready to run (its data is in). False when the task set
+ * holds it; it then runs from the task set's work.
+ */
+bool kt_task_set_may_run(struct kt_cmd *cmd)
+{
+	struct kt_task_set *ts;
+	unsigned long flags;
+	bool held;
+
+	if (likely(READ_ONCE(cmd->ts_state) != KT_TS_HELD))
+		return true;
+	ts = kt_ts(cmd);
+	spin_lock_irqsave(&ts->lock, flags);
+	held = cmd->ts_state == KT_TS_HELD;
+	if (held)
+		cmd->ts_ready = true;
+	spin_unlock_irqrestore(&ts->lock, flags);
+	return !held;
+}
+
+/* The command has completed, or its abort has ended: it leaves. */
+void kt_task_set_leave(struct kt_cmd *cmd)
+{
+	struct kt_task_set *ts;
+	unsigned long flags;
+
+	switch (cmd->ts_state) {
+	case KT_TS_NONE:
+		return;
+	case KT_TS_FAST:
+		cmd->ts_state = KT_TS_NONE;
+		percpu_ref_put(&cmd->dev->task_set.ref);
+		return;
+	}
+	ts = kt_ts(cmd);
+	spin_lock_irqsave(&ts->lock, flags);
+	if (cmd->ts_state == KT_TS_HELD) {
+		list_del_init(&cmd->ts_node);
+	} else {
+		ts->nr_running--;
+		if (cmd->task_attr == KT_TASK_ORDERED)
+			ts->ordered_running = false;
+	}
+	cmd->ts_state = KT_TS_NONE;
+	spin_unlock_irqrestore(&ts->lock, flags);
+	queue_work(kt_task_set_wq, &ts->work);
+}
+
+/*
+ * A TMF has aborted the command: it need not wait for its turn to end. It
+ * leaves the held list and ends at its next stage, at once if its data is
+ * in.
+ */
+void kt_task_set_abort(struct kt_cmd *cmd)
+{
+	struct kt_task_set *ts;
+	unsigned long flags;
+	bool run = false;
+
+	if (READ_ONCE(cmd->ts_state) != KT_TS_HELD)
+		return;
+	ts = kt_ts(cmd);
+	spin_lock_irqsave(&ts->lock, flags);
+	if (cmd->ts_state == KT_TS_HELD) {
+		list_del_init(&cmd->ts_node);
+		WRITE_ONCE(cmd->ts_state, KT_TS_NONE);
+		run = cmd->ts_ready;
+	}
+	spin_unlock_irqrestore(&ts->lock, flags);
+	if (!run)
+		return;
+	queue_work(kt_task_set_wq, &ts->work);
+	kt_cmd_execute(cmd);
+}
+
+int kt_task_set_dev_init(struct kt_dev *dev)
+{
+	struct kt_task_set *ts = &dev->task_set;
+
+	spin_lock_init(&ts->lock);
+	INIT_LIST_HEAD(&ts->held);
+	INIT_WORK(&ts->work, kt_ts_work);
+	return percpu_ref_init(&ts->ref, kt_ts_drained, PERCPU_REF_ALLOW_REINIT,
+			       GFP_KERNEL);
+}
+
+/* No command is left: the LU's LUNs are gone. */
+void kt_task_set_dev_exit(struct kt_dev *dev)
+{
+	struct kt_task_set *ts = &dev->task_set;
+
+	flush_work(&ts->work);
+	WARN_ON_ONCE(!list_empty(&ts->held) || ts->nr_running);
+	percpu_ref_exit(&ts->ref);
+}
+
+int kt_task_set_init(void)
+{
+	kt_task_set_wq = alloc_workqueue("kt_task_set",
+					 WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	return kt_task_set_wq ? 0 : -ENOMEM;
+}
+
+void kt_task_set_exit(void)
+{
+	destroy_workqueue(kt_task_set_wq);
+}
