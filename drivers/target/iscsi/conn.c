@@ -538,7 +538,10 @@ int kt_iscsi_rx_pdu(struct kt_iscsi_conn *conn, const u8 *pdu, u32 len)
 		memcpy(dst, pdu + off + rx->got, room);
 		rx->got += room;
 	}
+	/* what the PDU completes may go out from here (kt_iscsi_tx_now()) */
+	WRITE_ONCE(conn->rx_task, current);
 	kt_iscsi_rx_dispatch(conn);
+	WRITE_ONCE(conn->rx_task, NULL);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kt_iscsi_rx_pdu);

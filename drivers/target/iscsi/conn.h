@@ -166,7 +166,7 @@ struct kt_iscsi_conn {
 	struct kt_iscsi_nego	nego;		/* copy used on this connection */
 
 	struct work_struct	rx_work;
-	struct task_struct	*rx_task;	/* running rx_work, else NULL */
+	struct task_struct	*rx_task;	/* receiving, else NULL */
 	struct work_struct	tx_work;
 	struct work_struct	close_work;
 	struct work_struct	free_work;

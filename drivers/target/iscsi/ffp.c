@@ -78,17 +78,21 @@ void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason)
 /* ---- commands: transmit side ---- */
 
 /*
- * May @kind go out at once, from here? Only on the connection's own
- * receive work (a command the core ran inline, or an R2T it asks for),
- * only small PDUs (an R2T or a SCSI Response, never Data-In), and only
- * when the socket has room, so that the receive side never waits for the
- * initiator to read: an initiator may stop reading while it writes.
+ * May @kind go out at once, from here? Only from the connection's own
+ * receive side (a command the core ran inline, or an R2T it asks for).
+ * Over TCP only small PDUs (an R2T or a SCSI Response, never Data-In), and
+ * only when the socket has room, so that the receive side never waits for
+ * the initiator to read: an initiator may stop reading while it writes.
+ * Over RDMA anything: a post never waits, and a command's latency is
+ * then not that of a hop through the transmit work.
  */
 static bool kt_iscsi_tx_now(struct kt_iscsi_conn *conn, u8 kind)
 {
-	return kind != KT_TX_DATA_IN && !conn->xport->rdma &&
-	       READ_ONCE(conn->rx_task) == current &&
-	       sk_stream_is_writeable(conn->sock->sk);
+	if (READ_ONCE(conn->rx_task) != current)
+		return false;
+	if (conn->xport->rdma)
+		return true;
+	return kind != KT_TX_DATA_IN && sk_stream_is_writeable(conn->sock->sk);
 }
 
 /*

@@ -344,7 +344,10 @@ static void kt_iser_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	cmd->se.data_received = cmd->se.data_length;
+	/* its response may be posted from here (kt_iscsi_tx_now()) */
+	WRITE_ONCE(cmd->conn->rx_task, current);
 	kt_cmd_data_out_done(&cmd->se);
+	WRITE_ONCE(cmd->conn->rx_task, NULL);
 }
 
 static int kt_iser_get_data(struct kt_iscsi_conn *conn,
