@@ -13,6 +13,7 @@
 struct kt_dev;
 struct kt_cmd;
 struct kt_backend_ops;
+struct scatterlist;
 
 #define KT_VERSION		"0.1"
 #define KT_DBROOT_DEFAULT	"/var/target"
@@ -76,6 +77,8 @@ void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 			  const struct kt_pr_nexus *gone, unsigned int nr_gone);
 
 /* sgl_cache.c */
+unsigned int kt_sgl_shape(struct scatterlist *sgl, unsigned int cap, u32 len);
+void kt_sgl_free(struct scatterlist *sgl, unsigned int cap);
 void kt_sgl_cache_init(struct kt_session *sess);
 void kt_sgl_cache_exit(struct kt_session *sess);
 struct scatterlist *kt_sgl_cache_get(struct kt_session *sess, u32 len,

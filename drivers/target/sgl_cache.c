@@ -11,6 +11,7 @@
 
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/slab.h>
 
 #include <ktarget/fabric.h>
 
@@ -24,13 +25,28 @@ void kt_sgl_cache_init(struct kt_session *sess)
 
 void kt_sgl_cache_exit(struct kt_session *sess)
 {
-	while (sess->sgl_nr)
-		sgl_free(sess->sgl_slot[--sess->sgl_nr].sgl);
+	while (sess->sgl_nr) {
+		sess->sgl_nr--;
+		kt_sgl_free(sess->sgl_slot[sess->sgl_nr].sgl,
+			    sess->sgl_slot[sess->sgl_nr].cap);
+	}
 }
 
-/* Shape @sgl (@cap pages) to hold exactly @len bytes. */
-static unsigned int kt_sgl_shape(struct scatterlist *sgl, unsigned int cap,
-				 u32 len)
+/*
+ * Free a buffer of @cap pages from sgl_alloc(), shaped or not: sgl_free()
+ * stops at the end mark, and a shaped buffer may have pages past it.
+ */
+void kt_sgl_free(struct scatterlist *sgl, unsigned int cap)
+{
+	unsigned int i;
+
+	for (i = 0; i < cap; i++)
+		__free_page(sg_page(&sgl[i]));
+	kfree(sgl);
+}
+
+/* Shape @sgl (@cap pages) to hold exactly @len (> 0) bytes. */
+unsigned int kt_sgl_shape(struct scatterlist *sgl, unsigned int cap, u32 len)
 {
 	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
 
@@ -94,5 +110,5 @@ void kt_sgl_cache_put(struct kt_session *sess, struct scatterlist *sgl,
 		spin_unlock_irqrestore(&sess->sgl_lock, flags);
 	}
 	if (sgl)
-		sgl_free(sgl);
+		kt_sgl_free(sgl, cap);
 }
