@@ -9,9 +9,10 @@
  *   - resolves its CSCD descriptors by NAA designator among the LUNs the
  *     issuing I_T nexus can address, and nowhere else;
  *   - checks every segment against both devices before any data moves;
- *   - allocates one scatterlist, sized for two of its largest chunks, and
+ *   - takes one scatterlist, sized for two of its largest chunks, and
  *     reuses it with the READ and WRITE commands embedded in the
- *     operation: nothing is allocated per chunk. While one half is
+ *     operation: nothing is allocated per chunk, and the buffer outlives
+ *     the copy for the next one (xcopy_buf.c). While one half is
  *     written, the next chunk is read into the other, the READ issued
  *     from a second work item so that synchronous backstores (zram, rd)
  *     overlap too;
@@ -75,8 +76,9 @@ struct kt_xcopy_op {
 	u64			rd_pos;
 	u32			rd_len;
 	bool			rd_busy;	/* a READ is in flight */
-	struct scatterlist	*sgl;		/* the one allocation */
+	struct scatterlist	*sgl;		/* the one buffer */
 	unsigned int		sg_nents;
+	unsigned int		sg_cap;		/* its pages */
 	struct kt_xcopy_buf	buf[2];
 	unsigned int		nr_bufs;	/* 2: READ and WRITE overlap */
 	bool			want_two;	/* a segment spans chunks */
@@ -303,22 +305,27 @@ static sense_reason_t kt_xcopy_plan(struct kt_xcopy_op *op)
 }
 
 /*
- * The one scatterlist of the copy, made when the first chunk needs it: two
- * buffers of sgl_len when a segment spans several chunks, else one; one
- * buffer, then smaller ones, when memory is short.
+ * The one scatterlist of the copy, taken when the first chunk needs it:
+ * two buffers of sgl_len when a segment spans several chunks, else one;
+ * one buffer, then smaller ones, when memory is short.
  */
 static sense_reason_t kt_xcopy_alloc(struct kt_xcopy_op *op)
 {
 	struct kt_xcopy_stat *st = &op->cmd->dev->xcopy_stat;
 	unsigned int half;
+	bool fresh;
 
 	while (!op->sgl && op->sgl_len) {
 		op->nr_bufs = op->want_two ? 2 : 1;
-		atomic64_inc(&st->sgl_allocs);
-		op->sgl = sgl_alloc((u64)op->sgl_len * op->nr_bufs,
-				    GFP_KERNEL | __GFP_NOWARN, &op->sg_nents);
-		if (op->sgl)
+		op->sgl = kt_xcopy_buf_get(op->sgl_len * op->nr_bufs,
+					   &op->sg_nents, &op->sg_cap, &fresh);
+		if (fresh)
+			atomic64_inc(&st->sgl_allocs);
+		if (op->sgl) {
+			if (!fresh)
+				atomic64_inc(&st->sgl_reuses);
 			break;
+		}
 		if (op->want_two) {
 			op->want_two = false;
 			continue;
@@ -543,11 +550,8 @@ static void kt_xcopy_free(struct kt_xcopy_op *op)
 	for (i = 0; i < KT_XCOPY_MAX_CSCD; i++)
 		if (op->lun[i])
 			percpu_ref_put(&op->lun[i]->ref);
-	if (op->sgl) {
-		if (op->nr_bufs == 2)
-			sg_unmark_end(&op->sgl[op->buf[0].nents - 1]);
-		sgl_free(op->sgl);
-	}
+	if (op->sgl)
+		kt_xcopy_buf_put(op->sgl, op->sg_cap);
 	kfree(op);
 }
 
@@ -660,4 +664,5 @@ void kt_xcopy_exit(void)
 {
 	destroy_workqueue(kt_xcopy_wq);
 	destroy_workqueue(kt_xcopy_io_wq);
+	kt_xcopy_buf_exit();
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ktarget_core: what the EXTENDED COPY engine (xcopy.c), its held results
- * and RECEIVE COPY RESULTS (xcopy_rcr.c) and its counters (xcopy_stat.c)
- * share.
+ * ktarget_core: what the EXTENDED COPY engine (xcopy.c), its buffers
+ * (xcopy_buf.c), its held results and RECEIVE COPY RESULTS (xcopy_rcr.c)
+ * and its counters (xcopy_stat.c) share.
  */
 #ifndef KTARGET_XCOPY_H
 #define KTARGET_XCOPY_H
@@ -13,6 +13,7 @@
 struct kt_cmd;
 struct kt_dev;
 struct kt_session;
+struct scatterlist;
 
 /* xcopy.c */
 int kt_xcopy_init(void);
@@ -38,6 +39,12 @@ void kt_xcopy_ids_progress(struct kt_session *sess, int slot, u64 bytes,
 void kt_xcopy_ids_finish(struct kt_cmd *cmd, int slot, sense_reason_t reason);
 void kt_xcopy_session_release(struct kt_session *sess);
 sense_reason_t kt_xcopy_rcr_execute(struct kt_cmd *cmd);
+
+/* xcopy_buf.c: copy buffers, kept a while for the next copy */
+struct scatterlist *kt_xcopy_buf_get(u32 len, unsigned int *nents,
+				     unsigned int *cap, bool *fresh);
+void kt_xcopy_buf_put(struct scatterlist *sgl, unsigned int cap);
+void kt_xcopy_buf_exit(void);
 
 /* xcopy_stat.c */
 void kt_xcopy_stat_init(struct kt_dev *dev);

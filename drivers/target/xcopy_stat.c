@@ -44,6 +44,7 @@ KT_XCOPY_STAT(segments);
 KT_XCOPY_STAT(bytes);
 KT_XCOPY_STAT(chunks);
 KT_XCOPY_STAT(sgl_allocs);
+KT_XCOPY_STAT(sgl_reuses);
 KT_XCOPY_STAT(fast_copies);
 KT_XCOPY_STAT(aborts);
 
@@ -54,6 +55,7 @@ static struct configfs_attribute *kt_xcopy_stat_attrs[] = {
 	&kt_xcopy_stat_attr_bytes,
 	&kt_xcopy_stat_attr_chunks,
 	&kt_xcopy_stat_attr_sgl_allocs,
+	&kt_xcopy_stat_attr_sgl_reuses,
 	&kt_xcopy_stat_attr_fast_copies,
 	&kt_xcopy_stat_attr_aborts,
 	NULL,

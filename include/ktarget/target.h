@@ -112,6 +112,7 @@ struct kt_xcopy_stat {
 	atomic64_t	bytes;		/* bytes written to destinations */
 	atomic64_t	chunks;		/* READ/WRITE pairs issued */
 	atomic64_t	sgl_allocs;	/* scatterlists allocated */
+	atomic64_t	sgl_reuses;	/* ... taken from an earlier copy */
 	atomic64_t	fast_copies;	/* segments the backend copied itself */
 	atomic64_t	aborts;		/* copies stopped by a task abort */
 };

@@ -76,9 +76,9 @@ main() {
 	sg1=$(sg_node "$disk") sg0=$(sg_node "$disk0")
 	# sg_xcopy sends EXTENDED COPY to the destination: its counters move
 	st=$cfs/core/rd_mcp_0/ram0/statistics/xcopy
-	run grep -H . $st/operations $st/bytes $st/chunks $st/sgl_allocs $st/fast_copies
+	run grep -H . $st/operations $st/bytes $st/chunks $st/sgl_allocs $st/sgl_reuses $st/fast_copies
 	run sg_xcopy if="$sg1" of="$sg0" bs=512 bpt=32768 time=1
-	run grep -H . $st/operations $st/bytes $st/chunks $st/sgl_allocs $st/fast_copies
+	run grep -H . $st/operations $st/bytes $st/chunks $st/sgl_allocs $st/sgl_reuses $st/fast_copies
 	blockdev --flushbufs "$disk0"
 	run mount -o ro "$disk0" /mnt/demo
 	run sha256sum /mnt/demo/data
