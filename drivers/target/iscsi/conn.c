@@ -790,6 +790,23 @@ static const struct kt_iscsi_transport kt_iscsi_tcp = {
 
 /* ---- life cycle, continued ---- */
 
+/*
+ * A new connection's CPU: this one, where the portal accepted it, unless
+ * cpus_allowed_list leaves it out; then the next allowed CPU online.
+ */
+static int kt_iscsi_conn_cpu(void)
+{
+	int cpu = raw_smp_processor_id(), next;
+
+	if (cpumask_test_cpu(cpu, &kt_iscsi_allowed_cpus))
+		return cpu;
+	next = cpumask_next_and(cpu, &kt_iscsi_allowed_cpus, cpu_online_mask);
+	if (next >= nr_cpu_ids)
+		next = cpumask_first_and(&kt_iscsi_allowed_cpus,
+					 cpu_online_mask);
+	return next < nr_cpu_ids ? next : cpu;
+}
+
 struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
 					  const struct kt_iscsi_transport *xport,
 					  void *priv)
@@ -818,7 +835,7 @@ struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
 	conn->portal = portal;
 	refcount_inc(&portal->ref);
 	conn->state = KT_CONN_LOGIN;
-	conn->cpu = raw_smp_processor_id();
+	conn->cpu = kt_iscsi_conn_cpu();
 	conn->nego.max_recv_dsl = KT_ISCSI_LOGIN_BUF;
 	conn->nego.max_xmit_dsl = KT_ISCSI_LOGIN_BUF;
 	INIT_LIST_HEAD(&conn->sess_node);

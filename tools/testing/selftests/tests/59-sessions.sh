@@ -3,7 +3,9 @@
 #
 # Eight sessions at once: eight initiator names (open-iscsi ifaces), each
 # with an ACL mapping its own rd LUN as LUN 0. All eight write a pattern of
-# their own at the same time, read it back and compare.
+# their own at the same time, read it back and compare. With
+# cpus_allowed_list set to one CPU, every connection's receive and transmit
+# work must run there (the workqueue_execute_start trace event says where).
 . ./lib.sh
 
 P=127.0.0.1:3260
@@ -59,6 +61,23 @@ login_all() {
 	return 1
 }
 
+TRACE=/sys/kernel/tracing
+EV=$TRACE/events/workqueue/workqueue_execute_start
+
+trace_on() {
+	[ -d $TRACE/events ] || mount -t tracefs nodev $TRACE 2>/dev/null
+	[ -e $EV/enable ] || return 1
+	echo > $TRACE/trace && echo 1 > $EV/enable
+}
+
+# work_cpus: the CPUs the connections' receive and transmit work ran on
+work_cpus() {
+	echo 0 > $EV/enable
+	grep -E 'function kt_iscsi_(rx|tx)_work' $TRACE/trace |
+		sed -E 's/.*\[0*([0-9]+)\].*/\1/' | sort -u | tr '\n' ' '
+	echo > $TRACE/trace
+}
+
 # io NAME SEED: write 4 MiB of a pattern of its own, read back, compare
 io() {
 	local d=$1 f=/tmp/kt-s$2
@@ -69,11 +88,14 @@ io() {
 }
 
 main() {
-	local i pids="" disks="" st=0 d
+	local i pids="" disks="" st=0 d cpu
 	command -v iscsiadm >/dev/null || { skip "$N sessions" "no iscsiadm"; return; }
 	check "target set up" kt_iscsi_setup
 	check "iscsid starts" kt_iscsid_start
 	check "$N LUNs, $N ACLs, $N ifaces" setup
+	cpu=$(($(nproc) - 1))
+	check "cpus_allowed_list = $cpu" sh -c "echo $cpu > $KT_CFS/iscsi/cpus_allowed_list"
+	check "tracing workqueue_execute_start" trace_on
 	check "$N sessions log in at once" login_all
 	check_eq "$N connections on the portal" \
 		"$(awk '$2 ~ /:0CBC$/ && $4 == "01"' /proc/net/tcp | wc -l)" $N
@@ -89,6 +111,8 @@ main() {
 	done
 	check_eq "$N distinct disks" "$(echo $disks | tr ' ' '\n' | sort -u | wc -l)" $N
 	check_eq "every session's data reads back intact" $st 0
+	check_eq "the connections' work ran on CPU $cpu only" "$(work_cpus)" "$cpu "
+	echo 0-$cpu > $KT_CFS/iscsi/cpus_allowed_list
 
 	iscsiadm -m node --logoutall=all >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
