@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest.sh [--runtime SEC] [--pages N] [--rounds N]
+# guest.sh [--runtime SEC] [--pages N] [--rounds N] [--only REGEX]
 #
 # The ktarget / LIO side-by-side benchmark, guest side: tools/testing/bench/run.sh
 # boots the guest and runs this. For each target stack in turn (ktarget, then
@@ -37,6 +37,7 @@ FALLBACK_PAGES=131072	# 512 MiB, when the guest cannot spare 1 GiB
 PORTAL=127.0.0.1:3260
 PY=/usr/bin/python3
 ISER=0			# 1 while the iSER rows run
+ONLY=			# --only: run the tests whose name matches (grep -E)
 URL_BASE=iscsi://$PORTAL
 REPORT=$here/report.py
 
@@ -237,6 +238,22 @@ fio_test() {
 
 # each_test TOOL FUNC ARGS...: FUNC STACK... for every test of TOOL
 # (of ISER_TESTS when ISER=1)
+# picked NAME: is test NAME to run (--only)?
+picked() {
+	[ -z "$ONLY" ] || grep -qE -- "$ONLY" <<< "$1"
+}
+
+# any_picked LIST: is a test of the array named LIST to run?
+any_picked() {
+	local -n l=$1
+	local t
+	for t in "${l[@]}"; do
+		read -ra w <<< "$t"
+		picked "${w[*]:0:4}" && return 0
+	done
+	return 1
+}
+
 each_test() {
 	local tool=$1 fn=$2 stack=$3 t w name=TESTS
 	shift 3
@@ -245,6 +262,7 @@ each_test() {
 	for t in "${list[@]}"; do
 		read -ra w <<< "$t"
 		[ "${w[4]}" = "$tool" ] || continue
+		picked "${w[*]:0:4}" || continue
 		"$fn" "$stack" "${w[*]:0:4}" "${w[5]}" "${w[6]}" "${w[7]}" "${w[8]}" "$@"
 	done
 }
@@ -342,7 +360,9 @@ run_stack() {
 		grep -E '^(MemTotal|MemFree|MemAvailable)' /proc/meminfo > "$pfx-meminfo-up.txt"
 		each_test perf perf_test "$stack"
 
-		if [ "$INI_OK" = 1 ] && disk=$(ini_login); then
+		if ! any_picked TESTS; then
+			disk=
+		elif [ "$INI_OK" = 1 ] && disk=$(ini_login); then
 			size=$(blockdev --getsize64 "$disk" 2>/dev/null)
 			log "$stack: kernel initiator disk $disk, $size bytes"
 			bounded 30 iscsiadm -m session -P 3 > "$pfx-session.txt" 2>&1
@@ -353,7 +373,7 @@ run_stack() {
 		each_test fio fio_test "$stack" "$disk"
 		ini_logout
 		ISER=1
-		run_iser "$stack"
+		any_picked ISER_TESTS && run_iser "$stack"
 		ISER=0
 	fi
 
@@ -376,6 +396,7 @@ main() {
 		--runtime) RUNTIME=$2; shift 2 ;;
 		--pages) PAGES=$2; shift 2 ;;
 		--rounds) ROUNDS=$2; shift 2 ;;
+		--only) ONLY=$2; shift 2 ;;
 		*) log "unknown option $1"; return 2 ;;
 		esac
 	done

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [--runtime SEC] [--pages N] [--rounds N]
+# run.sh [--runtime SEC] [--pages N] [--rounds N] [--only REGEX]
 #
 # ktarget against in-tree LIO, side by side in one QEMU guest: builds the
 # modules, boots one guest (tools/testing/vm/run.sh --name bench) and runs
@@ -12,7 +12,9 @@
 #
 #   --runtime SEC   seconds per measurement (default 10)
 #   --pages N       rd LUN size in 4 KiB pages (default 262144, 1 GiB)
-#   --rounds N      run ktarget then LIO N times, keep each cell's best (default 1)
+#   --rounds N      measure both stacks N times, each round starting with the
+#                   other one; keep each cell's best (default 1)
+#   --only REGEX    only the tests whose name matches (grep -E), e.g. 'fio 4k.*QD32'
 #
 # Exit status: the guest run's (1 when a cell is "fail" or the kernel log
 # shows a finding, 124 on timeout).
@@ -28,7 +30,10 @@ while [ $# -gt 0 ]; do
 	--runtime|--pages|--rounds)
 		[[ ${2:-} =~ ^[0-9]+$ ]] || { echo "run.sh: $1 needs a number" >&2; exit 2; }
 		args+=("$1" "$2"); shift 2 ;;
-	*) sed -n '3,19p' "$here/run.sh" >&2; exit 2 ;;
+	--only)
+		[ -n "${2:-}" ] || { echo "run.sh: --only needs a pattern" >&2; exit 2; }
+		args+=("$1" "$2"); shift 2 ;;
+	*) sed -n '3,21p' "$here/run.sh" >&2; exit 2 ;;
 	esac
 done
 

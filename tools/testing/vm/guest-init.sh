@@ -48,9 +48,10 @@ main() {
 
 	echo "<4>ktarget-test: start $KT_NAME" > /dev/kmsg
 	cd "$KT_CWD" || cd /
-	# shellcheck disable=SC2086
+	# the script's arguments, quoted by run.sh (printf %q)
+	eval "set -- $KT_SCRIPT_ARGS"
 	timeout --foreground -k 10 "$KT_SCRIPT_TIMEOUT" \
-		bash "$KT_SCRIPT" $KT_SCRIPT_ARGS > $out/output.log 2>&1 < /dev/null
+		bash "$KT_SCRIPT" "$@" > $out/output.log 2>&1 < /dev/null
 	status=$?
 	cd /
 

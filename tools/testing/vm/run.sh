@@ -99,13 +99,16 @@ if [ "$install" = 1 ]; then
 	rm "$mods/kernel"
 fi
 
+# the script's arguments, quoted twice: guest.env is sourced, then eval'd
+args=
+[ $# = 0 ] || args=$(printf %q "$(printf '%q ' "$@")")
 cat > "$out/guest.env" <<EOF
 KT_NAME='$name'
 KT_KVER='$kver'
 KT_CWD='$PWD'
 KT_TOP='$top'
 KT_SCRIPT='$script'
-KT_SCRIPT_ARGS='$*'
+KT_SCRIPT_ARGS=$args
 KT_SCRIPT_TIMEOUT=$((timeout_s - 30))
 KT_GUEST_INIT='$top/tools/testing/vm/guest-init.sh'
 EOF
