@@ -276,16 +276,19 @@ main() {
 	check_eq "one operation, 64 chunks, 1 scatterlist, 4 MiB" \
 		"$(echo $after | awk -v o=$1 -v c=$2 -v s=$3 -v r=$4 -v b=$5 \
 			'{ print $1 - o, $2 - c, $3 - s + $4 - r, $5 - b }')" "1 64 1 4194304"
-	# the copy's buffer is kept a while: the next copy allocates nothing
-	before="$(xstat $f0 sgl_allocs) $(xstat $f0 sgl_reuses)"
-	check "the same copy again, at once" \
-		sg_xcopy if=$g0 of=$g2 bs=512 skip=0 seek=0 count=8192 bpt=8192 --on_dst
-	after="$(xstat $f0 sgl_allocs) $(xstat $f0 sgl_reuses)"
+	# a copy's buffer is kept a while: of two copies sent back to back
+	# (one sg_xcopy, two EXTENDED COPY commands of 4 MiB), the second
+	# takes over the first one's scatterlist
+	before="$(xstat $f0 operations) $(xstat $f0 chunks) $(xstat $f0 sgl_allocs) $(xstat $f0 sgl_reuses)"
+	check "sg_xcopy of 8 MiB as two commands, back to back" \
+		sg_xcopy if=$g0 of=$g2 bs=512 skip=0 seek=0 count=16384 bpt=8192 --on_dst
+	after="$(xstat $f0 operations) $(xstat $f0 chunks) $(xstat $f0 sgl_allocs) $(xstat $f0 sgl_reuses)"
 	set -- $before
-	check_eq "the second copy reused the first one's scatterlist" \
-		"$(echo $after | awk -v s=$1 -v r=$2 '{ print $1 - s, $2 - r }')" "0 1"
+	check_eq "two operations, 128 chunks, 2 scatterlists, at least one reused" \
+		"$(echo $after | awk -v o=$1 -v c=$2 -v s=$3 -v r=$4 \
+			'{ print $1 - o, $2 - c, $3 - s + $4 - r, ($4 - r >= 1) }')" "2 128 2 1"
 	echo 16384 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
-	check_copied "64-chunk copy: data read back" $d0 0 $d2 0 $((4 * MB))
+	check_copied "64-chunk copies: data read back" $d0 0 $d2 0 $((8 * MB))
 	echo "# $f0/$STAT: $(for c in operations failures segments bytes chunks sgl_allocs sgl_reuses fast_copies aborts; do printf '%s=%s ' $c $(xstat $f0 $c); done)"
 	check "failures are counted" test "$(xstat $r0 failures)" -ge 1 -a \
 		"$(xstat $core/rd_mcp_1/r1 failures)" -ge 1
