@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest.sh [--runtime SEC] [--pages N] [--rounds N] [--only REGEX]
+# guest.sh [--runtime SEC] [--pages N] [--rounds N] [--only REGEX] [--profile]
 #
 # The ktarget / LIO side-by-side benchmark, guest side: tools/testing/bench/run.sh
 # boots the guest and runs this. For each target stack in turn (ktarget, then
@@ -38,6 +38,7 @@ PORTAL=127.0.0.1:3260
 PY=/usr/bin/python3
 ISER=0			# 1 while the iSER rows run
 ONLY=			# --only: run the tests whose name matches (grep -E)
+PROFILE=0		# --profile: perf profile of each fio test
 URL_BASE=iscsi://$PORTAL
 REPORT=$here/report.py
 
@@ -223,12 +224,14 @@ fio_test() {
 	f=$RAW/r$ROUND-$stack-${name// /-}
 	case $rw in *write) side=w ;; esac
 	if [ -b "$disk" ]; then
+		profile_start
 		bounded $((RUNTIME + 90)) fio --name="${name// /-}" --filename="$disk" \
 			--direct=1 --ioengine=libaio --rw="$rw" --bs="$bytes" \
 			--iodepth="$qd" --numjobs=1 --time_based --runtime="$RUNTIME" \
 			--ramp_time=2 --norandommap --randrepeat=0 \
 			--output-format=json --output="$f.json" > "$f.log" 2>&1
 		echo "# exit $?" >> "$f.log"
+		profile_end "$f"
 		v=$($PY "$REPORT" fio "$f.json" "$side" "$unit" 2>>"$f.log") || v=fail
 	else
 		v=fail
@@ -236,8 +239,6 @@ fio_test() {
 	record "$stack" "$name" "$unit" "$v"
 }
 
-# each_test TOOL FUNC ARGS...: FUNC STACK... for every test of TOOL
-# (of ISER_TESTS when ISER=1)
 # picked NAME: is test NAME to run (--only)?
 picked() {
 	[ -z "$ONLY" ] || grep -qE -- "$ONLY" <<< "$1"
@@ -254,6 +255,29 @@ any_picked() {
 	return 1
 }
 
+# profile_start, profile_end PREFIX (--profile): sample every CPU with perf
+# for RUNTIME seconds while a fio test runs; PREFIX.profile.txt gets where
+# the time went, by task and by function
+profile_start() {
+	[ "$PROFILE" = 1 ] || return 0
+	perf record -a -g -F 499 -o /tmp/kt-bench.perf -- sleep "$RUNTIME" \
+		> /dev/null 2>&1 &
+	PROFILE_PID=$!
+}
+
+profile_end() {
+	[ "$PROFILE" = 1 ] || return 0
+	wait "$PROFILE_PID"
+	{
+		perf report -i /tmp/kt-bench.perf --stdio -n --sort comm -g none
+		perf report -i /tmp/kt-bench.perf --stdio -n --no-children \
+			--sort comm,sym -g none | head -120
+	} > "$1.profile.txt" 2>/dev/null
+	rm -f /tmp/kt-bench.perf
+}
+
+# each_test TOOL FUNC ARGS...: FUNC STACK... for every test of TOOL
+# (of ISER_TESTS when ISER=1)
 each_test() {
 	local tool=$1 fn=$2 stack=$3 t w name=TESTS
 	shift 3
@@ -397,6 +421,7 @@ main() {
 		--pages) PAGES=$2; shift 2 ;;
 		--rounds) ROUNDS=$2; shift 2 ;;
 		--only) ONLY=$2; shift 2 ;;
+		--profile) PROFILE=1; shift ;;
 		*) log "unknown option $1"; return 2 ;;
 		esac
 	done

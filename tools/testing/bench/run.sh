@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [--runtime SEC] [--pages N] [--rounds N] [--only REGEX]
+# run.sh [--runtime SEC] [--pages N] [--rounds N] [--only REGEX] [--profile]
 #
 # ktarget against in-tree LIO, side by side in one QEMU guest: builds the
 # modules, boots one guest (tools/testing/vm/run.sh --name bench) and runs
@@ -15,6 +15,8 @@
 #   --rounds N      measure both stacks N times, each round starting with the
 #                   other one; keep each cell's best (default 1)
 #   --only REGEX    only the tests whose name matches (grep -E), e.g. 'fio 4k.*QD32'
+#   --profile       perf profile of every fio test (raw/*.profile.txt); it
+#                   costs the stacks some speed
 #
 # Exit status: the guest run's (1 when a cell is "fail" or the kernel log
 # shows a finding, 124 on timeout).
@@ -33,7 +35,8 @@ while [ $# -gt 0 ]; do
 	--only)
 		[ -n "${2:-}" ] || { echo "run.sh: --only needs a pattern" >&2; exit 2; }
 		args+=("$1" "$2"); shift 2 ;;
-	*) sed -n '3,21p' "$here/run.sh" >&2; exit 2 ;;
+	--profile) args+=("$1"); shift ;;
+	*) sed -n '3,23p' "$here/run.sh" >&2; exit 2 ;;
 	esac
 done
 
