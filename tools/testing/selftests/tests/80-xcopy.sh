@@ -56,6 +56,21 @@ check_copied() {
 # xstat DEV NAME: a counter of the device's statistics/xcopy
 xstat() { cat "$1/$STAT/$2"; }
 
+# copy_counts DEV: the counters a passthrough copy moves, in the order
+# operations chunks sgl_allocs sgl_reuses bytes
+copy_counts() {
+	local c
+	for c in operations chunks sgl_allocs sgl_reuses bytes; do
+		printf '%s ' "$(xstat "$1" $c)"
+	done
+}
+
+# copy_delta BEFORE AFTER (copy_counts outputs): operations, chunks,
+# scatterlists (allocated + reused), scatterlists reused, bytes
+copy_delta() {
+	echo "$1 $2" | awk '{ print $6 - $1, $7 - $2, $8 - $3 + $9 - $4, $9 - $4, $10 - $5 }'
+}
+
 # fill DEV MIB_OFFSET MIB_COUNT: random data
 fill() {
 	head -c $(($3 * MB)) /dev/urandom | dd of="$1" bs=1M seek="$2" oflag=direct status=none
@@ -130,7 +145,7 @@ teardown() {
 
 main() {
 	local p=127.0.0.1:3260 core=$KT_CFS/core d0 d1 d2 d3 dh out
-	local r0 f0 b0 before after naa_h sum pids i res g0 g2 g3 pid
+	local r0 f0 b0 before naa_h sum pids i res g0 g2 g3 pid
 	XFS=/mnt/kt-xcopy-xfs
 	FILE=$XFS/kt-xcopy.img
 	r0=$core/rd_mcp_0/r0
@@ -268,25 +283,20 @@ main() {
 	# --- counters: 64 chunks, one scatterlist ---
 	check "xcopy_max_chunk_kb=64" sh -c "echo 64 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb"
 	# a scatterlist is allocated, or taken over from an earlier copy
-	before="$(xstat $f0 operations) $(xstat $f0 chunks) $(xstat $f0 sgl_allocs) $(xstat $f0 sgl_reuses) $(xstat $f0 bytes)"
+	before=$(copy_counts $f0)
 	check "sg_xcopy of 4 MiB in 64 KiB chunks, sent to the destination" \
 		sg_xcopy if=$g0 of=$g2 bs=512 skip=0 seek=0 count=8192 bpt=8192 --on_dst
-	after="$(xstat $f0 operations) $(xstat $f0 chunks) $(xstat $f0 sgl_allocs) $(xstat $f0 sgl_reuses) $(xstat $f0 bytes)"
-	set -- $before
-	check_eq "one operation, 64 chunks, 1 scatterlist, 4 MiB" \
-		"$(echo $after | awk -v o=$1 -v c=$2 -v s=$3 -v r=$4 -v b=$5 \
-			'{ print $1 - o, $2 - c, $3 - s + $4 - r, $5 - b }')" "1 64 1 4194304"
+	set -- $(copy_delta "$before" "$(copy_counts $f0)")
+	check_eq "one operation, 64 chunks, 1 scatterlist, 4 MiB" "$1 $2 $3 $5" "1 64 1 4194304"
 	# a copy's buffer is kept a while: of two copies sent back to back
 	# (one sg_xcopy, two EXTENDED COPY commands of 4 MiB), the second
 	# takes over the first one's scatterlist
-	before="$(xstat $f0 operations) $(xstat $f0 chunks) $(xstat $f0 sgl_allocs) $(xstat $f0 sgl_reuses)"
+	before=$(copy_counts $f0)
 	check "sg_xcopy of 8 MiB as two commands, back to back" \
 		sg_xcopy if=$g0 of=$g2 bs=512 skip=0 seek=0 count=16384 bpt=8192 --on_dst
-	after="$(xstat $f0 operations) $(xstat $f0 chunks) $(xstat $f0 sgl_allocs) $(xstat $f0 sgl_reuses)"
-	set -- $before
+	set -- $(copy_delta "$before" "$(copy_counts $f0)")
 	check_eq "two operations, 128 chunks, 2 scatterlists, at least one reused" \
-		"$(echo $after | awk -v o=$1 -v c=$2 -v s=$3 -v r=$4 \
-			'{ print $1 - o, $2 - c, $3 - s + $4 - r, ($4 - r >= 1) }')" "2 128 2 1"
+		"$1 $2 $3 $(($4 >= 1))" "2 128 2 1"
 	echo 16384 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
 	check_copied "64-chunk copies: data read back" $d0 0 $d2 0 $((8 * MB))
 	echo "# $f0/$STAT: $(for c in operations failures segments bytes chunks sgl_allocs sgl_reuses fast_copies aborts; do printf '%s=%s ' $c $(xstat $f0 $c); done)"
