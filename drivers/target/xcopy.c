@@ -319,13 +319,10 @@ static sense_reason_t kt_xcopy_alloc(struct kt_xcopy_op *op)
 		op->nr_bufs = op->want_two ? 2 : 1;
 		op->sgl = kt_xcopy_buf_get(op->sgl_len * op->nr_bufs,
 					   &op->sg_nents, &op->sg_cap, &fresh);
-		if (fresh)
-			atomic64_inc(&st->sgl_allocs);
-		if (op->sgl) {
-			if (!fresh)
-				atomic64_inc(&st->sgl_reuses);
+		/* a spare is never NULL: a failed attempt is an allocation */
+		atomic64_inc(fresh ? &st->sgl_allocs : &st->sgl_reuses);
+		if (op->sgl)
 			break;
-		}
 		if (op->want_two) {
 			op->want_two = false;
 			continue;
