@@ -225,6 +225,7 @@ fio_test() {
 	case $rw in *write) side=w ;; esac
 	if [ -b "$disk" ]; then
 		profile_start
+		counters > "$f.counters"
 		bounded $((RUNTIME + 90)) fio --name="${name// /-}" --filename="$disk" \
 			--direct=1 --ioengine=libaio --rw="$rw" --bs="$bytes" \
 			--iodepth="$qd" --numjobs=1 --time_based --runtime="$RUNTIME" \
@@ -232,11 +233,48 @@ fio_test() {
 			--output-format=json --output="$f.json" > "$f.log" 2>&1
 		echo "# exit $?" >> "$f.log"
 		profile_end "$f"
+		counters >> "$f.counters"
 		v=$($PY "$REPORT" fio "$f.json" "$side" "$unit" 2>>"$f.log") || v=fail
+		counters_report "$f.counters" "$v" > "$f.counters.txt"
+		rm -f "$f.counters"
 	else
 		v=fail
 	fi
 	record "$stack" "$name" "$unit" "$v"
+}
+
+# counters: one line of what the guest's CPUs did so far: context switches,
+# rescheduling and function-call IPIs, timer interrupts, idle and all ticks
+counters() {
+	awk '$1 == "ctxt" { c = $2 }
+	     $1 == "cpu" { for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6 }
+	     END { printf "%d %d %d ", c, idle, t }' /proc/stat
+	awk '$1 ~ /^(RES|CAL|LOC):$/ { s = 0
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i
+		v[$1] = s }
+	     END { printf "%d %d %d\n", v["RES:"], v["CAL:"], v["LOC:"] }' /proc/interrupts
+}
+
+# counters_report FILE VALUE: the two lines of FILE as rates per second and,
+# for an IOPS figure VALUE, per I/O: where a stack makes the guest's CPUs
+# switch and wake each other (under TCG, a wakeup costs far more than on
+# hardware)
+counters_report() {
+	awk -v iops="$2" 'NR == 1 { for (i = 1; i <= 6; i++) a[i] = $i }
+	     NR == 2 { for (i = 1; i <= 6; i++) d[i] = $i - a[i] }
+	     END {
+		secs = d[3] / 100 / '"$(nproc)"'
+		if (secs <= 0) exit 1
+		printf "seconds %.1f, guest CPUs idle %.0f%%\n", secs, 100 * d[2] / d[3]
+		split("ctxt RES CAL LOC", n)
+		for (i = 1; i <= 4; i++) {
+			j = i == 1 ? 1 : i + 2
+			printf "%-5s %10.0f/s", n[i], d[j] / secs
+			if (iops + 0 > 0)
+				printf " %8.2f per I/O", d[j] / secs / iops
+			printf "\n"
+		}
+	     }' "$1"
 }
 
 # picked NAME: is test NAME to run (--only)?
