@@ -311,11 +311,46 @@ static int kt_iscsi_recvv(struct kt_iscsi_conn *conn, struct kvec *iov,
 	return ret;
 }
 
+/*
+ * Fill @iov (@n entries, @len bytes; one more entry free behind them):
+ * from what was read ahead, else from the socket, with the read-ahead
+ * buffer in that free entry. One call then takes a PDU's data and the
+ * headers after it, and a run of commands without data in one go: a
+ * receive call per part cost a socket lock round each.
+ */
+static int kt_iscsi_rx_fill(struct kt_iscsi_conn *conn, struct kvec *iov,
+			    unsigned int n, size_t len)
+{
+	struct kt_iscsi_rx *rx = &conn->rx;
+	unsigned int i;
+	size_t done = 0;
+	int ret;
+
+	if (rx->ahead_len) {
+		for (i = 0; i < n && rx->ahead_len; i++) {
+			size_t c = min_t(size_t, iov[i].iov_len, rx->ahead_len);
+
+			memcpy(iov[i].iov_base, rx->ahead + rx->ahead_off, c);
+			rx->ahead_off += c;
+			rx->ahead_len -= c;
+			done += c;
+		}
+		return done;
+	}
+	iov[n] = (struct kvec){ rx->ahead, sizeof(rx->ahead) };
+	ret = kt_iscsi_recvv(conn, iov, n + 1, len + sizeof(rx->ahead));
+	if (ret <= (int)len)
+		return ret;
+	rx->ahead_off = 0;
+	rx->ahead_len = ret - len;
+	return len;
+}
+
 static int kt_iscsi_recv(struct kt_iscsi_conn *conn, void *buf, size_t len)
 {
-	struct kvec iov = { buf, len };
+	struct kvec iov[2] = { { buf, len } };
 
-	return kt_iscsi_recvv(conn, &iov, 1, len);
+	return kt_iscsi_rx_fill(conn, iov, 1, len);
 }
 
 /*
@@ -325,7 +360,7 @@ static int kt_iscsi_recv(struct kt_iscsi_conn *conn, void *buf, size_t len)
 static int kt_iscsi_rx_pages(struct kt_iscsi_conn *conn)
 {
 	struct kt_iscsi_rx *rx = &conn->rx;
-	struct kvec iov[KT_RX_IOV];
+	struct kvec iov[KT_RX_IOV + 1];	/* and the read-ahead buffer */
 	u32 off = rx->cmd_off + rx->got;
 	u32 end = min(rx->cmd_cap, rx->cmd_off + rx->need);
 	unsigned int n = 0, i;
@@ -342,7 +377,7 @@ static int kt_iscsi_rx_pages(struct kt_iscsi_conn *conn)
 		total += chunk;
 		off += chunk;
 	}
-	ret = kt_iscsi_recvv(conn, iov, n, total);
+	ret = kt_iscsi_rx_fill(conn, iov, n, total);
 	if (ret <= 0)
 		return ret;
 	if (conn->nego.data_digest)

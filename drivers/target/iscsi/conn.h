@@ -128,6 +128,8 @@ struct kt_iscsi_transport {
 };
 
 /* What the receive side is reading into now. */
+#define KT_RX_AHEAD	1024
+
 struct kt_iscsi_rx {
 	enum kt_iscsi_rx_state	state;
 	u8			bhs[KT_ISCSI_BHS_LEN];
@@ -145,6 +147,13 @@ struct kt_iscsi_rx {
 	bool			discard;	/* read the data and drop it */
 	bool			skip;		/* and do not act on the PDU */
 	struct kt_iscsi_cmd	*pdu_cmd;	/* the SCSI Command being received */
+	/*
+	 * TCP: bytes read past the current part, so that one receive call
+	 * brings in a PDU's data and the headers that follow it
+	 */
+	u16			ahead_off;
+	u16			ahead_len;
+	u8			ahead[KT_RX_AHEAD];
 };
 
 /* One connection: TCP, or RDMA when @xport says so. */
