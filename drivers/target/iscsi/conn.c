@@ -202,7 +202,9 @@ static int kt_iscsi_tcp_xmit(struct kt_iscsi_conn *conn, const u8 *bhs,
 		iov[n++] = (struct kvec){ &dd, 4 };
 		total += 4;
 	}
-	return kt_iscsi_sendv(conn, iov, n, total, more);
+	ret = kt_iscsi_sendv(conn, iov, n, total, more);
+	conn->tx_corked = !ret && more;
+	return ret;
 }
 
 int kt_iscsi_send_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
@@ -279,13 +281,19 @@ static void kt_iscsi_tx_work(struct work_struct *work)
 			kfree(tx);
 		} else {
 			/* Data-In, R2T, status: built from the command now */
-			kt_iscsi_cmd_tx(conn, container_of(tx, struct kt_iscsi_cmd, tx));
+			kt_iscsi_cmd_tx(conn, container_of(tx, struct kt_iscsi_cmd, tx),
+					more);
 			ret = 0;
 		}
 		if (ret && !dead) {
 			pr_debug("send failed (%d): closing the connection\n", ret);
 			kt_iscsi_conn_close(conn);
 		}
+	}
+	/* the last turn sent nothing: what the one before held back goes now */
+	if (conn->tx_corked && conn->state < KT_CONN_CLOSING) {
+		tcp_sock_set_cork(conn->sock->sk, false);
+		conn->tx_corked = false;
 	}
 	mutex_unlock(&conn->tx_mutex);
 
@@ -765,7 +773,8 @@ static void kt_iscsi_close_work(struct work_struct *work)
 			kfree(tx->data);
 			kfree(tx);
 		} else {
-			kt_iscsi_cmd_tx(conn, container_of(tx, struct kt_iscsi_cmd, tx));
+			kt_iscsi_cmd_tx(conn, container_of(tx, struct kt_iscsi_cmd, tx),
+					false);
 		}
 	}
 	mutex_unlock(&conn->tx_mutex);

@@ -188,6 +188,7 @@ struct kt_iscsi_conn {
 	spinlock_t		tx_lock;	/* tx_queue, commands' pending bits */
 	struct list_head	tx_queue;	/* kt_iscsi_tx */
 	struct mutex		tx_mutex;	/* one sender at a time */
+	bool			tx_corked;	/* TCP: the last send said MSG_MORE */
 
 	struct xarray		cmds;		/* ITT -> command awaiting Data-Out */
 	u32			next_ttt;
@@ -309,7 +310,8 @@ bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn);
 int kt_iscsi_ffp_data_dest(struct kt_iscsi_conn *conn);
 void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason);
-void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd);
+void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
+		     bool more);
 /* Build and stamp @cmd's SCSI Response; its data is cmd->sense_pdu. */
 int kt_iscsi_build_status(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 			  u8 *bhs, u32 *len);

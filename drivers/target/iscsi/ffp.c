@@ -119,7 +119,7 @@ static void kt_iscsi_cmd_queue(struct kt_iscsi_cmd *cmd, u8 kind)
 	if (!queue)
 		return;
 	if (now && mutex_trylock(&conn->tx_mutex)) {
-		kt_iscsi_cmd_tx(conn, cmd);
+		kt_iscsi_cmd_tx(conn, cmd, false);
 		mutex_unlock(&conn->tx_mutex);
 		return;
 	}
@@ -199,7 +199,7 @@ EXPORT_SYMBOL_GPL(kt_iscsi_build_status);
  * it took it.
  */
 static int kt_iscsi_send_status(struct kt_iscsi_conn *conn,
-				struct kt_iscsi_cmd *cmd, bool data)
+				struct kt_iscsi_cmd *cmd, bool data, bool more)
 {
 	u8 bhs[KT_ISCSI_BHS_LEN];
 	u32 len;
@@ -213,11 +213,12 @@ static int kt_iscsi_send_status(struct kt_iscsi_conn *conn,
 					    cmd->sense_pdu, len);
 		return ret ? ret : 1;
 	}
-	return kt_iscsi_send_pdu(conn, bhs, len ? cmd->sense_pdu : NULL, len);
+	return conn->xport->xmit(conn, bhs, len ? cmd->sense_pdu : NULL, NULL,
+				 0, len, more);
 }
 
 static int kt_iscsi_send_data_in(struct kt_iscsi_conn *conn,
-				 struct kt_iscsi_cmd *cmd)
+				 struct kt_iscsi_cmd *cmd, bool more)
 {
 	struct kt_cmd *se = &cmd->se;
 	bool collapse = se->status == KT_SAM_GOOD && !se->sense_len;
@@ -254,16 +255,22 @@ static int kt_iscsi_send_data_in(struct kt_iscsi_conn *conn,
 		if (kt_iscsi_encode_data_in(bhs, &d))
 			return -EINVAL;
 		kt_iscsi_stamp(conn, bhs, last && collapse);
-		ret = kt_iscsi_send_sg(conn, bhs, se->sgl, off, len, !last || !collapse);
+		ret = kt_iscsi_send_sg(conn, bhs, se->sgl, off, len,
+				       !last || !collapse || more);
 		if (ret)
 			return ret;
 		off += len;
 	}
-	return collapse ? 0 : kt_iscsi_send_status(conn, cmd, false);
+	return collapse ? 0 : kt_iscsi_send_status(conn, cmd, false, more);
 }
 
-/* The transmit work's turn for @cmd: R2Ts, data and status. */
-void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd)
+/*
+ * The transmit work's turn for @cmd: R2Ts, data and status. @more: other
+ * PDUs follow at once, so that a run of responses leaves in as few TCP
+ * segments as it fits, and the initiator takes them in one pass.
+ */
+void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
+		     bool more)
 {
 	unsigned long flags;
 	u8 pending;
@@ -283,11 +290,12 @@ void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd)
 	if (pending & BIT(KT_TX_R2T))
 		kt_iscsi_send_r2ts(conn, cmd);
 	if ((pending & BIT(KT_TX_DATA_IN)) && conn->xport->put_data)
-		ret = kt_iscsi_send_status(conn, cmd, cmd->se.data_length);
+		ret = kt_iscsi_send_status(conn, cmd, cmd->se.data_length,
+					   more);
 	else if (pending & BIT(KT_TX_DATA_IN))
-		ret = kt_iscsi_send_data_in(conn, cmd);
+		ret = kt_iscsi_send_data_in(conn, cmd, more);
 	else if (pending & BIT(KT_TX_STATUS))
-		ret = kt_iscsi_send_status(conn, cmd, false);
+		ret = kt_iscsi_send_status(conn, cmd, false, more);
 	if (ret == 1)
 		return;		/* the transport puts the reference */
 	if (pending & (BIT(KT_TX_DATA_IN) | BIT(KT_TX_STATUS)))
