@@ -235,6 +235,32 @@ void kt_iscsi_stamp(struct kt_iscsi_conn *conn, u8 *bhs, bool statsn)
 	}
 }
 
+/* The allowed CPU online after @cpu, wrapping around; @cpu when none. */
+static int kt_iscsi_next_cpu(int cpu)
+{
+	int next = cpumask_next_and(cpu, &kt_iscsi_allowed_cpus,
+				    cpu_online_mask);
+
+	if (next >= nr_cpu_ids)
+		next = cpumask_first_and(&kt_iscsi_allowed_cpus,
+					 cpu_online_mask);
+	return next < nr_cpu_ids ? next : cpu;
+}
+
+/*
+ * Where the transmit work runs. TCP: on the connection's CPU, beside its
+ * receive work. RDMA: on another CPU than this one, where the completion
+ * of what arrived runs: a soft-RoCE device does the copying of what is
+ * posted on the CPU that posts it, and the two directions then share out
+ * the CPUs (kt_iscsi_tx_now() posts a lone command's response at once).
+ */
+static int kt_iscsi_tx_cpu(struct kt_iscsi_conn *conn)
+{
+	if (!conn->xport->rdma)
+		return conn->cpu;
+	return kt_iscsi_next_cpu(raw_smp_processor_id());
+}
+
 void kt_iscsi_queue_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_tx *tx)
 {
 	unsigned long flags;
@@ -242,7 +268,7 @@ void kt_iscsi_queue_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_tx *tx)
 	spin_lock_irqsave(&conn->tx_lock, flags);
 	list_add_tail(&tx->node, &conn->tx_queue);
 	spin_unlock_irqrestore(&conn->tx_lock, flags);
-	queue_work_on(conn->cpu, kt_iscsi_wq, &conn->tx_work);
+	queue_work_on(kt_iscsi_tx_cpu(conn), kt_iscsi_wq, &conn->tx_work);
 }
 
 static struct kt_iscsi_tx *kt_iscsi_tx_pop(struct kt_iscsi_conn *conn,
@@ -840,15 +866,11 @@ static const struct kt_iscsi_transport kt_iscsi_tcp = {
  */
 static int kt_iscsi_conn_cpu(void)
 {
-	int cpu = raw_smp_processor_id(), next;
+	int cpu = raw_smp_processor_id();
 
 	if (cpumask_test_cpu(cpu, &kt_iscsi_allowed_cpus))
 		return cpu;
-	next = cpumask_next_and(cpu, &kt_iscsi_allowed_cpus, cpu_online_mask);
-	if (next >= nr_cpu_ids)
-		next = cpumask_first_and(&kt_iscsi_allowed_cpus,
-					 cpu_online_mask);
-	return next < nr_cpu_ids ? next : cpu;
+	return kt_iscsi_next_cpu(cpu);
 }
 
 struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
