@@ -88,19 +88,24 @@ void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason)
  * a local initiator handle its own segment, and fio's 4 KiB writes at
  * QD32 went a fifth slower. Over RDMA anything while the initiator had
  * seen all our responses when it sent its last command (ExpStatSN), as at
- * queue depth 1: a post never waits, and a hop through the transmit work
- * would add to the command's latency. Otherwise more commands are on
- * their way and the transmit work posts from another CPU
- * (kt_iscsi_tx_cpu()): a soft-RoCE device then copies the read data there
- * while this CPU takes in the next commands. 4 KiB reads at QD32 over
- * soft-RoCE went from LIO's rate to twice it.
+ * queue depth 1, or does not say (libiscsi's iSER client always sends 1):
+ * a post never waits, and a hop through the transmit work would add to
+ * the command's latency. Otherwise more commands are on their way, and
+ * the transmit work posts from another CPU (kt_iscsi_tx_cpu()): a
+ * soft-RoCE device then copies the read data there while this CPU takes
+ * in the next commands.
  */
 static bool kt_iscsi_tx_now(struct kt_iscsi_conn *conn, u8 kind)
 {
 	if (READ_ONCE(conn->rx_task) != current)
 		return false;
-	if (conn->xport->rdma)
-		return READ_ONCE(conn->stat_sn) == READ_ONCE(conn->exp_stat_sn);
+	if (conn->xport->rdma) {
+		u32 unseen = READ_ONCE(conn->stat_sn) -
+			     READ_ONCE(conn->exp_stat_sn);
+
+		/* beyond the CmdSN window: the initiator does not keep count */
+		return !unseen || unseen > conn->sess->cmdsn_depth;
+	}
 	return kind == KT_TX_R2T && sk_stream_is_writeable(conn->sock->sk);
 }
 
@@ -426,9 +431,12 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	}
 	kt_iscsi_conn_get(conn);
 	kref_get(&conn->sess->kref);	/* the core may run it past the conn */
-	/* how far the initiator had got with our responses: kt_iscsi_tx_now() */
-	if ((s32)(h->exp_statsn - conn->exp_stat_sn) > 0)
-		WRITE_ONCE(conn->exp_stat_sn, h->exp_statsn);
+	/*
+	 * How far the initiator had got with our responses (kt_iscsi_tx_now()).
+	 * A connection's PDUs come in order; the login's ExpStatSN predates
+	 * our first StatSN, so no comparison with it would mean anything.
+	 */
+	WRITE_ONCE(conn->exp_stat_sn, h->exp_statsn);
 	cmd->conn = conn;
 	cmd->itt = h->itt;
 	cmd->cmdsn = h->cmdsn;
