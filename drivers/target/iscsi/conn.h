@@ -127,9 +127,9 @@ struct kt_iscsi_transport {
 				      struct sockaddr_storage *ss);
 };
 
-/* What the receive side is reading into now. */
-#define KT_RX_AHEAD	1024
+#define KT_RX_AHEAD	1024	/* TCP: read-ahead bytes (kt_iscsi_rx_fill()) */
 
+/* What the receive side is reading into now. */
 struct kt_iscsi_rx {
 	enum kt_iscsi_rx_state	state;
 	u8			bhs[KT_ISCSI_BHS_LEN];
