@@ -141,6 +141,7 @@ static void kt_cmd_end_aborted(struct kt_cmd *cmd)
 	} else {
 		cmd->ops->aborted(cmd);
 	}
+	kt_task_set_leave(cmd);
 	kt_cmd_put(cmd);
 	kt_tmr_task_done(tmr);
 }
@@ -162,13 +163,10 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 	if (!kt_cmd_claim(cmd, KT_CMD_COMPLETE)) {
 		/* aborted: the first completion ends it, a second is a bug */
 		if (!WARN_ON_ONCE(!test_bit(KT_CMD_ABORTED, &cmd->flags) ||
-				  test_and_set_bit(KT_CMD_COMPLETE, &cmd->flags))) {
-			kt_task_set_leave(cmd);
+				  test_and_set_bit(KT_CMD_COMPLETE, &cmd->flags)))
 			kt_cmd_end_aborted(cmd);
-		}
 		return;
 	}
-	kt_task_set_leave(cmd);
 	kt_cmd_set_outcome(cmd, reason);
 
 	if (cmd->status == KT_SAM_GOOD && cmd->dir == KT_DATA_IN &&
@@ -176,6 +174,12 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 		cmd->ops->queue_data_in(cmd);
 	else
 		cmd->ops->queue_status(cmd);
+	/*
+	 * Only now may what it held back run: their responses are queued
+	 * behind its own. Leaving first, an ORDERED command behind a WRITE
+	 * answered before the WRITE whenever the task set's work ran first.
+	 */
+	kt_task_set_leave(cmd);
 	kt_cmd_put(cmd);
 }
 EXPORT_SYMBOL_GPL(kt_cmd_complete);
