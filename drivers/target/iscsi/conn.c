@@ -347,13 +347,13 @@ static int kt_iscsi_recvv(struct kt_iscsi_conn *conn, struct kvec *iov,
 
 /*
  * Fill @iov (@n entries, @len bytes; one more entry free behind them):
- * from what was read ahead, else from the socket, with the read-ahead
- * buffer in that free entry. One call then takes a PDU's data and the
- * headers after it, and a run of commands without data in one go: a
- * receive call per part cost a socket lock round each.
+ * from what was read ahead, else from the socket, with @ahead bytes of the
+ * read-ahead buffer in that free entry. One call then takes a PDU's data
+ * and the header after it, or a run of commands without data: a receive
+ * call per part cost a socket lock round each.
  */
 static int kt_iscsi_rx_fill(struct kt_iscsi_conn *conn, struct kvec *iov,
-			    unsigned int n, size_t len)
+			    unsigned int n, size_t len, size_t ahead)
 {
 	struct kt_iscsi_rx *rx = &conn->rx;
 	unsigned int i;
@@ -371,8 +371,8 @@ static int kt_iscsi_rx_fill(struct kt_iscsi_conn *conn, struct kvec *iov,
 		}
 		return done;
 	}
-	iov[n] = (struct kvec){ rx->ahead, sizeof(rx->ahead) };
-	ret = kt_iscsi_recvv(conn, iov, n + 1, len + sizeof(rx->ahead));
+	iov[n] = (struct kvec){ rx->ahead, ahead };
+	ret = kt_iscsi_recvv(conn, iov, n + 1, len + ahead);
 	if (ret <= (int)len)
 		return ret;
 	rx->ahead_off = 0;
@@ -384,7 +384,7 @@ static int kt_iscsi_recv(struct kt_iscsi_conn *conn, void *buf, size_t len)
 {
 	struct kvec iov[2] = { { buf, len } };
 
-	return kt_iscsi_rx_fill(conn, iov, 1, len);
+	return kt_iscsi_rx_fill(conn, iov, 1, len, sizeof(conn->rx.ahead));
 }
 
 /*
@@ -411,7 +411,11 @@ static int kt_iscsi_rx_pages(struct kt_iscsi_conn *conn)
 		total += chunk;
 		off += chunk;
 	}
-	ret = kt_iscsi_rx_fill(conn, iov, n, total);
+	/*
+	 * only the next header: data read ahead is copied once more, and
+	 * a run of 8 KiB Data-Outs would copy an eighth of it twice
+	 */
+	ret = kt_iscsi_rx_fill(conn, iov, n, total, KT_ISCSI_BHS_LEN);
 	if (ret <= 0)
 		return ret;
 	if (conn->nego.data_digest)
