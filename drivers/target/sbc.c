@@ -54,6 +54,9 @@ static sense_reason_t kt_sbc_execute_rw(struct kt_cmd *cmd)
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
 		return KT_SENSE_NONE;
 	}
+	/* the core's own buffer, and nothing reads it once it is written */
+	cmd->be_take_pages = write && cmd->sgl_owned &&
+			     cmd->sgl == cmd->data_sgl;
 	dev->ops->rw(cmd, write, cmd->lba * dev->attrib.block_size, len, fua);
 	return KT_SENSE_NONE;
 }

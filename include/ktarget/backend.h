@@ -55,6 +55,9 @@ struct kt_backend_ops {
 	 * Data path: move @len bytes at byte offset @pos between the device
 	 * and cmd->sgl, and end with kt_cmd_complete(), from any context.
 	 * @fua: the write must be on stable storage before it completes.
+	 * With cmd->be_take_pages a write may trade whole pages of cmd->sgl
+	 * for order-0 pages of its own (sg_set_page()), which the core
+	 * then frees or reuses.
 	 */
 	void		(*rw)(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 			      bool fua);

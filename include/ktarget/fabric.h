@@ -300,6 +300,12 @@ struct kt_cmd {
 	bool			be_write;
 	bool			be_fua;
 	/*
+	 * the backstore may keep the pages of cmd->sgl, which the core
+	 * allocated, and put its own in their place: a WRITE whose buffer
+	 * nothing reads after it
+	 */
+	bool			be_take_pages;
+	/*
 	 * Commands of several backstore steps (WRITE SAME, VERIFY): the
 	 * core's continuation, run by kt_cmd_complete() instead of
 	 * completing, and the core's own buffer for the steps.

@@ -18,6 +18,7 @@
 #include <ktarget/fabric.h>
 
 #define KT_RD_BLOCK_SIZE	512
+#define KT_RD_LOCKS		64	/* a power of two */
 
 struct kt_rd_dev {
 	struct kt_dev	dev;
@@ -25,6 +26,15 @@ struct kt_rd_dev {
 	bool		nullio;		/* rd_nullio= */
 	struct page	**pages;
 	u64		nr_pages;
+	/*
+	 * A write of whole pages trades the command's pages for the
+	 * medium's (kt_rd_take_pages()), and the old ones go back to the
+	 * core, which hands them to other commands: a page must not be
+	 * traded while it is copied from or into. A lock per page would cost
+	 * 8 bytes a page; page N takes lock N % KT_RD_LOCKS.
+	 */
+	rwlock_t	locks[KT_RD_LOCKS];
+	atomic_t	copies;		/* copy_range()s under way: no trades */
 };
 
 static struct kt_rd_dev *to_rd(struct kt_dev *dev)
@@ -35,8 +45,27 @@ static struct kt_rd_dev *to_rd(struct kt_dev *dev)
 static struct kt_dev *kt_rd_alloc_dev(const char *name)
 {
 	struct kt_rd_dev *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	unsigned int i;
 
-	return rd ? &rd->dev : NULL;
+	if (!rd)
+		return NULL;
+	for (i = 0; i < KT_RD_LOCKS; i++)
+		rwlock_init(&rd->locks[i]);
+	return &rd->dev;
+}
+
+static rwlock_t *kt_rd_lock(struct kt_rd_dev *rd, u64 pos)
+{
+	return &rd->locks[(pos >> PAGE_SHIFT) & (KT_RD_LOCKS - 1)];
+}
+
+/*
+ * The medium at byte @pos: under the read side of kt_rd_lock(@pos), or
+ * with trades stopped.
+ */
+static u8 *kt_rd_addr(struct kt_rd_dev *rd, u64 pos)
+{
+	return page_address(rd->pages[pos >> PAGE_SHIFT]) + offset_in_page(pos);
 }
 
 static void kt_rd_free_dev(struct kt_dev *dev)
@@ -124,6 +153,69 @@ static void kt_rd_disable(struct kt_dev *dev)
 	kt_rd_free_pages(to_rd(dev));
 }
 
+/*
+ * No trade on @rd until kt_rd_trades_resume(): a copy between two of its
+ * pages would need two of its locks, and two readers of one lock each
+ * waiting for the other's can deadlock behind a writer. A trade under way
+ * ends first.
+ */
+static void kt_rd_trades_stop(struct kt_rd_dev *rd)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	/* each unlock orders the count before a trade that locks after */
+	atomic_inc(&rd->copies);
+	for (i = 0; i < KT_RD_LOCKS; i++) {
+		write_lock_irqsave(&rd->locks[i], flags);
+		write_unlock_irqrestore(&rd->locks[i], flags);
+	}
+}
+
+static void kt_rd_trades_resume(struct kt_rd_dev *rd)
+{
+	atomic_dec(&rd->copies);
+}
+
+/*
+ * A write of whole pages at a page-aligned @pos, when the core lets the
+ * backstore keep the command's pages (cmd->be_take_pages): each becomes
+ * the medium's, and the command's buffer gets the medium's old page in its
+ * place. Nothing is copied, where a 1 MiB write cost a 1 MiB memcpy.
+ * Returns the bytes so stored, from the start of cmd->sgl.
+ */
+static u32 kt_rd_take_pages(struct kt_rd_dev *rd, struct kt_cmd *cmd, u64 pos,
+			    u32 len)
+{
+	struct scatterlist *sg;
+	unsigned long flags;
+	unsigned int i;
+	u32 done = 0;
+
+	if (!cmd->be_take_pages || offset_in_page(pos))
+		return 0;
+	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
+		rwlock_t *lock = kt_rd_lock(rd, pos + done);
+		struct page **slot = &rd->pages[(pos + done) >> PAGE_SHIFT];
+		struct page *old;
+
+		if (sg->offset || sg->length != PAGE_SIZE ||
+		    len - done < PAGE_SIZE)
+			break;
+		write_lock_irqsave(lock, flags);
+		if (atomic_read(&rd->copies)) {
+			write_unlock_irqrestore(lock, flags);
+			break;
+		}
+		old = *slot;
+		*slot = sg_page(sg);
+		write_unlock_irqrestore(lock, flags);
+		sg_set_page(sg, old, PAGE_SIZE, 0);
+		done += PAGE_SIZE;
+	}
+	return done;
+}
+
 /* Copy between the ramdisk's pages and the command's scatterlist. */
 static void kt_rd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		     bool fua)
@@ -132,28 +224,31 @@ static void kt_rd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 	struct sg_mapping_iter miter;
 	u32 done = 0;
 
+	if (write && !rd->nullio)
+		done = kt_rd_take_pages(rd, cmd, pos, len);
 	sg_miter_start(&miter, cmd->sgl, cmd->sg_nents,
 		       SG_MITER_ATOMIC | (write ? SG_MITER_FROM_SG : SG_MITER_TO_SG));
+	if (done)
+		sg_miter_skip(&miter, done);
 	while (done < len && sg_miter_next(&miter)) {
 		size_t moff = 0;
 
 		while (moff < miter.length && done < len) {
 			u64 at = pos + done;
-			size_t poff = offset_in_page(at);
 			size_t n = min3(miter.length - moff, (size_t)(len - done),
-					PAGE_SIZE - poff);
+					PAGE_SIZE - offset_in_page(at));
 			u8 *buf = miter.addr + moff;
 
 			if (rd->nullio) {
 				if (!write)
 					memset(buf, 0, n);
 			} else {
-				u8 *p = page_address(rd->pages[at >> PAGE_SHIFT]) + poff;
-
+				read_lock(kt_rd_lock(rd, at));
 				if (write)
-					memcpy(p, buf, n);
+					memcpy(kt_rd_addr(rd, at), buf, n);
 				else
-					memcpy(buf, p, n);
+					memcpy(buf, kt_rd_addr(rd, at), n);
+				read_unlock(kt_rd_lock(rd, at));
 			}
 			moff += n;
 			done += n;
@@ -171,7 +266,9 @@ static sense_reason_t kt_rd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 		size_t poff = offset_in_page(pos);
 		size_t n = min_t(u64, len, PAGE_SIZE - poff);
 
-		memset(page_address(rd->pages[pos >> PAGE_SHIFT]) + poff, 0, n);
+		read_lock(kt_rd_lock(rd, pos));
+		memset(kt_rd_addr(rd, pos), 0, n);
+		read_unlock(kt_rd_lock(rd, pos));
 		pos += n;
 		len -= n;
 		if (!(pos & ((1 << 20) - 1)))
@@ -189,19 +286,22 @@ static s64 kt_rd_copy_range(struct kt_dev *dst, u64 dst_pos,
 
 	if (d->nullio || s->nullio)
 		return -EOPNOTSUPP;
+	kt_rd_trades_stop(s);
+	if (d != s)
+		kt_rd_trades_stop(d);
 	while (done < len) {
 		u64 sp = src_pos + done, dp = dst_pos + done;
 		u64 n = min3(len - done, (u64)(PAGE_SIZE - offset_in_page(sp)),
 			     (u64)(PAGE_SIZE - offset_in_page(dp)));
 
-		memcpy(page_address(d->pages[dp >> PAGE_SHIFT]) +
-		       offset_in_page(dp),
-		       page_address(s->pages[sp >> PAGE_SHIFT]) +
-		       offset_in_page(sp), n);
+		memcpy(kt_rd_addr(d, dp), kt_rd_addr(s, sp), n);
 		done += n;
 		if (!(done & ((1 << 20) - 1)))
 			cond_resched();
 	}
+	if (d != s)
+		kt_rd_trades_resume(d);
+	kt_rd_trades_resume(s);
 	return done;
 }
 

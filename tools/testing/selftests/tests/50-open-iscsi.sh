@@ -6,6 +6,33 @@
 # checksums verified.
 . ./lib.sh
 
+# The raw disk (64 MiB), the filesystem done with. The first half holds
+# one pattern, which writes of every size and alignment keep writing again
+# while reads check it; the second half takes other data. An rd write of
+# whole pages trades them for the medium's, and the old pages go on to other
+# commands: a read copying from one reused meanwhile would see other data.
+rewrite_while_read() {
+	local disk=$1 pat=--verify_pattern=0x6b74a55a
+	local io="--filename=$disk --direct=1 --ioengine=libaio --iodepth=8"
+
+	check "fio: the pattern over the first 32 MiB" \
+		fio --output=/dev/null $io --name=fill --rw=write --bs=1m \
+			--size=32m --verify=pattern $pat --do_verify=0
+	check "fio: reads see only the pattern while it is written again" \
+		fio --output=/dev/null $io --time_based --runtime=6 \
+			--name=pages --rw=randwrite --bsrange=4k-256k \
+			--blockalign=4k --size=32m --verify=pattern $pat --do_verify=0 \
+			--name=blocks --rw=randwrite --bsrange=512-64k \
+			--blockalign=512 --size=32m --verify=pattern $pat --do_verify=0 \
+			--name=other --rw=randwrite --bsrange=4k-256k \
+			--offset=32m --size=32m --refill_buffers \
+			--name=check --rw=randread --bsrange=512-256k \
+			--blockalign=512 --size=32m --verify=pattern $pat
+	check "fio: the first 32 MiB still hold the pattern" \
+		fio --output=/dev/null $io --name=after --rw=read --bs=1m \
+			--size=32m --verify=pattern $pat
+}
+
 main() {
 	local p=127.0.0.1:3260 disk mnt=/mnt/kt
 
@@ -35,6 +62,7 @@ main() {
 	check "mount again" mount "$disk" $mnt
 	check "checksums match after logout and login" sh -c "cd $mnt && sha256sum -c --quiet /tmp/kt-sums"
 	umount $mnt 2>/dev/null
+	rewrite_while_read "$disk"
 	iscsiadm -m node -T $KT_IQN -p $p --logout >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	kt_iscsi_teardown
