@@ -107,6 +107,29 @@ main() {
 		result fail "harness: a ktarget module that will not unload fails the run (status $s)"
 	fi
 
+	# the runner itself: a test file that dies must not pass (no guest
+	# needed, the planted files touch no kernel)
+	local f out d
+	for f in dies-halfway exits-nonzero silent; do
+		case $f in
+		dies-halfway) d="ends short of its plan" ;;
+		exits-nonzero) d="exits non-zero" ;;
+		silent) d="prints nothing" ;;
+		esac
+		out=$(tools/testing/selftests/run.sh "$top/$h/planted/$f.sh" 2>&1)
+		s=$?
+		if [ "$s" != 0 ] && printf '%s\n' "$out" | grep -q "^not ok .* $f: the file"; then
+			result ok "harness: a test file that $d fails the run"
+		else
+			result fail "harness: a test file that $d fails the run (status $s)"
+			printf '%s\n' "$out" | sed 's/^/#   /'
+		fi
+	done
+	tools/testing/selftests/run.sh "$top/$h/planted/complete.sh" >/dev/null 2>&1
+	s=$?
+	[ "$s" = 0 ] && result ok "harness: a test file that keeps its plan passes" ||
+		result fail "harness: a test file that keeps its plan passes (status $s)"
+
 	echo "# make test took $(($(date +%s) - start))s"
 	echo "$pass passed, $fail failed, $skipped skipped"
 	[ "$fail" = 0 ]

@@ -2,12 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers for the guest tests: TAP output and kernel-log checks.
-# A test file sources this, calls the helpers, and never exits early on a
-# failed check; the runner (run.sh) numbers the results.
+# A test file sources this, states its plan, calls the helpers, and never
+# exits early on a failed check; the runner (run.sh) numbers the results
+# and fails a file that exits non-zero or ends short of its plan.
 
 KT_CFS=/sys/kernel/config/target
 
-# ok DESCRIPTION / not_ok DESCRIPTION [DIAG...] / skip DESCRIPTION REASON
+# plan N: this file makes N checks (a TAP plan), printed before the first
+plan() { echo "1..$1"; }
+# skip_all REASON: instead of plan, when nothing of the file can run
+skip_all() { echo "1..0 # SKIP $1"; }
+
+# ok DESCRIPTION / not_ok DESCRIPTION [DIAG...]
+# skip DESCRIPTION REASON [N]: N (default 1) planned checks that cannot run
 ok() { echo "ok - $1"; }
 not_ok() {
 	local d=$1
@@ -16,7 +23,12 @@ not_ok() {
 	[ $# -gt 0 ] && printf '#   %s\n' "$@"
 	return 0
 }
-skip() { echo "ok - $1 # SKIP $2"; }
+skip() {
+	local i
+	for ((i = 0; i < ${3:-1}; i++)); do
+		echo "ok - $1 # SKIP $2"
+	done
+}
 
 # check DESCRIPTION CMD...: ok when CMD succeeds
 check() {

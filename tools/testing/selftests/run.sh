@@ -4,9 +4,16 @@
 # run.sh [TEST...]: runs the guest tests (tests/*.sh by default), each in its
 # own bash, numbers their TAP lines and ends with "N passed, N failed, N skipped".
 # Runs inside the guest (tools/testing/vm/run.sh boots it).
+#
+# A test file states its plan ("1..N", lib.sh's plan) before its results,
+# or "1..0 # SKIP reason" (skip_all) when none of it can run.
+# A file that exits non-zero, states no plan, makes no check, or ends with
+# another number of results than it planned gets a "not ok" of its own:
+# a test that dies half-way cannot pass.
 
 main() {
 	local here t tests pass=0 fail=0 skipped=0 n=0 line
+	local planned ran status why
 	here=$(cd "$(dirname "$0")" && pwd)
 
 	if [ $# -gt 0 ]; then
@@ -17,21 +24,47 @@ main() {
 
 	for t in "${tests[@]}"; do
 		echo "# $(basename "$t" .sh)"
+		planned= ran=0 status=
 		while IFS= read -r line; do
 			case $line in
 			"ok "*"# SKIP"*)
-				n=$((n + 1)); skipped=$((skipped + 1))
+				n=$((n + 1)); ran=$((ran + 1)); skipped=$((skipped + 1))
 				echo "ok $n ${line#ok }" ;;
 			"ok "*)
-				n=$((n + 1)); pass=$((pass + 1))
+				n=$((n + 1)); ran=$((ran + 1)); pass=$((pass + 1))
 				echo "ok $n ${line#ok }" ;;
 			"not ok "*)
-				n=$((n + 1)); fail=$((fail + 1))
+				n=$((n + 1)); ran=$((ran + 1)); fail=$((fail + 1))
 				echo "not ok $n ${line#not ok }" ;;
+			"# run.sh exit "*)
+				status=${line#\# run.sh exit } ;;
+			"1..0 # SKIP"*)
+				[ -n "$planned" ] || planned=0
+				n=$((n + 1)); skipped=$((skipped + 1))
+				echo "ok $n - $(basename "$t" .sh) # SKIP ${line#1..0 # SKIP }" ;;
+			1..*)
+				[ -n "$planned" ] || planned=${line#1..}
+				echo "# plan $line" ;;
 			*)
 				echo "$line" ;;
 			esac
-		done < <(cd "$here" && bash "$t" 2>&1; echo "# exit $?")
+		done < <(cd "$here" && bash "$t" 2>&1; echo "# run.sh exit $?")
+		why=
+		if [ "$status" != 0 ]; then
+			why="exited with status ${status:-unknown}"
+		elif [ -z "$planned" ]; then
+			why="stated no plan"
+		elif [ "$planned" = 0 ] && [ "$ran" = 0 ]; then
+			:	# skipped whole (skip_all)
+		elif [ "$ran" = 0 ]; then
+			why="made no check"
+		elif [ "$ran" != "$planned" ]; then
+			why="planned $planned checks, made $ran"
+		fi
+		if [ -n "$why" ]; then
+			n=$((n + 1)); fail=$((fail + 1))
+			echo "not ok $n - $(basename "$t" .sh): the file $why"
+		fi
 	done
 	echo "1..$n"
 	echo "guest: $pass passed, $fail failed, $skipped skipped"

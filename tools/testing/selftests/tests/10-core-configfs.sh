@@ -8,6 +8,7 @@
 main() {
 	local db
 
+	plan 22
 	check "modprobe ktarget_core" modprobe ktarget_core
 	check "target/version exists" test -r $KT_CFS/version
 	check "target/dbroot exists" test -w $KT_CFS/dbroot

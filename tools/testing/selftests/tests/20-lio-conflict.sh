@@ -7,9 +7,10 @@
 
 main() {
 	if ! modprobe target_core_mod 2>/dev/null; then
-		skip "ktarget_core refuses to load next to LIO" "target_core_mod not available"
+		skip_all "ktarget_core refuses to load next to LIO: target_core_mod not available"
 		return
 	fi
+	plan 8
 	check "LIO owns configfs target" grep -q 'Target Engine Core' $KT_CFS/version
 
 	kmsg_mark

@@ -9,6 +9,7 @@
 main() {
 	local hba=$KT_CFS/core/rd_mcp_0 dev
 
+	plan 51
 	modprobe ktarget_core
 	check "mkdir core/rd_mcp_0 loads ktarget_rd" mkdir $hba
 	check "ktarget_rd was loaded on demand" grep -q '^ktarget_rd ' /proc/modules

@@ -13,6 +13,7 @@ main() {
 	local param=$KT_CFS/iscsi/$KT_IQN/tpgt_1/param/MaxConnections
 	local acl=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:mcs
 
+	plan 37
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "ktarget_iscsi was loaded on demand" grep -q '^ktarget_iscsi ' /proc/modules
 

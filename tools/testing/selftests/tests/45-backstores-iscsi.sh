@@ -22,6 +22,7 @@ main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1 p=127.0.0.1:3260 file=/tmp/kt-fileio.img
 	local fdev=$KT_CFS/core/fileio_0/f0 idev=$KT_CFS/core/iblock_0/b0 d1 d2
 
+	plan 22
 	check "target set up" kt_iscsi_setup
 	check "brd ramdisk for iblock" modprobe brd rd_nr=1 rd_size=65536
 

@@ -37,9 +37,10 @@ main() {
 	local p=127.0.0.1:3260 disk mnt=/mnt/kt
 
 	if ! command -v iscsiadm >/dev/null; then
-		skip "open-iscsi" "iscsiadm not installed"
+		skip_all "open-iscsi: iscsiadm not installed"
 		return
 	fi
+	plan 18
 	check "target set up" kt_iscsi_setup
 	check "iscsid starts" kt_iscsid_start
 	check "discovery finds the target" sh -c \

@@ -97,7 +97,8 @@ sanitize_tmf() {
 	local out
 
 	if ! modprobe null_blk nr_devices=1 gb=32 2>/dev/null; then
-		skip "SANITIZE under task management" "no null_blk module"
+		# the 9 checks below
+		skip "SANITIZE under task management" "no null_blk module" 9
 		return
 	fi
 	check "iblock LUN 3 on a 32 GiB null_blk" sh -c "mkdir -p $dev &&
@@ -140,8 +141,9 @@ main() {
 	local p=127.0.0.1:3260 disk disk2 out
 
 	for t in iscsiadm sg_reset sg_turs sg_wr_mode; do
-		command -v $t >/dev/null || { skip "TMF tests" "$t missing"; return; }
+		command -v $t >/dev/null || { skip_all "TMF tests: $t missing"; return; }
 	done
+	plan 41
 	check "target set up" kt_iscsi_setup
 	check "iscsid starts" kt_iscsid_start
 	check "login" iscsiadm -m discovery -t st -p $p -l

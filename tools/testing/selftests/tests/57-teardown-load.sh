@@ -59,7 +59,8 @@ scenario() {	# scenario NAME ACTION UNDO
 }
 
 main() {
-	command -v iscsiadm >/dev/null || { skip "teardown under load" "no iscsiadm"; return; }
+	command -v iscsiadm >/dev/null || { skip_all "teardown under load: no iscsiadm"; return; }
+	plan 27
 	check "target set up" kt_iscsi_setup
 	check "iscsid starts" kt_iscsid_start
 

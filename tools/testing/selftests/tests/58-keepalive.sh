@@ -14,6 +14,7 @@ ACL=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/$INI
 
 main() {
 	local out pid st start ms
+	plan 11
 	check "target set up" kt_iscsi_setup
 	check "an ACL with short keepalive timeouts" sh -c "mkdir $ACL &&
 		echo 3 > $ACL/attrib/nopin_timeout &&

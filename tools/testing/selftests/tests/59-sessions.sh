@@ -89,7 +89,8 @@ io() {
 
 main() {
 	local i pids="" disks="" st=0 d cpu
-	command -v iscsiadm >/dev/null || { skip "$N sessions" "no iscsiadm"; return; }
+	command -v iscsiadm >/dev/null || { skip_all "$N sessions: no iscsiadm"; return; }
+	plan 11
 	check "target set up" kt_iscsi_setup
 	check "iscsid starts" kt_iscsid_start
 	check "$N LUNs, $N ACLs, $N ifaces" setup

@@ -117,11 +117,17 @@ readonly_cu() {
 }
 
 main() {
-	local bs
+	local bs n=6
 	if ! command -v iscsi-test-cu >/dev/null; then
-		skip "iscsi-test-cu" "libiscsi-bin not installed"
+		skip_all "iscsi-test-cu: libiscsi-bin not installed"
 		return
 	fi
+	# 6 of main and readonly_cu, 8 of run_cu per backstore (9 for fileio)
+	for bs in ${KT_CU_BACKSTORES:-rd fileio iblock}; do
+		n=$((n + 8))
+		[ $bs = fileio ] && n=$((n + 1))
+	done
+	plan $n
 	check "target set up" kt_iscsi_setup
 	# a second portal of the same TPG: the MultipathIO family's second path
 	check "a second portal" mkdir $KT_TPG/np/127.0.0.1:3261

@@ -170,9 +170,10 @@ main() {
 	local ls1 ls2 url vendor rc d
 
 	if ! command -v targetcli >/dev/null; then
-		skip "targetcli" "targetcli-fb not installed"
+		skip_all "targetcli: targetcli-fb not installed"
 		return
 	fi
+	plan 70
 	export HOME=/root
 	mkdir -p /root /run/dbus /etc/rtslib-fb-target
 	: > $LOG
@@ -290,7 +291,7 @@ assert a == b, json.dumps(a, indent=1, sort_keys=True) + ' != ' + json.dumps(b, 
 		login_refused "an initiator without an ACL is refused (0x0202)" \
 			"Authorization failure" -i $INIT-other "$url"
 	else
-		skip "iscsi-inq" "libiscsi-bin not installed"
+		skip "iscsi-inq" "libiscsi-bin not installed" 5
 	fi
 
 	check_bad_write "r0's model alias stays while a LUN exports it" \

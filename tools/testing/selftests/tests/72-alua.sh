@@ -130,7 +130,8 @@ iscsi_tests() {
 	local p=127.0.0.1:3260 disk out st i
 
 	for t in iscsiadm sg_rtpg sg_stpg sg_inq sg_turs sg_raw; do
-		command -v $t >/dev/null || { skip "ALUA over iSCSI" "$t missing"; return; }
+		# the 41 checks below and the 8 of two_nexus_tests
+		command -v $t >/dev/null || { skip "ALUA over iSCSI" "$t missing" 49; return; }
 	done
 	check "iscsid starts" kt_iscsid_start
 	check "login" iscsiadm -m discovery -t st -p $p -l
@@ -277,7 +278,7 @@ two_nexus_tests() {
 # preferred, a non-default delay) and the LUN in it.
 targetcli_tests() {
 	if ! command -v targetcli >/dev/null; then
-		skip "ALUA targetcli round trip" "targetcli-fb not installed"
+		skip "ALUA targetcli round trip" "targetcli-fb not installed" 15
 		return
 	fi
 	export HOME=/root
@@ -326,6 +327,7 @@ assert lun['alua_tg_pt_gp_name'] == 'grp5', lun
 }
 
 main() {
+	plan 100
 	check "target set up" kt_iscsi_setup
 	configfs_tests
 	iscsi_tests

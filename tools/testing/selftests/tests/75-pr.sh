@@ -181,6 +181,7 @@ pr_cmds() {
 main() {
 	local d1 d2 f
 
+	plan 82
 	check "ktarget_core loads" modprobe ktarget_core
 	mkdir -p $DB
 	rm -rf $DB/pr
@@ -256,7 +257,7 @@ libiscsi_suites() {
 		ProutRegister ProutReserve ProutClear ProutPreempt Reserve6"
 
 	if ! command -v iscsi-test-cu >/dev/null; then
-		skip "iscsi-test-cu PR suites" "libiscsi-bin not installed"
+		skip "iscsi-test-cu PR suites" "libiscsi-bin not installed" 3
 		return
 	fi
 	here=$(cd ../libiscsi && pwd)

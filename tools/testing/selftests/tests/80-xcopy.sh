@@ -153,8 +153,9 @@ main() {
 	b0=$core/iblock_0/b0
 
 	for t in sg_xcopy sg_raw sg_vpd sg_copy_results python3 mkfs.xfs; do
-		command -v $t >/dev/null || { skip "xcopy" "$t not installed"; return; }
+		command -v $t >/dev/null || { skip_all "xcopy: $t not installed"; return; }
 	done
+	plan 76
 	setup
 	check "iscsid starts" kt_iscsid_start
 	# sg_xcopy addresses the disks through their sg nodes
@@ -383,7 +384,8 @@ main() {
 			fi
 		done
 	else
-		skip "iscsi-test-cu" "libiscsi-bin not installed"
+		# one check per family above
+		skip "iscsi-test-cu" "libiscsi-bin not installed" 2
 	fi
 
 	rm -f /tmp/kt-src /tmp/kt-dst

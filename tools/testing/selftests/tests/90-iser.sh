@@ -187,9 +187,10 @@ teardown() {
 
 main() {
 	if ! modinfo rdma_rxe >/dev/null 2>&1 || ! command -v rdma >/dev/null; then
-		skip "iSER" "no rdma_rxe module or rdma tool"
+		skip_all "iSER: no rdma_rxe module or rdma tool"
 		return
 	fi
+	plan 47
 	iser_setup
 	libiscsi_checks
 	kernel_initiator
