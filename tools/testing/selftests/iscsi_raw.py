@@ -206,6 +206,7 @@ class Session(Conn):
         self.data = {}
         self.r2t = {}		# ITT -> (TTT, offset, length)
         self.order = []		# ITTs in the order their answers came
+        self.last_window = None	# (ExpCmdSN, MaxCmdSN) last seen
 
     def command(self, lun, cdb, out=b"", read_len=0, attr=1, write_len=0):
         """Send a command; @out goes as immediate data, or @write_len
@@ -240,6 +241,7 @@ class Session(Conn):
     def pump(self, timeout):
         op, bhs, data = self.recv(timeout)
         itt = struct.unpack(">I", bhs[16:20])[0]
+        self.last_window = struct.unpack(">II", bhs[28:36])
         if is_ping(op, bhs):
             self.nop_out_answer(bhs)
         elif op == OP_DATA_IN:

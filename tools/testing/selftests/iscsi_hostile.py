@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A hostile initiator: one logged-in session tries to make the target hold
+more than it should. Each mode prints what it saw and exits 0 when the
+target kept its bound, 1 if not.
+
+  iscsi_hostile.py MODE HOST:PORT TARGET INITIATOR [ARG]
+
+  cmdsn-window     WRITEs that never get their Data-Out, CmdSN running past
+                   MaxCmdSN: at most the window's worth is taken in (one R2T
+                   each), MaxCmdSN stays while they are outstanding, and
+                   opens again as commands complete.
+  immediate-flood  immediate WRITEs without Data-Out: at most the window's
+                   worth is taken in, the rest are answered TASK SET FULL.
+  max-transfer     READ and WRITE of one block more than the Block Limits
+                   page's MAXIMUM TRANSFER LENGTH: ILLEGAL REQUEST, INVALID
+                   FIELD IN CDB, and no R2T for the WRITE.
+  alloc-len        behind an ORDERED WRITE that waits for its data, commands
+                   with ALLOCATION LENGTHs of 128 MiB: MemAvailable must not
+                   fall by more than 64 MiB while they wait.
+  nop-flood        NOP-Outs with the largest ping data the target allows,
+                   the socket never read: MemAvailable must not fall by more
+                   than 64 MiB, and the target stops reading.
+  text-keys        Text requests in full feature phase: unknown keys are
+                   NotUnderstood, bad SendTargets values Reject, another
+                   target's name answers nothing; SendTargets= still works.
+  burst-order      a login offering FirstBurstLength above MaxBurstLength
+                   never ends with the first larger than the second.
+  reinstate-other  ARG is IQN@HOST:PORT, another target: a session there with
+                   our InitiatorName and ISID survives our login here.
+"""
+import os
+import socket
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from iscsi_raw import IMMEDIATE, OP_NOP_OUT, Conn, Session  # noqa: E402
+
+OP_TEXT_REQ, OP_TEXT_RSP = 0x04, 0x24
+TASK_SET_FULL = 0x28
+
+
+def meminfo(key="MemAvailable"):
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+def write10(lba, blocks):
+    return bytes([0x2A, 0]) + struct.pack(">IBH", lba, 0, blocks) + b"\0"
+
+
+class Hostile(Session):
+    def immediate_write(self, lun, lba, blocks, bs):
+        """An immediate WRITE (10) announcing its data, sending none."""
+        self.itt += 1
+        bhs = struct.pack(">BBH4xBB6sIIII", IMMEDIATE | 0x01, 0xA1, 0, 0,
+                          lun, b"\0" * 6, self.itt, blocks * bs, self.cmdsn,
+                          self.exp_statsn)
+        self.send(bhs + write10(lba, blocks).ljust(16, b"\0"))
+        return self.itt
+
+
+def login(addr, target, initiator, extra=()):
+    c = Hostile(addr)
+    c.login(target, initiator, extra=extra)
+    return c
+
+
+def cmdsn_window(addr, target, initiator):
+    c = login(addr, target, initiator, ["InitialR2T=Yes"])
+    c.tur(0)
+    exp, maxsn = c.last_window
+    window = maxsn - exp + 1
+    print("after login: ExpCmdSN %u MaxCmdSN %u, a window of %d" %
+          (exp, maxsn, window))
+    sent = window + 64
+    itts = [c.command(0, write10(i * 8, 8), write_len=8 * 512)
+            for i in range(sent)]
+    c.pump_for(3)
+    taken = [i for i in itts if i in c.r2t]
+    print("%d WRITEs sent with CmdSN running on, %d taken in (R2T)" %
+          (sent, len(taken)))
+    ok = len(taken) <= window
+    print("MaxCmdSN while they wait: %u (was %u)" % (c.last_window[1], maxsn))
+    ok &= c.last_window[1] == maxsn
+    # complete eight of them: the window opens by as much
+    for itt in taken[:8]:
+        c.data_out(0, itt, b"\xa5" * 4096)
+    for itt in taken[:8]:
+        st = c.wait(itt)[0]
+        ok &= st == 0
+    print("MaxCmdSN after 8 completed: %u" % c.last_window[1])
+    ok &= c.last_window[1] == maxsn + 8
+    # the commands beyond the window were dropped: CmdSN resumes there
+    c.cmdsn = c.last_window[0]
+    st = c.tur(0)[0]
+    print("TEST UNIT READY at ExpCmdSN %u: status %#x" % (c.last_window[0], st))
+    ok &= st == 0
+    return ok
+
+
+def immediate_flood(addr, target, initiator):
+    c = login(addr, target, initiator, ["InitialR2T=Yes"])
+    c.tur(0)
+    exp, maxsn = c.last_window
+    window = maxsn - exp + 1
+    sent = 3 * window
+    itts = [c.immediate_write(0, i * 8, 8, 512) for i in range(sent)]
+    c.pump_for(3)
+    taken = sum(1 for i in itts if i in c.r2t)
+    full = sum(1 for i in itts if c.rsp.get(i, (None,))[0] == TASK_SET_FULL)
+    print("%d immediate WRITEs in a window of %d: %d taken in, %d TASK SET FULL"
+          % (sent, window, taken, full))
+    return taken <= window and taken + full == sent
+
+
+def block_limits(c, lun):
+    cdb = [0x12, 0x01, 0xB0, 0, 64, 0]
+    st, _, d = c.wait(c.command(lun, cdb, read_len=64))
+    if st != 0 or len(d) < 12:
+        raise RuntimeError("INQUIRY VPD B0h: status %#x" % st)
+    return struct.unpack(">I", d[8:12])[0]
+
+
+def max_transfer(addr, target, initiator):
+    c = login(addr, target, initiator, ["InitialR2T=Yes"])
+    c.tur(0)
+    mtl = block_limits(c, 0)
+    bs = c.read_capacity(0)[1]
+    print("MAXIMUM TRANSFER LENGTH %u blocks of %u bytes" % (mtl, bs))
+    ok = mtl > 0
+    n = mtl + 1
+    for name, op, kw in (("READ (16)", 0x88, {"read_len": n * bs}),
+                         ("WRITE (16)", 0x8A, {"write_len": n * bs})):
+        cdb = bytes([op, 0]) + struct.pack(">QI", 0, n) + b"\0\0"
+        itt = c.command(0, cdb, **kw)
+        st, sense, _ = c.wait(itt, 5)
+        r2t = itt in c.r2t
+        print("%s of %u blocks: status %#x sense %x/%02x/%02x%s" %
+              ((name, n, st) + sense + (", an R2T" if r2t else "",)))
+        ok &= st == 2 and sense == (5, 0x24, 0) and not r2t
+    return ok
+
+
+def alloc_len(addr, target, initiator):
+    c = login(addr, target, initiator, ["InitialR2T=Yes"])
+    c.tur(0)
+    big = 128 << 20
+    before = meminfo()
+    hold = c.command(0, write10(0, 8), write_len=4096, attr=2)
+    c.pump_for(1)
+    cdbs = (("REPORT LUNS", bytes([0xA0, 0, 0, 0, 0, 0]) +
+             struct.pack(">I", big) + b"\0\0"),
+            ("GET LBA STATUS", bytes([0x9E, 0x12]) + struct.pack(">Q", 0) +
+             struct.pack(">I", big) + b"\0\0"),
+            ("RECEIVE COPY RESULTS", bytes([0x84, 0x03]) + b"\0" * 8 +
+             struct.pack(">I", big) + b"\0\0"),
+            ("REPORT SUPPORTED OPERATION CODES",
+             bytes([0xA3, 0x0C, 0, 0, 0, 0]) + struct.pack(">I", big) +
+             b"\0\0"))
+    itts = [(name, c.command(0, cdb, read_len=big)) for name, cdb in cdbs]
+    c.pump_for(2)
+    low = meminfo()
+    print("MemAvailable %d MiB before, %d MiB with %d commands of %d MiB "
+          "waiting" % (before, low, len(itts), big >> 20))
+    ok = before - low < 64
+    c.data_out(0, hold, b"\0" * 4096)
+    st = c.wait(hold)[0]
+    ok &= st == 0
+    for name, itt in itts:
+        st, sense, d = c.wait(itt)
+        print("%s: status %#x, %d bytes" % (name, st, len(d)))
+        ok &= st == 0 and 0 < len(d) < 65536
+    return ok
+
+
+def nop_flood(addr, target, initiator, seconds=8):
+    c = login(addr, target, initiator)
+    c.tur(0)
+    size = int(os.environ.get("KT_PING_LEN", "262144"))
+    before = meminfo()
+    low = before
+    c.sock.settimeout(0.5)
+    ping = b"\x5a" * size
+    sent = 0
+    end = time.monotonic() + seconds
+    stalled = 0
+    while time.monotonic() < end:
+        c.itt += 1
+        bhs = struct.pack(">BBH4x8sIIII", IMMEDIATE | OP_NOP_OUT, 0x80, 0,
+                          b"\0" * 8, c.itt, 0xFFFFFFFF, c.cmdsn,
+                          c.exp_statsn) + b"\0" * 16
+        try:
+            c.send(bhs, ping)
+            sent += 1
+        except (socket.timeout, BlockingIOError):
+            stalled += 1
+            break
+        low = min(low, meminfo())
+    t = time.monotonic()
+    while time.monotonic() < t + 2:
+        low = min(low, meminfo())
+        time.sleep(0.2)
+    print("%d pings of %d KiB sent in %d s (%s), MemAvailable %d MiB before, "
+          "%d MiB at its lowest" % (sent, size >> 10, seconds,
+                                    "the target stopped reading" if stalled
+                                    else "the target kept reading",
+                                    before, low))
+    return before - low < 64
+
+
+def text(c, data, final=True):
+    """One Text request in full feature phase; the response's keys."""
+    c.itt += 1
+    bhs = struct.pack(">BBH4x8sIIII", IMMEDIATE | OP_TEXT_REQ,
+                      0x80 if final else 0, 0, b"\0" * 8, c.itt, 0xFFFFFFFF,
+                      c.cmdsn, c.exp_statsn) + b"\0" * 16
+    c.send(bhs, data.encode() + b"\0")
+    while True:
+        op, rsp, d = c.recv(10)
+        if op == OP_TEXT_RSP:
+            c.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+            return [k for k in d.decode(errors="replace").split("\0") if k]
+
+
+def text_keys(addr, target, initiator, other):
+    c = login(addr, target, initiator)
+    ok = True
+    cases = (("SendTargetsPlease=All", ["SendTargetsPlease=NotUnderstood"]),
+             ("sENDtARGETS=aLL", ["sENDtARGETS=NotUnderstood"]),
+             ("SendTargets=Alle", ["SendTargets=Reject"]),
+             ("SendTargets=A", ["SendTargets=Reject"]),
+             ("SendTargets=" + other, []))
+    for req, want in cases:
+        got = text(c, req)
+        print("%s -> %s" % (req, got))
+        ok &= got == want
+    got = text(c, "SendTargets=")
+    print("SendTargets= -> %s" % got)
+    ok &= ("TargetName=" + target) in got
+    return ok
+
+
+def burst_order(addr, target, initiator):
+    c = Conn(addr)
+    keys = ["InitiatorName=" + initiator, "TargetName=" + target,
+            "SessionType=Normal", "HeaderDigest=None", "DataDigest=None",
+            "InitialR2T=No", "FirstBurstLength=65536",
+            "MaxBurstLength=16384"]
+    bhs = struct.pack(">BBBBB3s6sHIHHII", IMMEDIATE | 0x03, 0x87, 0, 0, 0,
+                      b"\0\0\0", bytes.fromhex("80000000beef"), 0, 1, 1, 0,
+                      1, 0) + b"\0" * 16
+    c.send(bhs, ("\0".join(keys) + "\0").encode())
+    op, rsp, d = c.recv(10)
+    got = dict(k.split("=", 1) for k in d.decode().split("\0") if "=" in k)
+    status = "%02x%02x" % (rsp[36], rsp[37])
+    print("FirstBurstLength=65536 MaxBurstLength=16384 offered: status %s, "
+          "answered FirstBurstLength=%s MaxBurstLength=%s" %
+          (status, got.get("FirstBurstLength"), got.get("MaxBurstLength")))
+    if status != "0000":
+        return status[:2] == "02"
+    fb = int(got.get("FirstBurstLength", "65536"))
+    mb = int(got.get("MaxBurstLength", "16384"))
+    return fb <= mb
+
+
+def reinstate_other(addr, target, initiator, other):
+    other, other_addr = other.split("@")
+    b = Hostile(other_addr)
+    b.login(other, initiator)
+    print("session on %s: TEST UNIT READY %#x" % (other, b.tur(0)[0]))
+    a = Hostile(addr)
+    a.login(target, initiator)
+    print("same InitiatorName and ISID on %s: logged in" % target)
+    try:
+        st = b.tur(0)[0]
+    except (EOFError, ConnectionResetError, TimeoutError):
+        print("the session on %s was torn down" % other)
+        return False
+    print("session on %s afterwards: TEST UNIT READY %#x" % (other, st))
+    return st == 0
+
+
+def main():
+    mode, addr, target, initiator = sys.argv[1:5]
+    arg = sys.argv[5] if len(sys.argv) > 5 else None
+    modes = {
+        "cmdsn-window": lambda: cmdsn_window(addr, target, initiator),
+        "immediate-flood": lambda: immediate_flood(addr, target, initiator),
+        "max-transfer": lambda: max_transfer(addr, target, initiator),
+        "alloc-len": lambda: alloc_len(addr, target, initiator),
+        "nop-flood": lambda: nop_flood(addr, target, initiator),
+        "text-keys": lambda: text_keys(addr, target, initiator, arg),
+        "burst-order": lambda: burst_order(addr, target, initiator),
+        "reinstate-other": lambda: reinstate_other(addr, target, initiator,
+                                                   arg),
+    }
+    try:
+        return 0 if modes[mode]() else 1
+    except (TimeoutError, EOFError, ConnectionError, RuntimeError) as e:
+        print("%s: %r" % (mode, e))
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
