@@ -23,11 +23,6 @@
 #include "alua.h"
 #include "core.h"
 
-/* SET TARGET PORT GROUPS descriptors taken in one command */
-#define KT_STPG_MAX_DESC	4096
-#define KT_STPG_MAX_LEN		(KT_ALUA_STPG_HDR_LEN + \
-				 KT_STPG_MAX_DESC * KT_ALUA_STPG_DESC_LEN)
-
 /* LIO's defaults for a new group (rtslib saves and restores them). */
 #define KT_ALUA_DEFAULT_NONOP_DELAY_MSECS	100
 
@@ -372,10 +367,7 @@ sense_reason_t kt_alua_stpg_execute(struct kt_cmd *cmd)
 	bool changed = false;
 	u8 *buf;
 
-	if (len > KT_STPG_MAX_LEN) {
-		cmd->sense_field = KT_FIELD_CDB(6);
-		return KT_SENSE_INVALID_CDB_FIELD;
-	}
+	/* kt_spc_parse() refused lists longer than KT_STPG_MAX_LEN */
 	max = len > KT_ALUA_STPG_HDR_LEN ?
 	      (len - KT_ALUA_STPG_HDR_LEN) / KT_ALUA_STPG_DESC_LEN : 1;
 	buf = kmalloc(max_t(u32, len, 1), GFP_KERNEL);

@@ -9,6 +9,7 @@
 #include <linux/compiler.h>
 
 #include <ktarget/fabric.h>
+#include <ktarget/proto/alua.h>
 #include <ktarget/target.h>
 
 /* alua.c: groups, ports, commands */
@@ -20,6 +21,10 @@ void kt_alua_lu_info(struct kt_cmd *cmd, u8 *tpgs, u16 *tpg_id);
 sense_reason_t kt_alua_check_slow(struct kt_cmd *cmd);
 sense_reason_t kt_alua_report(struct kt_cmd *cmd, u8 *buf, u32 len,
 			      u32 *data_len);
+/* SET TARGET PORT GROUPS descriptors taken in one command */
+#define KT_STPG_MAX_DESC	4096
+#define KT_STPG_MAX_LEN		(KT_ALUA_STPG_HDR_LEN + \
+				 KT_STPG_MAX_DESC * KT_ALUA_STPG_DESC_LEN)
 sense_reason_t kt_alua_stpg_execute(struct kt_cmd *cmd);
 
 /* Under dev->alua.lock: */

@@ -168,6 +168,9 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 		return;
 	}
 	kt_cmd_set_outcome(cmd, reason);
+	/* an answer the core builds, completed good without data: none moves */
+	if (cmd->status == KT_SAM_GOOD && cmd->data_in_built && !cmd->sgl)
+		kt_cmd_set_data_in_len(cmd, 0);
 
 	if (cmd->status == KT_SAM_GOOD && cmd->dir == KT_DATA_IN &&
 	    cmd->data_length)
@@ -231,12 +234,12 @@ static void kt_cmd_set_residual(struct kt_cmd *cmd, u32 needed)
 	}
 }
 
-static sense_reason_t kt_cmd_alloc_data(struct kt_cmd *cmd)
+static sense_reason_t kt_cmd_alloc_data(struct kt_cmd *cmd, u32 len)
 {
-	if (!cmd->data_length || cmd->sgl)
+	if (!len || cmd->sgl)
 		return KT_SENSE_NONE;
-	cmd->sgl = kt_sgl_cache_get(cmd->sess, cmd->data_length,
-				    &cmd->sg_nents, &cmd->data_cap);
+	cmd->sgl = kt_sgl_cache_get(cmd->sess, len, &cmd->sg_nents,
+				    &cmd->data_cap);
 	if (!cmd->sgl)
 		return KT_SENSE_OUT_OF_RESOURCES;
 	cmd->sgl_owned = true;
@@ -321,8 +324,9 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	/* SPC-4 5.13: one load when nobody reserved the device */
 	if (!reason && cmd->dev && READ_ONCE(cmd->dev->res.active))
 		reason = kt_res_check(cmd);
-	if (!reason)
-		reason = kt_cmd_alloc_data(cmd);
+	/* an answer the core builds gets its buffer when it is known */
+	if (!reason && !cmd->data_in_built)
+		reason = kt_cmd_alloc_data(cmd, cmd->data_length);
 	if (!reason && cmd->dev)
 		kt_task_set_enter(cmd);
 	return reason;
@@ -355,11 +359,19 @@ EXPORT_SYMBOL_GPL(kt_cmd_submit);
 
 /*
  * An emulated command built its response, @len bytes at @buf (already cut
- * to what the command may return): copy it into the data-in and complete.
+ * to what the command may return): copy it into a data-in buffer of that
+ * size, however large the ALLOCATION LENGTH, and complete.
  */
 void kt_cmd_complete_data(struct kt_cmd *cmd, const void *buf, u32 len)
 {
+	sense_reason_t reason;
+
 	len = min(len, cmd->data_length);
+	reason = kt_cmd_alloc_data(cmd, len);
+	if (reason) {
+		kt_cmd_complete(cmd, reason);
+		return;
+	}
 	if (len)
 		sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, len);
 	kt_cmd_set_data_in_len(cmd, len);

@@ -60,6 +60,7 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			    u32 *needed, enum kt_data_dir *dir);
 u64 kt_dev_nr_lblocks(struct kt_dev *dev);
+u32 kt_dev_max_xfer_blocks(const struct kt_dev *dev);
 bool kt_dev_capacity_check(struct kt_cmd *cmd);
 struct kt_lu_info;
 void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu);

@@ -32,8 +32,10 @@ sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 
 	/* spc.c answers what needs no LU, and the LU-less case of the rest */
 	reason = kt_spc_parse(cmd, c, needed, dir);
-	if (reason != KT_SENSE_INVALID_OPCODE)
+	if (reason != KT_SENSE_INVALID_OPCODE) {
+		cmd->data_in_built = *dir == KT_DATA_IN;
 		return reason;
+	}
 	/* SPC-4 4.6.5: a LUN this nexus cannot address */
 	if (!cmd->dev)
 		return KT_SENSE_LUN_NOT_SUPPORTED;

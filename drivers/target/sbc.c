@@ -78,6 +78,14 @@ u64 kt_dev_nr_lblocks(struct kt_dev *dev)
 		       dev->attrib.block_size);
 }
 
+/* MAXIMUM TRANSFER LENGTH of the Block Limits page, in logical blocks. */
+u32 kt_dev_max_xfer_blocks(const struct kt_dev *dev)
+{
+	const struct kt_dev_attrib *a = &dev->attrib;
+
+	return (u64)a->hw_max_sectors * a->hw_block_size / a->block_size;
+}
+
 /*
  * SBC-3 4.6: storage resized under the device (a block device grown with
  * lvextend or losetup -c) changes the capacity reported from now on, and
@@ -463,6 +471,39 @@ static sense_reason_t kt_sbc_range(struct kt_cmd *cmd, const struct kt_cdb *c,
 	return KT_SENSE_NONE;
 }
 
+/* Where the CDB keeps its TRANSFER LENGTH (SBC-3 5.x). */
+static unsigned int kt_sbc_len_byte(const struct kt_cdb *c)
+{
+	switch (c->len) {
+	case 6:
+		return 4;
+	case 12:
+		return 6;
+	case 16:
+		return 10;
+	default:
+		return 7;
+	}
+}
+
+/*
+ * A command that moves data moves no more than the MAXIMUM TRANSFER LENGTH
+ * the Block Limits page advertises (SBC-3 6.6.4): that is what bounds the
+ * buffer one command can make the target hold.
+ */
+static sense_reason_t kt_sbc_max_xfer(struct kt_cmd *cmd,
+				      const struct kt_cdb *c)
+{
+	u32 max = kt_dev_max_xfer_blocks(cmd->dev);
+
+	if (!max || c->nr_blocks <= max)
+		return KT_SENSE_NONE;
+	pr_debug("transfer of %u blocks above MAXIMUM TRANSFER LENGTH %u\n",
+		 c->nr_blocks, max);
+	cmd->sense_field = KT_FIELD_CDB(kt_sbc_len_byte(c));
+	return KT_SENSE_INVALID_CDB_FIELD;
+}
+
 /*
  * The block commands. Sets the transfer length and direction the CDB
  * implies; range errors are found here, before any data moves. The CDB's
@@ -485,7 +526,7 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	case 0x08: case 0x28: case 0xa8: case 0x88:	/* READ */
 	case 0x0a: case 0x2a: case 0xaa: case 0x8a:	/* WRITE */
 	case 0x2e: case 0xae: case 0x8e:		/* WRITE AND VERIFY */
-		reason = kt_sbc_range(cmd, c, cap);
+		reason = kt_sbc_range(cmd, c, cap) ?: kt_sbc_max_xfer(cmd, c);
 		if (reason)
 			return reason;
 		if ((c->flags & KT_CDB_F_DATA_OUT) && cmd->write_protected)
@@ -509,6 +550,9 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			cmd->sense_field = KT_FIELD_CDB_BIT(1, 2);
 			return KT_SENSE_INVALID_CDB_FIELD;
 		}
+		reason = kt_sbc_max_xfer(cmd, c);
+		if (reason)
+			return reason;
 		*needed = c->nr_blocks * bs;
 		*dir = KT_DATA_OUT;
 		cmd->execute = kt_sbc_execute_verify;
@@ -537,7 +581,7 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		cmd->execute = kt_sbc_execute_caw;
 		return KT_SENSE_NONE;
 	case 0x8b:					/* ORWRITE (16) */
-		reason = kt_sbc_range(cmd, c, cap);
+		reason = kt_sbc_range(cmd, c, cap) ?: kt_sbc_max_xfer(cmd, c);
 		if (reason)
 			return reason;
 		if (cmd->write_protected)

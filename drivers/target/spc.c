@@ -47,7 +47,7 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 	lu->nr_blocks = kt_dev_nr_lblocks(dev);
 	lu->dev_id = dev->index + 1;
 	lu->block_size = a->block_size;
-	lu->hw_max_sectors = a->hw_max_sectors * a->hw_block_size / a->block_size;
+	lu->hw_max_sectors = kt_dev_max_xfer_blocks(cmd->dev);
 	lu->optimal_sectors = a->optimal_sectors * a->hw_block_size / a->block_size;
 	lu->company_id = dev->wwn.company_id;
 	lu->vendor_id = dev->wwn.vendor_id;
@@ -346,6 +346,9 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	const u8 *cdb = cmd->cdb;
 	bool lu_less = false;
 	sense_reason_t (*exec)(struct kt_cmd *cmd) = NULL;
+	/* a parameter list of a 32-bit length: the most we take, and where */
+	u32 max_param = 0;
+	u8 len_byte = 0;
 
 	switch (c->opcode) {
 	case 0x5e: case 0x5f:			/* PERSISTENT RESERVE IN/OUT */
@@ -392,6 +395,9 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	case 0x83:				/* EXTENDED COPY */
 		exec = kt_xcopy_execute;
 		*dir = KT_DATA_OUT;
+		/* the longest list RECEIVE COPY RESULTS says we take */
+		max_param = KT_XCOPY_MAX_PARAM_LEN;
+		len_byte = 10;
 		break;
 	case 0x84:				/* RECEIVE COPY RESULTS */
 		exec = kt_xcopy_rcr_execute;
@@ -408,6 +414,8 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		if ((cdb[1] & 0x1f) == 0x0a) {	/* SET TARGET PORT GROUPS */
 			exec = kt_alua_stpg_execute;
 			*dir = KT_DATA_OUT;
+			max_param = KT_STPG_MAX_LEN;
+			len_byte = 6;
 		}
 		break;
 	}
@@ -421,6 +429,11 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	*needed = kt_spc_alloc_len(cdb);
 	if (*needed && *dir == KT_DATA_NONE)
 		*dir = KT_DATA_IN;
+	/* refused before a buffer of that size is allocated for it */
+	if (max_param && *needed > max_param) {
+		cmd->sense_field = KT_FIELD_CDB(len_byte);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
 	cmd->execute = exec;
 	return KT_SENSE_NONE;
 }
