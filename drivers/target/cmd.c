@@ -286,13 +286,11 @@ static sense_reason_t kt_cmd_parse(struct kt_cmd *cmd, unsigned int cdb_len)
 	return KT_SENSE_NONE;
 }
 
-sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
-			    unsigned int cdb_len, u64 unpacked_lun)
+/* The session knows the command from now on; the core holds a reference. */
+static void kt_cmd_register(struct kt_cmd *cmd, u64 unpacked_lun)
 {
 	struct kt_session *sess = cmd->sess;
-	sense_reason_t reason;
 	unsigned long flags;
-	bool wp = false;
 
 	cmd->unpacked_lun = unpacked_lun;
 	spin_lock_irqsave(&sess->cmd_lock, flags);
@@ -301,6 +299,31 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 
 	/* one reference for the core's stages, dropped by kt_cmd_complete() */
 	kt_cmd_get(cmd);
+}
+
+/*
+ * The fabric cannot take @cmd in (TASK SET FULL, BUSY): register it as
+ * kt_cmd_setup() does, without looking at its CDB or its LU, so that it
+ * holds no buffer and consumes no unit attention. Returns @reason, which
+ * the fabric then completes it with, as with kt_cmd_setup().
+ */
+sense_reason_t kt_cmd_refuse(struct kt_cmd *cmd, u64 unpacked_lun,
+			     sense_reason_t reason)
+{
+	kt_cmd_register(cmd, unpacked_lun);
+	cmd->dir = KT_DATA_NONE;
+	return reason;
+}
+EXPORT_SYMBOL_GPL(kt_cmd_refuse);
+
+sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
+			    unsigned int cdb_len, u64 unpacked_lun)
+{
+	struct kt_session *sess = cmd->sess;
+	sense_reason_t reason;
+	bool wp = false;
+
+	kt_cmd_register(cmd, unpacked_lun);
 
 	if (cdb_len > KT_CDB_INLINE) {
 		cmd->sense_field = KT_FIELD_CDB(0);

@@ -372,6 +372,9 @@ void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
  */
 sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 			    unsigned int cdb_len, u64 unpacked_lun);
+/* Instead of kt_cmd_setup(): the fabric refuses @cmd with @reason. */
+sense_reason_t kt_cmd_refuse(struct kt_cmd *cmd, u64 unpacked_lun,
+			     sense_reason_t reason);
 void kt_cmd_run(struct kt_cmd *cmd);
 /* kt_cmd_setup() and kt_cmd_run() in one, for fabrics with no early data. */
 int kt_cmd_submit(struct kt_cmd *cmd, const u8 *cdb, unsigned int cdb_len,

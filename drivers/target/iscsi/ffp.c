@@ -25,6 +25,24 @@ static struct kt_iscsi_cmd *to_icmd(struct kt_cmd *se)
 	return container_of(se, struct kt_iscsi_cmd, se);
 }
 
+/* The command's session: it holds a reference, its connection may not. */
+static struct kt_iscsi_sess *kt_iscsi_cmd_sess(struct kt_iscsi_cmd *cmd)
+{
+	return container_of(cmd->se.sess, struct kt_iscsi_sess, se);
+}
+
+/*
+ * The command is answered (or will never be): its slot of the CmdSN
+ * window is free, and the response about to be stamped says so.
+ */
+static void kt_iscsi_cmd_window_put(struct kt_iscsi_cmd *cmd)
+{
+	if (!cmd->window)
+		return;
+	cmd->window = false;
+	atomic_dec(&kt_iscsi_cmd_sess(cmd)->window_used);
+}
+
 /* SAM-5 4.7: single level LUN, peripheral or flat addressing. */
 u64 kt_iscsi_unpack_lun(u64 raw)
 {
@@ -197,6 +215,7 @@ int kt_iscsi_build_status(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 	r.data_len = len;
 	if (kt_iscsi_encode_scsi_rsp(bhs, &r))
 		return -EINVAL;
+	kt_iscsi_cmd_window_put(cmd);
 	kt_iscsi_stamp(conn, bhs, true);
 	*plen = len;
 	return 0;
@@ -265,6 +284,8 @@ static int kt_iscsi_send_data_in(struct kt_iscsi_conn *conn,
 		}
 		if (kt_iscsi_encode_data_in(bhs, &d))
 			return -EINVAL;
+		if (last && collapse)
+			kt_iscsi_cmd_window_put(cmd);
 		kt_iscsi_stamp(conn, bhs, last && collapse);
 		ret = kt_iscsi_send_sg(conn, bhs, se->sgl, off, len,
 				       !last || !collapse || more);
@@ -379,9 +400,9 @@ static void kt_iscsi_release_cmd(struct kt_cmd *se)
 {
 	struct kt_iscsi_cmd *cmd = to_icmd(se);
 	struct kt_iscsi_conn *conn = cmd->conn;
-	struct kt_iscsi_sess *sess = container_of(se->sess,
-						  struct kt_iscsi_sess, se);
+	struct kt_iscsi_sess *sess = kt_iscsi_cmd_sess(cmd);
 
+	kt_iscsi_cmd_window_put(cmd);
 	kmem_cache_free(kt_iscsi_cmd_cache, cmd);
 	kt_iscsi_conn_put(conn);
 	kt_iscsi_sess_put(sess);
@@ -417,18 +438,22 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 		KT_TASK_ORDERED, KT_TASK_HEAD_OF_QUEUE, KT_TASK_ACA };
 	u8 attr = h->cmd.attr < ARRAY_SIZE(attr_map) ? attr_map[h->cmd.attr] :
 						      KT_TASK_SIMPLE;
+	enum kt_iscsi_window win;
+	u64 lun = kt_iscsi_unpack_lun(h->lun);
 
 	/* before the CmdSN is taken: MC/S waits for it to be handed on */
 	cmd = kmem_cache_zalloc(kt_iscsi_cmd_cache, GFP_KERNEL);
 	if (!cmd)
 		return -ENOMEM;
-	if (!kt_iscsi_cmdsn_accept(conn, h->cmdsn, h->immediate)) {
+	win = kt_iscsi_window_take(conn->sess, h->cmdsn, h->immediate);
+	if (win == KT_WINDOW_OUTSIDE) {
 		/* RFC 7143 3.2.2.1: outside the window: silently ignored */
 		kmem_cache_free(kt_iscsi_cmd_cache, cmd);
 		conn->rx.discard = true;
 		conn->rx.skip = true;
 		return 0;
 	}
+	cmd->window = win == KT_WINDOW_TAKEN;
 	kt_iscsi_conn_get(conn);
 	kref_get(&conn->sess->kref);	/* the core may run it past the conn */
 	/*
@@ -444,8 +469,11 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 		conn->xport->cmd_init(conn, cmd);
 	kt_cmd_init(&cmd->se, &kt_iscsi_ops, &conn->sess->se, h->itt,
 		    kt_iscsi_dir(h), h->cmd.exp_xfer_len, attr);
-	cmd->setup_reason = kt_cmd_setup(&cmd->se, h->cdb, 16,
-					 kt_iscsi_unpack_lun(h->lun));
+	if (win == KT_WINDOW_FULL)
+		cmd->setup_reason = kt_cmd_refuse(&cmd->se, lun,
+						  KT_SENSE_TASK_SET_FULL);
+	else
+		cmd->setup_reason = kt_cmd_setup(&cmd->se, h->cdb, 16, lun);
 	/* it has reached the core (unit attentions, reservations): MC/S */
 	if (!h->immediate)
 		kt_iscsi_cmdsn_ready(conn, h->cmdsn);

@@ -372,10 +372,44 @@ ssize_t kt_iscsi_acl_info(struct kt_node_acl *acl, char *page)
 	return off;
 }
 
-/* RFC 7143 4.2.2.1: the window the initiator may use next. */
+/*
+ * RFC 7143 4.2.2.1: the window the initiator may use next. A command holds
+ * a slot from the moment it is taken in until it is answered, so MaxCmdSN
+ * advances as commands complete, not as they arrive, and no more than
+ * cmdsn_depth commands are ever held for one session.
+ */
 u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess)
 {
-	return READ_ONCE(sess->exp_cmdsn) + sess->cmdsn_depth - 1;
+	u32 exp = READ_ONCE(sess->exp_cmdsn);
+	int free;
+
+	/* pairs with the order of kt_iscsi_window_take(): slot, then CmdSN */
+	smp_rmb();
+	free = (int)sess->cmdsn_depth - atomic_read(&sess->window_used);
+	/* a closed window is ExpCmdSN - 1, never less */
+	return exp - 1 + max(free, 0);
+}
+
+/*
+ * A SCSI command takes a slot of the window. A non-immediate one must
+ * carry ExpCmdSN and find a slot free, else it is outside the window
+ * (RFC 7143 4.2.2.1: silently ignored). An immediate command takes no
+ * CmdSN but a slot all the same, so that immediate commands cannot hold
+ * more than the window either; without one it gets TASK SET FULL. The
+ * slot is taken before ExpCmdSN moves: a MaxCmdSN computed in between is
+ * one too small, never one too large.
+ */
+enum kt_iscsi_window kt_iscsi_window_take(struct kt_iscsi_sess *sess,
+					  u32 cmdsn, bool immediate)
+{
+	if (atomic_inc_return(&sess->window_used) > sess->cmdsn_depth) {
+		atomic_dec(&sess->window_used);
+		return immediate ? KT_WINDOW_FULL : KT_WINDOW_OUTSIDE;
+	}
+	if (immediate || cmpxchg(&sess->exp_cmdsn, cmdsn, cmdsn + 1) == cmdsn)
+		return KT_WINDOW_TAKEN;
+	atomic_dec(&sess->window_used);
+	return KT_WINDOW_OUTSIDE;
 }
 
 /* MC/S: let the connections waiting for a later CmdSN look again. */

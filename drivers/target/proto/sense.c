@@ -62,6 +62,7 @@ static const struct kt_sense_entry kt_sense_table[KT_SENSE_MAX + 1] = {
 	[30] = CC(ABORTED_COMMAND, 0x47, 0x05),	/* PROTOCOL SERVICE CRC ERROR */
 	[31] = CC(NOT_READY, 0x04, 0x1b),	/* SANITIZE IN PROGRESS */
 	[32] = CC(MEDIUM_ERROR, 0x31, 0x03),	/* SANITIZE COMMAND FAILED */
+	[33] = { 0, 0, 0, KT_SAM_TASK_SET_FULL },
 };
 
 #undef CC
