@@ -26,6 +26,13 @@
 
 #define KT_RX_BUDGET	64	/* PDUs per run of the receive work */
 #define KT_RX_BUDGET_BYTES	SZ_256K	/* and bytes */
+/*
+ * Bytes of answers (NOP-In ping data, Text responses, Rejects) one
+ * connection may have queued before it stops reading requests: an
+ * initiator that never reads its socket cannot make the queue grow. A
+ * PDU in flight may take it over once, by at most one data segment.
+ */
+#define KT_TX_BUDGET_BYTES	SZ_1M
 #define KT_RX_IOV	64	/* pages filled by one receive call */
 
 struct workqueue_struct *kt_iscsi_wq;
@@ -261,10 +268,47 @@ static int kt_iscsi_tx_cpu(struct kt_iscsi_conn *conn)
 	return kt_iscsi_next_cpu(raw_smp_processor_id());
 }
 
+/* What a queued PDU of its own costs the connection's transmit budget. */
+static long kt_iscsi_tx_cost(const struct kt_iscsi_tx *tx)
+{
+	return tx->kind == KT_TX_PDU ? sizeof(*tx) + tx->data_len : 0;
+}
+
+/* The receive side stops while the transmit queue is over its budget. */
+static bool kt_iscsi_rx_throttle(struct kt_iscsi_conn *conn)
+{
+	if (atomic_long_read(&conn->tx_bytes) <= KT_TX_BUDGET_BYTES)
+		return false;
+	WRITE_ONCE(conn->rx_throttled, true);
+	/* pairs with the barrier in kt_iscsi_tx_pdu_free() */
+	smp_mb();
+	if (atomic_long_read(&conn->tx_bytes) > KT_TX_BUDGET_BYTES)
+		return true;
+	/* it drained meanwhile: whoever sees the flag first clears it */
+	return !xchg(&conn->rx_throttled, false);
+}
+
+/* A PDU of the queue's own is sent or dropped: free it, resume receiving. */
+static void kt_iscsi_tx_pdu_free(struct kt_iscsi_conn *conn,
+				 struct kt_iscsi_tx *tx)
+{
+	long left = atomic_long_sub_return(kt_iscsi_tx_cost(tx),
+					   &conn->tx_bytes);
+
+	kfree(tx->data);
+	kfree(tx);
+	/* pairs with the barrier in kt_iscsi_rx_throttle() */
+	smp_mb();
+	if (left <= KT_TX_BUDGET_BYTES / 2 && READ_ONCE(conn->rx_throttled) &&
+	    xchg(&conn->rx_throttled, false))
+		queue_work_on(conn->cpu, kt_iscsi_wq, &conn->rx_work);
+}
+
 void kt_iscsi_queue_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_tx *tx)
 {
 	unsigned long flags;
 
+	atomic_long_add(kt_iscsi_tx_cost(tx), &conn->tx_bytes);
 	spin_lock_irqsave(&conn->tx_lock, flags);
 	list_add_tail(&tx->node, &conn->tx_queue);
 	spin_unlock_irqrestore(&conn->tx_lock, flags);
@@ -303,8 +347,7 @@ static void kt_iscsi_tx_work(struct work_struct *work)
 			ret = dead ? 0 : conn->xport->xmit(conn, tx->bhs,
 							   tx->data, NULL, 0,
 							   tx->data_len, more);
-			kfree(tx->data);
-			kfree(tx);
+			kt_iscsi_tx_pdu_free(conn, tx);
 		} else {
 			/* Data-In, R2T, status: built from the command now */
 			kt_iscsi_cmd_tx(conn, container_of(tx, struct kt_iscsi_cmd, tx),
@@ -696,6 +739,17 @@ static int kt_iscsi_rx_loop(struct kt_iscsi_conn *conn)
 	int ret;
 
 	while (conn->state < KT_CONN_CLOSING) {
+		/*
+		 * between PDUs: read no more requests while their answers
+		 * pile up unread (kt_iscsi_tx_pdu_free() resumes us); the
+		 * keepalive closes a connection whose initiator stays away
+		 */
+		if (conn->rx.state == KT_RX_BHS && !conn->rx.got &&
+		    kt_iscsi_rx_throttle(conn)) {
+			pr_debug("cid %u: %ld bytes of answers unread, receiving stops\n",
+				 conn->cid, atomic_long_read(&conn->tx_bytes));
+			return 0;
+		}
 		/* a header waiting for its CmdSN is in already */
 		if (conn->rx.got < conn->rx.need) {
 			ret = kt_iscsi_rx_step(conn);
@@ -800,8 +854,7 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	mutex_lock(&conn->tx_mutex);
 	while ((tx = kt_iscsi_tx_pop(conn, &more))) {
 		if (tx->kind == KT_TX_PDU) {
-			kfree(tx->data);
-			kfree(tx);
+			kt_iscsi_tx_pdu_free(conn, tx);
 		} else {
 			kt_iscsi_cmd_tx(conn, container_of(tx, struct kt_iscsi_cmd, tx),
 					false);

@@ -191,6 +191,9 @@ struct kt_iscsi_conn {
 	struct list_head	tx_queue;	/* kt_iscsi_tx */
 	struct mutex		tx_mutex;	/* one sender at a time */
 	bool			tx_corked;	/* TCP: the last send said MSG_MORE */
+	/* bytes of queued PDUs that are no command's (NOP-In, Text, Reject) */
+	atomic_long_t		tx_bytes;
+	bool			rx_throttled;	/* receiving stopped for tx_bytes */
 
 	struct xarray		cmds;		/* ITT -> command awaiting Data-Out */
 	u32			next_ttt;
