@@ -299,7 +299,8 @@ int kt_iscsi_sess_close_conns(struct kt_iscsi_sess *sess,
 void kt_iscsi_conn_close_after_tx(struct kt_iscsi_conn *conn);
 void kt_iscsi_cold_reset(struct kt_iscsi_sess *own);
 struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
-					 const char *initiator);
+					 const char *initiator,
+					 const struct kt_iscsi_tpg *tpg);
 struct kt_iscsi_sess *kt_iscsi_sess_create(bool discovery);
 int kt_iscsi_sess_add_conn(struct kt_iscsi_sess *sess,
 			   struct kt_iscsi_conn *conn, unsigned int max);

@@ -567,12 +567,8 @@ static u16 kt_iscsi_login_join(struct kt_iscsi_conn *conn, const char **why)
 	struct kt_iscsi_conn *old = NULL, *c;
 	struct kt_iscsi_sess *sess;
 
-	sess = kt_iscsi_sess_find(l->isid, l->tsih, l->initiator);
-	if (sess && (sess->discovery != l->discovery ||
-		     (!l->discovery && sess->tpg != l->tpg))) {
-		kt_iscsi_sess_put(sess);
-		sess = NULL;
-	}
+	sess = kt_iscsi_sess_find(l->isid, l->tsih, l->initiator,
+				  l->discovery ? NULL : l->tpg);
 	if (!sess) {
 		*why = "no session with this ISID and TSIH";
 		return KT_ISCSI_LOGIN_SESSION_DOES_NOT_EXIST;
@@ -649,7 +645,7 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 
 	if (!l->discovery) {
 		/* RFC 7143 6.3.5: session reinstatement by ISID */
-		old = kt_iscsi_sess_find(l->isid, 0, l->initiator);
+		old = kt_iscsi_sess_find(l->isid, 0, l->initiator, l->tpg);
 		if (old) {
 			kt_iscsi_sess_close_conns(old, NULL, -1, false);
 			kt_iscsi_sess_put(old);

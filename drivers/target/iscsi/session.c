@@ -74,15 +74,22 @@ void kt_iscsi_sess_put(struct kt_iscsi_sess *sess)
 	kref_put(&sess->kref, kt_iscsi_sess_release);
 }
 
-/* An existing session of @initiator with @isid (and @tsih if not 0). */
+/*
+ * An existing session of @initiator with @isid (and @tsih if not 0) on
+ * @tpg (NULL: a discovery session). RFC 7143 4.4.3: a session is named by
+ * the initiator, the ISID and the target portal group together; the same
+ * ISID on another target is another session.
+ */
 struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
-					 const char *initiator)
+					 const char *initiator,
+					 const struct kt_iscsi_tpg *tpg)
 {
 	struct kt_iscsi_sess *sess, *found = NULL;
 
 	spin_lock(&kt_iscsi_sessions_lock);
 	list_for_each_entry(sess, &kt_iscsi_sessions, node) {
-		if (sess->closing || memcmp(sess->isid, isid, 6) ||
+		if (sess->closing || sess->tpg != tpg ||
+		    memcmp(sess->isid, isid, 6) ||
 		    strcmp(sess->initiator, initiator) ||
 		    (tsih && sess->tsih != tsih) ||
 		    !kref_get_unless_zero(&sess->kref))
