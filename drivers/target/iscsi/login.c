@@ -484,6 +484,14 @@ static u16 kt_iscsi_login_keys(struct kt_iscsi_conn *conn, const char **why)
 			return KT_ISCSI_LOGIN_INITIATOR_ERROR;
 		}
 	}
+	/* RFC 7143 13.14: FirstBurstLength must not exceed MaxBurstLength */
+	if (l->nego.first_burst > l->nego.max_burst) {
+		snprintf(l->why, sizeof(l->why),
+			 "FirstBurstLength %u above MaxBurstLength %u",
+			 l->nego.first_burst, l->nego.max_burst);
+		*why = l->why;
+		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
+	}
 	return 0;
 nospace:
 	*why = "response too long";
