@@ -184,56 +184,9 @@ static struct configfs_attribute *kt_iscsi_root_attrs[] = {
 
 /* ---- target/iscsi/IQN ---- */
 
-static bool kt_hex_digits(const char *s, size_t n)
-{
-	while (n--)
-		if (!isxdigit(*s++))
-			return false;
-	return true;
-}
-
-static bool kt_iqn_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == ':';
-}
-
-/*
- * RFC 7143 4.2.7: "iqn.yyyy-mm.naming-authority[:unique]" (RFC 3722
- * characters), "eui." and 16 hex digits, "naa." and 16 or 32 hex digits.
- * The core has checked the length (at most 223 bytes).
- */
-static const char *kt_iscsi_name_error(const char *name)
-{
-	size_t len = strlen(name), i;
-	unsigned int month;
-
-	if (!strncmp(name, "eui.", 4))
-		return len == 20 && kt_hex_digits(name + 4, 16) ? NULL :
-		       "eui. takes 16 hex digits";
-	if (!strncmp(name, "naa.", 4))
-		return (len == 20 || len == 36) &&
-		       kt_hex_digits(name + 4, len - 4) ? NULL :
-		       "naa. takes 16 or 32 hex digits";
-	if (strncmp(name, "iqn.", 4))
-		return "not an iqn., eui. or naa. name";
-
-	if (len < 13 || !isdigit(name[4]) || !isdigit(name[5]) ||
-	    !isdigit(name[6]) || !isdigit(name[7]) || name[8] != '-' ||
-	    !isdigit(name[9]) || !isdigit(name[10]) || name[11] != '.')
-		return "want iqn.yyyy-mm.naming-authority[:unique]";
-	month = (name[9] - '0') * 10 + name[10] - '0';
-	if (month < 1 || month > 12)
-		return "want iqn.yyyy-mm.naming-authority[:unique]";
-	for (i = 12; i < len; i++)
-		if (!kt_iqn_char(name[i]))
-			return "iqn. names hold only letters, digits, '-', '.' and ':'";
-	return NULL;
-}
-
 static struct kt_wwn *kt_iscsi_make_wwn(const char *name)
 {
-	const char *why = kt_iscsi_name_error(name);
+	const char *why = kt_iscsi_name_error((const u8 *)name, strlen(name));
 	struct kt_iscsi_tiqn *tiqn;
 
 	if (why) {

@@ -56,7 +56,9 @@ int kt_iscsi_sendtargets(struct kt_iscsi_conn *conn, u8 *buf, size_t size,
 	int ret = 0;
 
 	/* a normal session may only ask about its own target */
-	if (all && !sess->discovery)
+	if (!sess->discovery &&
+	    (all || (what_len && (strlen(sess->target) != what_len ||
+				  memcmp(sess->target, what, what_len)))))
 		return 0;
 
 	mutex_lock(&kt_iscsi_config_lock);

@@ -675,30 +675,60 @@ static void kt_iscsi_logout(struct kt_iscsi_conn *conn)
 	kt_iscsi_conn_close_after_tx(conn);
 }
 
+/*
+ * One key of a Text Request in full feature phase. SendTargets is the only
+ * one we know (RFC 7143 13.3): its value is All, nothing (this target) or
+ * an iSCSI name; anything else is Reject. Keys are case-sensitive, and
+ * every other one is NotUnderstood (RFC 7143 6.2).
+ */
+static void kt_iscsi_text_key(struct kt_iscsi_conn *conn,
+			      const struct kt_iscsi_kv *kv, u8 *out,
+			      size_t *len)
+{
+	static const char st[] = "SendTargets";
+	const char *answer = "NotUnderstood";
+
+	if (kv->key_len == sizeof(st) - 1 && !memcmp(kv->key, st, kv->key_len)) {
+		if (!kv->value_len ||
+		    (kv->value_len == 3 && !memcmp(kv->value, "All", 3)) ||
+		    !kt_iscsi_name_error(kv->value, kv->value_len)) {
+			kt_iscsi_sendtargets(conn, out, KT_ISCSI_LOGIN_BUF, len,
+					     kv->value, kv->value_len);
+			return;
+		}
+		answer = "Reject";
+	}
+	kt_iscsi_text_put(out, KT_ISCSI_LOGIN_BUF, len, (const char *)kv->key,
+			  kv->key_len, answer, strlen(answer));
+}
+
 static void kt_iscsi_text(struct kt_iscsi_conn *conn)
 {
 	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
 	struct kt_iscsi_text_rsp r = { .itt = h->itt, .ttt = 0xffffffff,
 				       .final = true };
+	struct kt_iscsi_kv kv[8];
+	struct kt_iscsi_text t;
 	u8 bhs[KT_ISCSI_BHS_LEN];
 	size_t len = 0;
+	unsigned int i;
 	u8 *out;
-	const u8 *eq;
 
 	if (!h->immediate)
 		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
+	kt_iscsi_text_init(&t, kv, ARRAY_SIZE(kv));
+	if (kt_iscsi_text_split(&t, conn->rx_buf, h->data_len,
+				KT_ISCSI_TEXT_F_ANY_KEY)) {
+		pr_warn_ratelimited("Text Request: malformed text at byte %zu: rejected\n",
+				    t.bad_off);
+		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_PROTOCOL_ERROR);
+		return;
+	}
 	out = kzalloc(KT_ISCSI_LOGIN_BUF, GFP_KERNEL);
 	if (!out)
 		return;
-	eq = memchr(conn->rx_buf, '=', h->data_len);
-	if (eq && eq - conn->rx_buf == 11 &&
-	    !memcmp(conn->rx_buf, "SendTargets", 11)) {
-		size_t vlen = strnlen((const char *)eq + 1,
-				      h->data_len - 12);
-
-		kt_iscsi_sendtargets(conn, out, KT_ISCSI_LOGIN_BUF, &len,
-				     eq + 1, vlen);
-	}
+	for (i = 0; i < t.nr; i++)
+		kt_iscsi_text_key(conn, &kv[i], out, &len);
 	r.data_len = len;
 	if (kt_iscsi_encode_text_rsp(bhs, &r)) {
 		kfree(out);

@@ -31,10 +31,11 @@ static bool kt_key_char(u8 c)
  * letter. The IANA-registered public extension keys ("X#...", e.g.
  * X#NodeArchitecture of RFC 7143 13.26) carry a '#' after the 'X'.
  */
-static bool kt_key_byte_ok(const u8 *key, size_t i)
+static bool kt_key_byte_ok(const u8 *key, size_t i, bool any_first)
 {
 	if (i == 0)
-		return key[0] >= 'A' && key[0] <= 'Z';
+		return (key[0] >= 'A' && key[0] <= 'Z') ||
+		       (any_first && kt_key_char(key[0]));
 	if (i == 1 && key[1] == '#')
 		return key[0] == 'X';
 	return kt_key_char(key[i]);
@@ -45,7 +46,8 @@ static bool kt_key_byte_ok(const u8 *key, size_t i)
  * *@key_len. Errors set *@bad to the offending byte within the item.
  */
 static enum kt_iscsi_text_status kt_scan_key(const u8 *item, size_t len,
-					     size_t *key_len, size_t *bad)
+					     size_t *key_len, size_t *bad,
+					     bool any_first)
 {
 	size_t i;
 
@@ -54,7 +56,7 @@ static enum kt_iscsi_text_status kt_scan_key(const u8 *item, size_t len,
 			*bad = i;
 			return KT_ISCSI_TEXT_KEY_TOO_LONG;
 		}
-		if (!kt_key_byte_ok(item, i)) {
+		if (!kt_key_byte_ok(item, i, any_first)) {
 			*bad = i;
 			return KT_ISCSI_TEXT_BAD_KEY_CHAR;
 		}
@@ -256,7 +258,8 @@ enum kt_iscsi_text_status kt_iscsi_text_split(struct kt_iscsi_text *t,
 			return KT_ISCSI_TEXT_EMPTY_ITEM;
 		}
 
-		st = kt_scan_key(item, ilen, &klen, &bad);
+		st = kt_scan_key(item, ilen, &klen, &bad,
+				 flags & KT_ISCSI_TEXT_F_ANY_KEY);
 		if (st == KT_ISCSI_TEXT_OK)
 			st = kt_check_item(item, ilen, klen, complete, &bad);
 		if (st != KT_ISCSI_TEXT_OK) {
@@ -289,7 +292,8 @@ enum kt_iscsi_text_status kt_iscsi_text_put(u8 *buf, size_t size, size_t *pos,
 	enum kt_iscsi_text_status st;
 	size_t klen = 0, bad = 0, room;
 
-	st = kt_scan_key((const u8 *)key, key_len, &klen, &bad);
+	/* a key we echo NotUnderstood may begin with any key character */
+	st = kt_scan_key((const u8 *)key, key_len, &klen, &bad, true);
 	if (st != KT_ISCSI_TEXT_OK)
 		return st;
 	if (klen != key_len)
@@ -1263,4 +1267,58 @@ enum kt_iscsi_nego_status kt_iscsi_negotiate(const u8 *key, size_t key_len,
 		return kt_nego_number(k, offer, offer_len, (const u8 *)mine,
 				      mine_len, out, out_size, out_len);
 	}
+}
+
+static bool kt_digit(u8 c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool kt_hex_digits(const u8 *s, size_t n)
+{
+	for (; n; n--, s++)
+		if (!kt_digit(*s) && !((*s | 0x20) >= 'a' && (*s | 0x20) <= 'f'))
+			return false;
+	return true;
+}
+
+static bool kt_iqn_char(u8 c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       kt_digit(c) || c == '-' || c == '.' || c == ':';
+}
+
+/*
+ * RFC 7143 4.2.7: "iqn.yyyy-mm.naming-authority[:unique]" (RFC 3722
+ * characters), "eui." and 16 hex digits, "naa." and 16 or 32 hex digits;
+ * at most 223 bytes. NULL when @name is one, else what is wrong with it.
+ */
+const char *kt_iscsi_name_error(const u8 *name, size_t len)
+{
+	unsigned int month;
+	size_t i;
+
+	if (len > KT_ISCSI_NAME_MAX)
+		return "longer than 223 bytes";
+	if (len >= 4 && !memcmp(name, "eui.", 4))
+		return len == 20 && kt_hex_digits(name + 4, 16) ? NULL :
+		       "eui. takes 16 hex digits";
+	if (len >= 4 && !memcmp(name, "naa.", 4))
+		return (len == 20 || len == 36) &&
+		       kt_hex_digits(name + 4, len - 4) ? NULL :
+		       "naa. takes 16 or 32 hex digits";
+	if (len < 4 || memcmp(name, "iqn.", 4))
+		return "not an iqn., eui. or naa. name";
+
+	if (len < 13 || !kt_digit(name[4]) || !kt_digit(name[5]) ||
+	    !kt_digit(name[6]) || !kt_digit(name[7]) || name[8] != '-' ||
+	    !kt_digit(name[9]) || !kt_digit(name[10]) || name[11] != '.')
+		return "want iqn.yyyy-mm.naming-authority[:unique]";
+	month = (name[9] - '0') * 10 + name[10] - '0';
+	if (month < 1 || month > 12)
+		return "want iqn.yyyy-mm.naming-authority[:unique]";
+	for (i = 12; i < len; i++)
+		if (!kt_iqn_char(name[i]))
+			return "iqn. names hold only letters, digits, '-', '.' and ':'";
+	return NULL;
 }

@@ -78,6 +78,12 @@ struct kt_iscsi_text {
 
 /* Flags of kt_iscsi_text_split() */
 #define KT_ISCSI_TEXT_F_CONTINUE	BIT(0)	/* C bit: last item may be cut */
+/*
+ * a key may begin with any key character, not only a capital letter: no
+ * key we know does, and full feature phase answers such a key
+ * NotUnderstood (RFC 7143 6.2) rather than refusing the whole request
+ */
+#define KT_ISCSI_TEXT_F_ANY_KEY		BIT(1)
 
 void kt_iscsi_text_init(struct kt_iscsi_text *t, struct kt_iscsi_kv *kv,
 			unsigned int max);
@@ -261,5 +267,9 @@ enum kt_iscsi_nego_status kt_iscsi_negotiate(const u8 *key, size_t key_len,
 					     const char *mine, size_t mine_len,
 					     unsigned int flags, char *out,
 					     size_t out_size, size_t *out_len);
+
+/* RFC 7143 4.2.7: NULL for a well-formed iSCSI name, else why not. */
+#define KT_ISCSI_NAME_MAX	223
+const char *kt_iscsi_name_error(const u8 *name, size_t len);
 
 #endif /* KTARGET_PROTO_ISCSI_TEXT_H */

@@ -1270,14 +1270,77 @@ static void put_rejects_bad_keys_and_nul_in_value(void)
 		     KT_ISCSI_TEXT_EMPTY_KEY);
 	KT_EXPECT_EQ(kt_iscsi_text_put(buf, sizeof(buf), &pos, "A=B", 3, "x",
 				       1), KT_ISCSI_TEXT_BAD_KEY_CHAR);
-	KT_EXPECT_EQ(kt_iscsi_text_put(buf, sizeof(buf), &pos, "a", 1, "x", 1),
-		     KT_ISCSI_TEXT_BAD_KEY_CHAR);
+	KT_EXPECT_EQ(kt_iscsi_text_put(buf, sizeof(buf), &pos, "a b", 3, "x",
+				       1), KT_ISCSI_TEXT_BAD_KEY_CHAR);
 	memset(key, 'K', 64);
 	KT_EXPECT_EQ(kt_iscsi_text_put(buf, sizeof(buf), &pos, key, 64, "x", 1),
 		     KT_ISCSI_TEXT_KEY_TOO_LONG);
 	KT_EXPECT_EQ(kt_iscsi_text_put(buf, sizeof(buf), &pos, "A", 1, "x\0y",
 				       3), KT_ISCSI_TEXT_BAD_VALUE);
 	KT_EXPECT_EQ(pos, 0);
+}
+
+/* a key echoed NotUnderstood in full feature phase begins as it came */
+static void put_takes_a_key_of_any_first_character(void)
+{
+	u8 buf[64];
+	size_t pos = 0;
+
+	KT_EXPECT_EQ(kt_iscsi_text_put(buf, sizeof(buf), &pos, "sENDtARGETS", 11,
+				       "NotUnderstood", 13), KT_ISCSI_TEXT_OK);
+	KT_EXPECT_EQ(pos, 26);
+	KT_EXPECT(!memcmp(buf, "sENDtARGETS=NotUnderstood", 26));
+}
+
+static void split_any_key_takes_a_lowercase_first_character(void)
+{
+	static const u8 req[] = "sENDtARGETS=aLL\0SendTargetsPlease=All";
+	struct kt_iscsi_kv kv[4];
+	struct kt_iscsi_text t;
+
+	kt_iscsi_text_init(&t, kv, ARRAY_SIZE(kv));
+	KT_EXPECT_EQ(kt_iscsi_text_split(&t, req, sizeof(req), 0),
+		     KT_ISCSI_TEXT_BAD_KEY_CHAR);
+	kt_iscsi_text_init(&t, kv, ARRAY_SIZE(kv));
+	KT_EXPECT_EQ(kt_iscsi_text_split(&t, req, sizeof(req),
+					 KT_ISCSI_TEXT_F_ANY_KEY),
+		     KT_ISCSI_TEXT_OK);
+	KT_EXPECT_EQ(t.nr, 2);
+	KT_EXPECT_EQ(kv[0].key_len, 11);
+	KT_EXPECT(!memcmp(kv[0].key, "sENDtARGETS", 11));
+}
+
+static int name_ok(const char *name)
+{
+	return !kt_iscsi_name_error((const u8 *)name, strlen(name));
+}
+
+/* RFC 7143 4.2.7: what SendTargets=<name> and configfs take as a name */
+static void iscsi_names_are_checked_by_their_type(void)
+{
+	char longname[230];
+
+	KT_EXPECT(name_ok("iqn.2026-11.org.ktarget:test"));
+	KT_EXPECT(name_ok("iqn.2026-01.org"));
+	KT_EXPECT(name_ok("eui.0123456789abcdef"));
+	KT_EXPECT(name_ok("naa.0123456789ABCDEF"));
+	KT_EXPECT(name_ok("naa.0123456789abcdef0123456789abcdef"));
+	KT_EXPECT(!name_ok(""));
+	KT_EXPECT(!name_ok("A"));
+	KT_EXPECT(!name_ok("Alle"));
+	KT_EXPECT(!name_ok("iqn."));
+	KT_EXPECT(!name_ok("iqn.2026-13.org.ktarget"));
+	KT_EXPECT(!name_ok("iqn.2026-11.org.kt target"));
+	KT_EXPECT(!name_ok("eui.0123456789abcdeg"));
+	KT_EXPECT(!name_ok("naa.0123"));
+	memset(longname, 'a', sizeof(longname));
+	memcpy(longname, "iqn.2026-11.org.", 16);
+	longname[224] = '\0';
+	KT_EXPECT(!name_ok(longname));
+	longname[223] = '\0';
+	KT_EXPECT(name_ok(longname));
+	/* not NUL-terminated: only the given bytes count */
+	KT_EXPECT(!kt_iscsi_name_error((const u8 *)"iqn.2026-11.orgX", 15));
 }
 
 static void put_then_split_round_trips(void)
@@ -1361,6 +1424,9 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(put_serializes_and_detects_overflow),
 	KT_TEST_ENTRY(put_rejects_bad_keys_and_nul_in_value),
 	KT_TEST_ENTRY(put_then_split_round_trips),
+	KT_TEST_ENTRY(put_takes_a_key_of_any_first_character),
+	KT_TEST_ENTRY(split_any_key_takes_a_lowercase_first_character),
+	KT_TEST_ENTRY(iscsi_names_are_checked_by_their_type),
 };
 
 KT_TEST_MAIN(tests)
