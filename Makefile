@@ -65,10 +65,18 @@ test: deps
 DEBUG_KVER ?= 6.1.192-ktdebug
 DEBUG_DEBS ?= $(wildcard $(CURDIR)/../shared/kernel/linux-*-$(DEBUG_KVER)_*.deb)
 
+# The release name stays 6.1.192-ktdebug across rebuilds: the package
+# version (6.1.192-ktdebug2, ...) tells a newer build from the installed one.
+DEBUG_PKGVER = $(if $(DEBUG_DEBS),$(shell dpkg-deb -f $(firstword $(DEBUG_DEBS)) Version 2>/dev/null))
+
 test-debug: deps
-	@test -e /boot/vmlinuz-$(DEBUG_KVER) -a -d /lib/modules/$(DEBUG_KVER)/build || \
-		{ test -n "$(DEBUG_DEBS)" || { echo "no debug kernel packages in ../shared/kernel" >&2; exit 1; }; \
-		  dpkg -i $(DEBUG_DEBS) >/dev/null; }
+	@have=$$(dpkg-query -W -f '$${Version}' linux-image-$(DEBUG_KVER) 2>/dev/null); \
+	if [ -n "$(DEBUG_DEBS)" ] && [ "$$have" != "$(DEBUG_PKGVER)" ]; then \
+		echo "test-debug: installing the debug kernel $(DEBUG_PKGVER) (have: $${have:-none})"; \
+		dpkg -i $(DEBUG_DEBS) >/dev/null || exit 1; \
+	fi; \
+	test -e /boot/vmlinuz-$(DEBUG_KVER) -a -d /lib/modules/$(DEBUG_KVER)/build || \
+		{ echo "no debug kernel: no packages in ../shared/kernel" >&2; exit 1; }
 	@KT_FUZZ_SECONDS=1 KDIR=/lib/modules/$(DEBUG_KVER)/build tools/testing/run-all.sh
 
 demo: deps modules
