@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Objects that outlive the connection or session that made them, with the
+bare initiator of iscsi_raw.py. What a wrong lifetime does shows on the
+debug kernel (KASAN) in the guest's kernel log; here each mode checks that
+the target still serves afterwards.
+
+  iscsi_lifetime.py MODE HOST:PORT TARGET INITIATOR LUN
+
+  tmf-after-close  nexus Y reads from LUN (a slow backstore: its command
+                   stays in flight for seconds); nexus X sends LOGICAL UNIT
+                   RESET to LUN and closes at once, then Y closes: the
+                   reset's response comes after both sessions are gone.
+  mcs-abort        a session of two connections (MaxConnections=2): a WRITE
+                   on connection A gets its R2T, A sends half of a Data-Out
+                   PDU, connection B aborts the WRITE (ABORT TASK), then A
+                   sends the rest of the PDU into the aborted command.
+"""
+import struct
+import sys
+import time
+
+from iscsi_raw import OP_DATA_OUT, Session
+
+TMF_ABORT_TASK, TMF_LUN_RESET = 0x01, 0x05
+
+
+def fresh_tur(addr, target, initiator, lun):
+    """A new session's TEST UNIT READY to @lun, past its unit attentions."""
+    z = Session(addr)
+    z.login(target, initiator + ".after")
+    st = z.settle(lun)
+    z.sock.close()
+    return st
+
+
+def tmf_after_close(addr, target, initiator, lun):
+    y = Session(addr)
+    y.login(target, initiator + ".y")
+    y.settle(lun)
+    read = bytes([0x28, 0]) + struct.pack(">IBH", 0, 0, 1) + b"\0"
+    y.command(lun, read, read_len=512)
+    x = Session(addr)
+    x.login(target, initiator + ".x")
+    x.settle(lun)
+    x.tmf(TMF_LUN_RESET, lun)
+    x.sock.close()
+    print("LOGICAL UNIT RESET sent behind a slow READ, its connection closed")
+    time.sleep(0.5)
+    y.sock.close()
+    print("the reading session closed too")
+    time.sleep(6)
+    st = fresh_tur(addr, target, initiator, lun)
+    print("a new session afterwards: TEST UNIT READY status %#x" % st)
+    return st == 0
+
+
+def data_out_head(lun, itt, ttt, offset, length, exp_statsn):
+    bhs = bytearray(struct.pack(">BBH4xBB6sIIIIIII4x", OP_DATA_OUT, 0x80, 0,
+                                0, lun, b"\0" * 6, itt, ttt, 0, exp_statsn,
+                                0, 0, offset))
+    bhs[5:8] = length.to_bytes(3, "big")
+    return bytes(bhs)
+
+
+def mcs_abort(addr, target, initiator, lun):
+    a = Session(addr)
+    a.login(target, initiator, extra=["MaxConnections=2", "InitialR2T=Yes",
+                                      "ImmediateData=No"])
+    a.settle(lun)
+    b = Session(addr)
+    b.cmdsn = a.cmdsn
+    b.login(target, initiator, a.tsih, 2)
+    n = 16
+    write = bytes([0x2A, 0]) + struct.pack(">IBH", 0, 0, n) + b"\0"
+    itt = a.command(lun, write, write_len=n * 512)
+    cmdsn = a.cmdsn - 1
+    end = time.monotonic() + 10
+    while itt not in a.r2t and time.monotonic() < end:
+        a.pump(1)
+    if itt not in a.r2t:
+        print("no R2T for the WRITE")
+        return False
+    ttt, offset, length = a.r2t.pop(itt)
+    head = data_out_head(lun, itt, ttt, offset, length, a.exp_statsn)
+    a.sock.sendall(head + b"\xa5" * (length // 2))
+    print("half of a Data-Out PDU of %d bytes sent on connection 1" % length)
+    time.sleep(0.5)
+    b.cmdsn = a.cmdsn
+    tmf = b.tmf(TMF_ABORT_TASK, lun, ref_itt=itt, ref_cmdsn=cmdsn)
+    try:
+        rsp = b.wait(tmf, 10)
+        print("ABORT TASK on connection 2: response %d" % rsp)
+    except TimeoutError:
+        print("ABORT TASK on connection 2: no response")
+    time.sleep(0.5)
+    try:
+        a.sock.sendall(b"\x5a" * (length - length // 2))
+        print("the rest of the Data-Out PDU sent on connection 1")
+        a.pump_for(1)
+    except (OSError, EOFError, TimeoutError):
+        print("connection 1 was closed")
+    a.sock.close()
+    b.sock.close()
+    time.sleep(1)
+    st = fresh_tur(addr, target, initiator, lun)
+    print("a new session afterwards: TEST UNIT READY status %#x" % st)
+    return st == 0
+
+
+def main():
+    mode, addr, target, initiator, lun = sys.argv[1:6]
+    modes = {"tmf-after-close": tmf_after_close, "mcs-abort": mcs_abort}
+    try:
+        return 0 if modes[mode](addr, target, initiator, int(lun)) else 1
+    except (TimeoutError, EOFError, ConnectionError, RuntimeError) as e:
+        print("%s: %r" % (mode, e))
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
