@@ -11,12 +11,18 @@
 #include "iscsi.h"
 #include "conn.h"
 
+/*
+ * The TMF holds its connection (the response goes there, or nowhere once
+ * it closed) and its session: the core answers through se.sess, and its
+ * tasks may take long after both the connection and the session closed.
+ */
 struct kt_iscsi_tmr {
 	struct kt_tmr		se;
 	struct kt_iscsi_conn	*conn;
+	struct kt_iscsi_sess	*sess;
 	u32			itt;
 	u32			ref_cmdsn;
-	struct kt_iscsi_sess	*cold;	/* TARGET COLD RESET: held */
+	bool			cold;	/* TARGET COLD RESET */
 };
 
 static const enum kt_tmf kt_iscsi_tmf_map[] = {
@@ -61,13 +67,12 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 	}
 	kt_iscsi_conn_get(conn);
 	t->conn = conn;
+	t->sess = conn->sess;
+	kref_get(&t->sess->kref);
 	t->itt = h->itt;
 	t->ref_cmdsn = h->tmf.ref_cmdsn;
-	if (function == KT_ISCSI_TMF_TARGET_COLD_RESET) {
-		t->cold = conn->sess;
-		kref_get(&t->cold->kref);
-	}
-	t->se.sess = &conn->sess->se;
+	t->cold = function == KT_ISCSI_TMF_TARGET_COLD_RESET;
+	t->se.sess = &t->sess->se;
 	t->se.function = kt_iscsi_tmf_map[function];
 	t->se.unpacked_lun = kt_iscsi_unpack_lun(h->lun);
 	t->se.ref_tag = h->tmf.rtt;
@@ -76,7 +81,7 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 
 static u8 kt_iscsi_tm_response(struct kt_iscsi_tmr *t)
 {
-	struct kt_iscsi_sess *sess = t->conn->sess;
+	struct kt_iscsi_sess *sess = t->sess;
 
 	switch (t->se.response) {
 	case KT_TMR_COMPLETE:
@@ -107,11 +112,9 @@ void kt_iscsi_queue_tm_rsp(struct kt_tmr *tmr)
 	u8 response = kt_iscsi_tm_response(t);
 
 	kt_iscsi_send_tm_rsp(conn, t->itt, response);
-	if (t->cold) {
-		if (response == KT_ISCSI_TMF_RSP_COMPLETE)
-			kt_iscsi_cold_reset(t->cold);
-		kt_iscsi_sess_put(t->cold);
-	}
+	if (t->cold && response == KT_ISCSI_TMF_RSP_COMPLETE)
+		kt_iscsi_cold_reset(t->sess);
+	kt_iscsi_sess_put(t->sess);
 	kfree(t);
 	kt_iscsi_conn_put(conn);
 }
