@@ -615,6 +615,7 @@ static void kt_iscsi_rx_dispatch(struct kt_iscsi_conn *conn)
 		else if (conn->state == KT_CONN_FFP)
 			kt_iscsi_ffp_pdu(conn);
 	}
+	kt_iscsi_rx_put_cmd(conn);
 	kt_iscsi_rx_next(rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
 }
 
@@ -846,6 +847,8 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	kt_iscsi_keepalive_stop(conn);
 	cancel_work_sync(&conn->rx_work);
 	conn->state = KT_CONN_DEAD;
+	/* a Data-Out cut off half-way */
+	kt_iscsi_rx_put_cmd(conn);
 
 	/* commands waiting for Data-Out will get none */
 	kt_iscsi_conn_abort_cmds(conn);

@@ -149,6 +149,8 @@ struct kt_iscsi_rx {
 	bool			discard;	/* read the data and drop it */
 	bool			skip;		/* and do not act on the PDU */
 	struct kt_iscsi_cmd	*pdu_cmd;	/* the SCSI Command being received */
+	/* a Data-Out's command, referenced until its PDU is done */
+	struct kt_iscsi_cmd	*held;
 	/*
 	 * TCP: bytes read past the current part, so that one receive call
 	 * brings in a PDU's data and the headers that follow it
@@ -324,6 +326,7 @@ bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 /* ffp.c: full feature phase */
 void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn);
 int kt_iscsi_ffp_data_dest(struct kt_iscsi_conn *conn);
+void kt_iscsi_rx_put_cmd(struct kt_iscsi_conn *conn);
 void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason);
 void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 		     bool more);

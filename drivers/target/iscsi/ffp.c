@@ -385,7 +385,11 @@ static void kt_iscsi_aborted(struct kt_cmd *se)
 	kt_iscsi_cmd_queue(cmd, KT_TX_STATUS);
 }
 
-/* Runs on the receive side, which alone feeds commands their data. */
+/*
+ * Any context: the connection's own receive side, or another connection's
+ * (MC/S), whose abort ends the command; a Data-Out PDU being read into it
+ * holds a reference (kt_iscsi_data_out_cmd()) and then finds it gone.
+ */
 static void kt_iscsi_abort_data_out(struct kt_cmd *se)
 {
 	struct kt_iscsi_cmd *cmd = to_icmd(se);
@@ -493,12 +497,44 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	return 0;
 }
 
+/*
+ * The command a Data-Out is for, referenced while the receive side reads
+ * the PDU into it: an abort from another connection of the session (MC/S)
+ * may end the command meanwhile, but cannot free the buffer being filled.
+ * Taken under the xarray's lock, against kt_iscsi_abort_data_out()'s
+ * erase.
+ */
+static struct kt_iscsi_cmd *kt_iscsi_data_out_cmd(struct kt_iscsi_conn *conn,
+						  u32 itt)
+{
+	struct kt_iscsi_cmd *cmd;
+
+	xa_lock_irq(&conn->cmds);
+	cmd = xa_load(&conn->cmds, itt);
+	if (cmd)
+		kt_cmd_get(&cmd->se);
+	xa_unlock_irq(&conn->cmds);
+	conn->rx.held = cmd;
+	return cmd;
+}
+
+/* The PDU is done (or the connection closes): let its command go. */
+void kt_iscsi_rx_put_cmd(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_cmd *cmd = conn->rx.held;
+
+	if (!cmd)
+		return;
+	conn->rx.held = NULL;
+	kt_cmd_put(&cmd->se);
+}
+
 static int kt_iscsi_data_out_header(struct kt_iscsi_conn *conn)
 {
 	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
 	struct kt_iscsi_cmd *cmd;
 
-	cmd = xa_load(&conn->cmds, h->itt);
+	cmd = kt_iscsi_data_out_cmd(conn, h->itt);
 	conn->rx.discard = true;
 	conn->rx.cmd = NULL;
 	if (!cmd) {
@@ -607,13 +643,16 @@ static void kt_iscsi_data_out(struct kt_iscsi_conn *conn)
 		cmd->r2t_outstanding--;
 
 	if (cmd->se.data_received >= cmd->se.data_length) {
-		xa_erase_irq(&conn->cmds, cmd->itt);
+		/* who takes it out of conn->cmds ends it: this PDU, or an abort */
+		if (xa_erase_irq(&conn->cmds, cmd->itt) != cmd)
+			return;
 		cmd->in_xa = false;
 		if (cmd->data_bad)
 			kt_cmd_fail(&cmd->se, KT_SENSE_PROTOCOL_CRC_ERROR);
 		else
 			kt_cmd_data_out_done(&cmd->se);
-	} else if (h->final && cmd->r2t_offset < cmd->write_end) {
+	} else if (h->final && cmd->r2t_offset < cmd->write_end &&
+		   xa_load(&conn->cmds, cmd->itt) == cmd) {
 		kt_iscsi_cmd_queue(cmd, KT_TX_R2T);
 	}
 }
