@@ -26,6 +26,18 @@ target kept its bound, 1 if not.
                    target's name answers nothing; SendTargets= still works.
   burst-order      a login offering FirstBurstLength above MaxBurstLength
                    never ends with the first larger than the second.
+  overflow-write   WRITE (10) and WRITE AND VERIFY (10) whose Expected Data
+                   Transfer Length is less than their blocks: with whole
+                   blocks, exactly those are written (GOOD, overflow
+                   residual); with part of a block, nothing is, and the
+                   answer is INVALID FIELD IN COMMAND INFORMATION UNIT.
+  xcopy-flood      ARG is SRC,N,K: N sessions each send K EXTENDED COPY
+                   commands at once, LIST ID USAGE 11b (no list identifier,
+                   nothing held), one block each from LUN SRC (a backstore
+                   that takes seconds) to LUN 0. At most 16 copies of a
+                   nexus (MAXIMUM CONCURRENT COPIES) and 16 of a copy
+                   manager (TOTAL CONCURRENT COPIES) run at once; the rest
+                   are answered BUSY.
   reinstate-other  ARG is IQN@HOST:PORT, another target: a session there with
                    our InitiatorName and ISID survives our login here.
 """
@@ -286,6 +298,99 @@ def reinstate_other(addr, target, initiator, other):
     return st == 0
 
 
+def overflow_write(addr, target, initiator):
+    c = login(addr, target, initiator)
+    c.tur(0)
+    bs = c.read_capacity(0)[1]
+    ok = True
+    lba = 4000
+    for name, op in (("WRITE (10)", 0x2A), ("WRITE AND VERIFY (10)", 0x2E)):
+        for edtl in (bs // 2 - 56, bs + bs // 2, bs):
+            zero = b"\0" * bs
+            for i in (0, 1):
+                c.wait(c.command(0, write10(lba + i, 1), zero))
+            cdb = bytes([op, 0]) + struct.pack(">IBH", lba, 0, 2) + b"\0"
+            data = bytes((i * 7 + edtl) & 0xFF or 1 for i in range(edtl))
+            st, sense, _ = c.wait(c.command(0, cdb, data))
+            got = b"".join(c.read_block(0, lba + i, bs)[2] for i in (0, 1))
+            whole = edtl - edtl % bs
+            if edtl % bs:
+                want = (2, (5, 0x0E, 0x03), b"\0" * 2 * bs)
+            else:
+                want = (0, (0, 0, 0), data[:whole] + b"\0" * (2 * bs - whole))
+            same = got == want[2]
+            if got == b"\0" * 2 * bs:
+                held = "nothing written"
+            elif got == data[:whole] + b"\0" * (2 * bs - whole):
+                held = "the %d whole blocks sent" % (whole // bs)
+            else:
+                held = "something else"
+            print("%s of 2 blocks, %d bytes sent: status %#x sense %x/%02x/%02x, "
+                  "the blocks hold %s" % ((name, edtl, st) + sense + (held,)))
+            ok &= (st, sense) == want[:2] and same
+            lba += 2
+    return ok
+
+
+def naa_of(c, lun):
+    """The NAA designator of @lun's Device Identification page."""
+    st, _, page = c.wait(c.command(lun, [0x12, 0x01, 0x83, 0x01, 0x00, 0],
+                                   read_len=256))
+    off, end = 4, 4 + struct.unpack(">H", page[2:4])[0]
+    while st == 0 and off + 4 <= min(end, len(page)):
+        _, kind, _, n = page[off:off + 4]
+        if (kind & 0x30) == 0 and (kind & 0x0F) == 3:
+            return page[off + 4:off + 4 + n]
+        off += 4 + n
+    raise RuntimeError("LUN %d: no NAA designator" % lun)
+
+
+def xcopy_list(src_naa, dst_naa, lba):
+    """LID1 parameter list, LIST ID USAGE 11b: one block src -> dst."""
+    cscds = b""
+    for naa in (src_naa, dst_naa):
+        d = bytearray(32)
+        d[0], d[4], d[5], d[7] = 0xE4, 0x01, 0x03, len(naa)
+        d[8:8 + len(naa)] = naa
+        d[28:32] = struct.pack(">I", 512)   # disk block length
+        cscds += bytes(d)
+    seg = struct.pack(">BBHHHHHQQ", 0x02, 0, 24, 0, 1, 0, 1, lba, lba)
+    hdr = struct.pack(">BBHIII", 0, 0x18, len(cscds), 0, len(seg), 0)
+    return hdr + cscds + seg
+
+
+def xcopy_flood(addr, target, initiator, arg):
+    src, nsess, per = (int(x) for x in arg.split(","))
+    sessions = []
+    for i in range(nsess):
+        c = login(addr, target, "%s.%d" % (initiator, i))
+        c.settle(0)
+        c.settle(src)
+        sessions.append(c)
+    naa = (naa_of(sessions[0], src), naa_of(sessions[0], 0))
+    print("LUN %d: NAA %s, LUN 0: NAA %s" % (src, naa[0].hex(), naa[1].hex()))
+    t0 = time.monotonic()
+    itts = []
+    for c in sessions:
+        for k in range(per):
+            p = xcopy_list(naa[0], naa[1], 100 + k)
+            cdb = bytes([0x83, 0]) + b"\0" * 8 + struct.pack(">I", len(p)) + \
+                b"\0\0"
+            itts.append((c, c.command(0, cdb, p)))
+    good = busy = other = 0
+    for c, itt in itts:
+        st = c.wait(itt, 60)[0]
+        good += st == 0
+        busy += st == 0x08
+        other += st not in (0, 0x08)
+    print("%d sessions x %d EXTENDED COPY (LIST ID USAGE 11b) at once: "
+          "%d GOOD, %d BUSY, %d other, in %.1f s" %
+          (nsess, per, good, busy, other, time.monotonic() - t0))
+    for c in sessions:
+        c.sock.close()
+    return other == 0 and good <= 16 and good + busy == nsess * per
+
+
 def main():
     mode, addr, target, initiator = sys.argv[1:5]
     arg = sys.argv[5] if len(sys.argv) > 5 else None
@@ -297,6 +402,8 @@ def main():
         "nop-flood": lambda: nop_flood(addr, target, initiator),
         "text-keys": lambda: text_keys(addr, target, initiator, arg),
         "burst-order": lambda: burst_order(addr, target, initiator),
+        "overflow-write": lambda: overflow_write(addr, target, initiator),
+        "xcopy-flood": lambda: xcopy_flood(addr, target, initiator, arg),
         "reinstate-other": lambda: reinstate_other(addr, target, initiator,
                                                    arg),
     }

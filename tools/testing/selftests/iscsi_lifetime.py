@@ -15,6 +15,9 @@ the target still serves afterwards.
                    on connection A gets its R2T, A sends half of a Data-Out
                    PDU, connection B aborts the WRITE (ABORT TASK), then A
                    sends the rest of the PDU into the aborted command.
+  hold-read        log in, send a READ to LUN (a backstore that takes its
+                   time) and keep the connection until the target closes
+                   it: the caller disables the TPG meanwhile.
 """
 import struct
 import sys
@@ -108,9 +111,25 @@ def mcs_abort(addr, target, initiator, lun):
     return st == 0
 
 
+def hold_read(addr, target, initiator, lun):
+    c = Session(addr)
+    c.login(target, initiator)
+    c.settle(lun)
+    read = bytes([0x28, 0]) + struct.pack(">IBH", 0, 0, 1) + b"\0"
+    c.command(lun, read, read_len=512)
+    print("READ sent", flush=True)
+    try:
+        c.pump_for(120)
+    except (EOFError, ConnectionError):
+        print("the target closed the connection")
+        return True
+    return False
+
+
 def main():
     mode, addr, target, initiator, lun = sys.argv[1:6]
-    modes = {"tmf-after-close": tmf_after_close, "mcs-abort": mcs_abort}
+    modes = {"tmf-after-close": tmf_after_close, "mcs-abort": mcs_abort,
+             "hold-read": hold_read}
     try:
         return 0 if modes[mode](addr, target, initiator, int(lun)) else 1
     except (TimeoutError, EOFError, ConnectionError, RuntimeError) as e:

@@ -57,7 +57,7 @@ hostile() {
 main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 
-	plan 14
+	plan 15
 	check "an iSCSI target and a second one on another port" \
 		eval 'kt_iscsi_setup && other_build'
 	kmsg_mark
@@ -76,6 +76,8 @@ main() {
 		'MemAvailable'
 	hostile text-keys "Text: NotUnderstood, Reject, and only our own target" \
 		'SendTargets= ->' -- $KT_OTHER_IQN
+	hostile overflow-write "an overflow WRITE writes exactly what it acknowledges, or nothing" \
+		'WRITE AND VERIFY (10) of 2 blocks, 512 bytes sent: status 0x0'
 	hostile burst-order "FirstBurstLength never ends above MaxBurstLength" \
 		'offered'
 	hostile reinstate-other "a login here leaves a session on another target alone" \

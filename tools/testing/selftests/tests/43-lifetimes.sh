@@ -4,11 +4,61 @@
 # Lifetimes (iscsi_lifetime.py): a task management response after the
 # sessions that sent it and its victim are gone, and an abort from one
 # connection of a session while another is receiving the aborted WRITE's
-# data. On the debug kernel KASAN reports a use after free in the kernel
-# log, which fails the run; here the target must serve a new session.
+# data; EXTENDED COPY with LIST ID USAGE 11b in a flood, from the slow
+# LUN; a TPG disabled while a command of its session is in a backstore
+# (dm-delay) for 40 s. On the debug kernel KASAN reports a use after free in the
+# kernel log, which fails the run; here the target must serve a new
+# session, and the TPG wait for the command.
 . ./lib.sh
 
 KT_SLOW=$KT_CFS/core/iblock_1/slow
+KT_SLOWER=$KT_CFS/core/iblock_1/slower
+KT_TD_IQN=iqn.2026-11.org.ktarget:teardown
+
+# A TPG disabled while its only session has a READ in a backstore that
+# takes 40 s: disabling waits until the READ has come back, however long
+# (it gave up after 30 s, and the session then outlived its TPG).
+tpg_waits_for_its_commands() {
+	local tpg=$KT_CFS/iscsi/$KT_TD_IQN/tpgt_1 pid t0 t inflight
+
+	# dm-delay: a bio-based device, neither scanned for partitions nor
+	# timed out by the block layer
+	check "kt-slower: dm-delay over a ramdisk, 40 s per read" sh -c "
+		modprobe brd rd_nr=1 rd_size=65536 && modprobe dm-delay &&
+		DM_DISABLE_UDEV=1 dmsetup --noudevsync create kt-slower \
+			--table '0 131072 delay /dev/ram0 0 40000 /dev/ram0 0 0'"
+	check "a second target, its LUN 0 on kt-slower" sh -c "mkdir -p $KT_SLOWER &&
+		echo udev_path=/dev/mapper/kt-slower > $KT_SLOWER/control &&
+		echo 1 > $KT_SLOWER/enable && mkdir -p $tpg/lun/lun_0 &&
+		ln -s $KT_SLOWER $tpg/lun/lun_0/slower &&
+		mkdir $tpg/np/127.0.0.1:3262 &&
+		echo 0 > $tpg/attrib/authentication &&
+		echo 1 > $tpg/attrib/generate_node_acls && echo 1 > $tpg/enable"
+	python3 ./iscsi_lifetime.py hold-read 127.0.0.1:3262 $KT_TD_IQN \
+		iqn.2026-11.org.ktarget:life-hold 0 > /tmp/kt-hold.log 2>&1 &
+	pid=$!
+	for t in $(seq 1 100); do
+		grep -q 'READ sent' /tmp/kt-hold.log && break
+		sleep 0.2
+	done
+	sleep 1
+	t0=$SECONDS
+	echo 0 > $tpg/enable
+	t=$((SECONDS - t0))
+	# dm-delay's status: the reads and writes it holds back now
+	inflight=$(DM_DISABLE_UDEV=1 dmsetup status kt-slower | awk '{ print $4, $5 }')
+	wait $pid
+	sed 's/^/# /' /tmp/kt-hold.log
+	echo "# disabling the TPG took $t s; kt-slower held back then (reads, writes): $inflight"
+	check_eq "disabling the TPG waited for the READ in the backstore" \
+		"$inflight" "0 0"
+	rm -f $tpg/lun/lun_0/slower
+	rmdir $tpg/np/127.0.0.1:3262 $tpg/lun/lun_0 $tpg $KT_CFS/iscsi/$KT_TD_IQN
+	check "the TPG and the second target go" test ! -e $KT_CFS/iscsi/$KT_TD_IQN
+	rmdir $KT_SLOWER
+	DM_DISABLE_UDEV=1 dmsetup --noudevsync remove kt-slower
+	rmmod dm-delay brd 2>/dev/null
+}
 
 lifetime() {	# lifetime MODE LUN DESCRIPTION
 	local out rc
@@ -23,6 +73,19 @@ lifetime() {	# lifetime MODE LUN DESCRIPTION
 	fi
 }
 
+xcopy_flood() {	# xcopy_flood SRC,NEXUSES,COPIES DESCRIPTION
+	local out rc
+	out=$(timeout 180 python3 ./iscsi_hostile.py xcopy-flood 127.0.0.1:3260 \
+		$KT_IQN iqn.2026-11.org.ktarget:life-xcopy "$1" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	if [ $rc = 0 ]; then
+		ok "$2"
+	else
+		not_ok "$2" "iscsi_hostile.py xcopy-flood $1: exit $rc"
+	fi
+}
+
 main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 
@@ -30,7 +93,7 @@ main() {
 		skip_all "no null_blk module"
 		return
 	fi
-	plan 8
+	plan 14
 	check "an iSCSI target" kt_iscsi_setup
 	check "LUN 1: iblock on a null_blk whose I/O takes 3 s" sh -c "mkdir -p $KT_SLOW &&
 		echo udev_path=/dev/nullb0 > $KT_SLOW/control && echo 1 > $KT_SLOW/enable &&
@@ -40,6 +103,9 @@ main() {
 
 	lifetime tmf-after-close 1 "a LUN RESET answers after its session and its victim's closed"
 	lifetime mcs-abort 0 "MC/S: an abort from connection 2 while connection 1 receives the data"
+	xcopy_flood 1,1,24 "24 copies of one nexus at once: 16 run, 8 BUSY"
+	xcopy_flood 1,2,12 "12 copies of each of two nexuses: 16 run in all"
+	tpg_waits_for_its_commands
 
 	rm -f $tpg/lun/lun_1/slow
 	rmdir $tpg/lun/lun_1 $KT_SLOW $KT_CFS/core/iblock_1
