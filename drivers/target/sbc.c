@@ -487,6 +487,20 @@ static unsigned int kt_sbc_len_byte(const struct kt_cdb *c)
 }
 
 /*
+ * SAM-5 5.4, FCP-4 9.5.8: an initiator that will send less than the blocks
+ * its CDB names (overflow) has them written whole, or not at all. Less
+ * than a whole block cannot be written: nothing is transferred, and the
+ * answer is INVALID FIELD IN COMMAND INFORMATION UNIT.
+ */
+static sense_reason_t kt_sbc_overflow(struct kt_cmd *cmd, u32 needed)
+{
+	if (cmd->expected_len < needed &&
+	    cmd->expected_len % cmd->dev->attrib.block_size)
+		return KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
+	return KT_SENSE_NONE;
+}
+
+/*
  * A command that moves data moves no more than the MAXIMUM TRANSFER LENGTH
  * the Block Limits page advertises (SBC-3 6.6.4): that is what bounds the
  * buffer one command can make the target hold.
@@ -534,7 +548,8 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*needed = c->nr_blocks * bs;
 		*dir = (c->flags & KT_CDB_F_DATA_OUT) ? KT_DATA_OUT : KT_DATA_IN;
 		cmd->execute = kt_sbc_execute_rw;
-		return KT_SENSE_NONE;
+		return *dir == KT_DATA_OUT ? kt_sbc_overflow(cmd, *needed) :
+					     KT_SENSE_NONE;
 	case 0x2f: case 0xaf: case 0x8f:		/* VERIFY */
 		reason = kt_sbc_range(cmd, c, cap);
 		if (reason)
@@ -556,7 +571,7 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*needed = c->nr_blocks * bs;
 		*dir = KT_DATA_OUT;
 		cmd->execute = kt_sbc_execute_verify;
-		return KT_SENSE_NONE;
+		return kt_sbc_overflow(cmd, *needed);
 	case 0x89:					/* COMPARE AND WRITE */
 		/*
 		 * SBC-3 5.2: the data-out is exactly the verify and the write
@@ -593,7 +608,7 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*needed = c->nr_blocks * bs;
 		*dir = KT_DATA_OUT;
 		cmd->execute = kt_sbc_execute_orwrite;
-		return KT_SENSE_NONE;
+		return kt_sbc_overflow(cmd, *needed);
 	case 0x34: case 0x90:				/* PRE-FETCH */
 		reason = kt_sbc_range(cmd, c, cap);
 		if (reason)
