@@ -552,6 +552,37 @@ static void kt_xcopy_free(struct kt_xcopy_op *op)
 	kfree(op);
 }
 
+/*
+ * SPC-4 6.4.3: at most MAXIMUM CONCURRENT COPIES of a nexus and TOTAL
+ * CONCURRENT COPIES of a copy manager run at once, whatever their LIST ID
+ * USAGE (11b holds no slot of xcopy_rcr.c): each one queues work that
+ * reads and writes up to 64 segments of 256 MiB.
+ */
+static bool kt_xcopy_run_get(struct kt_cmd *cmd)
+{
+	if (atomic_inc_return(&cmd->sess->xcopy_running) >
+	    KT_XCOPY_MAX_CONCURRENT)
+		goto nexus;
+	if (atomic_inc_return(&cmd->dev->xcopy_running) >
+	    KT_XCOPY_MAX_CONCURRENT)
+		goto dev;
+	return true;
+dev:
+	atomic_dec(&cmd->dev->xcopy_running);
+nexus:
+	atomic_dec(&cmd->sess->xcopy_running);
+	pr_debug("device %u: %d copies of this nexus, %d in all: EXTENDED COPY refused\n",
+		 cmd->dev->index, atomic_read(&cmd->sess->xcopy_running),
+		 atomic_read(&cmd->dev->xcopy_running));
+	return false;
+}
+
+static void kt_xcopy_run_put(struct kt_cmd *cmd)
+{
+	atomic_dec(&cmd->dev->xcopy_running);
+	atomic_dec(&cmd->sess->xcopy_running);
+}
+
 static void kt_xcopy_work(struct work_struct *work)
 {
 	struct kt_xcopy_op *op = container_of(work, struct kt_xcopy_op, work);
@@ -576,6 +607,7 @@ static void kt_xcopy_work(struct work_struct *work)
 	kt_xcopy_ids_progress(cmd->sess, op->slot, op->bytes, op->segs_done);
 	kt_xcopy_ids_finish(cmd, op->slot, reason);
 	kt_xcopy_free(op);
+	kt_xcopy_run_put(cmd);
 	kt_cmd_complete(cmd, reason);
 }
 
@@ -614,6 +646,10 @@ sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
 	}
 	kfree(buf);
 
+	if (!kt_xcopy_run_get(cmd)) {
+		kfree(op);
+		return KT_SENSE_OUT_OF_RESOURCES;	/* BUSY */
+	}
 	op->slot = KT_XCOPY_NO_SLOT;
 	usage = op->list.list_id_usage;
 	if (usage == KT_XCOPY_LIST_ID_HOLD || usage == KT_XCOPY_LIST_ID_NO_HOLD) {
@@ -621,6 +657,7 @@ sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
 					      usage == KT_XCOPY_LIST_ID_HOLD,
 					      &reason);
 		if (op->slot == KT_XCOPY_NO_SLOT) {
+			kt_xcopy_run_put(cmd);
 			kfree(op);
 			return reason;
 		}

@@ -242,6 +242,7 @@ struct kt_session {
 	u8			isid[6];	/* iSCSI: for TransportID / PR */
 	char			initiator[KT_INITIATOR_NAME_LEN];
 	struct kt_xcopy_ids	*xcopy_ids;	/* held copy results (xcopy_rcr.c) */
+	atomic_t		xcopy_running;	/* its copies running (xcopy.c) */
 
 	/* unit attentions (ua.c) */
 	u64			nexus_key;	/* initiator name, ISID */

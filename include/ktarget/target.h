@@ -197,6 +197,7 @@ struct kt_dev {
 
 	struct config_group		xcopy_stat_group;
 	struct kt_xcopy_stat		xcopy_stat;
+	atomic_t			xcopy_running;	/* copies it manages */
 
 	struct kt_dev_attrib		attrib;
 	struct kt_dev_wwn		wwn;
