@@ -293,18 +293,27 @@ static void kt_iscsi_close_matching(struct kt_iscsi_tpg *tpg,
  * Close the sessions of a TPG being disabled and wait until they are gone:
  * the TPG, its LUNs and ACLs may go right after. Initiators are first asked
  * to log out, and given KT_ISCSI_LOGOUT_GRACE seconds to do it cleanly.
+ * A session lives on while a command of it is in a backstore, and it
+ * points at the TPG: the wait has no end but the last command's, and says
+ * every 30 s what it waits for.
  */
 void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg)
 {
-	int i = 0;
+	unsigned int i = 0;
+	int left;
 
 	if (kt_iscsi_tpg_request_logout(tpg, KT_ISCSI_LOGOUT_GRACE))
 		while (i++ < KT_ISCSI_LOGOUT_GRACE * 10 &&
 		       atomic_read(&tpg->nr_sessions))
 			msleep(100);
 	kt_iscsi_close_matching(tpg, NULL);
-	for (i = 0; i < 300 && atomic_read(&tpg->nr_sessions); i++)
-		msleep(100);
+	for (i = 1; (left = atomic_read(&tpg->nr_sessions)); i++) {
+		/* idle: a backstore slower than the hung-task timeout is no hang of ours */
+		schedule_timeout_idle(msecs_to_jiffies(100));
+		if (!(i % 300))
+			pr_warn("TPG %u of %s: waited %u s for %d closed session(s) whose commands are still in a backstore\n",
+				tpg->tpg.tag, tpg->tpg.wwn->name, i / 10, left);
+	}
 	kt_iscsi_flush();
 }
 
