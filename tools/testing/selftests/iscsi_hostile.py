@@ -83,11 +83,17 @@ def login(addr, target, initiator, extra=()):
     return c
 
 
-def cmdsn_window(addr, target, initiator):
+def login_window(addr, target, initiator):
+    """A session that asks for every WRITE's data by R2T; its window:
+    (session, ExpCmdSN, MaxCmdSN, slots)."""
     c = login(addr, target, initiator, ["InitialR2T=Yes"])
     c.tur(0)
     exp, maxsn = c.last_window
-    window = maxsn - exp + 1
+    return c, exp, maxsn, maxsn - exp + 1
+
+
+def cmdsn_window(addr, target, initiator):
+    c, exp, maxsn, window = login_window(addr, target, initiator)
     print("after login: ExpCmdSN %u MaxCmdSN %u, a window of %d" %
           (exp, maxsn, window))
     sent = window + 64
@@ -117,10 +123,7 @@ def cmdsn_window(addr, target, initiator):
 
 
 def immediate_flood(addr, target, initiator):
-    c = login(addr, target, initiator, ["InitialR2T=Yes"])
-    c.tur(0)
-    exp, maxsn = c.last_window
-    window = maxsn - exp + 1
+    c, _, _, window = login_window(addr, target, initiator)
     sent = 3 * window
     itts = [c.immediate_write(0, i * 8, 8, 512) for i in range(sent)]
     c.pump_for(3)

@@ -60,29 +60,18 @@ tpg_waits_for_its_commands() {
 	rmmod dm-delay brd 2>/dev/null
 }
 
-lifetime() {	# lifetime MODE LUN DESCRIPTION
-	local out rc
-	out=$(timeout 120 python3 ./iscsi_lifetime.py "$1" 127.0.0.1:3260 $KT_IQN \
-		iqn.2026-11.org.ktarget:life-$1 "$2" 2>&1)
+# py_check DESCRIPTION SCRIPT MODE LUN-OR-ARG: one mode of a bare-initiator
+# script against the target, its output kept as diagnostics; ok on exit 0
+py_check() {
+	local d=$1 script=$2 mode=$3 out rc
+	out=$(timeout 180 python3 "./$script" "$mode" 127.0.0.1:3260 $KT_IQN \
+		"iqn.2026-11.org.ktarget:life-$mode" "$4" 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/# /'
 	if [ $rc = 0 ]; then
-		ok "$3"
+		ok "$d"
 	else
-		not_ok "$3" "iscsi_lifetime.py $1: exit $rc"
-	fi
-}
-
-xcopy_flood() {	# xcopy_flood SRC,NEXUSES,COPIES DESCRIPTION
-	local out rc
-	out=$(timeout 180 python3 ./iscsi_hostile.py xcopy-flood 127.0.0.1:3260 \
-		$KT_IQN iqn.2026-11.org.ktarget:life-xcopy "$1" 2>&1)
-	rc=$?
-	echo "$out" | sed 's/^/# /'
-	if [ $rc = 0 ]; then
-		ok "$2"
-	else
-		not_ok "$2" "iscsi_hostile.py xcopy-flood $1: exit $rc"
+		not_ok "$d" "$script $mode $4: exit $rc"
 	fi
 }
 
@@ -101,10 +90,14 @@ main() {
 	check "MaxConnections=2" write_attr $tpg/param/MaxConnections 2
 	kmsg_mark
 
-	lifetime tmf-after-close 1 "a LUN RESET answers after its session and its victim's closed"
-	lifetime mcs-abort 0 "MC/S: an abort from connection 2 while connection 1 receives the data"
-	xcopy_flood 1,1,24 "24 copies of one nexus at once: 16 run, 8 BUSY"
-	xcopy_flood 1,2,12 "12 copies of each of two nexuses: 16 run in all"
+	py_check "a LUN RESET answers after its session and its victim's closed" \
+		iscsi_lifetime.py tmf-after-close 1
+	py_check "MC/S: an abort from connection 2 while connection 1 receives the data" \
+		iscsi_lifetime.py mcs-abort 0
+	py_check "24 copies of one nexus at once: 16 run, 8 BUSY" \
+		iscsi_hostile.py xcopy-flood 1,1,24
+	py_check "12 copies of each of two nexuses: 16 run in all" \
+		iscsi_hostile.py xcopy-flood 1,2,12
 	tpg_waits_for_its_commands
 
 	rm -f $tpg/lun/lun_1/slow
