@@ -15,10 +15,16 @@ the target still serves afterwards.
                    on connection A gets its R2T, A sends half of a Data-Out
                    PDU, connection B aborts the WRITE (ABORT TASK), then A
                    sends the rest of the PDU into the aborted command.
+  discovery-tmf    a discovery session sends ABORT TASK and TARGET WARM
+                   RESET: they have no task set to act on, and must be
+                   refused without harm.
+  cut-immediate    a WRITE whose immediate data is cut off half-way by the
+                   connection closing (RST): its session must go.
   hold-read        log in, send a READ to LUN (a backstore that takes its
                    time) and keep the connection until the target closes
                    it: the caller disables the TPG meanwhile.
 """
+import socket
 import struct
 import sys
 import time
@@ -126,10 +132,68 @@ def hold_read(addr, target, initiator, lun):
     return False
 
 
+def discovery_tmf(addr, target, initiator, lun):
+    c = Session(addr)
+    keys = ["InitiatorName=" + initiator, "SessionType=Discovery",
+            "HeaderDigest=None", "DataDigest=None"]
+    bhs = struct.pack(">BBBBB3s6sHIHHII", 0x40 | 0x03, 0x87, 0, 0, 0,
+                      b"\0\0\0", bytes.fromhex("80000000beef"), 0, 1, 1, 0,
+                      1, 0) + b"\0" * 16
+    c.send(bhs, ("\0".join(keys) + "\0").encode())
+    op, rsp, _ = c.recv(10)
+    if op != 0x23 or rsp[36] != 0:
+        print("discovery login: opcode %#x status %02x%02x" %
+              (op, rsp[36], rsp[37]))
+        return False
+    c.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+    c.cmdsn = 1
+    for name, fn in (("ABORT TASK", TMF_ABORT_TASK),
+                     ("TARGET WARM RESET", 0x06)):
+        c.tmf(fn, 0, ref_itt=0x1234)
+        try:
+            op, rsp, _ = c.recv(10)
+            print("%s in a discovery session: opcode %#x, response %d" %
+                  (name, op, rsp[2]))
+        except (EOFError, ConnectionError):
+            print("%s in a discovery session: connection closed" % name)
+            break
+    c.sock.close()
+    st = fresh_tur(addr, target, initiator, lun)
+    print("a new normal session afterwards: TEST UNIT READY status %#x" % st)
+    return st == 0
+
+
+def cut_immediate(addr, target, initiator, lun):
+    c = Session(addr)
+    c.login(target, initiator)
+    c.settle(lun)
+    c.itt += 1
+    write = bytes([0x2A, 0]) + struct.pack(">IBH", 0, 0, 8) + b"\0"
+    bhs = bytearray(struct.pack(">BBH4xBB6sIIII", 0x01, 0xA1, 0, 0, lun,
+                                b"\0" * 6, c.itt, 4096, c.cmdsn,
+                                c.exp_statsn) + write.ljust(16, b"\0"))
+    bhs[5:8] = (4096).to_bytes(3, "big")
+    c.sock.sendall(bytes(bhs) + b"\xa5" * 100)
+    time.sleep(0.5)
+    listed = open("/sys/kernel/config/target/iscsi/%s/tpgt_1/dynamic_sessions"
+                  % target).read()
+    print("the session is listed in dynamic_sessions: %s" %
+          ("yes" if initiator in listed else "no"))
+    if initiator not in listed:
+        return False
+    # RST: the rest of the data never comes
+    c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                      struct.pack("ii", 1, 0))
+    c.sock.close()
+    print("a WRITE announced 4096 bytes of immediate data, 100 sent, then RST")
+    return True
+
+
 def main():
     mode, addr, target, initiator, lun = sys.argv[1:6]
     modes = {"tmf-after-close": tmf_after_close, "mcs-abort": mcs_abort,
-             "hold-read": hold_read}
+             "hold-read": hold_read, "discovery-tmf": discovery_tmf,
+             "cut-immediate": cut_immediate}
     try:
         return 0 if modes[mode](addr, target, initiator, int(lun)) else 1
     except (TimeoutError, EOFError, ConnectionError, RuntimeError) as e:

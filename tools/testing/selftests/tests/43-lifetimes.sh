@@ -60,6 +60,17 @@ tpg_waits_for_its_commands() {
 	rmmod dm-delay brd 2>/dev/null
 }
 
+# session_gone INITIATOR: within 10 s no session of INITIATOR is listed
+session_gone() {
+	local i
+	for i in $(seq 1 50); do
+		grep -q "$1" $KT_CFS/iscsi/$KT_IQN/tpgt_1/dynamic_sessions || return 0
+		sleep 0.2
+	done
+	echo "still listed: $(cat $KT_CFS/iscsi/$KT_IQN/tpgt_1/dynamic_sessions)"
+	return 1
+}
+
 # py_check DESCRIPTION SCRIPT MODE LUN-OR-ARG: one mode of a bare-initiator
 # script against the target, its output kept as diagnostics; ok on exit 0
 py_check() {
@@ -82,7 +93,7 @@ main() {
 		skip_all "no null_blk module"
 		return
 	fi
-	plan 14
+	plan 17
 	check "an iSCSI target" kt_iscsi_setup
 	check "LUN 1: iblock on a null_blk whose I/O takes 3 s" sh -c "mkdir -p $KT_SLOW &&
 		echo udev_path=/dev/nullb0 > $KT_SLOW/control && echo 1 > $KT_SLOW/enable &&
@@ -94,6 +105,11 @@ main() {
 		iscsi_lifetime.py tmf-after-close 1
 	py_check "MC/S: an abort from connection 2 while connection 1 receives the data" \
 		iscsi_lifetime.py mcs-abort 0
+	py_check "task management in a discovery session is refused without harm" \
+		iscsi_lifetime.py discovery-tmf 0
+	py_check "a WRITE's immediate data cut off by a reset" \
+		iscsi_lifetime.py cut-immediate 0
+	check "and its session goes" session_gone iqn.2026-11.org.ktarget:life-cut-immediate
 	py_check "24 copies of one nexus at once: 16 run, 8 BUSY" \
 		iscsi_hostile.py xcopy-flood 1,1,24
 	py_check "12 copies of each of two nexuses: 16 run in all" \
