@@ -54,6 +54,12 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 
 	if (!h->immediate)
 		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
+	/* RFC 7143 4.3: a discovery session has no tasks, and no I_T nexus */
+	if (conn->sess->discovery) {
+		pr_warn_ratelimited("task management in a discovery session: rejected\n");
+		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_PROTOCOL_ERROR);
+		return;
+	}
 	if (function >= ARRAY_SIZE(kt_iscsi_tmf_map) ||
 	    !kt_iscsi_tmf_map[function]) {
 		kt_iscsi_send_tm_rsp(conn, h->itt,
