@@ -608,14 +608,18 @@ static int kt_iscsi_rx_step(struct kt_iscsi_conn *conn)
 static void kt_iscsi_rx_dispatch(struct kt_iscsi_conn *conn)
 {
 	struct kt_iscsi_rx *rx = &conn->rx;
+	bool acted = false;
 
 	if (!rx->skip) {
-		if (conn->state == KT_CONN_LOGIN)
+		if (conn->state == KT_CONN_LOGIN) {
 			kt_iscsi_login_pdu(conn);
-		else if (conn->state == KT_CONN_FFP)
+			acted = true;
+		} else if (conn->state == KT_CONN_FFP) {
 			kt_iscsi_ffp_pdu(conn);
+			acted = true;
+		}
 	}
-	kt_iscsi_rx_put_cmd(conn);
+	kt_iscsi_rx_put_cmd(conn, acted);
 	kt_iscsi_rx_next(rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
 }
 
@@ -847,8 +851,8 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	kt_iscsi_keepalive_stop(conn);
 	cancel_work_sync(&conn->rx_work);
 	conn->state = KT_CONN_DEAD;
-	/* a Data-Out cut off half-way */
-	kt_iscsi_rx_put_cmd(conn);
+	/* a command or a Data-Out cut off half-way */
+	kt_iscsi_rx_put_cmd(conn, false);
 
 	/* commands waiting for Data-Out will get none */
 	kt_iscsi_conn_abort_cmds(conn);

@@ -326,7 +326,7 @@ bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 /* ffp.c: full feature phase */
 void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn);
 int kt_iscsi_ffp_data_dest(struct kt_iscsi_conn *conn);
-void kt_iscsi_rx_put_cmd(struct kt_iscsi_conn *conn);
+void kt_iscsi_rx_put_cmd(struct kt_iscsi_conn *conn, bool acted);
 void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason);
 void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 		     bool more);

@@ -518,11 +518,20 @@ static struct kt_iscsi_cmd *kt_iscsi_data_out_cmd(struct kt_iscsi_conn *conn,
 	return cmd;
 }
 
-/* The PDU is done (or the connection closes): let its command go. */
-void kt_iscsi_rx_put_cmd(struct kt_iscsi_conn *conn)
+/*
+ * The PDU is done, or will never be (the connection closes, or left full
+ * feature phase meanwhile): let its command go. A SCSI Command PDU that
+ * was not acted on leaves a command set up from its header, which only
+ * kt_iscsi_scsi_cmd() would have run or failed: it fails here.
+ */
+void kt_iscsi_rx_put_cmd(struct kt_iscsi_conn *conn, bool acted)
 {
 	struct kt_iscsi_cmd *cmd = conn->rx.held;
 
+	if (!acted && conn->rx.pdu_cmd &&
+	    conn->rx.hdr.opcode == KT_ISCSI_OP_SCSI_CMD)
+		kt_cmd_fail(&conn->rx.pdu_cmd->se, KT_SENSE_ABORTED_COMMAND);
+	conn->rx.pdu_cmd = NULL;
 	if (!cmd)
 		return;
 	conn->rx.held = NULL;
