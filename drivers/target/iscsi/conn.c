@@ -300,7 +300,8 @@ static void kt_iscsi_tx_pdu_free(struct kt_iscsi_conn *conn,
 	/* pairs with the barrier in kt_iscsi_rx_throttle() */
 	smp_mb();
 	if (left <= KT_TX_BUDGET_BYTES / 2 && READ_ONCE(conn->rx_throttled) &&
-	    xchg(&conn->rx_throttled, false))
+	    xchg(&conn->rx_throttled, false) &&
+	    READ_ONCE(conn->state) < KT_CONN_CLOSING)
 		queue_work_on(conn->cpu, kt_iscsi_wq, &conn->rx_work);
 }
 
@@ -809,6 +810,13 @@ static void kt_iscsi_conn_free_work(struct work_struct *work)
 						  free_work);
 	struct module *owner = conn->xport->owner;
 
+	/*
+	 * The last reference may be a TMF's, answered after the close: its
+	 * response queued the transmit work again, and a freed answer may
+	 * have woken the receive work. Neither may outlive the connection.
+	 */
+	cancel_work_sync(&conn->rx_work);
+	flush_work(&conn->tx_work);
 	conn->xport->release(conn);
 	module_put(owner);
 	if (conn->portal)
