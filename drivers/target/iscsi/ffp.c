@@ -147,6 +147,12 @@ static void kt_iscsi_cmd_queue(struct kt_iscsi_cmd *cmd, u8 kind)
 	spin_unlock_irqrestore(&conn->tx_lock, flags);
 	if (!queue)
 		return;
+	/*
+	 * the transmit queue's own reference, put by kt_iscsi_cmd_tx(): an
+	 * R2T queued for a command that an abort then ends and answers must
+	 * not leave a freed command on the queue
+	 */
+	kt_cmd_get(&cmd->se);
 	if (now && mutex_trylock(&conn->tx_mutex)) {
 		kt_iscsi_cmd_tx(conn, cmd, false);
 		mutex_unlock(&conn->tx_mutex);
@@ -317,7 +323,7 @@ void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 	if (conn->state >= KT_CONN_CLOSING || cmd->silent) {
 		if (pending & (BIT(KT_TX_DATA_IN) | BIT(KT_TX_STATUS)))
 			kt_cmd_put(&cmd->se);
-		return;
+		goto out;
 	}
 	if (pending & BIT(KT_TX_R2T))
 		kt_iscsi_send_r2ts(conn, cmd);
@@ -329,11 +335,13 @@ void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 	else if (pending & BIT(KT_TX_STATUS))
 		ret = kt_iscsi_send_status(conn, cmd, false, more);
 	if (ret == 1)
-		return;		/* the transport puts the reference */
+		goto out;	/* the transport puts the fabric's reference */
 	if (pending & (BIT(KT_TX_DATA_IN) | BIT(KT_TX_STATUS)))
 		kt_cmd_put(&cmd->se);	/* the fabric's reference: answered */
 	if (ret)
 		kt_iscsi_conn_close(conn);
+out:
+	kt_cmd_put(&cmd->se);		/* the transmit queue's */
 }
 
 /* ---- fabric hooks ---- */
@@ -626,11 +634,28 @@ static void kt_iscsi_scsi_cmd(struct kt_iscsi_conn *conn)
 	/* with RDMA, no Data-Out follows: the transport fetches the rest */
 	if (cmd->se.dir == KT_DATA_OUT && !conn->xport->get_data &&
 	    cmd->se.data_received < cmd->se.data_length) {
+		/*
+		 * once in conn->cmds, an abort from another connection (MC/S)
+		 * may end it at once: it stays ours until kt_cmd_run() is done
+		 */
+		kt_cmd_get(&cmd->se);
+		WRITE_ONCE(cmd->in_xa, true);
 		if (xa_insert_irq(&conn->cmds, cmd->itt, cmd, GFP_KERNEL)) {
+			cmd->in_xa = false;
 			kt_cmd_fail(&cmd->se, KT_SENSE_OUT_OF_RESOURCES);
+			kt_cmd_put(&cmd->se);
 			return;
 		}
-		cmd->in_xa = true;
+		/* an abort before the insert found nothing to end: do it here */
+		if (test_bit(KT_CMD_ABORTED, &cmd->se.flags) &&
+		    xa_erase_irq(&conn->cmds, cmd->itt) == cmd) {
+			cmd->in_xa = false;
+			kt_cmd_fail(&cmd->se, KT_SENSE_ABORTED_COMMAND);
+		} else {
+			kt_cmd_run(&cmd->se);
+		}
+		kt_cmd_put(&cmd->se);
+		return;
 	}
 	kt_cmd_run(&cmd->se);
 }
@@ -819,7 +844,9 @@ void kt_iscsi_conn_abort_cmds(struct kt_iscsi_conn *conn)
 	unsigned long idx;
 
 	xa_for_each(&conn->cmds, idx, cmd) {
-		xa_erase_irq(&conn->cmds, idx);
+		/* who takes it out ends it: here, or an abort from elsewhere */
+		if (xa_erase_irq(&conn->cmds, idx) != cmd)
+			continue;
 		cmd->in_xa = false;
 		kt_cmd_fail(&cmd->se, KT_SENSE_ABORTED_COMMAND);
 	}
