@@ -59,6 +59,7 @@ struct kt_iscsi_sess {
 	u32			cmdsn_depth;
 	/* slots of the CmdSN window held: commands taken in, not answered */
 	atomic_t		window_used;
+	atomic_t		immediate_used;	/* the same of immediate commands */
 	struct kt_iscsi_nego	nego;
 	char			initiator[KT_INITIATOR_NAME_LEN];
 	char			target[KT_INITIATOR_NAME_LEN];
@@ -251,7 +252,7 @@ struct kt_iscsi_cmd {
 	u32			r2t_outstanding;
 	u32			write_end;	/* bytes the initiator will send */
 	bool			in_xa;		/* in conn->cmds */
-	bool			window;		/* holds a CmdSN window slot */
+	atomic_t		*slot;		/* the session's count it is in */
 	bool			queued;		/* tx is on conn->tx_queue */
 	bool			silent;		/* aborted: no response is sent */
 	bool			data_bad;	/* a Data-Out was lost or corrupt */
@@ -311,6 +312,9 @@ void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn);
 bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn);
 bool kt_iscsi_cmdsn_accept(struct kt_iscsi_conn *conn, u32 cmdsn,
 			   bool immediate);
+/* immediate commands one session may have taken in and not answered */
+#define KT_ISCSI_IMMEDIATE_MAX	16
+
 enum kt_iscsi_window {
 	KT_WINDOW_TAKEN,	/* a slot is held until the command is answered */
 	KT_WINDOW_OUTSIDE,	/* not ExpCmdSN, or beyond MaxCmdSN: ignore it */
@@ -318,7 +322,8 @@ enum kt_iscsi_window {
 };
 
 enum kt_iscsi_window kt_iscsi_window_take(struct kt_iscsi_sess *sess,
-					  u32 cmdsn, bool immediate);
+					  u32 cmdsn, bool immediate,
+					  atomic_t **slot);
 void kt_iscsi_cmdsn_ready(struct kt_iscsi_conn *conn, u32 cmdsn);
 bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 			  bool immediate);

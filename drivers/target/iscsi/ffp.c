@@ -32,15 +32,16 @@ static struct kt_iscsi_sess *kt_iscsi_cmd_sess(struct kt_iscsi_cmd *cmd)
 }
 
 /*
- * The command is answered (or will never be): its slot of the CmdSN
- * window is free, and the response about to be stamped says so.
+ * The command is answered (or will never be): its slot is free, and the
+ * response about to be stamped says so in MaxCmdSN. The count is the
+ * session's, which the command holds.
  */
 static void kt_iscsi_cmd_window_put(struct kt_iscsi_cmd *cmd)
 {
-	if (!cmd->window)
+	if (!cmd->slot)
 		return;
-	cmd->window = false;
-	atomic_dec(&kt_iscsi_cmd_sess(cmd)->window_used);
+	atomic_dec(cmd->slot);
+	cmd->slot = NULL;
 }
 
 /* SAM-5 4.7: single level LUN, peripheral or flat addressing. */
@@ -457,7 +458,8 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	cmd = kmem_cache_zalloc(kt_iscsi_cmd_cache, GFP_KERNEL);
 	if (!cmd)
 		return -ENOMEM;
-	win = kt_iscsi_window_take(conn->sess, h->cmdsn, h->immediate);
+	win = kt_iscsi_window_take(conn->sess, h->cmdsn, h->immediate,
+				   &cmd->slot);
 	if (win == KT_WINDOW_OUTSIDE) {
 		/* RFC 7143 3.2.2.1: outside the window: silently ignored */
 		kmem_cache_free(kt_iscsi_cmd_cache, cmd);
@@ -465,7 +467,6 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 		conn->rx.skip = true;
 		return 0;
 	}
-	cmd->window = win == KT_WINDOW_TAKEN;
 	kt_iscsi_conn_get(conn);
 	kref_get(&conn->sess->kref);	/* the core may run it past the conn */
 	/*

@@ -407,25 +407,34 @@ u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess)
 }
 
 /*
- * A SCSI command takes a slot of the window. A non-immediate one must
- * carry ExpCmdSN and find a slot free, else it is outside the window
- * (RFC 7143 4.2.2.1: silently ignored). An immediate command takes no
- * CmdSN but a slot all the same, so that immediate commands cannot hold
- * more than the window either; without one it gets TASK SET FULL. The
- * slot is taken before ExpCmdSN moves: a MaxCmdSN computed in between is
- * one too small, never one too large.
+ * A SCSI command takes a slot, *@slot the count it is in. A non-immediate
+ * one must carry ExpCmdSN and find a slot of the window free, else it is
+ * outside the window (RFC 7143 4.2.2.1: silently ignored). The slot is
+ * taken before ExpCmdSN moves: a MaxCmdSN computed in between is one too
+ * small, never one too large.
+ * An immediate command takes no CmdSN and is no part of the window, whose
+ * MaxCmdSN the initiator has been told and may use up: it takes one of
+ * KT_ISCSI_IMMEDIATE_MAX slots of its own, and without one it gets TASK
+ * SET FULL.
  */
 enum kt_iscsi_window kt_iscsi_window_take(struct kt_iscsi_sess *sess,
-					  u32 cmdsn, bool immediate)
+					  u32 cmdsn, bool immediate,
+					  atomic_t **slot)
 {
-	if (atomic_inc_return(&sess->window_used) > sess->cmdsn_depth) {
-		atomic_dec(&sess->window_used);
+	atomic_t *used = immediate ? &sess->immediate_used : &sess->window_used;
+	int max = immediate ? KT_ISCSI_IMMEDIATE_MAX : sess->cmdsn_depth;
+
+	*slot = NULL;
+	if (atomic_inc_return(used) > max) {
+		atomic_dec(used);
 		return immediate ? KT_WINDOW_FULL : KT_WINDOW_OUTSIDE;
 	}
-	if (immediate || cmpxchg(&sess->exp_cmdsn, cmdsn, cmdsn + 1) == cmdsn)
-		return KT_WINDOW_TAKEN;
-	atomic_dec(&sess->window_used);
-	return KT_WINDOW_OUTSIDE;
+	if (!immediate && cmpxchg(&sess->exp_cmdsn, cmdsn, cmdsn + 1) != cmdsn) {
+		atomic_dec(used);
+		return KT_WINDOW_OUTSIDE;
+	}
+	*slot = used;
+	return KT_WINDOW_TAKEN;
 }
 
 /* MC/S: let the connections waiting for a later CmdSN look again. */

@@ -10,8 +10,9 @@ target kept its bound, 1 if not.
                    MaxCmdSN: at most the window's worth is taken in (one R2T
                    each), MaxCmdSN stays while they are outstanding, and
                    opens again as commands complete.
-  immediate-flood  immediate WRITEs without Data-Out: at most the window's
-                   worth is taken in, the rest are answered TASK SET FULL.
+  immediate-flood  immediate WRITEs without Data-Out: at most 16 are taken
+                   in, the rest are answered TASK SET FULL, and MaxCmdSN
+                   stays where it was (the window is the other commands').
   max-transfer     READ and WRITE of one block more than the Block Limits
                    page's MAXIMUM TRANSFER LENGTH: ILLEGAL REQUEST, INVALID
                    FIELD IN CDB, and no R2T for the WRITE.
@@ -52,6 +53,7 @@ from iscsi_raw import IMMEDIATE, OP_NOP_OUT, Conn, Session  # noqa: E402
 
 OP_TEXT_REQ, OP_TEXT_RSP = 0x04, 0x24
 TASK_SET_FULL = 0x28
+IMMEDIATE_MAX = 16	# immediate commands a session may have taken in
 
 
 def meminfo(key="MemAvailable"):
@@ -123,15 +125,18 @@ def cmdsn_window(addr, target, initiator):
 
 
 def immediate_flood(addr, target, initiator):
-    c, _, _, window = login_window(addr, target, initiator)
+    c, _, maxsn, window = login_window(addr, target, initiator)
     sent = 3 * window
     itts = [c.immediate_write(0, i * 8, 8, 512) for i in range(sent)]
     c.pump_for(3)
     taken = sum(1 for i in itts if i in c.r2t)
     full = sum(1 for i in itts if c.rsp.get(i, (None,))[0] == TASK_SET_FULL)
-    print("%d immediate WRITEs in a window of %d: %d taken in, %d TASK SET FULL"
-          % (sent, window, taken, full))
-    return taken <= window and taken + full == sent
+    print("%d immediate WRITEs, a window of %d: %d taken in, %d TASK SET FULL, "
+          "MaxCmdSN %u (was %u)" % (sent, window, taken, full,
+                                     c.last_window[1], maxsn))
+    # taken in only up to their own small limit, the window left whole
+    return taken <= IMMEDIATE_MAX and taken + full == sent and \
+        c.last_window[1] == maxsn
 
 
 def block_limits(c, lun):

@@ -64,7 +64,7 @@ main() {
 
 	hostile cmdsn-window "MaxCmdSN advances as commands complete: no more than the window is taken in" \
 		'MaxCmdSN after 8 completed'
-	hostile immediate-flood "immediate commands count against the window: the rest get TASK SET FULL" \
+	hostile immediate-flood "immediate commands are bounded apart from the window: the rest get TASK SET FULL" \
 		'TASK SET FULL'
 	hostile max-transfer "a transfer above MAXIMUM TRANSFER LENGTH: INVALID FIELD IN CDB, no buffer" \
 		'WRITE (16) of .*: status 0x2 sense 5/24/00$'
