@@ -310,6 +310,9 @@ void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg)
 	for (i = 1; (left = atomic_read(&tpg->nr_sessions)); i++) {
 		/* idle: a backstore slower than the hung-task timeout is no hang of ours */
 		schedule_timeout_idle(msecs_to_jiffies(100));
+		/* a login that had found the TPG before it went */
+		if (!(i % 10))
+			kt_iscsi_close_matching(tpg, NULL);
 		if (!(i % 300))
 			pr_warn("TPG %u of %s: waited %u s for %d closed session(s) whose commands are still in a backstore\n",
 				tpg->tpg.tag, tpg->tpg.wwn->name, i / 10, left);
