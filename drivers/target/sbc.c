@@ -490,14 +490,18 @@ static unsigned int kt_sbc_len_byte(const struct kt_cdb *c)
  * SAM-5 5.4, FCP-4 9.5.8: an initiator that will send less than the blocks
  * its CDB names (overflow) has them written whole, or not at all. Less
  * than a whole block cannot be written: nothing is transferred, and the
- * answer is INVALID FIELD IN COMMAND INFORMATION UNIT.
+ * answer is INVALID FIELD IN COMMAND INFORMATION UNIT, with the overflow
+ * residual all the same (RFC 7143 11.4.5: it is valid with a CHECK
+ * CONDITION too), as initiators check it.
  */
 static sense_reason_t kt_sbc_overflow(struct kt_cmd *cmd, u32 needed)
 {
-	if (cmd->expected_len < needed &&
-	    cmd->expected_len % cmd->dev->attrib.block_size)
-		return KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
-	return KT_SENSE_NONE;
+	if (cmd->expected_len >= needed ||
+	    !(cmd->expected_len % cmd->dev->attrib.block_size))
+		return KT_SENSE_NONE;
+	cmd->overflow = true;
+	cmd->residual = needed - cmd->expected_len;
+	return KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
 }
 
 /*

@@ -347,6 +347,7 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	bool lu_less = false;
 	sense_reason_t (*exec)(struct kt_cmd *cmd) = NULL;
 	/* a parameter list of a 32-bit length: the most we take, and where */
+	sense_reason_t too_long = KT_SENSE_INVALID_CDB_FIELD;
 	u32 max_param = 0;
 	u8 len_byte = 0;
 
@@ -395,8 +396,12 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	case 0x83:				/* EXTENDED COPY */
 		exec = kt_xcopy_execute;
 		*dir = KT_DATA_OUT;
-		/* the longest list RECEIVE COPY RESULTS says we take */
+		/*
+		 * the longest list RECEIVE COPY RESULTS says we take; longer
+		 * is a PARAMETER LIST LENGTH ERROR, as kt_xcopy_parse() says
+		 */
 		max_param = KT_XCOPY_MAX_PARAM_LEN;
+		too_long = KT_SENSE_PARAM_LIST_LENGTH;
 		len_byte = 10;
 		break;
 	case 0x84:				/* RECEIVE COPY RESULTS */
@@ -432,7 +437,7 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	/* refused before a buffer of that size is allocated for it */
 	if (max_param && *needed > max_param) {
 		cmd->sense_field = KT_FIELD_CDB(len_byte);
-		return KT_SENSE_INVALID_CDB_FIELD;
+		return too_long;
 	}
 	cmd->execute = exec;
 	return KT_SENSE_NONE;
