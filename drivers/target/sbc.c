@@ -78,12 +78,16 @@ u64 kt_dev_nr_lblocks(struct kt_dev *dev)
 		       dev->attrib.block_size);
 }
 
-/* MAXIMUM TRANSFER LENGTH of the Block Limits page, in logical blocks. */
+/*
+ * MAXIMUM TRANSFER LENGTH of the Block Limits page, in logical blocks: at
+ * least one, since 0 would say there is no limit at all.
+ */
 u32 kt_dev_max_xfer_blocks(const struct kt_dev *dev)
 {
 	const struct kt_dev_attrib *a = &dev->attrib;
 
-	return (u64)a->hw_max_sectors * a->hw_block_size / a->block_size;
+	return max_t(u64, (u64)a->hw_max_sectors * a->hw_block_size /
+			  a->block_size, 1);
 }
 
 /*

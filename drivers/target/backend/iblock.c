@@ -10,6 +10,7 @@
 #include <linux/blkdev.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include <ktarget/backend.h>
@@ -75,8 +76,13 @@ static int kt_ib_enable(struct kt_dev *dev)
 	ib->bdev = bdev;
 	dev->attrib.hw_block_size = bdev_logical_block_size(bdev);
 	dev->attrib.block_size = dev->attrib.hw_block_size;
-	dev->attrib.hw_max_sectors = min_t(u32, queue_max_hw_sectors(bdev_get_queue(bdev)) *
-					   512 / dev->attrib.hw_block_size, 8192);
+	/*
+	 * MAXIMUM TRANSFER LENGTH bounds the buffer one command holds: 4 MiB,
+	 * as rd and fileio. kt_ib_rw() builds as many bios as it needs, and
+	 * the block layer splits them to the queue's own limits (a brd
+	 * ramdisk's are 255 sectors).
+	 */
+	dev->attrib.hw_max_sectors = SZ_4M / dev->attrib.hw_block_size;
 	dev->attrib.hw_queue_depth = 128;
 	dev->attrib.is_nonrot = bdev_nonrot(bdev);
 	dev->nr_blocks = div_u64(bdev_nr_bytes(bdev), dev->attrib.hw_block_size);
