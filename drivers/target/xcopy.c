@@ -88,7 +88,6 @@ struct kt_xcopy_op {
 	u16			segs_done;
 };
 
-
 sense_reason_t kt_xcopy_set_err(struct kt_cmd *cmd,
 				const struct kt_xcopy_err *err)
 {

@@ -768,8 +768,8 @@ static int kt_iscsi_rx_loop(struct kt_iscsi_conn *conn)
 				continue;
 			}
 		}
-		if (conn->rx.state == KT_RX_BHS && (++pdus > KT_RX_BUDGET ||
-		    bytes > KT_RX_BUDGET_BYTES)) {
+		if (conn->rx.state == KT_RX_BHS &&
+		    (++pdus > KT_RX_BUDGET || bytes > KT_RX_BUDGET_BYTES)) {
 			/*
 			 * let other connections on this CPU run, and this
 			 * one's transmit work: R2Ts held back behind a long
