@@ -39,6 +39,13 @@ target kept its bound, 1 if not.
                    nexus (MAXIMUM CONCURRENT COPIES) and 16 of a copy
                    manager (TOTAL CONCURRENT COPIES) run at once; the rest
                    are answered BUSY.
+  xcopy-swp        ARG is SRC: EXTENDED COPY (sent to LUN SRC) of a block
+                   from LUN SRC to LUN 0,
+                   then again with software write protect (MODE SELECT,
+                   control page SWP) on LUN 0: the second must fail with
+                   DATA PROTECT, WRITE PROTECTED, as a WRITE would.
+  xcopy-once       ARG is SRC,STATUS,KEY: one such copy; its status and
+                   sense key must be STATUS and KEY (hex).
   reinstate-other  ARG is IQN@HOST:PORT, another target: a session there with
                    our InitiatorName and ISID survives our login here.
 """
@@ -399,6 +406,58 @@ def xcopy_flood(addr, target, initiator, arg):
     return other == 0 and good <= 16 and good + busy == nsess * per
 
 
+def xcopy_one(c, src, lba=200):
+    """One EXTENDED COPY of block @lba from LUN @src to LUN 0, sent to
+    LUN @src: the checks of the destination are the copy's own."""
+    p = xcopy_list(naa_of(c, src), naa_of(c, 0), lba)
+    cdb = bytes([0x83, 0]) + b"\0" * 8 + struct.pack(">I", len(p)) + b"\0\0"
+    st, sense, _ = c.wait(c.command(src, cdb, p), 60)
+    print("EXTENDED COPY LUN %d -> LUN 0: status %#x sense %x/%02x/%02x" %
+          ((src, st) + sense))
+    return st, sense
+
+
+def set_swp(c, on):
+    """Software write protect of LUN 0 by MODE SELECT (10), control page."""
+    st, _, page = c.wait(c.command(0, bytes([0x5A, 0, 0x0A, 0, 0, 0, 0, 0,
+                                              255, 0]), read_len=255))
+    if st != 0:
+        raise RuntimeError("MODE SENSE (10): status %#x" % st)
+    bdl = struct.unpack(">H", page[6:8])[0]
+    ctl = bytearray(page[8 + bdl:8 + bdl + 12])
+    ctl[0] &= 0x3F
+    ctl[4] = (ctl[4] | 0x08) if on else (ctl[4] & ~0x08)
+    param = b"\0" * 8 + bytes(ctl)
+    st, sense, _ = c.wait(c.command(0, bytes([0x55, 0x10, 0, 0, 0, 0, 0]) +
+                                    struct.pack(">H", len(param)) + b"\0",
+                                    param))
+    print("MODE SELECT (10) SWP=%d: status %#x" % (on, st))
+    return st == 0
+
+
+def xcopy_swp(addr, target, initiator, arg):
+    c = login(addr, target, initiator)
+    src = int(arg)
+    c.settle(0)
+    c.settle(src)
+    ok = xcopy_one(c, src)[0] == 0
+    ok &= set_swp(c, True)
+    c.settle(0)
+    st, sense = xcopy_one(c, src)
+    ok &= st == 2 and sense[:2] == (7, 0x27)
+    ok &= set_swp(c, False)
+    return ok
+
+
+def xcopy_once(addr, target, initiator, arg):
+    src, want_st, want_key = (int(x, 16) for x in arg.split(","))
+    c = login(addr, target, initiator)
+    c.settle(0)
+    c.settle(src)
+    st, sense = xcopy_one(c, src)
+    return st == want_st and sense[0] == want_key
+
+
 def main():
     mode, addr, target, initiator = sys.argv[1:5]
     arg = sys.argv[5] if len(sys.argv) > 5 else None
@@ -412,6 +471,8 @@ def main():
         "burst-order": lambda: burst_order(addr, target, initiator),
         "overflow-write": lambda: overflow_write(addr, target, initiator),
         "xcopy-flood": lambda: xcopy_flood(addr, target, initiator, arg),
+        "xcopy-swp": lambda: xcopy_swp(addr, target, initiator, arg),
+        "xcopy-once": lambda: xcopy_once(addr, target, initiator, arg),
         "reinstate-other": lambda: reinstate_other(addr, target, initiator,
                                                    arg),
     }

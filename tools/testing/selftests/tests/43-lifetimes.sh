@@ -60,6 +60,20 @@ tpg_waits_for_its_commands() {
 	rmmod dm-delay brd 2>/dev/null
 }
 
+# EXTENDED COPY to LUN 0 while its target port group is in standby: the
+# copy's WRITE faces the check a WRITE would (2/04/0B)
+xcopy_alua() {
+	local gp=$KT_CFS/core/rd_mcp_0/r0/alua/default_tg_pt_gp
+	local d="EXTENDED COPY to a LUN in ALUA standby: NOT READY"
+
+	if ! write_attr $gp/alua_access_state 2; then
+		not_ok "$d" "cannot set $gp/alua_access_state to 2"
+		return
+	fi
+	py_check "$d" iscsi_hostile.py xcopy-once 1,2,2
+	write_attr $gp/alua_access_state 0
+}
+
 # session_gone INITIATOR: within 10 s no session of INITIATOR is listed
 session_gone() {
 	local i
@@ -93,7 +107,7 @@ main() {
 		skip_all "no null_blk module"
 		return
 	fi
-	plan 17
+	plan 19
 	check "an iSCSI target" kt_iscsi_setup
 	check "LUN 1: iblock on a null_blk whose I/O takes 3 s" sh -c "mkdir -p $KT_SLOW &&
 		echo udev_path=/dev/nullb0 > $KT_SLOW/control && echo 1 > $KT_SLOW/enable &&
@@ -114,6 +128,9 @@ main() {
 		iscsi_hostile.py xcopy-flood 1,1,24
 	py_check "12 copies of each of two nexuses: 16 run in all" \
 		iscsi_hostile.py xcopy-flood 1,2,12
+	py_check "EXTENDED COPY to a LUN with software write protect: DATA PROTECT" \
+		iscsi_hostile.py xcopy-swp 1
+	xcopy_alua
 	tpg_waits_for_its_commands
 
 	rm -f $tpg/lun/lun_1/slow
