@@ -30,6 +30,7 @@
 #include <ktarget/fabric.h>
 #include <ktarget/proto/spc.h>
 
+#include "alua.h"
 #include "core.h"
 #include "pr.h"
 #include "xcopy.h"
@@ -228,23 +229,43 @@ static sense_reason_t kt_xcopy_resolve(struct kt_xcopy_op *op)
 }
 
 /*
- * Reservations apply to the copy's READ (@io is op->rd) or WRITE (op->wr)
- * of CSCD @id as to the same command from the issuing nexus.
+ * The copy's READ (@io is op->rd) or WRITE (op->wr) of CSCD @id faces
+ * every check the same command from the issuing nexus would: write
+ * protection (the ACL's, and the LU's SWP), a SANITIZE running or failed,
+ * the port's ALUA access state, reservations. Checked when the copy is
+ * planned and again before each chunk, as any of them may change while
+ * the copy runs; @io is idle then. A NOT READY keeps its ASC for the copy.
  */
-static sense_reason_t kt_xcopy_res_check(struct kt_xcopy_op *op,
-					 struct kt_cmd *io, u16 id)
+static sense_reason_t kt_xcopy_io_check(struct kt_xcopy_op *op,
+					struct kt_cmd *io, u16 id)
 {
 	struct kt_dev *dev = kt_xcopy_dev(op, id);
 	sense_reason_t reason;
 
-	if (!READ_ONCE(dev->res.active))
-		return KT_SENSE_NONE;
+	if (io == &op->wr && (kt_xcopy_wp(op, id) || READ_ONCE(dev->swp)))
+		return KT_SENSE_WRITE_PROTECTED;
 	io->dev = dev;
 	io->lun = id == KT_XCOPY_CSCD_LOCAL ? op->cmd->lun : op->lun[id];
-	reason = kt_res_check(io);
+	reason = kt_sanitize_check(io);
+	if (!reason)
+		reason = kt_sanitize_medium_check(io);
+	if (!reason)
+		reason = kt_alua_check(io);
+	if (!reason && READ_ONCE(dev->res.active))
+		reason = kt_res_check(io);
+	if (reason == KT_SENSE_NOT_READY)
+		op->cmd->sense_asc_ascq = io->sense_asc_ascq;
 	io->lun = NULL;
 	io->dev = NULL;
 	return reason;
+}
+
+/* Before a chunk of segment @seg moves: both sides' checks again. */
+static sense_reason_t kt_xcopy_chunk_check(struct kt_xcopy_op *op,
+					   const struct kt_xcopy_segment *seg)
+{
+	return kt_xcopy_io_check(op, &op->rd, seg->src) ?:
+	       kt_xcopy_io_check(op, &op->wr, seg->dst);
 }
 
 /* Bytes one READ or WRITE of @dev may move (its MAXIMUM TRANSFER LENGTH) */
@@ -283,12 +304,10 @@ static sense_reason_t kt_xcopy_plan(struct kt_xcopy_op *op)
 		if (kt_xcopy_segment_span(&op->list, i, &sg, &dg, &op->span[i],
 					  &err))
 			return kt_xcopy_set_err(cmd, &err);
-		/* write protection applies as to a WRITE of the nexus */
-		if (op->span[i].bytes && kt_xcopy_wp(op, seg->dst))
-			return KT_SENSE_WRITE_PROTECTED;
-		reason = kt_xcopy_res_check(op, &op->rd, seg->src);
-		if (!reason)
-			reason = kt_xcopy_res_check(op, &op->wr, seg->dst);
+		/* a segment that moves nothing writes nothing */
+		reason = kt_xcopy_io_check(op, &op->rd, seg->src);
+		if (!reason && op->span[i].bytes)
+			reason = kt_xcopy_io_check(op, &op->wr, seg->dst);
 		if (reason)
 			return reason;
 		limit = min(limit, kt_xcopy_dev_max(src));
@@ -415,11 +434,18 @@ static sense_reason_t kt_xcopy_write(struct kt_xcopy_op *op,
 	return op->wr_reason;
 }
 
-/* A backstore error while moving segment @nr */
+/*
+ * A backstore error while moving segment @nr; what a READ or WRITE of the
+ * nexus would have been told (write protection, a reservation, ALUA,
+ * SANITIZE) is told as it is.
+ */
 static sense_reason_t kt_xcopy_io_error(struct kt_xcopy_op *op,
 					sense_reason_t reason, unsigned int nr)
 {
-	if (reason == KT_SENSE_WRITE_PROTECTED)
+	if (reason == KT_SENSE_WRITE_PROTECTED ||
+	    reason == KT_SENSE_RESERVATION_CONFLICT ||
+	    reason == KT_SENSE_NOT_READY ||
+	    reason == KT_SENSE_SANITIZE_IN_PROGRESS)
 		return reason;
 	return kt_xcopy_abort_seg(op->cmd, KT_XCOPY_ASC_3PC_DEV_FAILURE, nr,
 				  -1);
@@ -501,6 +527,8 @@ static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 	kt_xcopy_read_start(op, src, cur, src_pos + off, n);
 	for (;;) {
 		reason = kt_xcopy_read_wait(op);
+		if (!reason)
+			reason = kt_xcopy_chunk_check(op, seg);
 		if (reason)
 			return kt_xcopy_io_error(op, reason, nr);
 		kt_xcopy_chunk(span, backward, chunk, done + n, &next_off,
