@@ -20,7 +20,7 @@
 #define CHECK(c)	do { if (!(c)) abort(); } while (0)
 
 static void check_item(const struct kt_iscsi_kv *kv, const u8 *buf,
-		       size_t len)
+		       size_t len, unsigned int any)
 {
 	const struct kt_iscsi_key *k;
 	size_t limit;
@@ -29,7 +29,9 @@ static void check_item(const struct kt_iscsi_kv *kv, const u8 *buf,
 	CHECK(kv->offset == (size_t)(kv->key - buf));
 	CHECK(kv->key_len >= 1 && kv->key_len <= KT_ISCSI_KEY_NAME_MAX);
 	CHECK(!memchr(kv->key, '=', kv->key_len));
-	CHECK(kv->key[0] >= 'A' && kv->key[0] <= 'Z');
+	/* KT_ISCSI_TEXT_F_ANY_KEY: any key character may come first */
+	CHECK((kv->key[0] >= 'A' && kv->key[0] <= 'Z') ||
+	      (any && kv->key[0] != '=' && kv->key[0] != '\0'));
 	CHECK(kv->key[kv->key_len] == '=');
 	CHECK(kv->value == kv->key + kv->key_len + 1);
 	/* the value and its NUL are inside the buffer */
@@ -105,6 +107,20 @@ static void check_values(const struct kt_iscsi_kv *kv, unsigned int flags)
 		CHECK(!strcmp(out, "Reject"));
 }
 
+/* A value taken as an iSCSI name (SendTargets=): well formed or not. */
+static void check_name(const struct kt_iscsi_kv *kv)
+{
+	const char *why = kt_iscsi_name_error(kv->value, kv->value_len);
+
+	if (why) {
+		CHECK(*why);
+		return;
+	}
+	CHECK(kv->value_len >= 13 && kv->value_len <= KT_ISCSI_NAME_MAX);
+	CHECK(!memcmp(kv->value, "iqn.", 4) || !memcmp(kv->value, "eui.", 4) ||
+	      !memcmp(kv->value, "naa.", 4));
+}
+
 static bool same_items(const struct kt_iscsi_kv *a, const struct kt_iscsi_kv *b,
 		       unsigned int nr)
 {
@@ -123,7 +139,8 @@ static bool same_items(const struct kt_iscsi_kv *a, const struct kt_iscsi_kv *b,
 
 /* The text in two PDUs, cut at @cut, gives what the whole gave. */
 static void check_two_pdus(const u8 *buf, size_t len, size_t cut,
-			   const struct kt_iscsi_kv *whole, unsigned int nr)
+			   const struct kt_iscsi_kv *whole, unsigned int nr,
+			   unsigned int any)
 {
 	struct kt_iscsi_kv kv[MAX_KV];
 	struct kt_iscsi_text t;
@@ -134,7 +151,8 @@ static void check_two_pdus(const u8 *buf, size_t len, size_t cut,
 	CHECK(first);
 	memcpy(first, buf, cut);
 	kt_iscsi_text_init(&t, kv, MAX_KV);
-	CHECK(kt_iscsi_text_split(&t, first, cut, KT_ISCSI_TEXT_F_CONTINUE) ==
+	CHECK(kt_iscsi_text_split(&t, first, cut,
+				  KT_ISCSI_TEXT_F_CONTINUE | any) ==
 	      KT_ISCSI_TEXT_OK);
 	CHECK(t.tail_len <= cut);
 	CHECK(t.tail_len <= KT_ISCSI_KEY_NAME_MAX + 1 + KT_ISCSI_VALUE_HARD_MAX);
@@ -144,7 +162,7 @@ static void check_two_pdus(const u8 *buf, size_t len, size_t cut,
 	CHECK(joined);
 	memcpy(joined, first + cut - t.tail_len, t.tail_len);
 	memcpy(joined + t.tail_len, buf + cut, len - cut);
-	CHECK(kt_iscsi_text_split(&t, joined, jlen, 0) == KT_ISCSI_TEXT_OK);
+	CHECK(kt_iscsi_text_split(&t, joined, jlen, any) == KT_ISCSI_TEXT_OK);
 	CHECK(t.nr == nr && t.tail_len == 0);
 	CHECK(same_items(whole, kv, nr));
 	free(joined);
@@ -153,7 +171,7 @@ static void check_two_pdus(const u8 *buf, size_t len, size_t cut,
 
 /* Serialized again, the items split back to themselves. */
 static void check_round_trip(const struct kt_iscsi_kv *kv, unsigned int nr,
-			     size_t len)
+			     size_t len, unsigned int any)
 {
 	struct kt_iscsi_kv again[MAX_KV];
 	struct kt_iscsi_text t;
@@ -171,7 +189,7 @@ static void check_round_trip(const struct kt_iscsi_kv *kv, unsigned int nr,
 		CHECK(pos <= len);
 	}
 	kt_iscsi_text_init(&t, again, MAX_KV);
-	CHECK(kt_iscsi_text_split(&t, out, pos, 0) == KT_ISCSI_TEXT_OK);
+	CHECK(kt_iscsi_text_split(&t, out, pos, any) == KT_ISCSI_TEXT_OK);
 	CHECK(t.nr == nr && same_items(kv, again, nr));
 	free(out);
 }
@@ -185,13 +203,16 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	enum kt_iscsi_text_status st;
 	struct kt_iscsi_kv kv[MAX_KV];
 	struct kt_iscsi_text t;
-	unsigned int i, flags, nego;
+	unsigned int i, flags, nego, any;
 	size_t len;
 	u8 *buf;
 
 	if (!size)
 		return 0;
 	flags = data[0] & 1 ? KT_ISCSI_TEXT_F_CONTINUE : 0;
+	/* full feature phase's Text: a key of any first key character */
+	any = data[0] & 0x20 ? KT_ISCSI_TEXT_F_ANY_KEY : 0;
+	flags |= any;
 	nego = stages[data[0] >> 1 & 3];
 	if (data[0] & 0x08)
 		nego |= KT_ISCSI_NEGO_F_DISCOVERY;
@@ -206,7 +227,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	st = kt_iscsi_text_split(&t, buf, len, flags);
 	CHECK(t.nr <= MAX_KV);
 	for (i = 0; i < t.nr; i++)
-		check_item(&kv[i], buf, len);
+		check_item(&kv[i], buf, len, any);
 
 	if (st != KT_ISCSI_TEXT_OK) {
 		CHECK(st <= KT_ISCSI_TEXT_BAD_VALUE);
@@ -221,13 +242,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	}
 
 	CHECK(t.tail_len <= len);
-	CHECK(!t.tail_len || flags);
-	for (i = 0; i < t.nr; i++)
+	CHECK(!t.tail_len || (flags & KT_ISCSI_TEXT_F_CONTINUE));
+	for (i = 0; i < t.nr; i++) {
 		check_values(&kv[i], nego);
-	check_round_trip(kv, t.nr, len);
-	if (!flags && len)
+		check_name(&kv[i]);
+	}
+	check_round_trip(kv, t.nr, len, any);
+	if (!(flags & KT_ISCSI_TEXT_F_CONTINUE) && len)
 		check_two_pdus(buf, len, (data[0] * 131u + len / 3) % len, kv,
-			       t.nr);
+			       t.nr, any);
 	free(buf);
 	return 0;
 }
