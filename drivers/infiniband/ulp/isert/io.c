@@ -332,7 +332,12 @@ static void kt_iser_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kt_iser_cmd *c = container_of(wc->wr_cqe, struct kt_iser_cmd, cqe);
 	struct kt_iscsi_cmd *cmd = kt_iser_icmd(c);
-	struct kt_iser_conn *ic = to_ic(cmd->conn);
+	/*
+	 * once it goes on, the command may be answered and freed before this
+	 * returns; the connection lives until the queue pair is drained
+	 */
+	struct kt_iscsi_conn *conn = cmd->conn;
+	struct kt_iser_conn *ic = to_ic(conn);
 
 	kt_iser_rw_done(ic, cmd, DMA_FROM_DEVICE);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -340,14 +345,14 @@ static void kt_iser_read_done(struct ib_cq *cq, struct ib_wc *wc)
 			pr_warn_ratelimited("RDMA READ of ITT %#x failed: %s: closing the connection\n",
 					    cmd->itt, ib_wc_status_msg(wc->status));
 		kt_cmd_fail(&cmd->se, KT_SENSE_ABORTED_COMMAND);
-		kt_iscsi_conn_close(cmd->conn);
+		kt_iscsi_conn_close(conn);
 		return;
 	}
 	cmd->se.data_received = cmd->se.data_length;
 	/* its response may be posted from here (kt_iscsi_tx_now()) */
-	WRITE_ONCE(cmd->conn->rx_task, current);
+	WRITE_ONCE(conn->rx_task, current);
 	kt_cmd_data_out_done(&cmd->se);
-	WRITE_ONCE(cmd->conn->rx_task, NULL);
+	WRITE_ONCE(conn->rx_task, NULL);
 }
 
 static int kt_iser_get_data(struct kt_iscsi_conn *conn,
