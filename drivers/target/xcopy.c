@@ -445,7 +445,8 @@ static sense_reason_t kt_xcopy_io_error(struct kt_xcopy_op *op,
 	if (reason == KT_SENSE_WRITE_PROTECTED ||
 	    reason == KT_SENSE_RESERVATION_CONFLICT ||
 	    reason == KT_SENSE_NOT_READY ||
-	    reason == KT_SENSE_SANITIZE_IN_PROGRESS)
+	    reason == KT_SENSE_SANITIZE_IN_PROGRESS ||
+	    reason == KT_SENSE_SANITIZE_FAILED)
 		return reason;
 	return kt_xcopy_abort_seg(op->cmd, KT_XCOPY_ASC_3PC_DEV_FAILURE, nr,
 				  -1);
