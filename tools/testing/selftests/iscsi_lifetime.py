@@ -43,12 +43,22 @@ def fresh_tur(addr, target, initiator, lun):
     return st
 
 
+def serves_afterwards(addr, target, initiator, lun):
+    """True when a new session still gets GOOD from @lun."""
+    st = fresh_tur(addr, target, initiator, lun)
+    print("a new session afterwards: TEST UNIT READY status %#x" % st)
+    return st == 0
+
+
+def read10(lba, blocks):
+    return bytes([0x28, 0]) + struct.pack(">IBH", lba, 0, blocks) + b"\0"
+
+
 def tmf_after_close(addr, target, initiator, lun):
     y = Session(addr)
     y.login(target, initiator + ".y")
     y.settle(lun)
-    read = bytes([0x28, 0]) + struct.pack(">IBH", 0, 0, 1) + b"\0"
-    y.command(lun, read, read_len=512)
+    y.command(lun, read10(0, 1), read_len=512)
     x = Session(addr)
     x.login(target, initiator + ".x")
     x.settle(lun)
@@ -59,9 +69,7 @@ def tmf_after_close(addr, target, initiator, lun):
     y.sock.close()
     print("the reading session closed too")
     time.sleep(6)
-    st = fresh_tur(addr, target, initiator, lun)
-    print("a new session afterwards: TEST UNIT READY status %#x" % st)
-    return st == 0
+    return serves_afterwards(addr, target, initiator, lun)
 
 
 def data_out_head(lun, itt, ttt, offset, length, exp_statsn):
@@ -112,17 +120,14 @@ def mcs_abort(addr, target, initiator, lun):
     a.sock.close()
     b.sock.close()
     time.sleep(1)
-    st = fresh_tur(addr, target, initiator, lun)
-    print("a new session afterwards: TEST UNIT READY status %#x" % st)
-    return st == 0
+    return serves_afterwards(addr, target, initiator, lun)
 
 
 def hold_read(addr, target, initiator, lun):
     c = Session(addr)
     c.login(target, initiator)
     c.settle(lun)
-    read = bytes([0x28, 0]) + struct.pack(">IBH", 0, 0, 1) + b"\0"
-    c.command(lun, read, read_len=512)
+    c.command(lun, read10(0, 1), read_len=512)
     print("READ sent", flush=True)
     try:
         c.pump_for(120)
@@ -158,9 +163,7 @@ def discovery_tmf(addr, target, initiator, lun):
             print("%s in a discovery session: connection closed" % name)
             break
     c.sock.close()
-    st = fresh_tur(addr, target, initiator, lun)
-    print("a new normal session afterwards: TEST UNIT READY status %#x" % st)
-    return st == 0
+    return serves_afterwards(addr, target, initiator, lun)
 
 
 def cut_immediate(addr, target, initiator, lun):
