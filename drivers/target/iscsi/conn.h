@@ -310,8 +310,6 @@ int kt_iscsi_sess_add_conn(struct kt_iscsi_sess *sess,
 void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn);
 /* CmdSN: true when the command may run now (RFC 7143 4.2.2.1). */
 bool kt_iscsi_cmdsn_wait(struct kt_iscsi_conn *conn);
-bool kt_iscsi_cmdsn_accept(struct kt_iscsi_conn *conn, u32 cmdsn,
-			   bool immediate);
 /* immediate commands one session may have taken in and not answered */
 #define KT_ISCSI_IMMEDIATE_MAX	16
 

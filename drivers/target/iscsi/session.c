@@ -453,22 +453,6 @@ static void kt_iscsi_cmdsn_kick(struct kt_iscsi_conn *conn)
 	spin_unlock(&sess->lock);
 }
 
-/*
- * RFC 7143 3.2.2.1 / 4.2.2.1: accept a non-immediate command only with the
- * expected CmdSN, advancing the window; immediate commands carry the
- * current CmdSN and do not advance it. One compare-and-exchange, no lock:
- * it runs for every command. With several connections (MC/S), a PDU
- * ahead of its turn has waited in kt_iscsi_cmdsn_wait() until now; it
- * lets the next one go with kt_iscsi_cmdsn_ready() once it has reached
- * the core.
- */
-bool kt_iscsi_cmdsn_accept(struct kt_iscsi_conn *conn, u32 cmdsn,
-			   bool immediate)
-{
-	return immediate ||
-	       cmpxchg(&conn->sess->exp_cmdsn, cmdsn, cmdsn + 1) == cmdsn;
-}
-
 /* The PDU of @cmdsn has been handed on: the next CmdSN may follow. */
 void kt_iscsi_cmdsn_ready(struct kt_iscsi_conn *conn, u32 cmdsn)
 {
@@ -482,11 +466,17 @@ void kt_iscsi_cmdsn_ready(struct kt_iscsi_conn *conn, u32 cmdsn)
 	}
 }
 
-/* Accept and hand on at once: a PDU whose effect is immediate. */
+/*
+ * A PDU other than a SCSI command (those take a window slot in
+ * kt_iscsi_window_take()), whose effect is immediate: RFC 7143 3.2.2.1,
+ * a non-immediate one is taken only with the expected CmdSN, which it
+ * advances, and is handed on at once. One compare-and-exchange, no lock.
+ */
 bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 			  bool immediate)
 {
-	if (!kt_iscsi_cmdsn_accept(conn, cmdsn, immediate))
+	if (!immediate &&
+	    cmpxchg(&conn->sess->exp_cmdsn, cmdsn, cmdsn + 1) != cmdsn)
 		return false;
 	if (!immediate)
 		kt_iscsi_cmdsn_ready(conn, cmdsn);
