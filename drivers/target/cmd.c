@@ -80,7 +80,7 @@ static void kt_cmd_release(struct kref *kref)
 	if (cmd->data_sgl)
 		kt_sgl_cache_put(sess, cmd->data_sgl, cmd->data_cap);
 	if (cmd->lun)
-		percpu_ref_put(&cmd->lun->ref);
+		kt_lun_put(cmd->lun);
 	cmd->ops->release_cmd(cmd);
 }
 

@@ -13,9 +13,12 @@ static int __init kt_core_init(void)
 {
 	int ret;
 
-	ret = kt_xcopy_init();
+	ret = kt_objects_init();
 	if (ret)
 		return ret;
+	ret = kt_xcopy_init();
+	if (ret)
+		goto out_objects;
 	ret = kt_sanitize_init();
 	if (ret)
 		goto out_xcopy;
@@ -35,6 +38,8 @@ out_sanitize:
 	kt_sanitize_exit();
 out_xcopy:
 	kt_xcopy_exit();
+out_objects:
+	kt_objects_exit();
 	return ret;
 }
 
@@ -44,6 +49,7 @@ static void __exit kt_core_exit(void)
 	kt_task_set_exit();
 	kt_sanitize_exit();
 	kt_xcopy_exit();
+	kt_objects_exit();
 }
 
 module_init(kt_core_init);

@@ -19,6 +19,19 @@ struct scatterlist;
 #define KT_DBROOT_DEFAULT	"/var/target"
 #define KT_DBROOT_MAX		4096
 
+/* objects.c: the core's live counts (include/ktarget/objects.h) */
+struct kt_obj_count;
+struct kt_lun;
+extern struct kt_obj_count kt_obj_sessions;
+extern struct kt_obj_count kt_obj_lun_refs;
+int kt_objects_init(void);
+void kt_objects_exit(void);
+
+/* A LUN's in-flight references, counted in kt_obj_lun_refs. */
+bool kt_lun_tryget(struct kt_lun *lun);
+void kt_lun_get(struct kt_lun *lun);
+void kt_lun_put(struct kt_lun *lun);
+
 /* configfs.c */
 int kt_configfs_init(void);
 void kt_configfs_exit(void);

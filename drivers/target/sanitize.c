@@ -242,7 +242,7 @@ static void kt_sanitize_work(struct work_struct *work)
 	if (op->cmd)
 		kt_cmd_complete(op->cmd, reason);
 	kt_sanitize_free(op);
-	percpu_ref_put(&lun->ref);
+	kt_lun_put(lun);
 }
 
 /* OVERWRITE: a chunk of the medium's worth of @pat, the list's pattern */
@@ -368,7 +368,7 @@ static sense_reason_t kt_sanitize_execute(struct kt_cmd *cmd)
 	pr_info("device %u: SANITIZE %s of %llu bytes started%s\n", dev->index,
 		p.sa == KT_SBC_SANITIZE_OVERWRITE ? "OVERWRITE" : "BLOCK ERASE",
 		s->total, p.immed ? ", status returned at once (IMMED)" : "");
-	percpu_ref_get(&cmd->lun->ref);
+	kt_lun_get(cmd->lun);
 	op->lun = cmd->lun;
 	/* IMMED: GOOD now; REQUEST SENSE tells how far it has gone */
 	if (p.immed)

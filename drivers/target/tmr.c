@@ -282,7 +282,7 @@ void kt_tmr_submit(struct kt_tmr *tmr)
 			 s.count);
 out:
 	if (lun)
-		percpu_ref_put(&lun->ref);
+		kt_lun_put(lun);
 	kt_tmr_task_done(tmr);
 }
 EXPORT_SYMBOL_GPL(kt_tmr_submit);

@@ -11,6 +11,7 @@
 #include <linux/string.h>
 
 #include <ktarget/fabric.h>
+#include <ktarget/objects.h>
 
 #include "core.h"
 #include "pr.h"
@@ -102,6 +103,7 @@ int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
 	spin_lock(&kt_all_sessions_lock);
 	list_add_tail(&sess->all_node, &kt_all_sessions);
 	spin_unlock(&kt_all_sessions_lock);
+	kt_obj_inc(&kt_obj_sessions);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kt_session_register);
@@ -124,6 +126,7 @@ void kt_session_unregister(struct kt_session *sess)
 	if (sess->acl)
 		kt_acl_put(sess->acl);
 	sess->acl = NULL;
+	kt_obj_dec(&kt_obj_sessions);
 }
 EXPORT_SYMBOL_GPL(kt_session_unregister);
 
@@ -150,7 +153,7 @@ struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
 	}
 	/* pairs with the store-release in kt_lun_allow_link() */
 	if (lun && (!smp_load_acquire(&lun->live) ||
-		    !percpu_ref_tryget_live(&lun->ref)))
+		    !kt_lun_tryget(lun)))
 		lun = NULL;
 	rcu_read_unlock();
 	return lun;

@@ -214,7 +214,7 @@ static sense_reason_t kt_xcopy_resolve(struct kt_xcopy_op *op)
 				op->lun[i] = lun;
 				op->wp[i] = wp;
 			} else {
-				percpu_ref_put(&lun->ref);
+				kt_lun_put(lun);
 			}
 		}
 		if (!op->lun[i]) {
@@ -574,7 +574,7 @@ static void kt_xcopy_free(struct kt_xcopy_op *op)
 	flush_work(&op->rd_work);
 	for (i = 0; i < KT_XCOPY_MAX_CSCD; i++)
 		if (op->lun[i])
-			percpu_ref_put(&op->lun[i]->ref);
+			kt_lun_put(op->lun[i]);
 	if (op->sgl)
 		kt_xcopy_buf_put(op->sgl, op->sg_cap);
 	kfree(op);

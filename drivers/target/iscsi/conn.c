@@ -824,6 +824,7 @@ static void kt_iscsi_conn_free_work(struct work_struct *work)
 	kvfree(conn->rx_buf);
 	xa_destroy(&conn->cmds);
 	kfree(conn);
+	kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_CONN]);
 	module_put(THIS_MODULE);
 }
 
@@ -966,6 +967,7 @@ struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
 		module_put(THIS_MODULE);
 		return ERR_PTR(-ENOMEM);
 	}
+	kt_obj_inc(&kt_iscsi_objs[KT_ISCSI_OBJ_CONN]);
 	conn->rx_buf_len = KT_ISCSI_LOGIN_BUF;
 	kref_init(&conn->kref);
 	conn->xport = xport;

@@ -13,6 +13,8 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include <ktarget/objects.h>
+
 #include "iscsi.h"
 
 #define KT_ISCSI_LOGIN_BUF	8192	/* login and text data, one sequence */
@@ -338,6 +340,17 @@ int kt_iscsi_build_status(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 			  u8 *bhs, u32 *len);
 void kt_iscsi_conn_abort_cmds(struct kt_iscsi_conn *conn);
 extern struct kmem_cache *kt_iscsi_cmd_cache;
+
+/* main.c: live counts, in /sys/kernel/debug/ktarget/objects */
+enum kt_iscsi_obj {
+	KT_ISCSI_OBJ_CONN,
+	KT_ISCSI_OBJ_LOGIN,
+	KT_ISCSI_OBJ_SESS,
+	KT_ISCSI_OBJ_CMD,
+	KT_ISCSI_OBJ_TMF,
+	KT_ISCSI_OBJ_NR
+};
+extern struct kt_obj_count kt_iscsi_objs[KT_ISCSI_OBJ_NR];
 
 void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops);
 u64 kt_iscsi_unpack_lun(u64 raw);

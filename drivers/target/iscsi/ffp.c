@@ -417,6 +417,7 @@ static void kt_iscsi_release_cmd(struct kt_cmd *se)
 
 	kt_iscsi_cmd_window_put(cmd);
 	kmem_cache_free(kt_iscsi_cmd_cache, cmd);
+	kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_CMD]);
 	kt_iscsi_conn_put(conn);
 	kt_iscsi_sess_put(sess);
 }
@@ -458,11 +459,13 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	cmd = kmem_cache_zalloc(kt_iscsi_cmd_cache, GFP_KERNEL);
 	if (!cmd)
 		return -ENOMEM;
+	kt_obj_inc(&kt_iscsi_objs[KT_ISCSI_OBJ_CMD]);
 	win = kt_iscsi_window_take(conn->sess, h->cmdsn, h->immediate,
 				   &cmd->slot);
 	if (win == KT_WINDOW_OUTSIDE) {
 		/* RFC 7143 3.2.2.1: outside the window: silently ignored */
 		kmem_cache_free(kt_iscsi_cmd_cache, cmd);
+		kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_CMD]);
 		conn->rx.discard = true;
 		conn->rx.skip = true;
 		return 0;

@@ -43,6 +43,7 @@ int kt_iscsi_login_start(struct kt_iscsi_conn *conn)
 	l = kvzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
+	kt_obj_inc(&kt_iscsi_objs[KT_ISCSI_OBJ_LOGIN]);
 	kt_iscsi_nego_defaults(&l->nego);
 	l->rdma = conn->xport->rdma;
 	l->recv_cap = conn->xport->max_recv_dsl ?: U32_MAX;
@@ -64,6 +65,7 @@ void kt_iscsi_login_free(struct kt_iscsi_conn *conn)
 		config_item_put(&l->tpg->tpg.group.cg_item);
 	memzero_explicit(&l->chap, sizeof(l->chap));
 	kvfree(l);
+	kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_LOGIN]);
 	conn->login = NULL;
 }
 

@@ -10,10 +10,48 @@
 
 #include "conn.h"
 
+struct kt_obj_count kt_iscsi_objs[KT_ISCSI_OBJ_NR];
+
+static const char * const kt_iscsi_obj_names[KT_ISCSI_OBJ_NR] = {
+	[KT_ISCSI_OBJ_CONN]	= "connections",
+	[KT_ISCSI_OBJ_LOGIN]	= "logins",
+	[KT_ISCSI_OBJ_SESS]	= "iscsi_sessions",
+	[KT_ISCSI_OBJ_CMD]	= "commands",
+	[KT_ISCSI_OBJ_TMF]	= "tmfs",
+};
+
+static void kt_iscsi_objs_exit(void)
+{
+	int i;
+
+	for (i = 0; i < KT_ISCSI_OBJ_NR; i++)
+		kt_obj_count_unregister(&kt_iscsi_objs[i]);
+}
+
+static int kt_iscsi_objs_init(void)
+{
+	int i, ret;
+
+	for (i = 0; i < KT_ISCSI_OBJ_NR; i++) {
+		ret = kt_obj_count_register(&kt_iscsi_objs[i], THIS_MODULE,
+					    kt_iscsi_obj_names[i]);
+		if (ret) {
+			while (i--)
+				kt_obj_count_unregister(&kt_iscsi_objs[i]);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 static int __init kt_iscsi_init(void)
 {
-	int ret = -ENOMEM;
+	int ret;
 
+	ret = kt_iscsi_objs_init();
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	/*
 	 * Receive and transmit work of each connection runs on its CPU, at
 	 * normal priority: as high-priority work it preempted a local
@@ -22,7 +60,7 @@ static int __init kt_iscsi_init(void)
 	 */
 	kt_iscsi_wq = alloc_workqueue("ktarget_iscsi", WQ_MEM_RECLAIM, 0);
 	if (!kt_iscsi_wq)
-		return -ENOMEM;
+		goto out_objs;
 	kt_iscsi_close_wq = alloc_workqueue("ktarget_iscsi_close",
 					    WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!kt_iscsi_close_wq)
@@ -43,6 +81,8 @@ out_close_wq:
 	destroy_workqueue(kt_iscsi_close_wq);
 out_wq:
 	destroy_workqueue(kt_iscsi_wq);
+out_objs:
+	kt_iscsi_objs_exit();
 	return ret;
 }
 
@@ -54,6 +94,7 @@ static void __exit kt_iscsi_exit(void)
 	destroy_workqueue(kt_iscsi_close_wq);
 	destroy_workqueue(kt_iscsi_wq);
 	kmem_cache_destroy(kt_iscsi_cmd_cache);
+	kt_iscsi_objs_exit();
 }
 
 module_init(kt_iscsi_init);

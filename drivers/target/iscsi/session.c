@@ -35,6 +35,7 @@ static void kt_iscsi_sess_free_work(struct work_struct *work)
 	}
 	ida_free(&kt_iscsi_tsih_ida, sess->tsih);
 	kfree(sess);
+	kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_SESS]);
 }
 
 struct kt_iscsi_sess *kt_iscsi_sess_create(bool discovery)
@@ -51,6 +52,7 @@ struct kt_iscsi_sess *kt_iscsi_sess_create(bool discovery)
 		kfree(sess);
 		return NULL;
 	}
+	kt_obj_inc(&kt_iscsi_objs[KT_ISCSI_OBJ_SESS]);
 	sess->tsih = tsih;
 	sess->discovery = discovery;
 	kref_init(&sess->kref);

@@ -71,6 +71,7 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 		kt_iscsi_send_tm_rsp(conn, h->itt, KT_ISCSI_TMF_RSP_REJECTED);
 		return;
 	}
+	kt_obj_inc(&kt_iscsi_objs[KT_ISCSI_OBJ_TMF]);
 	kt_iscsi_conn_get(conn);
 	t->conn = conn;
 	t->sess = conn->sess;
@@ -122,5 +123,6 @@ void kt_iscsi_queue_tm_rsp(struct kt_tmr *tmr)
 		kt_iscsi_cold_reset(t->sess);
 	kt_iscsi_sess_put(t->sess);
 	kfree(t);
+	kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_TMF]);
 	kt_iscsi_conn_put(conn);
 }
