@@ -77,7 +77,13 @@ kmsg_mark() {
 	echo "$KT_KMSG_MARK" > /dev/kmsg
 }
 kmsg_since() {
-	dmesg | sed -n "/$KT_KMSG_MARK/,\$p" | tail -n +2
+	# a log that wrapped past the mark is shown whole (and says so)
+	if dmesg | grep -q "$KT_KMSG_MARK"; then
+		dmesg | sed -n "/$KT_KMSG_MARK/,\$p" | tail -n +2
+	else
+		echo "ktarget-test: the kernel log wrapped past the mark"
+		dmesg
+	fi
 }
 
 # write_attr FILE VALUE: write like `echo VALUE > FILE`, status is the write's
@@ -249,4 +255,47 @@ kt_warm_memory() {
 	dd if=/dev/zero of=$d/fill bs=1M count="$mb" 2>/dev/null
 	umount $d
 	rmdir $d
+}
+
+# kt_objects_zero [SECONDS]: every count in the ktarget objects file
+# (connections, sessions, commands, TMFs, logins, LUN references) is 0,
+# within SECONDS (default 30); prints the counts that are not.
+KT_OBJECTS=/sys/kernel/debug/ktarget/objects
+kt_objects_zero() {
+	local end=$((SECONDS + ${1:-30})) left
+	[ -r $KT_OBJECTS ] || { echo "no $KT_OBJECTS"; return 1; }
+	while :; do
+		left=$(awk '$3 != 0' $KT_OBJECTS)
+		[ -z "$left" ] && return 0
+		[ $SECONDS -ge $end ] && break
+		sleep 1
+	done
+	echo "still live after ${1:-30} s:"
+	printf '%s\n' "$left"
+	return 1
+}
+
+# kt_within SECONDS CMD...: run CMD, which may block in the kernel, and
+# fail if it has not ended within SECONDS (it is left running then).
+kt_within() {
+	local secs=$1 pid i
+	shift
+	"$@" &
+	pid=$!
+	for ((i = 0; i < secs * 5; i++)); do
+		kill -0 $pid 2>/dev/null || { wait $pid; return; }
+		sleep 0.2
+	done
+	echo "still running after $secs s: $*"
+	return 1
+}
+
+# kt_kmsg_clean: the kernel log since kmsg_mark shows no finding (the
+# patterns of tools/testing/vm/scan-log.sh)
+kt_kmsg_clean() {
+	local hits
+	hits=$(kmsg_since | grep -E 'BUG:|WARNING:|Oops|general protection|refcount_t|list_(add|del) corruption|hung_task|blocked for more than|UBSAN:|still live at unload|log wrapped past')
+	[ -z "$hits" ] && return 0
+	printf '%s\n' "$hits"
+	return 1
 }

@@ -20,6 +20,8 @@
 #   --no-install      do not install the ktarget modules into the guest
 #   --quiet           do not stream the script's output
 #   --mem SIZE        guest memory (default 2G)
+#
+# KT_PDU_FUZZ_* variables of the caller's environment reach the guest test.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -112,6 +114,11 @@ KT_SCRIPT_ARGS=$args
 KT_SCRIPT_TIMEOUT=$((timeout_s - 30))
 KT_GUEST_INIT='$top/tools/testing/vm/guest-init.sh'
 EOF
+# what a guest test takes from the host's environment: the fuzzer's length
+# and seed (KT_PDU_FUZZ_*)
+for v in $(compgen -e | grep '^KT_PDU_FUZZ_'); do
+	printf 'export %s=%q\n' "$v" "${!v}" >> "$out/guest.env"
+done
 
 start=$(date +%s)
 log "booting $kver ($(basename "$boot")), running $(basename "$script")"
@@ -128,7 +135,7 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 \
 	-serial "file:$out/console.log" \
 	-device virtio-rng-pci \
 	-kernel "$boot" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic rdinit=/init mitigations=off tsc=reliable nokaslr" \
+	-append "console=ttyS0 log_buf_len=16M loglevel=5 panic=-1 oops=panic rdinit=/init mitigations=off tsc=reliable nokaslr" \
 	-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-fsdev local,id=ktout,path="$out",security_model=none \
