@@ -856,10 +856,15 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	bool more;
 
 	conn->xport->shutdown(conn);
+	/*
+	 * The receive work arms the timers (login, keepalive): once it is
+	 * cancelled nothing re-arms them, shutdown having unhooked the
+	 * socket's callbacks.
+	 */
+	cancel_work_sync(&conn->rx_work);
 	del_timer_sync(&conn->login_timer);
 	kt_iscsi_keepalive_stop(conn);
-	cancel_work_sync(&conn->rx_work);
-	conn->state = KT_CONN_DEAD;
+	WRITE_ONCE(conn->state, KT_CONN_DEAD);
 	/* a command or a Data-Out cut off half-way */
 	kt_iscsi_rx_put_cmd(conn, false);
 
@@ -884,11 +889,19 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	kt_iscsi_conn_put(conn);
 }
 
-/* Close from any context; the work does it once. */
+/*
+ * Close from any context; the work does it once. Only a live state moves
+ * to CLOSING: a connection that is DEAD stays so, and the close work,
+ * queued by whoever moved it, runs once.
+ */
 void kt_iscsi_conn_close(struct kt_iscsi_conn *conn)
 {
-	if (xchg(&conn->state, KT_CONN_CLOSING) >= KT_CONN_CLOSING)
-		return;
+	enum kt_iscsi_conn_state old = READ_ONCE(conn->state);
+
+	do {
+		if (old >= KT_CONN_CLOSING)
+			return;
+	} while (!try_cmpxchg(&conn->state, &old, KT_CONN_CLOSING));
 	queue_work(kt_iscsi_close_wq, &conn->close_work);
 }
 EXPORT_SYMBOL_GPL(kt_iscsi_conn_close);

@@ -846,7 +846,9 @@ void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
 	kt_iscsi_login_send(conn, 0, true, nsg);
 	conn->nego.header_digest = l->nego.header_digest;
 	conn->nego.data_digest = l->nego.data_digest;
-	conn->state = KT_CONN_FFP;
+	/* a close that came meanwhile stays: its work is queued already */
+	if (cmpxchg(&conn->state, KT_CONN_LOGIN, KT_CONN_FFP) != KT_CONN_LOGIN)
+		return;
 	if (!l->discovery)
 		kt_iscsi_login_keepalive(conn);
 	kt_iscsi_login_free(conn);
