@@ -438,6 +438,7 @@ static struct kt_tpg *kt_iscsi_make_tpg(struct kt_wwn *wwn, u16 tag)
 	kt_iscsi_tpg_init_params(tpg);
 	INIT_LIST_HEAD(&tpg->nps);
 	atomic_set(&tpg->nr_sessions, 0);
+	INIT_LIST_HEAD(&tpg->logins);
 	/* the core sets these too; kt_iscsi_find_tpg() may see us before */
 	tpg->tpg.tag = tag;
 	tpg->tpg.generate_node_acls = tpg->attrib.generate_node_acls;
@@ -477,6 +478,7 @@ static int kt_iscsi_tpg_enable(struct kt_tpg *se_tpg, bool enable)
 		return 0;
 	}
 	mutex_lock(&kt_iscsi_config_lock);
+	tpg->closed = false;
 	if (tpg->attrib.authentication)
 		kt_iscsi_tpg_offer_none(tpg, false);
 	mutex_unlock(&kt_iscsi_config_lock);

@@ -115,6 +115,9 @@ struct kt_iscsi_tpg {
 	char				param[KT_P_NR][KT_ISCSI_PARAM_LEN];
 	struct list_head		nps;	/* kt_iscsi_tpg_np */
 	atomic_t			nr_sessions;
+	/* under kt_iscsi_config_lock */
+	bool				closed;	/* being disabled: no new session */
+	struct list_head		logins;	/* kt_iscsi_login::tpg_node */
 };
 
 /* target/iscsi/IQN/tpgt_N/acls/INITIATOR */
@@ -247,6 +250,9 @@ void kt_iscsi_portal_put(struct kt_iscsi_portal *portal);
 /* iser=1 / iser=0 of a network portal: share one RDMA listener */
 int kt_iscsi_portal_rdma_get(struct kt_iscsi_portal *portal);
 void kt_iscsi_portal_rdma_put(struct kt_iscsi_portal *portal);
+
+/* login.c: end the logins under way to a TPG, and let no new one in */
+void kt_iscsi_tpg_close_logins(struct kt_iscsi_tpg *tpg);
 
 /* session.c: stop every session of a TPG / of an ACL */
 void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg);

@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -44,6 +45,7 @@ int kt_iscsi_login_start(struct kt_iscsi_conn *conn)
 	if (!l)
 		return -ENOMEM;
 	kt_obj_inc(&kt_iscsi_objs[KT_ISCSI_OBJ_LOGIN]);
+	l->conn = conn;
 	kt_iscsi_nego_defaults(&l->nego);
 	l->rdma = conn->xport->rdma;
 	l->recv_cap = conn->xport->max_recv_dsl ?: U32_MAX;
@@ -61,8 +63,11 @@ void kt_iscsi_login_free(struct kt_iscsi_conn *conn)
 		return;
 	if (l->acl)
 		kt_acl_put(l->acl);
-	if (l->tpg)
-		config_item_put(&l->tpg->tpg.group.cg_item);
+	if (l->tpg) {
+		mutex_lock(&kt_iscsi_config_lock);
+		list_del(&l->tpg_node);
+		mutex_unlock(&kt_iscsi_config_lock);
+	}
 	memzero_explicit(&l->chap, sizeof(l->chap));
 	kvfree(l);
 	kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_LOGIN]);
@@ -307,7 +312,7 @@ static struct kt_iscsi_tpg *kt_iscsi_login_find_tpg(struct kt_iscsi_conn *conn,
 		if (strcmp(tiqn->wwn.name, target))
 			continue;
 		list_for_each_entry(tpg, &tiqn->tpgs, node) {
-			if (!tpg->tpg.enabled)
+			if (!tpg->tpg.enabled || tpg->closed)
 				continue;
 			list_for_each_entry(np, &tpg->nps, node) {
 				if (np->portal == conn->portal &&
@@ -322,9 +327,34 @@ static struct kt_iscsi_tpg *kt_iscsi_login_find_tpg(struct kt_iscsi_conn *conn,
 		break;
 	}
 	if (found)
-		config_item_get(&found->tpg.group.cg_item);
+		list_add_tail(&conn->login->tpg_node, &found->logins);
 	mutex_unlock(&kt_iscsi_config_lock);
 	return found;
+}
+
+/*
+ * Logins that found @tpg: from now on none makes a session on it (the
+ * check in kt_iscsi_login_finish() is under the same lock); those under way
+ * are closed, and gone when this returns.
+ */
+void kt_iscsi_tpg_close_logins(struct kt_iscsi_tpg *tpg)
+{
+	struct kt_iscsi_login *l;
+	bool left;
+
+	mutex_lock(&kt_iscsi_config_lock);
+	tpg->closed = true;
+	list_for_each_entry(l, &tpg->logins, tpg_node)
+		kt_iscsi_conn_close(l->conn);
+	mutex_unlock(&kt_iscsi_config_lock);
+	for (;;) {
+		mutex_lock(&kt_iscsi_config_lock);
+		left = !list_empty(&tpg->logins);
+		mutex_unlock(&kt_iscsi_config_lock);
+		if (!left)
+			return;
+		msleep(20);
+	}
 }
 
 /* The leading keys of the first request: who, to whom, what kind. */
@@ -654,6 +684,17 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 	sess->cmdsn_depth = 64;
 
 	if (!l->discovery) {
+		/*
+		 * The TPG may have been disabled since the login found it:
+		 * once it is closed (under this lock) no session joins it.
+		 */
+		mutex_lock(&kt_iscsi_config_lock);
+		if (l->tpg->closed) {
+			mutex_unlock(&kt_iscsi_config_lock);
+			kt_iscsi_sess_put(sess);
+			*why = "the target portal group is being disabled";
+			return KT_ISCSI_LOGIN_SERVICE_UNAVAILABLE;
+		}
 		/* RFC 7143 6.3.5: session reinstatement by ISID */
 		old = kt_iscsi_sess_find(l->isid, 0, l->initiator, l->tpg);
 		if (old) {
@@ -667,6 +708,7 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 		ret = kt_session_register(&sess->se, &l->tpg->tpg, l->acl,
 					  l->initiator);
 		if (ret) {
+			mutex_unlock(&kt_iscsi_config_lock);
 			kt_iscsi_sess_put(sess);
 			*why = "the TPG refused the session";
 			return KT_ISCSI_LOGIN_AUTHZ_FAILED;
@@ -674,6 +716,7 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 		l->acl = NULL;		/* the session holds it now */
 		sess->registered = true;
 		atomic_inc(&l->tpg->nr_sessions);
+		mutex_unlock(&kt_iscsi_config_lock);
 	}
 
 	l->tsih = sess->tsih;

@@ -50,7 +50,13 @@ struct kt_iscsi_login {
 	u16			cid;
 	u32			itt;
 	u32			cmdsn;
-	struct kt_iscsi_tpg	*tpg;		/* referenced via its config item */
+	/*
+	 * On tpg->logins while it is set: a TPG being disabled or removed
+	 * closes its logins and waits for them to end.
+	 */
+	struct kt_iscsi_tpg	*tpg;
+	struct list_head	tpg_node;
+	struct kt_iscsi_conn	*conn;
 	struct kt_node_acl	*acl;		/* referenced, or NULL */
 	struct kt_iscsi_nego	nego;
 	u64			nego_keys;	/* BIT(id) of each key negotiated */

@@ -304,6 +304,7 @@ void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg)
 	unsigned int i = 0;
 	int left;
 
+	kt_iscsi_tpg_close_logins(tpg);
 	if (kt_iscsi_tpg_request_logout(tpg, KT_ISCSI_LOGOUT_GRACE))
 		while (i++ < KT_ISCSI_LOGOUT_GRACE * 10 &&
 		       atomic_read(&tpg->nr_sessions))
@@ -312,9 +313,6 @@ void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg)
 	for (i = 1; (left = atomic_read(&tpg->nr_sessions)); i++) {
 		/* idle: a backstore slower than the hung-task timeout is no hang of ours */
 		schedule_timeout_idle(msecs_to_jiffies(100));
-		/* a login that had found the TPG before it went */
-		if (!(i % 10))
-			kt_iscsi_close_matching(tpg, NULL);
 		if (!(i % 300))
 			pr_warn("TPG %u of %s: waited %u s for %d closed session(s) whose commands are still in a backstore\n",
 				tpg->tpg.tag, tpg->tpg.wwn->name, i / 10, left);

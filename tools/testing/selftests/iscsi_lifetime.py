@@ -23,13 +23,21 @@ the target still serves afterwards.
   hold-read        log in, send a READ to LUN (a backstore that takes its
                    time) and keep the connection until the target closes
                    it: the caller disables the TPG meanwhile.
+  late-login       send a first Login Request that does not move to full
+                   feature phase (T=0), print "first login PDU answered",
+                   wait until the file LUN names exists (the caller has
+                   disabled and removed the TPG meanwhile), then ask for
+                   full feature phase: the login must be refused or the
+                   connection closed, never a session on a TPG that is gone.
 """
+import os
 import socket
 import struct
 import sys
 import time
 
-from iscsi_raw import OP_DATA_OUT, Session
+from iscsi_raw import IMMEDIATE, OP_DATA_OUT, OP_LOGIN, OP_LOGIN_RSP, Conn, \
+    Session
 
 TMF_ABORT_TASK, TMF_LUN_RESET = 0x01, 0x05
 
@@ -192,8 +200,52 @@ def cut_immediate(addr, target, initiator, lun):
     return True
 
 
+def login_pdu(c, transit, data):
+    # CSG=1 (operational), NSG=3 (full feature); T as asked
+    flags = (0x80 if transit else 0) | 0x07
+    bhs = struct.pack(">BBBBB3s6sHIHHII", IMMEDIATE | OP_LOGIN, flags, 0, 0, 0,
+                      b"\0\0\0", bytes.fromhex("80000000beef"), 0, c.itt, 1,
+                      0, c.cmdsn, c.exp_statsn)
+    c.send(bhs + b"\0" * 16, data)
+    op, rsp, _ = c.recv(30)
+    if op != OP_LOGIN_RSP:
+        raise RuntimeError("login: opcode %#x" % op)
+    c.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+    return rsp
+
+
+def late_login(addr, target, initiator, go_file):
+    c = Conn(addr)
+    keys = ["InitiatorName=" + initiator, "TargetName=" + target,
+            "SessionType=Normal", "HeaderDigest=None", "DataDigest=None"]
+    rsp = login_pdu(c, False, ("\0".join(keys) + "\0").encode())
+    print("first login PDU answered: status %02x%02x, T=%d" %
+          (rsp[36], rsp[37], rsp[1] >> 7), flush=True)
+    if rsp[36]:
+        return False
+    while not os.path.exists(go_file):
+        time.sleep(0.2)
+    try:
+        rsp = login_pdu(c, True, b"")
+    except (EOFError, ConnectionError, TimeoutError) as e:
+        print("final login PDU: the connection closed (%s)" % type(e).__name__)
+        return True
+    st = "%02x%02x" % (rsp[36], rsp[37])
+    if st == "0000":
+        print("final login PDU: logged in, status 0000, to a TPG that is gone")
+        return False
+    print("final login PDU: refused, status %s" % st)
+    return True
+
+
 def main():
     mode, addr, target, initiator, lun = sys.argv[1:6]
+    if mode == "late-login":
+        try:
+            return 0 if late_login(addr, target, initiator, lun) else 1
+        except (TimeoutError, EOFError, ConnectionError, RuntimeError) as e:
+            print("%s: %r" % (mode, e))
+            return 1
     modes = {"tmf-after-close": tmf_after_close, "mcs-abort": mcs_abort,
              "hold-read": hold_read, "discovery-tmf": discovery_tmf,
              "cut-immediate": cut_immediate}

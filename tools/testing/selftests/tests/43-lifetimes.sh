@@ -60,6 +60,43 @@ tpg_waits_for_its_commands() {
 	rmmod dm-delay brd 2>/dev/null
 }
 
+# A login that found its TPG, then waits before asking for full feature
+# phase while the TPG is disabled and removed: it must not make a session
+# on the TPG that is gone (it did, and the TPG was then freed under it).
+KT_LATE_IQN=iqn.2026-11.org.ktarget:late
+late_login_after_rmdir() {
+	local tpg=$KT_CFS/iscsi/$KT_LATE_IQN/tpgt_1 pid go=/tmp/kt-late-go i
+
+	rm -f $go
+	check "a third target on port 3263" sh -c "mkdir -p $tpg/lun/lun_0 &&
+		ln -s $KT_CFS/core/rd_mcp_0/r0 $tpg/lun/lun_0/r0 &&
+		mkdir $tpg/np/127.0.0.1:3263 &&
+		echo 0 > $tpg/attrib/authentication &&
+		echo 1 > $tpg/attrib/generate_node_acls && echo 1 > $tpg/enable"
+	python3 ./iscsi_lifetime.py late-login 127.0.0.1:3263 $KT_LATE_IQN \
+		iqn.2026-11.org.ktarget:life-late $go > /tmp/kt-late.log 2>&1 &
+	pid=$!
+	for i in $(seq 1 100); do
+		grep -q 'first login PDU answered' /tmp/kt-late.log && break
+		sleep 0.2
+	done
+	check "while the login waits, its TPG is disabled and removed" \
+		kt_within 60 sh -c "echo 0 > $tpg/enable &&
+		rm $tpg/lun/lun_0/r0 && rmdir $tpg/lun/lun_0 $tpg/np/127.0.0.1:3263 &&
+		rmdir $tpg $KT_CFS/iscsi/$KT_LATE_IQN"
+	touch $go
+	if wait $pid; then
+		ok "the login's end: refused, no session on the removed TPG"
+	else
+		not_ok "the login's end: refused, no session on the removed TPG"
+	fi
+	sed 's/^/# /' /tmp/kt-late.log
+	rm -f $go
+	check "a new session of the first target still works" \
+		python3 ./iscsi_raw.py power-on 127.0.0.1:3260 $KT_IQN \
+			iqn.2026-11.org.ktarget:life-late-after 0
+}
+
 # EXTENDED COPY to LUN 0 while its target port group is in standby: the
 # copy's WRITE faces the check a WRITE would (2/04/0B)
 xcopy_alua() {
@@ -107,7 +144,7 @@ main() {
 		skip_all "no null_blk module"
 		return
 	fi
-	plan 19
+	plan 24
 	check "an iSCSI target" kt_iscsi_setup
 	check "LUN 1: iblock on a null_blk whose I/O takes 3 s" sh -c "mkdir -p $KT_SLOW &&
 		echo udev_path=/dev/nullb0 > $KT_SLOW/control && echo 1 > $KT_SLOW/enable &&
@@ -131,8 +168,11 @@ main() {
 	py_check "EXTENDED COPY to a LUN with software write protect: DATA PROTECT" \
 		iscsi_hostile.py xcopy-swp 1
 	xcopy_alua
+	late_login_after_rmdir
 	tpg_waits_for_its_commands
 
+	check "no connection, session, command or LUN reference is left" \
+		kt_objects_zero 30
 	rm -f $tpg/lun/lun_1/slow
 	rmdir $tpg/lun/lun_1 $KT_SLOW $KT_CFS/core/iblock_1
 	kt_iscsi_teardown
