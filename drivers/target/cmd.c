@@ -77,8 +77,10 @@ static void kt_cmd_release(struct kref *kref)
 		sgl_free(cmd->sgl);
 	if (cmd->aux_sgl && cmd->aux_sgl != cmd->data_sgl)
 		sgl_free(cmd->aux_sgl);
-	if (cmd->data_sgl)
+	if (cmd->data_sgl) {
+		kt_data_limit_uncharge(cmd->data_cap);
 		kt_sgl_cache_put(sess, cmd->data_sgl, cmd->data_cap);
+	}
 	if (cmd->lun)
 		kt_lun_put(cmd->lun);
 	cmd->ops->release_cmd(cmd);
@@ -238,10 +240,13 @@ static sense_reason_t kt_cmd_alloc_data(struct kt_cmd *cmd, u32 len)
 {
 	if (!len || cmd->sgl)
 		return KT_SENSE_NONE;
+	if (!kt_data_limit_allows(DIV_ROUND_UP(len, PAGE_SIZE)))
+		return KT_SENSE_TASK_SET_FULL;
 	cmd->sgl = kt_sgl_cache_get(cmd->sess, len, &cmd->sg_nents,
 				    &cmd->data_cap);
 	if (!cmd->sgl)
 		return KT_SENSE_OUT_OF_RESOURCES;
+	kt_data_limit_charge(cmd->data_cap);
 	cmd->sgl_owned = true;
 	cmd->data_sgl = cmd->sgl;
 	return KT_SENSE_NONE;

@@ -7,6 +7,9 @@
  *
  *	target/version	read-only banner
  *	target/dbroot	where persistent state (PR APTPL, ALUA) is kept
+ *	target/data_buffer_limit_mb
+ *			what commands of all sessions may hold in data
+ *			buffers (ktarget's own; 0: no limit)
  *	target/core/	backstore HBAs
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -97,12 +100,35 @@ void kt_dbroot_get(char *buf, size_t size)
 	mutex_unlock(&kt_dbroot_lock);
 }
 
+static ssize_t kt_root_data_buffer_limit_mb_show(struct config_item *item,
+						 char *page)
+{
+	return sysfs_emit(page, "%lu\n", kt_data_limit_mb());
+}
+
+static ssize_t kt_root_data_buffer_limit_mb_store(struct config_item *item,
+						  const char *page, size_t count)
+{
+	unsigned long mb;
+	int ret;
+
+	if (kstrtoul(page, 0, &mb)) {
+		pr_warn_ratelimited("data_buffer_limit_mb: '%.*s' is not a number of MiB\n",
+				    (int)kt_strip_value(page, count), page);
+		return -EINVAL;
+	}
+	ret = kt_data_limit_set_mb(mb);
+	return ret ? ret : count;
+}
+
 CONFIGFS_ATTR_RO(kt_root_, version);
 CONFIGFS_ATTR(kt_root_, dbroot);
+CONFIGFS_ATTR(kt_root_, data_buffer_limit_mb);
 
 static struct configfs_attribute *kt_root_attrs[] = {
 	&kt_root_attr_version,
 	&kt_root_attr_dbroot,
+	&kt_root_attr_data_buffer_limit_mb,
 	NULL,
 };
 

@@ -16,9 +16,12 @@ static int __init kt_core_init(void)
 	ret = kt_objects_init();
 	if (ret)
 		return ret;
-	ret = kt_xcopy_init();
+	ret = kt_data_limit_init();
 	if (ret)
 		goto out_objects;
+	ret = kt_xcopy_init();
+	if (ret)
+		goto out_data_limit;
 	ret = kt_sanitize_init();
 	if (ret)
 		goto out_xcopy;
@@ -38,6 +41,8 @@ out_sanitize:
 	kt_sanitize_exit();
 out_xcopy:
 	kt_xcopy_exit();
+out_data_limit:
+	kt_data_limit_exit();
 out_objects:
 	kt_objects_exit();
 	return ret;
@@ -49,6 +54,7 @@ static void __exit kt_core_exit(void)
 	kt_task_set_exit();
 	kt_sanitize_exit();
 	kt_xcopy_exit();
+	kt_data_limit_exit();
 	kt_objects_exit();
 }
 

@@ -90,6 +90,15 @@ struct kt_pr_abort *kt_tmr_preempt_alloc(struct kt_cmd *pr);
 void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 			  const struct kt_pr_nexus *gone, unsigned int nr_gone);
 
+/* data_limit.c: target/data_buffer_limit_mb */
+int kt_data_limit_init(void);
+void kt_data_limit_exit(void);
+bool kt_data_limit_allows(unsigned int pages);
+void kt_data_limit_charge(unsigned int pages);
+void kt_data_limit_uncharge(unsigned int pages);
+unsigned long kt_data_limit_mb(void);
+int kt_data_limit_set_mb(unsigned long mb);
+
 /* sgl_cache.c */
 unsigned int kt_sgl_shape(struct scatterlist *sgl, unsigned int cap, u32 len);
 void kt_sgl_free(struct scatterlist *sgl, unsigned int cap);

@@ -46,6 +46,11 @@ target kept its bound, 1 if not.
                    DATA PROTECT, WRITE PROTECTED, as a WRITE would.
   xcopy-once       ARG is SRC,STATUS,KEY: one such copy; its status and
                    sense key must be STATUS and KEY (hex).
+  data-limit       ARG is MB, what target/data_buffer_limit_mb was set to:
+                   two sessions send 2 x MB WRITEs of 1 MiB each, without
+                   Data-Out. No more than MB of them (and one for the
+                   counter's slack) get an R2T, the rest TASK SET FULL;
+                   once the sessions have gone a new one writes again.
   reinstate-other  ARG is IQN@HOST:PORT, another target: a session there with
                    our InitiatorName and ISID survives our login here.
 """
@@ -458,6 +463,31 @@ def xcopy_once(addr, target, initiator, arg):
     return st == want_st and sense[0] == want_key
 
 
+def data_limit(addr, target, initiator, arg):
+    limit, mib = int(arg), 1 << 20
+    cs = [login_window(addr, target, "%s.%d" % (initiator, i))[0]
+          for i in range(2)]
+    itts = []
+    for i in range(2 * limit):
+        c = cs[i % 2]
+        itts.append((c, c.command(0, write10(i * 2048, 2048), write_len=mib)))
+    for c in cs:
+        c.pump_for(2)
+    r2t = sum(1 for c, itt in itts if itt in c.r2t)
+    full = sum(1 for c, itt in itts
+               if itt in c.rsp and c.rsp[itt][0] == TASK_SET_FULL)
+    print("%d WRITEs of 1 MiB without Data-Out, the limit %d MiB: %d R2T, "
+          "%d TASK SET FULL" % (len(itts), limit, r2t, full))
+    ok = r2t <= limit + 1 and full > 0 and r2t + full == len(itts)
+    for c in cs:
+        c.sock.close()
+    time.sleep(2)
+    c = login(addr, target, initiator + ".after")
+    st = c.wait(c.command(0, write10(0, 8), out=b"\x5a" * 4096))[0]
+    print("after they have gone, a new session's WRITE: status %#x" % st)
+    return ok and st == 0
+
+
 def main():
     mode, addr, target, initiator = sys.argv[1:5]
     arg = sys.argv[5] if len(sys.argv) > 5 else None
@@ -473,6 +503,7 @@ def main():
         "xcopy-flood": lambda: xcopy_flood(addr, target, initiator, arg),
         "xcopy-swp": lambda: xcopy_swp(addr, target, initiator, arg),
         "xcopy-once": lambda: xcopy_once(addr, target, initiator, arg),
+        "data-limit": lambda: data_limit(addr, target, initiator, arg),
         "reinstate-other": lambda: reinstate_other(addr, target, initiator,
                                                    arg),
     }

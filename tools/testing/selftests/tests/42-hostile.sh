@@ -54,10 +54,26 @@ hostile() {
 	fi
 }
 
+# The ceiling on what all sessions' commands hold in data buffers
+data_limit() {
+	local f=$KT_CFS/data_buffer_limit_mb was
+
+	was=$(cat $f 2>/dev/null)
+	check_bad_write "data_buffer_limit_mb: not a number" $f lots 'not a number of MiB'
+	check_bad_write "data_buffer_limit_mb: more than the RAM" $f 100000000 'more than the'
+	check "data_buffer_limit_mb set to 8" write_attr $f 8
+	kmsg_mark
+	hostile data-limit "WRITEs of two sessions past the ceiling: TASK SET FULL" \
+		'TASK SET FULL' -- 8
+	check "the kernel log says which ceiling was reached" \
+		eval 'kmsg_since | grep -q "at data_buffer_limit_mb=8"'
+	check "data_buffer_limit_mb back to $was" write_attr $f "$was"
+}
+
 main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 
-	plan 15
+	plan 22
 	check "an iSCSI target and a second one on another port" \
 		eval 'kt_iscsi_setup && other_build'
 	kmsg_mark
@@ -85,6 +101,9 @@ main() {
 
 	check "the kernel log names no OOM or allocation failure" \
 		eval '! kmsg_since | grep -E "Out of memory|page allocation failure|invoked oom-killer"'
+	data_limit
+	check "no connection, session, command or LUN reference is left" \
+		kt_objects_zero 30
 
 	other_teardown
 	kt_iscsi_teardown
