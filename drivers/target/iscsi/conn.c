@@ -598,8 +598,9 @@ static int kt_iscsi_rx_step(struct kt_iscsi_conn *conn)
 	n = kt_iscsi_recv(conn, p, room);
 	if (n <= 0)
 		return n;
-	if ((rx->state == KT_RX_DATA || rx->state == KT_RX_PAD) &&
-	    conn->nego.data_digest)
+	if (((rx->state == KT_RX_DATA || rx->state == KT_RX_PAD) &&
+	     conn->nego.data_digest) ||
+	    (rx->state == KT_RX_AHS && conn->nego.header_digest))
 		rx->crc = kt_crc(rx->crc, p, n);
 	rx->got += n;
 	return n;
@@ -670,29 +671,25 @@ EXPORT_SYMBOL_GPL(kt_iscsi_rx_pdu);
 
 /*
  * A part is complete: move to the next one. 1 when a header must wait for
- * its CmdSN (MC/S): it stays received, and is taken up when kicked.
+ * its CmdSN (MC/S): it stays received, and is taken up when kicked (this
+ * runs again for the same part then, and comes to the same point).
+ *
+ * A header is acted on only once all of it is in and its digest, which
+ * covers the BHS and the AHS (RFC 7143 11.2), has been checked.
  */
 static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 {
 	struct kt_iscsi_rx *rx = &conn->rx;
-	u32 data_len;
+	u32 ahs_len = rx->bhs[KT_ISCSI_BHS_AHS_LEN] * 4, data_len;
 	int ret;
-
-	if (rx->state == KT_RX_BHS) {
-		WRITE_ONCE(conn->last_rx, jiffies);
-		if (conn->state == KT_CONN_FFP && kt_iscsi_cmdsn_wait(conn))
-			return 1;
-		ret = kt_iscsi_rx_header(conn);
-		if (ret)
-			return ret;
-	}
-	data_len = rx->hdr.data_len;
 
 	switch (rx->state) {
 	case KT_RX_BHS:
-		rx->crc = ~0;
-		if (rx->hdr.ahs_len) {
-			kt_iscsi_rx_next(rx, KT_RX_AHS, rx->hdr.ahs_len);
+		WRITE_ONCE(conn->last_rx, jiffies);
+		rx->crc = conn->nego.header_digest ?
+			  kt_crc(~0, rx->bhs, KT_ISCSI_BHS_LEN) : ~0;
+		if (ahs_len) {
+			kt_iscsi_rx_next(rx, KT_RX_AHS, ahs_len);
 			return 0;
 		}
 		fallthrough;
@@ -704,16 +701,24 @@ static int kt_iscsi_rx_advance(struct kt_iscsi_conn *conn)
 		fallthrough;
 	case KT_RX_HDIGEST:
 		if (rx->state == KT_RX_HDIGEST &&
-		    le32_to_cpu(rx->digest) != ~kt_crc(~0, rx->bhs, KT_ISCSI_BHS_LEN)) {
+		    le32_to_cpu(rx->digest) != ~rx->crc) {
 			pr_warn_ratelimited("header digest error: closing the connection\n");
 			return -EPROTO;
 		}
+		if (conn->state == KT_CONN_FFP && kt_iscsi_cmdsn_wait(conn))
+			return 1;
+		ret = kt_iscsi_rx_header(conn);
+		if (ret)
+			return ret;
+		data_len = rx->hdr.data_len;
+		rx->crc = ~0;
 		if (data_len) {
 			kt_iscsi_rx_next(rx, KT_RX_DATA, data_len);
 			return 0;
 		}
 		break;
 	case KT_RX_DATA:
+		data_len = rx->hdr.data_len;
 		if (kt_iscsi_pad4(data_len) != data_len) {
 			kt_iscsi_rx_next(rx, KT_RX_PAD, kt_iscsi_pad4(data_len) - data_len);
 			return 0;

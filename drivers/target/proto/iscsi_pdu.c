@@ -22,7 +22,7 @@
 /* Offsets shared by most PDUs (RFC 7143 11.2.1) */
 #define OFF_OPCODE	0
 #define OFF_FLAGS	1
-#define OFF_AHS_LEN	4
+#define OFF_AHS_LEN	KT_ISCSI_BHS_AHS_LEN
 #define OFF_DSL		5
 #define OFF_LUN		8
 #define OFF_ITT		16

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #define KT_ISCSI_BHS_LEN		48	/* RFC 7143 11.2 */
+#define KT_ISCSI_BHS_AHS_LEN		4	/* offset of TotalAHSLength (words) */
 #define KT_ISCSI_DIGEST_LEN		4	/* RFC 7143 11.2.3: CRC32C */
 #define KT_ISCSI_CDB_LEN		16	/* RFC 7143 11.3.5 */
 #define KT_ISCSI_ISID_LEN		6	/* RFC 7143 11.12.5 */

@@ -51,6 +51,11 @@ target kept its bound, 1 if not.
                    Data-Out. No more than MB of them (and one for the
                    counter's slack) get an R2T, the rest TASK SET FULL;
                    once the sessions have gone a new one writes again.
+  header-digest    a session with HeaderDigest=CRC32C: a TEST UNIT READY
+                   with a right digest is answered; one that carries an
+                   AHS (bidirectional read length), its digest over BHS
+                   and AHS (RFC 7143 11.2), is answered too, and the
+                   connection goes on; one with a wrong digest closes it.
   reinstate-other  ARG is IQN@HOST:PORT, another target: a session there with
                    our InitiatorName and ISID survives our login here.
 """
@@ -488,6 +493,87 @@ def data_limit(addr, target, initiator, arg):
     return ok and st == 0
 
 
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def digest_login(addr, target, initiator):
+    """A session whose PDUs carry header digests; None if refused."""
+    c = Hostile(addr)
+    keys = ["InitiatorName=" + initiator, "TargetName=" + target,
+            "SessionType=Normal", "HeaderDigest=CRC32C", "DataDigest=None"]
+    bhs = struct.pack(">BBBBB3s6sHIHHII", IMMEDIATE | 0x03, 0x87, 0, 0, 0,
+                      b"\0\0\0", bytes.fromhex("80000000beef"), 0, c.itt,
+                      1, 0, c.cmdsn, c.exp_statsn)
+    c.send(bhs + b"\0" * 16, ("\0".join(keys) + "\0").encode())
+    _, rsp, data = c.recv(10)
+    print("login: status %02x%02x, %s" % (rsp[36], rsp[37],
+          [k for k in data.split(b"\0") if k.startswith(b"HeaderDigest")]))
+    if rsp[36] or b"HeaderDigest=CRC32C" not in data or not rsp[1] & 0x80:
+        return None
+    c.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+    return c
+
+
+def digest_tur(c, ahs=b"", bad=False):
+    """A TEST UNIT READY (an ORDERED one) with a header digest; its
+    status, or the exception that ended the connection."""
+    c.itt += 1
+    bhs = bytearray(struct.pack(">BBH4xBB6sIIII", 0x01, 0x82, 0, 0, 0,
+                                b"\0" * 6, c.itt, 0, c.cmdsn, c.exp_statsn)
+                    + bytes(16))
+    bhs[4] = len(ahs) // 4
+    c.cmdsn += 1
+    hdr = bytes(bhs) + ahs
+    digest = crc32c(hdr) ^ (0x5A5A5A5A if bad else 0)
+    c.sock.sendall(hdr + struct.pack("<I", digest))
+    try:
+        while True:
+            bhs = c.recv_exact(48, time.monotonic() + 10)
+            c.recv_exact(4 + bhs[4] * 4, time.monotonic() + 10)
+            dlen = int.from_bytes(bhs[5:8], "big")
+            if dlen:
+                c.recv_exact(dlen + (-dlen) % 4, time.monotonic() + 10)
+            if bhs[0] & 0x3F == 0x21:
+                c.exp_statsn = struct.unpack(">I", bhs[24:28])[0] + 1
+                return "status %#x" % bhs[3]
+            if bhs[0] & 0x3F == 0x3F:
+                return "reject %#x" % bhs[2]
+    except (EOFError, ConnectionError, TimeoutError) as e:
+        return type(e).__name__
+
+
+def header_digest(addr, target, initiator):
+    c = digest_login(addr, target, initiator)
+    if not c:
+        return False
+    ok = True
+    for _ in range(3):	# past the new nexus's unit attentions
+        st = digest_tur(c)
+    print("TEST UNIT READY, right digest: %s" % st)
+    ok &= st == "status 0x0"
+    # AHS type 2, bidirectional expected read-data length (RFC 7143 11.2.1.3)
+    ahs = struct.pack(">HBBI", 5, 2, 0, 0)
+    st = digest_tur(c, ahs)
+    print("TEST UNIT READY with an AHS, digest over BHS and AHS: %s" % st)
+    ok &= st.startswith("status") or st.startswith("reject")
+    st = digest_tur(c)
+    print("then on the same connection: %s" % st)
+    ok &= st == "status 0x0"
+    c.sock.close()
+    c = digest_login(addr, target, initiator + ".bad")
+    digest_tur(c)
+    st = digest_tur(c, bad=True)
+    print("TEST UNIT READY, wrong digest: %s" % st)
+    ok &= st in ("EOFError", "ConnectionResetError")
+    return ok
+
+
 def main():
     mode, addr, target, initiator = sys.argv[1:5]
     arg = sys.argv[5] if len(sys.argv) > 5 else None
@@ -503,6 +589,7 @@ def main():
         "xcopy-flood": lambda: xcopy_flood(addr, target, initiator, arg),
         "xcopy-swp": lambda: xcopy_swp(addr, target, initiator, arg),
         "xcopy-once": lambda: xcopy_once(addr, target, initiator, arg),
+        "header-digest": lambda: header_digest(addr, target, initiator),
         "data-limit": lambda: data_limit(addr, target, initiator, arg),
         "reinstate-other": lambda: reinstate_other(addr, target, initiator,
                                                    arg),

@@ -73,7 +73,7 @@ data_limit() {
 main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 
-	plan 22
+	plan 23
 	check "an iSCSI target and a second one on another port" \
 		eval 'kt_iscsi_setup && other_build'
 	kmsg_mark
@@ -96,6 +96,8 @@ main() {
 		'WRITE AND VERIFY (10) of 2 blocks, 512 bytes sent: status 0x0'
 	hostile burst-order "FirstBurstLength never ends above MaxBurstLength" \
 		'offered'
+	hostile header-digest "header digests cover the AHS; a wrong one closes the connection" \
+		'wrong digest: EOFError\|wrong digest: ConnectionResetError'
 	hostile reinstate-other "a login here leaves a session on another target alone" \
 		'afterwards: TEST UNIT READY 0x0' -- $KT_OTHER_IQN@127.0.0.1:3261
 
