@@ -36,14 +36,21 @@
 #define KT_RX_IOV	64	/* pages filled by one receive call */
 
 struct workqueue_struct *kt_iscsi_wq;
-/* closing waits for a connection's work on kt_iscsi_wq, so runs elsewhere */
+/*
+ * Closing and freeing wait for a connection's work on kt_iscsi_wq, so run
+ * elsewhere.
+ */
 struct workqueue_struct *kt_iscsi_close_wq;
 
-/* Every close, then everything a close queued, has run. */
+/*
+ * Every close, then everything a close queued, has run, and the frees
+ * that the last of those queued.
+ */
 void kt_iscsi_flush(void)
 {
 	flush_workqueue(kt_iscsi_close_wq);
 	flush_workqueue(kt_iscsi_wq);
+	flush_workqueue(kt_iscsi_close_wq);
 }
 
 static u32 kt_crc(u32 crc, const void *buf, size_t len)
@@ -838,7 +845,13 @@ static void kt_iscsi_conn_release(struct kref *kref)
 	struct kt_iscsi_conn *conn = container_of(kref, struct kt_iscsi_conn,
 						  kref);
 
-	queue_work(kt_iscsi_wq, &conn->free_work);
+	/*
+	 * Not on kt_iscsi_wq: the free work waits for the connection's
+	 * receive and transmit work there, and a work item that waits for
+	 * others of its own WQ_MEM_RECLAIM workqueue can deadlock when the
+	 * rescuer runs it (lockdep says so).
+	 */
+	queue_work(kt_iscsi_close_wq, &conn->free_work);
 }
 
 void kt_iscsi_conn_get(struct kt_iscsi_conn *conn)
