@@ -1033,7 +1033,10 @@ int kt_iscsi_conn_start(struct kt_iscsi_conn *conn)
 }
 EXPORT_SYMBOL_GPL(kt_iscsi_conn_start);
 
-/* A new connection from the portal's accept work; takes @sock. */
+/*
+ * A new connection from the portal's accept work; takes @sock, also when
+ * it fails (the connection's release, or here, releases it once).
+ */
 struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
 					   struct kt_iscsi_portal *portal)
 {
@@ -1041,8 +1044,10 @@ struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
 	struct sock *sk = sock->sk;
 
 	conn = kt_iscsi_conn_alloc(portal, &kt_iscsi_tcp, NULL);
-	if (IS_ERR(conn))
+	if (IS_ERR(conn)) {
+		sock_release(sock);
 		return conn;
+	}
 	conn->sock = sock;
 	kernel_getpeername(sock, (struct sockaddr *)&conn->peer);
 	tcp_sock_set_nodelay(sk);

@@ -38,10 +38,18 @@ static bool kt_sockaddr_equal(const struct sockaddr_storage *a,
 	return false;
 }
 
+/*
+ * A connection's socket is a clone of the listener's and starts with its
+ * callbacks and sk_user_data: data that comes before kt_iscsi_conn_create()
+ * takes it over (or after its close gives them back) lands here too. Only
+ * the listener itself has connections to accept.
+ */
 static void kt_iscsi_listen_ready(struct sock *sk)
 {
 	struct kt_iscsi_portal *portal;
 
+	if (sk->sk_state != TCP_LISTEN)
+		return;
 	read_lock_bh(&sk->sk_callback_lock);
 	portal = sk->sk_user_data;
 	if (portal && !portal->stopping)
@@ -62,10 +70,8 @@ static void kt_iscsi_accept_work(struct work_struct *work)
 		if (ret)
 			break;
 		conn = kt_iscsi_conn_create(sock, portal);
-		if (IS_ERR(conn)) {
+		if (IS_ERR(conn))
 			pr_warn_ratelimited("cannot take a connection: %pe\n", conn);
-			sock_release(sock);
-		}
 	}
 }
 
