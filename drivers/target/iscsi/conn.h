@@ -350,6 +350,7 @@ enum kt_iscsi_obj {
 	KT_ISCSI_OBJ_TMF,
 	KT_ISCSI_OBJ_NR
 };
+
 extern struct kt_obj_count kt_iscsi_objs[KT_ISCSI_OBJ_NR];
 
 void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops);
