@@ -94,10 +94,14 @@ class Conn:
 
     def login(self, target, initiator, tsih=0, cid=1, extra=(), settle=True):
         """Log in to full feature phase. A new session then takes LUN 0's
-        unit attentions (@settle), as initiators do after a login."""
+        unit attentions (@settle), as initiators do after a login.
+        A target that answers without the T bit and offers keys of its own
+        (LIO offers every operational key it was not offered, and will not
+        move on until each is answered) gets its own values back."""
         keys = ["InitiatorName=" + initiator, "TargetName=" + target,
                 "SessionType=Normal", "HeaderDigest=None", "DataDigest=None",
                 "MaxRecvDataSegmentLength=65536"] + list(extra)
+        offered = {k.split("=", 1)[0] for k in keys}
         data = ("\0".join(keys) + "\0").encode()
         for _ in range(4):
             # T=1, CSG=1 (operational), NSG=3 (full feature)
@@ -106,7 +110,7 @@ class Conn:
                               bytes.fromhex("80000000beef"), tsih, self.itt,
                               cid, 0, self.cmdsn, self.exp_statsn)
             self.send(bhs + b"\0" * 16, data)
-            op, rsp, _ = self.recv(10)
+            op, rsp, got = self.recv(10)
             if op != OP_LOGIN_RSP:
                 raise RuntimeError("login: opcode %#x" % op)
             if rsp[36] != 0:
@@ -117,7 +121,9 @@ class Conn:
                 if settle and not tsih:
                     self.settle(0)
                 return
-            data = b""
+            data = answer_offers(got, offered)
+            offered |= {k.split("=", 1)[0] for k in
+                        data.decode().split("\0") if k}
         raise RuntimeError("login did not reach full feature phase")
 
     def scsi_no_data(self, lun, cdb):
@@ -294,6 +300,24 @@ class Session(Conn):
     def read_block(self, lun, lba, bs):
         cdb = bytes([0x88, 0]) + struct.pack(">QI", lba, 1) + b"\0\0"
         return self.wait(self.command(lun, cdb, read_len=bs))
+
+
+# keys a target declares (RFC 7143 13): they take no answer
+DECLARATIVE = {"TargetAlias", "TargetPortalGroupTag", "TargetAddress",
+               "MaxRecvDataSegmentLength"}
+
+
+def answer_offers(data, offered):
+    """The answers to the keys a login response @data offers that are not
+    in @offered (answers to ours) nor declarative: each with the target's
+    own value, which every negotiation type accepts (a value of the
+    offered list, the same number, the same boolean)."""
+    answers = []
+    for kv in data.decode(errors="replace").split("\0"):
+        key, eq, value = kv.partition("=")
+        if eq and key not in offered and key not in DECLARATIVE:
+            answers.append(key + "=" + value.split(",")[0])
+    return ("\0".join(answers) + "\0").encode() if answers else b""
 
 
 def logout(c):
