@@ -238,15 +238,20 @@ static void kt_cmd_set_residual(struct kt_cmd *cmd, u32 needed)
 
 static sense_reason_t kt_cmd_alloc_data(struct kt_cmd *cmd, u32 len)
 {
+	unsigned int pages = DIV_ROUND_UP(len, PAGE_SIZE);
+
 	if (!len || cmd->sgl)
 		return KT_SENSE_NONE;
-	if (!kt_data_limit_allows(DIV_ROUND_UP(len, PAGE_SIZE)))
+	if (!kt_data_limit_try_charge(pages))
 		return KT_SENSE_TASK_SET_FULL;
 	cmd->sgl = kt_sgl_cache_get(cmd->sess, len, &cmd->sg_nents,
 				    &cmd->data_cap);
-	if (!cmd->sgl)
+	if (!cmd->sgl) {
+		kt_data_limit_uncharge(pages);
 		return KT_SENSE_OUT_OF_RESOURCES;
-	kt_data_limit_charge(cmd->data_cap);
+	}
+	/* a recycled buffer may have more pages than asked for */
+	kt_data_limit_charge(cmd->data_cap - pages);
 	cmd->sgl_owned = true;
 	cmd->data_sgl = cmd->sgl;
 	return KT_SENSE_NONE;

@@ -93,7 +93,7 @@ void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 /* data_limit.c: target/data_buffer_limit_mb */
 int kt_data_limit_init(void);
 void kt_data_limit_exit(void);
-bool kt_data_limit_allows(unsigned int pages);
+bool kt_data_limit_try_charge(unsigned int pages);
 void kt_data_limit_charge(unsigned int pages);
 void kt_data_limit_uncharge(unsigned int pages);
 unsigned long kt_data_limit_mb(void);

@@ -7,8 +7,15 @@
  * whose buffer would pass the ceiling is answered TASK SET FULL before
  * anything is allocated, and its initiator retries as others complete.
  *
- * The count is a percpu_counter: the check may pass the ceiling by a
- * batch per CPU, never by more.
+ * The count is a percpu_counter. A command charges what it asks for before
+ * the check and what its buffer really has once allocated (a recycled one
+ * may be larger), so the ceiling is passed by at most a batch per CPU and
+ * the difference of buffers being allocated at that moment. A command
+ * larger than the whole ceiling still runs when it is alone.
+ *
+ * Not counted: the second buffers of VERIFY, COMPARE AND WRITE, ORWRITE
+ * and WRITE SAME, and the buffers a session keeps for reuse (bounded per
+ * session, KT_SGL_CACHE_SLOTS).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,20 +42,6 @@ void kt_data_limit_exit(void)
 	percpu_counter_destroy(&kt_data_pages);
 }
 
-/* May a command take a buffer of @pages more? Warns when it may not. */
-bool kt_data_limit_allows(unsigned int pages)
-{
-	unsigned long limit = READ_ONCE(kt_data_limit_pages);
-
-	if (!limit || __percpu_counter_compare(&kt_data_pages,
-					       (s64)limit - pages,
-					       KT_DATA_BATCH) <= 0)
-		return true;
-	pr_warn_ratelimited("data buffers of all sessions are at data_buffer_limit_mb=%lu: commands get TASK SET FULL until others complete\n",
-			    limit >> (20 - PAGE_SHIFT));
-	return false;
-}
-
 void kt_data_limit_charge(unsigned int pages)
 {
 	percpu_counter_add_batch(&kt_data_pages, pages, KT_DATA_BATCH);
@@ -57,6 +50,27 @@ void kt_data_limit_charge(unsigned int pages)
 void kt_data_limit_uncharge(unsigned int pages)
 {
 	percpu_counter_add_batch(&kt_data_pages, -(s64)pages, KT_DATA_BATCH);
+}
+
+/*
+ * Charge @pages for a command's buffer; false (nothing charged, and a
+ * warning) when that passes the ceiling while other buffers are held.
+ */
+bool kt_data_limit_try_charge(unsigned int pages)
+{
+	unsigned long limit = READ_ONCE(kt_data_limit_pages);
+
+	kt_data_limit_charge(pages);
+	if (!limit || __percpu_counter_compare(&kt_data_pages, limit,
+					       KT_DATA_BATCH) <= 0)
+		return true;
+	/* the exact sum, only on this path: alone, a command may run */
+	if (percpu_counter_sum(&kt_data_pages) <= pages)
+		return true;
+	kt_data_limit_uncharge(pages);
+	pr_warn_ratelimited("data buffers of all sessions are at data_buffer_limit_mb=%lu: commands get TASK SET FULL until others complete\n",
+			    limit >> (20 - PAGE_SHIFT));
+	return false;
 }
 
 unsigned long kt_data_limit_mb(void)

@@ -465,7 +465,8 @@ static void kt_iscsi_drop_tpg(struct kt_tpg *se_tpg)
 }
 
 /*
- * Called under tpg->lock. Portals listen from the time they are made,
+ * Called without tpg->lock (disabling waits for logins that take it).
+ * Portals listen from the time they are made,
  * so enabling starts nothing (LIO allows a TPG without portals);
  * disabling ends the TPG's sessions.
  */

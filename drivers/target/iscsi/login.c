@@ -299,7 +299,10 @@ static void kt_iscsi_nego_record(struct kt_iscsi_login *l, unsigned int id,
 	}
 }
 
-/* Find the TPG of @l->target reachable through this connection's portal. */
+/*
+ * Find the TPG of @target behind this connection's portal, and list the
+ * login on it.
+ */
 static struct kt_iscsi_tpg *kt_iscsi_login_find_tpg(struct kt_iscsi_conn *conn,
 						    const char *target)
 {
@@ -326,8 +329,11 @@ static struct kt_iscsi_tpg *kt_iscsi_login_find_tpg(struct kt_iscsi_conn *conn,
 		}
 		break;
 	}
-	if (found)
+	if (found) {
+		/* listed and set together: kt_iscsi_login_free() unlists */
+		conn->login->tpg = found;
 		list_add_tail(&conn->login->tpg_node, &found->logins);
+	}
 	mutex_unlock(&kt_iscsi_config_lock);
 	return found;
 }

@@ -48,7 +48,7 @@ static void kt_iscsi_listen_ready(struct sock *sk)
 {
 	struct kt_iscsi_portal *portal;
 
-	if (sk->sk_state != TCP_LISTEN)
+	if (READ_ONCE(sk->sk_state) != TCP_LISTEN)
 		return;
 	read_lock_bh(&sk->sk_callback_lock);
 	portal = sk->sk_user_data;

@@ -304,6 +304,8 @@ void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg)
 	unsigned int i = 0;
 	int left;
 
+	/* the logins it waits for look up ACLs under it */
+	lockdep_assert_not_held(&tpg->tpg.lock);
 	kt_iscsi_tpg_close_logins(tpg);
 	if (kt_iscsi_tpg_request_logout(tpg, KT_ISCSI_LOGOUT_GRACE))
 		while (i++ < KT_ISCSI_LOGOUT_GRACE * 10 &&
