@@ -252,6 +252,7 @@ static const struct kt_iscsi_tpg_attrib kt_tpg_attrib_defaults = {
 	.fabric_prot_type		= 0,
 	.tpg_enabled_sendtargets	= 1,
 	.login_keys_workaround		= 1,
+	.default_dataout_timeout	= KT_ISCSI_DATAOUT_TIMEOUT,
 };
 
 static struct kt_iscsi_tpg *attrib_to_tpg(struct config_item *item)
@@ -380,6 +381,8 @@ KT_TPG_BOOL(t10_pi, NULL);
 KT_TPG_ATTRIB(fabric_prot_type, 0, 3, BIT(2), "0, 1 or 3", NULL);
 KT_TPG_BOOL(tpg_enabled_sendtargets, NULL);
 KT_TPG_BOOL(login_keys_workaround, NULL);
+/* ktarget's own: what an ACL's dataout_timeout is for demo-mode sessions */
+KT_TPG_RANGE(default_dataout_timeout, 2, 3600);
 
 static struct configfs_attribute *kt_iscsi_tpg_attrib_attrs[] = {
 	&kt_tpg_attrib_attr_authentication,
@@ -396,6 +399,7 @@ static struct configfs_attribute *kt_iscsi_tpg_attrib_attrs[] = {
 	&kt_tpg_attrib_attr_fabric_prot_type,
 	&kt_tpg_attrib_attr_tpg_enabled_sendtargets,
 	&kt_tpg_attrib_attr_login_keys_workaround,
+	&kt_tpg_attrib_attr_default_dataout_timeout,
 	NULL,
 };
 
@@ -489,7 +493,7 @@ static int kt_iscsi_tpg_enable(struct kt_tpg *se_tpg, bool enable)
 /* ---- tpgt_N/acls/INITIATOR ---- */
 
 static const struct kt_iscsi_acl_attrib kt_acl_attrib_defaults = {
-	.dataout_timeout		= 3,
+	.dataout_timeout		= KT_ISCSI_DATAOUT_TIMEOUT,
 	.dataout_timeout_retries	= 5,
 	.default_erl			= 0,
 	.nopin_timeout			= KT_ISCSI_NOPIN_TIMEOUT,

@@ -882,6 +882,7 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	cancel_work_sync(&conn->rx_work);
 	del_timer_sync(&conn->login_timer);
 	kt_iscsi_keepalive_stop(conn);
+	kt_iscsi_dataout_stop(conn);
 	WRITE_ONCE(conn->state, KT_CONN_DEAD);
 	/* a command or a Data-Out cut off half-way */
 	kt_iscsi_rx_put_cmd(conn, false);
@@ -1021,6 +1022,7 @@ struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
 	timer_setup(&conn->login_timer, kt_iscsi_login_timeout, 0);
 	conn->login_start = jiffies;
 	kt_iscsi_keepalive_init(conn);
+	kt_iscsi_dataout_init(conn);
 	kt_iscsi_rx_next(&conn->rx, KT_RX_BHS, KT_ISCSI_BHS_LEN);
 	return conn;
 }

@@ -211,6 +211,10 @@ struct kt_iscsi_conn {
 	/* keepalive (keepalive.c) */
 	struct timer_list	nopin_timer;
 	struct work_struct	nopin_work;
+	/* dataout_timer.c: commands waiting for Data-Out too long */
+	struct timer_list	dataout_timer;
+	struct work_struct	dataout_work;
+	u16			dataout_timeout;	/* s, 0: none */
 	unsigned long		last_rx;	/* jiffies of the last PDU in */
 	unsigned long		nopin_sent;	/* jiffies of the ping, if any */
 	u32			nopin_ttt;	/* of the ping awaiting its answer */
@@ -262,6 +266,7 @@ struct kt_iscsi_cmd {
 	u8			pending;	/* BIT(KT_TX_*) still to send */
 	sense_reason_t		setup_reason;	/* kt_cmd_setup() refused it */
 	u32			imm_len;	/* immediate data in the command PDU */
+	unsigned long		data_at;	/* jiffies: last Data-Out or R2T */
 	u8			sense_pdu[2 + KT_SENSE_BUF_LEN];
 	/* an RDMA transport's per-command state (buffers, RDMA context) */
 	u8			xport_cmd[KT_ISCSI_XPORT_CMD_SIZE] __aligned(8);
@@ -365,6 +370,11 @@ void kt_iscsi_keepalive_start(struct kt_iscsi_conn *conn, u16 timeout,
 			      u16 rsp_timeout);
 void kt_iscsi_keepalive_stop(struct kt_iscsi_conn *conn);
 void kt_iscsi_keepalive_answer(struct kt_iscsi_conn *conn, u32 ttt);
+
+/* dataout_timer.c: the Data-Out timeout (ERL 0: the connection ends) */
+void kt_iscsi_dataout_init(struct kt_iscsi_conn *conn);
+void kt_iscsi_dataout_watch(struct kt_iscsi_conn *conn);
+void kt_iscsi_dataout_stop(struct kt_iscsi_conn *conn);
 
 /* tmf.c */
 void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn);

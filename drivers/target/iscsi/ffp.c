@@ -185,6 +185,8 @@ static void kt_iscsi_send_r2ts(struct kt_iscsi_conn *conn,
 		/* counted before it is out: the answer may come at once */
 		cmd->r2t_offset += r.desired_len;
 		cmd->r2t_outstanding++;
+		/* the initiator's time runs from when it is asked */
+		WRITE_ONCE(cmd->data_at, jiffies);
 		if (kt_iscsi_send_pdu(conn, bhs, NULL, 0))
 			break;	/* the connection closes */
 	}
@@ -644,12 +646,14 @@ static void kt_iscsi_scsi_cmd(struct kt_iscsi_conn *conn)
 		 */
 		kt_cmd_get(&cmd->se);
 		WRITE_ONCE(cmd->in_xa, true);
+		cmd->data_at = jiffies;
 		if (xa_insert_irq(&conn->cmds, cmd->itt, cmd, GFP_KERNEL)) {
 			cmd->in_xa = false;
 			kt_cmd_fail(&cmd->se, KT_SENSE_OUT_OF_RESOURCES);
 			kt_cmd_put(&cmd->se);
 			return;
 		}
+		kt_iscsi_dataout_watch(conn);
 		/* an abort before the insert found nothing to end: do it here */
 		if (test_bit(KT_CMD_ABORTED, &cmd->se.flags) &&
 		    xa_erase_irq(&conn->cmds, cmd->itt) == cmd) {
@@ -672,6 +676,7 @@ static void kt_iscsi_data_out(struct kt_iscsi_conn *conn)
 
 	if (!cmd)
 		return;
+	WRITE_ONCE(cmd->data_at, jiffies);
 	end = h->data.offset + h->data_len;
 	/* in-order data (DataPDUInOrder=Yes): what has arrived is a prefix */
 	if (end > cmd->se.data_received)

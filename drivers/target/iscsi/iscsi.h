@@ -67,7 +67,11 @@ struct kt_iscsi_tpg_attrib {
 	u32	fabric_prot_type;
 	u32	tpg_enabled_sendtargets;
 	u32	login_keys_workaround;
+	u32	default_dataout_timeout;	/* ktarget's: demo-mode sessions */
 };
+
+/* LIO's default: 3 s for a Data-Out (an ACL's dataout_timeout) */
+#define KT_ISCSI_DATAOUT_TIMEOUT	3
 
 /* LIO's defaults: a ping after 15 s of silence, 30 s to answer it */
 #define KT_ISCSI_NOPIN_TIMEOUT		15

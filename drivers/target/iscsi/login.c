@@ -220,17 +220,21 @@ static u32 kt_num(const char *v)
 
 /* Remember the outcome of a key for the session. */
 /* NOP-In pings with the ACL's timeouts; a dynamic ACL has the defaults. */
+/* The timers of full feature phase: keepalive and Data-Out timeout. */
 static void kt_iscsi_login_keepalive(struct kt_iscsi_conn *conn)
 {
 	struct kt_node_acl *acl = conn->sess->se.acl;
 	u16 timeout = KT_ISCSI_NOPIN_TIMEOUT, rsp = KT_ISCSI_NOPIN_RSP_TIMEOUT;
 
+	conn->dataout_timeout =
+		READ_ONCE(conn->sess->tpg->attrib.default_dataout_timeout);
 	/* the session holds the ACL it logged in under */
 	if (acl) {
 		const struct kt_iscsi_acl_attrib *a = &to_iscsi_acl(acl)->attrib;
 
 		timeout = READ_ONCE(a->nopin_timeout);
 		rsp = READ_ONCE(a->nopin_response_timeout);
+		conn->dataout_timeout = READ_ONCE(a->dataout_timeout);
 	}
 	kt_iscsi_keepalive_start(conn, timeout, rsp);
 }

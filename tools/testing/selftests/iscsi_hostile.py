@@ -51,6 +51,12 @@ target kept its bound, 1 if not.
                    Data-Out. No more than MB of them (and one for the
                    counter's slack) get an R2T, the rest TASK SET FULL;
                    once the sessions have gone a new one writes again.
+  dataout-timeout  ARG is SECONDS, the TPG's default_dataout_timeout: an
+                   ORDERED WRITE that gets its R2T and never its data; a
+                   second session's READ of the LU waits behind it (SAM-5
+                   8.6: one task set) until the target gives up on the
+                   Data-Out and closes the first connection, within
+                   SECONDS and a few more; the READ then completes GOOD.
   header-digest    a session with HeaderDigest=CRC32C: a TEST UNIT READY
                    with a right digest is answered; one that carries an
                    AHS (bidirectional read length), its digest over BHS
@@ -66,7 +72,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from iscsi_raw import IMMEDIATE, OP_NOP_OUT, Conn, Session  # noqa: E402
+from iscsi_raw import IMMEDIATE, OP_NOP_OUT, Conn, Session, \
+    closed_within  # noqa: E402
 
 OP_TEXT_REQ, OP_TEXT_RSP = 0x04, 0x24
 TASK_SET_FULL = 0x28
@@ -498,6 +505,31 @@ def data_limit(addr, target, initiator, arg):
     return ok and st == 0
 
 
+def dataout_timeout(addr, target, initiator, arg):
+    secs = int(arg)
+    a = login(addr, target, initiator, ["InitialR2T=Yes"])
+    b = login(addr, target, initiator + ".b")
+    a.tur(0)
+    b.tur(0)
+    hold = a.command(0, write10(64, 8), write_len=4096, attr=2)
+    while hold not in a.r2t:
+        a.pump(10)
+    t0 = time.monotonic()
+    print("an ORDERED WRITE has its R2T; its data never comes")
+    read = b.command(0, bytes([0x28, 0]) + struct.pack(">IBH", 0, 0, 8) +
+                     b"\0", read_len=4096)
+    try:
+        st = b.wait(read, secs + 20)[0]
+    except TimeoutError:
+        print("the second session's READ: no answer in %d s" % (secs + 20))
+        return False
+    waited = time.monotonic() - t0
+    print("the second session's READ: status %#x after %.0f s" % (st, waited))
+    gone = closed_within(a, 5)
+    print("the first connection %s" % ("closed" if gone else "still open"))
+    return st == 0 and gone and waited < secs + 10
+
+
 def crc32c(data):
     crc = 0xFFFFFFFF
     for b in data:
@@ -594,6 +626,8 @@ def main():
         "xcopy-flood": lambda: xcopy_flood(addr, target, initiator, arg),
         "xcopy-swp": lambda: xcopy_swp(addr, target, initiator, arg),
         "xcopy-once": lambda: xcopy_once(addr, target, initiator, arg),
+        "dataout-timeout": lambda: dataout_timeout(addr, target, initiator,
+                                                   arg),
         "header-digest": lambda: header_digest(addr, target, initiator),
         "data-limit": lambda: data_limit(addr, target, initiator, arg),
         "reinstate-other": lambda: reinstate_other(addr, target, initiator,

@@ -131,6 +131,11 @@ kt_iscsi_build() {
 	echo 0 > $tpg/attrib/authentication || return 1
 	echo 1 > $tpg/attrib/generate_node_acls || return 1
 	echo 0 > $tpg/attrib/demo_mode_write_protect || return 1
+	# ktarget's Data-Out timeout (3 s) would end the tests that hold a
+	# WRITE's data on purpose; the tests of the timeout set it back
+	if [ -e $tpg/attrib/default_dataout_timeout ]; then
+		echo 600 > $tpg/attrib/default_dataout_timeout || return 1
+	fi
 	echo 1 > $tpg/enable
 }
 

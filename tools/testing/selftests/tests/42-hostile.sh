@@ -73,7 +73,7 @@ data_limit() {
 main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 
-	plan 23
+	plan 26
 	check "an iSCSI target and a second one on another port" \
 		eval 'kt_iscsi_setup && other_build'
 	kmsg_mark
@@ -96,6 +96,13 @@ main() {
 		'WRITE AND VERIFY (10) of 2 blocks, 512 bytes sent: status 0x0'
 	hostile burst-order "FirstBurstLength never ends above MaxBurstLength" \
 		'offered'
+	check "default_dataout_timeout 3 s (LIO's dataout_timeout)" \
+		write_attr $tpg/attrib/default_dataout_timeout 3
+	hostile dataout-timeout "an ORDERED WRITE without its data holds the LU only until the Data-Out timeout" \
+		'READ: status 0x0' -- 3
+	check "the kernel log names the connection's end" \
+		eval 'kmsg_since | grep -q "no Data-Out for ITT .* in 3 s"'
+	write_attr $tpg/attrib/default_dataout_timeout 600
 	hostile header-digest "header digests cover the AHS; a wrong one closes the connection" \
 		'wrong digest: EOFError\|wrong digest: ConnectionResetError'
 	hostile reinstate-other "a login here leaves a session on another target alone" \

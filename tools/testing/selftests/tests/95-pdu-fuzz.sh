@@ -23,7 +23,8 @@ setup() {
 		echo 1 > $BLK/enable || return 1
 	mkdir $TPG/lun/lun_1 $TPG/lun/lun_2 || return 1
 	ln -s $FILE $TPG/lun/lun_1/f && ln -s $BLK $TPG/lun/lun_2/nullb || return 1
-	echo 2 > $TPG/param/MaxConnections
+	echo 2 > $TPG/param/MaxConnections &&
+		echo 3 > $TPG/attrib/default_dataout_timeout
 }
 
 teardown() {
