@@ -39,6 +39,7 @@ import time
 here = os.path.dirname(os.path.abspath(__file__))
 sel = os.path.join(here, "..", "selftests")
 sys.path.insert(0, sel)
+from iscsi_hostile import meminfo  # noqa: E402
 from iscsi_raw import Session  # noqa: E402
 
 IO_LEN = 64 << 10
@@ -51,14 +52,6 @@ HEADER = ("%-8s %-16s %4s | %6s %6s %6s | %7s %7s %7s | %6s %4s" %
           ("", "", "", "MiB", "before, during, after", "s", ""))
 ROW_FORMAT = ("%-8s %-16s %4s | %6d %6d %6d | %7.1f %7.1f %7.1f | "
               "%6.1f %4d")
-
-
-def meminfo(key="MemAvailable"):
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) // 1024
-    return 0
 
 
 def read10(lba, blocks):

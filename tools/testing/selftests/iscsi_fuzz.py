@@ -392,14 +392,17 @@ class Fuzzer:
                 self.count("target stopped reading")
             fc.drain(rng)
         except (OSError, EOFError):
-            self.count("closed by the target")
-            try:
-                fc.sock.close()
-            except OSError:
-                pass
-            fs.conns.remove(fc)
-            if not fs.conns:
-                self.sessions.remove(fs)
+            self.closed_by_target(fc)
+
+    def closed_by_target(self, fc):
+        self.count("closed by the target")
+        try:
+            fc.sock.close()
+        except OSError:
+            pass
+        fc.fs.conns.remove(fc)
+        if not fc.fs.conns:
+            self.sessions.remove(fc.fs)
 
     def drain_all(self):
         for fs in list(self.sessions):
@@ -407,11 +410,7 @@ class Fuzzer:
                 try:
                     fc.drain(self.rng)
                 except (OSError, EOFError):
-                    self.count("closed by the target")
-                    fc.sock.close()
-                    fs.conns.remove(fc)
-            if not fs.conns:
-                self.sessions.remove(fs)
+                    self.closed_by_target(fc)
 
     def close_all(self):
         for fs in list(self.sessions):
