@@ -304,6 +304,9 @@ void kt_iscsi_login_free(struct kt_iscsi_conn *conn);
 #define KT_ISCSI_LOGOUT_GRACE	2	/* s an initiator has to log out when asked */
 u32 kt_iscsi_sess_max_cmdsn(struct kt_iscsi_sess *sess);
 void kt_iscsi_sess_put(struct kt_iscsi_sess *sess);
+bool kt_iscsi_sess_reinstate(const u8 *isid, const char *initiator,
+			     const struct kt_iscsi_tpg *tpg,
+			     struct kt_iscsi_conn *conn);
 int kt_iscsi_sess_close_conns(struct kt_iscsi_sess *sess,
 			      struct kt_iscsi_conn *keep, int cid, bool logout);
 void kt_iscsi_conn_close_after_tx(struct kt_iscsi_conn *conn);

@@ -674,11 +674,17 @@ static u16 kt_iscsi_login_join(struct kt_iscsi_conn *conn, const char **why)
 static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 {
 	struct kt_iscsi_login *l = conn->login;
-	struct kt_iscsi_sess *sess, *old;
+	struct kt_iscsi_sess *sess;
 	int ret;
 
 	if (l->tsih)
 		return kt_iscsi_login_join(conn, why);
+	/* the old session of this ISID ends, with its tasks, before ours */
+	if (!l->discovery &&
+	    !kt_iscsi_sess_reinstate(l->isid, l->initiator, l->tpg, conn)) {
+		*why = "closed while the session it replaces ended";
+		return KT_ISCSI_LOGIN_TARGET_ERROR;
+	}
 
 	sess = kt_iscsi_sess_create(l->discovery);
 	if (!sess) {
@@ -704,12 +710,6 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 			kt_iscsi_sess_put(sess);
 			*why = "the target portal group is being disabled";
 			return KT_ISCSI_LOGIN_SERVICE_UNAVAILABLE;
-		}
-		/* RFC 7143 6.3.5: session reinstatement by ISID */
-		old = kt_iscsi_sess_find(l->isid, 0, l->initiator, l->tpg);
-		if (old) {
-			kt_iscsi_sess_close_conns(old, NULL, -1, false);
-			kt_iscsi_sess_put(old);
 		}
 		sess->tpg = l->tpg;
 		sess->cmdsn_depth = l->acl ? to_iscsi_acl(l->acl)->cmdsn_depth :

@@ -9,6 +9,7 @@
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <asm/unaligned.h>
 
 #include "conn.h"
@@ -71,9 +72,16 @@ static void kt_iscsi_sess_release(struct kref *kref)
 	queue_work(kt_iscsi_wq, &sess->free_work);
 }
 
+/* A reinstating login waits here for the old session's last task. */
+static DECLARE_WAIT_QUEUE_HEAD(kt_iscsi_sess_idle_wq);
+static atomic_t kt_iscsi_sess_waiters = ATOMIC_INIT(0);
+
 void kt_iscsi_sess_put(struct kt_iscsi_sess *sess)
 {
 	kref_put(&sess->kref, kt_iscsi_sess_release);
+	/* not @sess: it may be gone now */
+	if (atomic_read(&kt_iscsi_sess_waiters))
+		wake_up_all(&kt_iscsi_sess_idle_wq);
 }
 
 /*
@@ -101,6 +109,47 @@ struct kt_iscsi_sess *kt_iscsi_sess_find(const u8 *isid, u16 tsih,
 	}
 	spin_unlock(&kt_iscsi_sessions_lock);
 	return found;
+}
+
+/*
+ * RFC 7143 6.3.5: a new session of @initiator with @isid on @tpg replaces
+ * the old one (closing or not), which ends first: its connections close,
+ * and the login waits until the old session's last task has left the
+ * backstore (it holds the session's last reference but the one taken
+ * here), so that no WRITE of the old session lands after one of the new.
+ * False when @conn, the new login's, closed meanwhile (its login timeout).
+ */
+bool kt_iscsi_sess_reinstate(const u8 *isid, const char *initiator,
+			     const struct kt_iscsi_tpg *tpg,
+			     struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_sess *sess, *old;
+
+	for (;;) {
+		old = NULL;
+		spin_lock(&kt_iscsi_sessions_lock);
+		list_for_each_entry(sess, &kt_iscsi_sessions, node) {
+			if (sess->tpg == tpg && !memcmp(sess->isid, isid, 6) &&
+			    !strcmp(sess->initiator, initiator) &&
+			    kref_get_unless_zero(&sess->kref)) {
+				old = sess;
+				break;
+			}
+		}
+		spin_unlock(&kt_iscsi_sessions_lock);
+		if (!old)
+			return true;
+		kt_iscsi_sess_close_conns(old, NULL, -1, false);
+		atomic_inc(&kt_iscsi_sess_waiters);
+		while (kref_read(&old->kref) > 1 &&
+		       READ_ONCE(conn->state) < KT_CONN_CLOSING)
+			wait_event_idle_timeout(kt_iscsi_sess_idle_wq,
+						kref_read(&old->kref) == 1, HZ);
+		atomic_dec(&kt_iscsi_sess_waiters);
+		kt_iscsi_sess_put(old);
+		if (READ_ONCE(conn->state) >= KT_CONN_CLOSING)
+			return false;
+	}
 }
 
 /*

@@ -23,6 +23,12 @@ the target still serves afterwards.
   hold-read        log in, send a READ to LUN (a backstore that takes its
                    time) and keep the connection until the target closes
                    it: the caller disables the TPG meanwhile.
+  reinstate-wait   a session sends a READ to LUN (a backstore that takes
+                   3 s); while it is in the backstore the same initiator
+                   and ISID log in again (session reinstatement, RFC 7143
+                   6.3.5): the new login is answered only once the old
+                   session's READ has left the backstore, so that nothing
+                   of the old session runs after the new one's commands.
   late-login       send a first Login Request that does not move to full
                    feature phase (T=0), print "first login PDU answered",
                    wait until the file LUN names exists (the caller has
@@ -37,7 +43,7 @@ import sys
 import time
 
 from iscsi_raw import IMMEDIATE, OP_DATA_OUT, OP_LOGIN, OP_LOGIN_RSP, Conn, \
-    Session
+    Session, closed_within
 
 TMF_ABORT_TASK, TMF_LUN_RESET = 0x01, 0x05
 
@@ -200,6 +206,25 @@ def cut_immediate(addr, target, initiator, lun):
     return True
 
 
+def reinstate_wait(addr, target, initiator, lun):
+    old = Session(addr)
+    old.login(target, initiator)
+    old.settle(lun)
+    old.command(lun, read10(0, 8), read_len=4096)
+    t0 = time.monotonic()
+    time.sleep(0.3)
+    new = Session(addr)
+    new.login(target, initiator, settle=False)
+    took = time.monotonic() - t0
+    print("a READ of the old session in a 3 s backstore; the reinstating "
+          "login answered %.1f s after it" % took)
+    st = new.settle(lun)
+    print("the new session: TEST UNIT READY status %#x" % st)
+    gone = closed_within(old, 5)
+    print("the old session's connection %s" % ("closed" if gone else "open"))
+    return took > 2.0 and st == 0 and gone
+
+
 def login_pdu(c, transit, data):
     # CSG=1 (operational), NSG=3 (full feature); T as asked
     flags = (0x80 if transit else 0) | 0x07
@@ -248,7 +273,8 @@ def main():
             return 1
     modes = {"tmf-after-close": tmf_after_close, "mcs-abort": mcs_abort,
              "hold-read": hold_read, "discovery-tmf": discovery_tmf,
-             "cut-immediate": cut_immediate}
+             "cut-immediate": cut_immediate,
+             "reinstate-wait": reinstate_wait}
     try:
         return 0 if modes[mode](addr, target, initiator, int(lun)) else 1
     except (TimeoutError, EOFError, ConnectionError, RuntimeError) as e:

@@ -144,7 +144,7 @@ main() {
 		skip_all "no null_blk module"
 		return
 	fi
-	plan 24
+	plan 25
 	check "an iSCSI target" kt_iscsi_setup
 	check "LUN 1: iblock on a null_blk whose I/O takes 3 s" sh -c "mkdir -p $KT_SLOW &&
 		echo udev_path=/dev/nullb0 > $KT_SLOW/control && echo 1 > $KT_SLOW/enable &&
@@ -161,6 +161,8 @@ main() {
 	py_check "a WRITE's immediate data cut off by a reset" \
 		iscsi_lifetime.py cut-immediate 0
 	check "and its session goes" session_gone iqn.2026-11.org.ktarget:life-cut-immediate
+	py_check "a reinstating login waits for the old session's READ in the backstore" \
+		iscsi_lifetime.py reinstate-wait 1
 	py_check "24 copies of one nexus at once: 16 run, 8 BUSY" \
 		iscsi_hostile.py xcopy-flood 1,1,24
 	py_check "12 copies of each of two nexuses: 16 run in all" \
