@@ -461,6 +461,9 @@ static u16 kt_iscsi_login_keys(struct kt_iscsi_conn *conn, const char **why)
 						      KT_ISCSI_NEGO_OPERATIONAL;
 	if (l->discovery)
 		flags |= KT_ISCSI_NEGO_F_DISCOVERY;
+	/* RFC 7143 13: leading-only keys are Irrelevant on another connection */
+	if (l->tsih)
+		flags |= KT_ISCSI_NEGO_F_NON_LEADING;
 
 	for (i = 0; i < t.nr; i++) {
 		const struct kt_iscsi_kv *kv = &l->kv[i];
@@ -540,58 +543,13 @@ nospace:
 	return KT_ISCSI_LOGIN_TARGET_ERROR;
 }
 
-/* Whether leading-only key @id has the same value in @a and @b. */
-static bool kt_iscsi_lo_same(unsigned int id, const struct kt_iscsi_nego *a,
-			     const struct kt_iscsi_nego *b)
-{
-	switch (id) {
-	case KT_ISCSI_KEY_MAX_CONNECTIONS:
-		return a->max_conns == b->max_conns;
-	case KT_ISCSI_KEY_MAX_BURST_LENGTH:
-		return a->max_burst == b->max_burst;
-	case KT_ISCSI_KEY_FIRST_BURST_LENGTH:
-		return a->first_burst == b->first_burst;
-	case KT_ISCSI_KEY_MAX_OUTSTANDING_R2T:
-		return a->max_r2t == b->max_r2t;
-	case KT_ISCSI_KEY_DEFAULT_TIME2WAIT:
-		return a->time2wait == b->time2wait;
-	case KT_ISCSI_KEY_DEFAULT_TIME2RETAIN:
-		return a->time2retain == b->time2retain;
-	case KT_ISCSI_KEY_INITIAL_R2T:
-		return a->initial_r2t == b->initial_r2t;
-	case KT_ISCSI_KEY_IMMEDIATE_DATA:
-		return a->immediate_data == b->immediate_data;
-	case KT_ISCSI_KEY_DATA_PDU_IN_ORDER:
-		return a->data_pdu_in_order == b->data_pdu_in_order;
-	case KT_ISCSI_KEY_DATA_SEQUENCE_IN_ORDER:
-		return a->data_seq_in_order == b->data_seq_in_order;
-	case KT_ISCSI_KEY_ERROR_RECOVERY_LEVEL:
-		return a->erl == b->erl;
-	default:
-		return true;		/* a connection's own key */
-	}
-}
-
 /*
  * A connection joining a session runs by the session's values of the
- * leading-only keys (RFC 7143 13). One that negotiated another value for
- * one of them is refused: it would run by what it was told, the session
- * by what it has. NULL when the connection may join.
+ * leading-only keys (RFC 7143 13): it was told they are Irrelevant.
  */
-static const char *kt_iscsi_nego_session_keys(struct kt_iscsi_login *l,
-					      const struct kt_iscsi_nego *sess)
+static void kt_iscsi_nego_session_keys(struct kt_iscsi_login *l,
+				       const struct kt_iscsi_nego *sess)
 {
-	unsigned int id;
-
-	for (id = 0; id < KT_ISCSI_KEY_NR; id++) {
-		if (!(l->nego_keys & BIT_ULL(id)) ||
-		    kt_iscsi_lo_same(id, &l->nego, sess))
-			continue;
-		snprintf(l->why, sizeof(l->why),
-			 "%s differs from the session's value",
-			 kt_iscsi_key_get(id)->name);
-		return l->why;
-	}
 	l->nego.max_burst = sess->max_burst;
 	l->nego.first_burst = sess->first_burst;
 	l->nego.max_r2t = sess->max_r2t;
@@ -602,7 +560,6 @@ static const char *kt_iscsi_nego_session_keys(struct kt_iscsi_login *l,
 	l->nego.data_pdu_in_order = sess->data_pdu_in_order;
 	l->nego.data_seq_in_order = sess->data_seq_in_order;
 	l->nego.erl = sess->erl;
-	return NULL;
 }
 
 /*
@@ -640,13 +597,7 @@ static u16 kt_iscsi_login_join(struct kt_iscsi_conn *conn, const char **why)
 		kt_iscsi_sess_put(sess);
 		return KT_ISCSI_LOGIN_TOO_MANY_CONNECTIONS;
 	}
-	*why = kt_iscsi_nego_session_keys(l, &sess->nego);
-	if (*why) {
-		if (old)
-			kt_iscsi_conn_put(old);
-		kt_iscsi_sess_put(sess);
-		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
-	}
+	kt_iscsi_nego_session_keys(l, &sess->nego);
 	/* the new connection takes our reference to the session */
 	if (kt_iscsi_sess_add_conn(sess, conn, old ? 0 : sess->nego.max_conns)) {
 		if (old)

@@ -96,9 +96,8 @@ main() {
 	check "connection reinstatement: same TSIH and CID replace the connection" \
 		output_has "$out" 'replaced connection was closed' \
 			'reinstated connection: TEST UNIT READY status 0x0'
-	check "a reinstatement changing MaxBurstLength: INITIATOR ERROR (0200)" \
-		output_has "$out" 'another MaxBurstLength: login status 0200' \
-			'after the refused login, first connection: TEST UNIT READY status 0x0'
+	check "a reinstatement's leading-only key (MaxBurstLength) is Irrelevant" \
+		output_has "$out" "MaxBurstLength=4096 answered: \\[b'MaxBurstLength=Irrelevant'\\]"
 	check "a second connection (MaxConnections=1): TOO MANY CONNECTIONS (0206)" \
 		output_has "$out" 'a second CID: login status 0206'
 	check "an unknown TSIH: SESSION DOES NOT EXIST (020a)" \
