@@ -401,13 +401,15 @@ static ssize_t kt_tpg_enable_store(struct config_item *item,
 	}
 	/*
 	 * The fabric's hook runs without tpg->lock: disabling waits for
-	 * sessions whose teardown takes it. Writers of enable are serialised
-	 * by configfs (one open file, one writer at a time is not promised,
-	 * so the flag flips under the lock).
+	 * sessions whose teardown takes it. Writers of enable take turns
+	 * (configfs does not serialise them): an enable while a disable
+	 * still waits for its sessions would let new ones in under it.
 	 */
+	mutex_lock(&tpg->enable_lock);
 	mutex_lock(&tpg->lock);
 	if (tpg->enabled == on) {
 		mutex_unlock(&tpg->lock);
+		mutex_unlock(&tpg->enable_lock);
 		return count;
 	}
 	if (!on)
@@ -421,6 +423,7 @@ static ssize_t kt_tpg_enable_store(struct config_item *item,
 		tpg->enabled = true;
 		mutex_unlock(&tpg->lock);
 	}
+	mutex_unlock(&tpg->enable_lock);
 	return ret ? ret : count;
 }
 
@@ -459,6 +462,7 @@ static struct config_group *kt_wwn_make_tpg(struct config_group *group,
 	tpg->wwn = wwn;
 	tpg->tag = tag;
 	mutex_init(&tpg->lock);
+	mutex_init(&tpg->enable_lock);
 	xa_init(&tpg->luns);
 	INIT_LIST_HEAD(&tpg->acls);
 	INIT_LIST_HEAD(&tpg->sessions);

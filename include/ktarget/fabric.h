@@ -215,6 +215,7 @@ struct kt_tpg {
 	bool			generate_node_acls;	/* demo mode */
 	bool			demo_write_protect;
 	struct mutex		lock;		/* configuration changes */
+	struct mutex		enable_lock;	/* one writer of enable at a time */
 	struct xarray		luns;		/* unpacked_lun -> kt_lun (RCU) */
 	struct list_head	acls;
 	struct list_head	sessions;
