@@ -32,8 +32,8 @@ cd "$sel" || exit 1
 . ./lib.sh
 
 STACKS="ktarget lio"
-KTARGET_MODES="cmdsn-window immediate-flood max-transfer alloc-len nop-flood overflow-write"
-LIO_MODES="max-transfer overflow-write cmdsn-window immediate-flood alloc-len nop-flood"
+KTARGET_MODES="cmdsn-window immediate-flood max-transfer alloc-len nop-flood text-flood overflow-write"
+LIO_MODES="max-transfer overflow-write cmdsn-window immediate-flood alloc-len text-flood nop-flood"
 MODES=
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -22,6 +22,8 @@ target kept its bound, 1 if not.
   nop-flood        NOP-Outs with the largest ping data the target allows,
                    the socket never read: MemAvailable must not fall by more
                    than 64 MiB, and the target stops reading.
+  text-flood       Text requests (SendTargets=All), the socket never read:
+                   the same bound.
   text-keys        Text requests in full feature phase: unknown keys are
                    NotUnderstood, bad SendTargets values Reject, another
                    target's name answers nothing; SendTargets= still works.
@@ -228,39 +230,52 @@ def alloc_len(addr, target, initiator):
     return ok
 
 
-def nop_flood(addr, target, initiator, seconds=8):
-    c = login(addr, target, initiator)
-    c.tur(0)
-    size = int(os.environ.get("KT_PING_LEN", "262144"))
+def flood(c, opcode, data, what, seconds=8):
+    """Immediate requests of @opcode with @data, as fast as the target
+    takes them, its answers never read: memory must stay within 64 MiB."""
     before = meminfo()
     low = before
     c.sock.settimeout(0.5)
-    ping = b"\x5a" * size
     sent = 0
     end = time.monotonic() + seconds
     stalled = 0
     while time.monotonic() < end:
         c.itt += 1
-        bhs = struct.pack(">BBH4x8sIIII", IMMEDIATE | OP_NOP_OUT, 0x80, 0,
+        bhs = struct.pack(">BBH4x8sIIII", IMMEDIATE | opcode, 0x80, 0,
                           b"\0" * 8, c.itt, 0xFFFFFFFF, c.cmdsn,
                           c.exp_statsn) + b"\0" * 16
         try:
-            c.send(bhs, ping)
+            c.send(bhs, data)
             sent += 1
         except (socket.timeout, BlockingIOError):
             stalled += 1
             break
-        low = min(low, meminfo())
+        if not sent % 64:
+            low = min(low, meminfo())
     t = time.monotonic()
     while time.monotonic() < t + 2:
         low = min(low, meminfo())
         time.sleep(0.2)
-    print("%d pings of %d KiB sent in %d s (%s), MemAvailable %d MiB before, "
-          "%d MiB at its lowest" % (sent, size >> 10, seconds,
+    print("%d %s sent in %d s (%s), MemAvailable %d MiB before, "
+          "%d MiB at its lowest" % (sent, what, seconds,
                                     "the target stopped reading" if stalled
                                     else "the target kept reading",
                                     before, low))
     return before - low < 64
+
+
+def nop_flood(addr, target, initiator):
+    c = login(addr, target, initiator)
+    c.tur(0)
+    size = int(os.environ.get("KT_PING_LEN", "262144"))
+    return flood(c, OP_NOP_OUT, b"\x5a" * size,
+                 "pings of %d KiB" % (size >> 10))
+
+
+def text_flood(addr, target, initiator):
+    c = login(addr, target, initiator)
+    c.tur(0)
+    return flood(c, OP_TEXT_REQ, b"SendTargets=All\0", "SendTargets=All")
 
 
 def text(c, data, final=True):
@@ -620,6 +635,7 @@ def main():
         "max-transfer": lambda: max_transfer(addr, target, initiator),
         "alloc-len": lambda: alloc_len(addr, target, initiator),
         "nop-flood": lambda: nop_flood(addr, target, initiator),
+        "text-flood": lambda: text_flood(addr, target, initiator),
         "text-keys": lambda: text_keys(addr, target, initiator, arg),
         "burst-order": lambda: burst_order(addr, target, initiator),
         "overflow-write": lambda: overflow_write(addr, target, initiator),

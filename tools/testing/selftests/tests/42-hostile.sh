@@ -73,7 +73,7 @@ data_limit() {
 main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 
-	plan 26
+	plan 27
 	check "an iSCSI target and a second one on another port" \
 		eval 'kt_iscsi_setup && other_build'
 	kmsg_mark
@@ -90,6 +90,8 @@ main() {
 		write_attr $tpg/param/MaxRecvDataSegmentLength 262144
 	hostile nop-flood "NOP-Out ping data on an unread socket: memory stays bounded" \
 		'MemAvailable'
+	hostile text-flood "Text requests on an unread socket: memory stays bounded" \
+		'SendTargets=All sent'
 	hostile text-keys "Text: NotUnderstood, Reject, and only our own target" \
 		'SendTargets= ->' -- $KT_OTHER_IQN
 	hostile overflow-write "an overflow WRITE writes exactly what it acknowledges, or nothing" \
