@@ -276,9 +276,13 @@ static int kt_iscsi_tx_cpu(struct kt_iscsi_conn *conn)
 }
 
 /* What a queued PDU of its own costs the connection's transmit budget. */
+/* What a queued PDU holds: its slab objects, not just its bytes. */
 static long kt_iscsi_tx_cost(const struct kt_iscsi_tx *tx)
 {
-	return tx->kind == KT_TX_PDU ? sizeof(*tx) + tx->data_len : 0;
+	if (tx->kind != KT_TX_PDU)
+		return 0;
+	return kmalloc_size_roundup(sizeof(*tx)) +
+	       (tx->data ? kmalloc_size_roundup(tx->data_len) : 0);
 }
 
 /* The receive side stops while the transmit queue is over its budget. */

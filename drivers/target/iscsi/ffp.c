@@ -794,7 +794,7 @@ static void kt_iscsi_text(struct kt_iscsi_conn *conn)
 	u8 bhs[KT_ISCSI_BHS_LEN];
 	size_t len = 0;
 	unsigned int i;
-	u8 *out;
+	u8 *out, *shrunk;
 
 	if (!h->immediate)
 		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
@@ -816,7 +816,9 @@ static void kt_iscsi_text(struct kt_iscsi_conn *conn)
 		kfree(out);
 		return;
 	}
-	kt_iscsi_queue_pdu(conn, bhs, out, len, true);
+	/* what waits in the transmit queue is what the answer needs */
+	shrunk = krealloc(out, max_t(size_t, len, 1), GFP_KERNEL);
+	kt_iscsi_queue_pdu(conn, bhs, shrunk ?: out, len, true);
 }
 
 void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn)
