@@ -816,9 +816,16 @@ static void kt_iscsi_text(struct kt_iscsi_conn *conn)
 		kfree(out);
 		return;
 	}
-	/* what waits in the transmit queue is what the answer needs */
-	shrunk = krealloc(out, max_t(size_t, len, 1), GFP_KERNEL);
-	kt_iscsi_queue_pdu(conn, bhs, shrunk ?: out, len, true);
+	/*
+	 * What waits in the transmit queue is what the answer needs: a
+	 * copy (krealloc keeps an object that is large enough).
+	 */
+	shrunk = len ? kmemdup(out, len, GFP_KERNEL) : NULL;
+	if (shrunk || !len) {
+		kfree(out);
+		out = shrunk;
+	}
+	kt_iscsi_queue_pdu(conn, bhs, out, len, true);
 }
 
 void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn)
