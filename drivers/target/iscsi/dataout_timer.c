@@ -76,11 +76,12 @@ void kt_iscsi_dataout_watch(struct kt_iscsi_conn *conn)
 		mod_timer(&conn->dataout_timer, jiffies + HZ);
 }
 
-/* The close work: after the receive work, which arms the timer, is gone. */
+/*
+ * The close work: after the receive work, which arms the timer, is gone.
+ * Shut down, the timer cannot be armed again by the work being cancelled.
+ */
 void kt_iscsi_dataout_stop(struct kt_iscsi_conn *conn)
 {
-	del_timer_sync(&conn->dataout_timer);
+	timer_shutdown_sync(&conn->dataout_timer);
 	cancel_work_sync(&conn->dataout_work);
-	/* the work may have re-armed the timer before it was cancelled */
-	del_timer_sync(&conn->dataout_timer);
 }

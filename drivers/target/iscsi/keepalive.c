@@ -92,10 +92,9 @@ void kt_iscsi_keepalive_start(struct kt_iscsi_conn *conn, u16 timeout,
 
 void kt_iscsi_keepalive_stop(struct kt_iscsi_conn *conn)
 {
-	del_timer_sync(&conn->nopin_timer);
+	/* shut down: the work being cancelled cannot arm it again */
+	timer_shutdown_sync(&conn->nopin_timer);
 	cancel_work_sync(&conn->nopin_work);
-	/* the work may have re-armed the timer before it was cancelled */
-	del_timer_sync(&conn->nopin_timer);
 }
 
 /* A NOP-Out with ITT 0xffffffff: the answer to our ping, or a stray one. */
