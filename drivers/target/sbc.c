@@ -385,6 +385,26 @@ static sense_reason_t kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
 	return KT_SENSE_NONE;
 }
 
+/*
+ * Zeroing a range (WRITE SAME of zeroes, UNMAP) takes as long as writing it
+ * where the storage cannot deallocate: it runs from a work item, so that
+ * the fabric's receive work goes on with the connection's other commands.
+ */
+static void kt_sbc_zero_defer(struct kt_cmd *cmd, work_func_t fn)
+{
+	INIT_WORK(&cmd->work, fn);
+	queue_work(system_unbound_wq, &cmd->work);
+}
+
+static void kt_sbc_ws_zero_work(struct work_struct *work)
+{
+	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
+	struct kt_dev *dev = cmd->dev;
+
+	kt_cmd_complete(cmd, dev->ops->write_zeroes(dev, cmd->loop_pos,
+						    cmd->loop_end - cmd->loop_pos));
+}
+
 static bool kt_sbc_data_is_zero(struct kt_cmd *cmd, u32 len)
 {
 	struct sg_mapping_iter m;
@@ -416,15 +436,15 @@ static sense_reason_t kt_sbc_execute_write_same(struct kt_cmd *cmd)
 		return reason;
 	if ((ws.flags & KT_SBC_WS_NDOB) || kt_sbc_data_is_zero(cmd, bs)) {
 		/* zeroes: deallocate where the backstore can (LBPRZ) */
-		reason = dev->ops->write_zeroes(dev, ws.lba * bs, ws.nr_blocks * bs);
-		if (!reason)
-			kt_cmd_complete(cmd, KT_SENSE_NONE);
-		return reason;
+		cmd->loop_pos = ws.lba * bs;
+		cmd->loop_end = cmd->loop_pos + (u64)ws.nr_blocks * bs;
+		kt_sbc_zero_defer(cmd, kt_sbc_ws_zero_work);
+		return KT_SENSE_NONE;
 	}
 	return kt_sbc_ws_pattern(cmd, ws.lba * bs, ws.nr_blocks * bs);
 }
 
-static sense_reason_t kt_sbc_execute_unmap(struct kt_cmd *cmd)
+static sense_reason_t kt_sbc_unmap(struct kt_cmd *cmd)
 {
 	u32 bs = cmd->dev->attrib.block_size;
 	struct kt_lu_info lu;
@@ -452,9 +472,20 @@ static sense_reason_t kt_sbc_execute_unmap(struct kt_cmd *cmd)
 							     (u64)blocks * bs);
 	}
 	kfree(param);
-	if (!reason)
-		kt_cmd_complete(cmd, KT_SENSE_NONE);
 	return reason;
+}
+
+static void kt_sbc_unmap_work(struct work_struct *work)
+{
+	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
+
+	kt_cmd_complete(cmd, kt_sbc_unmap(cmd));
+}
+
+static sense_reason_t kt_sbc_execute_unmap(struct kt_cmd *cmd)
+{
+	kt_sbc_zero_defer(cmd, kt_sbc_unmap_work);
+	return KT_SENSE_NONE;
 }
 
 static sense_reason_t kt_sbc_range(struct kt_cmd *cmd, const struct kt_cdb *c,

@@ -61,12 +61,16 @@ struct kt_backend_ops {
 	 */
 	void		(*rw)(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 			      bool fua);
-	/* Optional: make completed writes stable; then kt_cmd_complete(). */
+	/*
+	 * Optional: make completed writes stable, then kt_cmd_complete().
+	 * Called, like rw(), from the fabric's receive work: whatever waits
+	 * for the disk runs elsewhere (a bio's end_io, a work item).
+	 */
 	void		(*flush)(struct kt_cmd *cmd);
 	/*
 	 * Make [pos, pos + len) read as zeroes, deallocating where the
-	 * storage can (UNMAP, WRITE SAME of zeroes). Synchronous: may sleep,
-	 * returns the outcome.
+	 * storage can (UNMAP, WRITE SAME of zeroes). Synchronous: called
+	 * from a work item of the core, may sleep, returns the outcome.
 	 */
 	sense_reason_t	(*write_zeroes)(struct kt_dev *dev, u64 pos, u64 len);
 	/*

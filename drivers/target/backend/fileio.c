@@ -153,14 +153,19 @@ static void kt_fd_disable(struct kt_dev *dev)
 	fd->file = NULL;
 }
 
-/* Move up to KT_FD_BATCH entries of @sg; returns bytes moved or -errno. */
+/*
+ * Move up to KT_FD_BATCH entries of @sg. A read or write that stops short
+ * goes on from where it stopped, so that the error, when there is one, is
+ * what ends it and *@off is where it failed (the first byte not moved).
+ * Returns the bytes moved, or -errno.
+ */
 static ssize_t kt_fd_batch(struct kt_fd_dev *fd, struct scatterlist **sg,
 			   bool write, loff_t *off, u32 left, bool fua)
 {
 	struct bio_vec bv[KT_FD_BATCH];
 	struct iov_iter iter;
 	unsigned int nr = 0;
-	size_t bytes = 0;
+	size_t bytes = 0, short_by;
 	ssize_t ret;
 
 	for (; *sg && nr < KT_FD_BATCH && bytes < left; *sg = sg_next(*sg)) {
@@ -173,18 +178,45 @@ static ssize_t kt_fd_batch(struct kt_fd_dev *fd, struct scatterlist **sg,
 		nr++;
 	}
 	iov_iter_bvec(&iter, write ? WRITE : READ, bv, nr, bytes);
-	if (write)
-		/* FUA on a cached file: this write alone goes through as O_DSYNC */
-		ret = vfs_iter_write(fd->file, &iter, off, fua ? RWF_DSYNC : 0);
-	else
-		ret = vfs_iter_read(fd->file, &iter, off, 0);
-	/* reads past the end of a file that shrank see zeroes */
-	if (!write && ret >= 0 && ret < bytes) {
-		iov_iter_zero(bytes - ret, &iter);
-		*off += bytes - ret;
-		ret = bytes;
+	while (iov_iter_count(&iter)) {
+		if (write)
+			/* FUA on a cached file: this write alone is O_DSYNC */
+			ret = vfs_iter_write(fd->file, &iter, off,
+					     fua ? RWF_DSYNC : 0);
+		else
+			ret = vfs_iter_read(fd->file, &iter, off, 0);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			break;
 	}
-	return ret;
+	short_by = iov_iter_count(&iter);
+	if (short_by && write)
+		return -EIO;
+	/* reads past the end of a file that shrank see zeroes */
+	iov_iter_zero(short_by, &iter);
+	*off += short_by;
+	return bytes;
+}
+
+/*
+ * A failed read or write: the initiator learns where (INFORMATION), and a
+ * filesystem that is full says so as thin provisioning does (SBC-3 4.7.3.6).
+ */
+static void kt_fd_fail(struct kt_cmd *cmd, bool write, loff_t off, int err)
+{
+	struct kt_fd_dev *fd = to_fd(cmd->dev);
+
+	pr_warn_ratelimited("%s: %s at %llu failed: %pe\n", fd->path,
+			    write ? "write" : "read", off, ERR_PTR(err));
+	if (err == -ENOSPC || err == -EDQUOT) {
+		kt_cmd_complete(cmd, KT_SENSE_SPACE_ALLOC_FAILED);
+		return;
+	}
+	cmd->sense_info = div_u64(off, cmd->dev->attrib.block_size);
+	cmd->sense_info_valid = true;
+	kt_cmd_complete(cmd, write ? KT_SENSE_WRITE_ERROR :
+				     KT_SENSE_MEDIUM_ERROR);
 }
 
 static void kt_fd_io(struct kt_cmd *cmd)
@@ -194,21 +226,17 @@ static void kt_fd_io(struct kt_cmd *cmd)
 	struct scatterlist *sg = cmd->sgl;
 	loff_t off = cmd->be_pos;
 	u32 len = cmd->be_len, done = 0;
-	ssize_t ret = 0;
+	ssize_t ret = -EIO;
 
 	while (done < len && sg) {
 		ret = kt_fd_batch(fd, &sg, write, &off, len - done,
 				  cmd->be_fua && fd->buffered);
-		if (ret <= 0)
+		if (ret < 0)
 			break;
 		done += ret;
 	}
 	if (done != len) {
-		pr_warn_ratelimited("%s: %s at %llu failed: %zd\n",
-				    fd->path, write ? "write" : "read",
-				    cmd->be_pos, ret);
-		kt_cmd_complete(cmd, write ? KT_SENSE_WRITE_ERROR :
-					     KT_SENSE_MEDIUM_ERROR);
+		kt_fd_fail(cmd, write, off, ret < 0 ? ret : -EIO);
 		return;
 	}
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
@@ -230,12 +258,20 @@ static void kt_fd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 	queue_work(kt_fd_wq, &cmd->be_work);
 }
 
-static void kt_fd_flush(struct kt_cmd *cmd)
+/* SYNCHRONIZE CACHE: a flush waits for the disk, on the workqueue too */
+static void kt_fd_flush_work(struct work_struct *work)
 {
+	struct kt_cmd *cmd = container_of(work, struct kt_cmd, be_work);
 	struct kt_fd_dev *fd = to_fd(cmd->dev);
 
 	kt_cmd_complete(cmd, vfs_fsync(fd->file, 1) ? KT_SENSE_WRITE_ERROR :
 						       KT_SENSE_NONE);
+}
+
+static void kt_fd_flush(struct kt_cmd *cmd)
+{
+	INIT_WORK(&cmd->be_work, kt_fd_flush_work);
+	queue_work(kt_fd_wq, &cmd->be_work);
 }
 
 /* UNMAP, WRITE SAME of zeroes: punch a hole, or write zeroes. */

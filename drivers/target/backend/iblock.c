@@ -101,11 +101,15 @@ static void kt_ib_disable(struct kt_dev *dev)
 	ib->bdev = NULL;
 }
 
-/* be_error: 0 fine, 1 a read failed, 2 a write failed */
+/*
+ * be_error: 0 fine, 1 a read failed, 2 a write failed, 3 thin storage
+ * (dm-thin) has no space left
+ */
 static void kt_ib_done(struct kt_cmd *cmd)
 {
 	static const sense_reason_t reason[] = {
 		KT_SENSE_NONE, KT_SENSE_MEDIUM_ERROR, KT_SENSE_WRITE_ERROR,
+		KT_SENSE_SPACE_ALLOC_FAILED,
 	};
 
 	kt_cmd_complete(cmd, reason[READ_ONCE(cmd->be_error)]);
@@ -116,7 +120,9 @@ static void kt_ib_end_io(struct bio *bio)
 {
 	struct kt_cmd *cmd = bio->bi_private;
 
-	if (bio->bi_status)
+	if (bio->bi_status == BLK_STS_NOSPC)
+		WRITE_ONCE(cmd->be_error, 3);
+	else if (bio->bi_status)
 		WRITE_ONCE(cmd->be_error, op_is_write(bio_op(bio)) ? 2 : 1);
 	bio_put(bio);
 	if (atomic_dec_and_test(&cmd->be_pending))

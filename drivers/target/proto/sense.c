@@ -63,6 +63,7 @@ static const struct kt_sense_entry kt_sense_table[KT_SENSE_MAX + 1] = {
 	[31] = CC(NOT_READY, 0x04, 0x1b),	/* SANITIZE IN PROGRESS */
 	[32] = CC(MEDIUM_ERROR, 0x31, 0x03),	/* SANITIZE COMMAND FAILED */
 	[33] = { 0, 0, 0, KT_SAM_TASK_SET_FULL },
+	[34] = CC(DATA_PROTECT, 0x27, 0x07),	/* SPACE ALLOCATION FAILED WRITE PROTECT */
 };
 
 #undef CC

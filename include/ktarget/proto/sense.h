@@ -51,7 +51,8 @@ typedef unsigned int __bitwise sense_reason_t;
 #define KT_SENSE_SANITIZE_IN_PROGRESS		KT_SR(31)	/* 2/04/1B */
 #define KT_SENSE_SANITIZE_FAILED		KT_SR(32)	/* 3/31/03 */
 #define KT_SENSE_TASK_SET_FULL			KT_SR(33)	/* status 0x28, no sense */
-#define KT_SENSE_MAX				33
+#define KT_SENSE_SPACE_ALLOC_FAILED		KT_SR(34)	/* 7/27/07 */
+#define KT_SENSE_MAX				34
 
 /* SAM-5 5.3: status codes */
 #define KT_SAM_GOOD			0x00

@@ -215,6 +215,7 @@ class Session(Conn):
         self.r2t = {}		# ITT -> (TTT, offset, length)
         self.order = []		# ITTs in the order their answers came
         self.last_window = None	# (ExpCmdSN, MaxCmdSN) last seen
+        self.last_sense_data = b""	# the sense data of the last response
 
     def command(self, lun, cdb, out=b"", read_len=0, attr=1, write_len=0):
         """Send a command; @out goes as immediate data, or @write_len
@@ -261,6 +262,7 @@ class Session(Conn):
         elif op == OP_SCSI_RSP:
             self.exp_statsn = struct.unpack(">I", bhs[24:28])[0] + 1
             s = data[2:]
+            self.last_sense_data = s
             sense = (s[2] & 0x0F, s[12], s[13]) if len(s) >= 14 else (0, 0, 0)
             self.rsp[itt] = (bhs[3], sense, self.data.pop(itt, b""))
             self.order.append(itt)

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""What the target does when its backstore is slow or fails, with the bare
+initiator of iscsi_raw.py.
+
+  iscsi_faults.py not-inline HOST:PORT TARGET INITIATOR LUN KIND
+      LUN's backstore takes seconds per write. Send KIND to LUN, then a
+      TEST UNIT READY to LUN 0 on the same connection: the TEST UNIT READY
+      must be answered first, since a slow flush or zeroing belongs to the
+      backstore, not to the connection's receive work. KIND: sync
+      (a WRITE, then SYNCHRONIZE CACHE), write-same (WRITE SAME (16),
+      NDOB: zeroes), unmap (UNMAP of 8 blocks).
+  iscsi_faults.py sense HOST:PORT TARGET INITIATOR LUN OP LBA BLOCKS WANT
+      READ (16) or WRITE (16) (OP: read, write) of BLOCKS blocks at LBA;
+      WANT is the answer expected, KEY/ASC/ASCQ in hex ("3/11/00"),
+      optionally "@N": the sense's INFORMATION must hold LBA N.
+  iscsi_faults.py stale-write HOST:PORT TARGET INITIATOR LUN
+      LUN's backstore takes seconds per write. WRITE A to block 8, close
+      the connection half a second later (A still in the backstore), log
+      in again with the same initiator name and ISID, WRITE B to block 8,
+      then read it at once and again after A's delay has passed: both
+      reads must return B. A WRITE of the old session that lands after
+      the new session's WRITE is lost data (RFC 7143 6.3.5, SAM-5 5.6).
+
+Prints one line per finding; exits 0 when the target behaved, 1 if not.
+"""
+import struct
+import sys
+import time
+
+from iscsi_raw import Session
+
+TUR = [0] * 6
+
+
+def cdb16(op, lba, blocks, byte1=0):
+    return bytes([op, byte1]) + struct.pack(">QI", lba, blocks) + b"\0\0"
+
+
+def slow_command(s, lun, kind, bs):
+    """Send @kind to @lun; its ITT."""
+    if kind == "sync":
+        st = s.wait(s.command(lun, cdb16(0x8A, 0, 1), b"\xa5" * bs))[0]
+        if st != 0:
+            raise RuntimeError("WRITE before the flush: status %#x" % st)
+        return s.command(lun, [0x35] + [0] * 9)
+    if kind == "write-same":
+        return s.command(lun, cdb16(0x93, 0, 8, 0x01))
+    if kind == "unmap":
+        param = struct.pack(">HH4xQI4x", 22, 16, 0, 8)
+        return s.command(lun, [0x42] + [0] * 6 + [0, len(param), 0], param)
+    raise ValueError(kind)
+
+
+def not_inline(addr, target, initiator, lun, kind):
+    s = Session(addr)
+    s.login(target, initiator)
+    s.settle(lun)
+    bs = s.read_capacity(lun)[1]
+    slow = slow_command(s, lun, kind, bs)
+    t0 = time.monotonic()
+    tur = s.command(0, TUR)
+    done = {}
+    while len(done) < 2:
+        s.pump(60)
+        for itt in (slow, tur):
+            if itt in s.rsp and itt not in done:
+                done[itt] = (s.rsp[itt][0], time.monotonic() - t0)
+    print("%s to LUN %d: status %#x after %.1f s; TEST UNIT READY to LUN 0: "
+          "status %#x after %.1f s" % ((kind, lun) + done[slow] + done[tur]))
+    if done[slow][1] < 1:
+        print("the %s was not slow: the device shows nothing" % kind)
+        return 1
+    if s.order.index(tur) > s.order.index(slow):
+        print("the TEST UNIT READY waited for the %s" % kind)
+        return 1
+    return 0 if done[slow][0] == 0 and done[tur][0] == 0 else 1
+
+
+def sense(addr, target, initiator, lun, op, lba, blocks, want):
+    s = Session(addr)
+    s.login(target, initiator)
+    s.settle(lun)
+    bs = s.read_capacity(lun)[1]
+    if op == "read":
+        itt = s.command(lun, cdb16(0x88, lba, blocks), read_len=blocks * bs)
+    else:
+        itt = s.command(lun, cdb16(0x8A, lba, blocks), b"\x3c" * (blocks * bs))
+    st = s.wait(itt, 60)[0]
+    raw = s.last_sense_data
+    got = "%x/%02x/%02x" % ((raw[2] & 0xF, raw[12], raw[13]) if len(raw) >= 14
+                            else (0, 0, 0))
+    if len(raw) >= 7 and raw[0] & 0x80:
+        got += "@%d" % struct.unpack(">I", raw[3:7])[0]
+    print("%s (16) of %d blocks at %d: status %#x, sense %s (want %s)" %
+          (op.upper(), blocks, lba, st, got, want))
+    want_key = want.split("@")[0]
+    if want_key == "0/00/00":
+        return 0 if st == 0 else 1
+    if st != 2:
+        return 1
+    return 0 if (got == want if "@" in want else
+                 got.split("@")[0] == want_key) else 1
+
+
+def stale_write(addr, target, initiator, lun):
+    s = Session(addr)
+    s.login(target, initiator)
+    s.settle(lun)
+    bs = s.read_capacity(lun)[1]
+    a, b = b"A" * bs, b"B" * bs
+    s.command(lun, cdb16(0x8A, 8, 1), a)
+    time.sleep(0.5)
+    s.sock.close()
+    t0 = time.monotonic()
+    n = Session(addr)
+    n.login(target, initiator)
+    n.settle(lun)
+    print("new session logged in %.1f s after the close" %
+          (time.monotonic() - t0))
+    st = n.wait(n.command(lun, cdb16(0x8A, 8, 1), b), 60)[0]
+    ok = st == 0
+    for when in ("at once", "after the old WRITE's delay"):
+        if when != "at once":
+            time.sleep(6)
+        st, _, data = n.read_block(lun, 8, bs)
+        what = {a: "A (the old session's)", b: "B"}.get(data, "neither")
+        print("read %s: status %#x, block holds %s" % (when, st, what))
+        ok &= st == 0 and data == b
+    return 0 if ok else 1
+
+
+def main():
+    mode, addr, target, initiator, lun = sys.argv[1:6]
+    lun = int(lun)
+    if mode == "not-inline":
+        return not_inline(addr, target, initiator, lun, sys.argv[6])
+    if mode == "sense":
+        op, lba, blocks, want = sys.argv[6:10]
+        return sense(addr, target, initiator, lun, op, int(lba), int(blocks),
+                     want)
+    if mode == "stale-write":
+        return stale_write(addr, target, initiator, lun)
+    print("unknown mode " + mode)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

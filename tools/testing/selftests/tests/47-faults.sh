@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Backstores that are slow or fail (issue 21):
+# - a flush or a zeroing on a slow device (dm-delay, 3 s per write) runs
+#   beside the connection, not in its receive work: a TEST UNIT READY sent
+#   after it on the same connection is answered first;
+# - a slow WRITE of a session whose connection went never lands after the
+#   WRITE of the session that replaced it (same initiator name and ISID);
+# - a device with a bad range (a dm "error" segment) answers MEDIUM ERROR:
+#   3/11/00 for READ (fileio, which sees where its read stopped, sets
+#   INFORMATION to the first bad block), 3/0C/00 for WRITE; a full
+#   filesystem answers SPACE ALLOCATION FAILED WRITE PROTECT (7/27/07); each
+#   reaches the Linux initiator's log, and service resumes once the device
+#   or the filesystem is repaired.
+. ./lib.sh
+
+SLOW_SECS=3
+TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+FAULTS="python3 ./iscsi_faults.py"
+P=127.0.0.1:3260
+INI=iqn.2026-11.org.ktarget:faults
+SPACE=/run/kt-full
+
+dm() { DM_DISABLE_UDEV=1 dmsetup --noudevsync "$@"; }
+
+# export DEV (HBA/NAME under core/) as LUN N, with "key=value" control
+export_lun() {
+	local n=$1 dev=$KT_CFS/core/$2 control=$3
+	mkdir -p $dev && echo "$control" > $dev/control && echo 1 > $dev/enable &&
+		mkdir $TPG/lun/lun_$n && ln -s $dev $TPG/lun/lun_$n/d
+}
+
+unexport_lun() {
+	rm -f $TPG/lun/lun_$1/d
+	rmdir $TPG/lun/lun_$1 $KT_CFS/core/$2
+}
+
+# The devices: nullb0 (memory-backed, 1 GiB) split into kt-slow-f and
+# kt-slow-i (dm-delay: writes and flushes held SLOW_SECS; the fileio writes
+# through, O_DSYNC), kt-bad-i and kt-bad-f (64 blocks of "error" at block
+# 1024 of 2048). A full tmpfs for a fileio file.
+setup() {
+	local ms=$((SLOW_SECS * 1000)) s
+	# null_blk with a volatile write cache, so that flushes reach dm-delay
+	# (the block layer completes them at once on a device without one)
+	modprobe null_blk nr_devices=1 memory_backed=1 gb=1 cache_size=64 bs=512 &&
+		modprobe dm-delay || return 1
+	for s in f:0 i:65536; do
+		dm create kt-slow-${s%%:*} --table \
+			"0 32768 delay /dev/nullb0 ${s#*:} 0 /dev/nullb0 ${s#*:} $ms" || return 1
+	done
+	for s in i:131072 f:133120; do
+		printf '%s\n' "0 1024 linear /dev/nullb0 ${s#*:}" "1024 64 error" \
+			"1088 960 linear /dev/nullb0 $((${s#*:} + 1088))" |
+			dm create kt-bad-${s%%:*} || return 1
+	done
+	mkdir -p $SPACE && mount -t tmpfs -o size=8m kt-full $SPACE || return 1
+	export_lun 1 fileio_1/slow fd_dev_name=/dev/mapper/kt-slow-f &&
+		export_lun 2 iblock_1/slow udev_path=/dev/mapper/kt-slow-i &&
+		export_lun 3 iblock_1/bad udev_path=/dev/mapper/kt-bad-i &&
+		export_lun 4 fileio_1/bad fd_dev_name=/dev/mapper/kt-bad-f &&
+		export_lun 5 fileio_1/full fd_dev_name=$SPACE/lu.img,fd_dev_size=16777216
+}
+
+teardown() {
+	unexport_lun 1 fileio_1/slow
+	unexport_lun 2 iblock_1/slow
+	unexport_lun 3 iblock_1/bad
+	unexport_lun 4 fileio_1/bad
+	unexport_lun 5 fileio_1/full
+	rmdir $KT_CFS/core/fileio_1 $KT_CFS/core/iblock_1
+	umount $SPACE
+	dm remove kt-slow-f
+	dm remove kt-slow-i
+	dm remove kt-bad-i
+	dm remove kt-bad-f
+	rmmod dm-delay null_blk 2>/dev/null
+	return 0
+}
+
+# the bad range of kt-bad-$1 repaired: linear all through
+repair() {
+	local base
+	base=$(dm table kt-bad-$1 | awk 'NR == 1 { print $5 }')
+	dm load kt-bad-$1 --table "0 2048 linear /dev/nullb0 $base" &&
+		dm resume kt-bad-$1
+}
+
+repair_both() { repair i && repair f; }
+
+sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
+
+# The Linux initiator: the disk of LUN $1 and what its kernel log says
+lun_disk() {
+	local d i
+	for i in $(seq 1 50); do
+		for d in /sys/class/iscsi_session/session*/device/target*/*:$1/block/*; do
+			[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+initiator_sees() {
+	local lun=$1 what=$2 want=$3 disk
+	disk=$(lun_disk "$lun") || { echo "no disk for LUN $lun"; return 1; }
+	kmsg_mark
+	case $what in
+	read) dd if="$disk" of=/dev/null bs=4k skip=127 count=4 iflag=direct 2>&1 ;;
+	write) dd if=/dev/zero of="$disk" bs=4k seek=12 count=1 oflag=direct 2>&1 ;;
+	esac
+	kmsg_since | grep -i -- "$want"
+}
+
+main() {
+	local k
+
+	plan 27
+	check "target set up" kt_iscsi_setup
+	check "slow, bad and full devices exported as LUNs 1-5" setup
+
+	for k in sync write-same unmap; do
+		check "fileio: $k on a slow device leaves the connection free" \
+			$FAULTS not-inline $P $KT_IQN $INI 1 $k
+		check "iblock: $k on a slow device leaves the connection free" \
+			$FAULTS not-inline $P $KT_IQN $INI 2 $k
+	done
+	check "a slow WRITE of a replaced session does not land after the new one's" \
+		$FAULTS stale-write $P $KT_IQN $INI 2
+
+	check "iblock: READ across a bad range: 3/11/00" sense 3 read 1000 100 3/11/00
+	check "iblock: WRITE across a bad range: 3/0C/00" sense 3 write 1020 8 3/0c/00
+	check "fileio: READ across a bad range: 3/11/00, INFORMATION 1024" \
+		sense 4 read 1000 100 3/11/00@1024
+	check "fileio: WRITE across a bad range: 3/0C/00" sense 4 write 1020 8 3/0c/00
+	check "fill the filesystem under the fileio file" sh -c \
+		"! dd if=/dev/zero of=$SPACE/fill bs=64k status=none 2>/dev/null"
+	check "fileio: WRITE to a full filesystem: 7/27/07" sense 5 write 100 8 7/27/07
+
+	check "iscsid starts" kt_iscsid_start
+	iscsiadm -m discovery -t st -p $P >/dev/null 2>&1
+	check "open-iscsi logs in" iscsiadm -m node -T $KT_IQN -p $P --login
+	check "the Linux initiator logs the medium error of LUN 3" \
+		initiator_sees 3 read "Unrecovered read error"
+	check "the Linux initiator logs the full filesystem of LUN 5" \
+		initiator_sees 5 write "space allocation failed"
+	check "open-iscsi logs out" iscsiadm -m node -T $KT_IQN -p $P --logout
+	iscsiadm -m node -o delete >/dev/null 2>&1
+
+	check "repair the bad ranges" repair_both
+	check "iblock: the repaired range reads" sense 3 read 1000 100 0/00/00
+	check "fileio: the repaired range reads" sense 4 read 1000 100 0/00/00
+	rm -f $SPACE/fill
+	check "fileio: the freed filesystem takes the write" sense 5 write 100 8 0/00/00
+
+	check "every ktarget object is gone" kt_objects_zero
+	check "devices removed" teardown
+	kt_iscsi_teardown
+	check "rmmod the backstores" rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd
+}
+
+main "$@"
