@@ -160,7 +160,7 @@ static void kt_fd_disable(struct kt_dev *dev)
  * Returns the bytes moved, or -errno.
  */
 static ssize_t kt_fd_batch(struct kt_fd_dev *fd, struct scatterlist **sg,
-			   bool write, loff_t *off, u32 left, bool fua)
+			   bool write, loff_t *off, u32 left, bool dsync)
 {
 	struct bio_vec bv[KT_FD_BATCH];
 	struct iov_iter iter;
@@ -180,9 +180,8 @@ static ssize_t kt_fd_batch(struct kt_fd_dev *fd, struct scatterlist **sg,
 	iov_iter_bvec(&iter, write ? WRITE : READ, bv, nr, bytes);
 	while (iov_iter_count(&iter)) {
 		if (write)
-			/* FUA on a cached file: this write alone is O_DSYNC */
 			ret = vfs_iter_write(fd->file, &iter, off,
-					     fua ? RWF_DSYNC : 0);
+					     dsync ? RWF_DSYNC : 0);
 		else
 			ret = vfs_iter_read(fd->file, &iter, off, 0);
 		if (ret < 0)
@@ -228,9 +227,15 @@ static void kt_fd_io(struct kt_cmd *cmd)
 	u32 len = cmd->be_len, done = 0;
 	ssize_t ret = -EIO;
 
+	/*
+	 * A cached file writes through for FUA, and for every write while
+	 * the LU reports no write cache (WCE=0, emulate_write_cache=0)
+	 */
+	bool dsync = fd->buffered &&
+		     (cmd->be_fua || !READ_ONCE(cmd->dev->attrib.emulate_write_cache));
+
 	while (done < len && sg) {
-		ret = kt_fd_batch(fd, &sg, write, &off, len - done,
-				  cmd->be_fua && fd->buffered);
+		ret = kt_fd_batch(fd, &sg, write, &off, len - done, dsync);
 		if (ret < 0)
 			break;
 		done += ret;

@@ -85,6 +85,9 @@ static int kt_ib_enable(struct kt_dev *dev)
 	dev->attrib.hw_max_sectors = SZ_4M / dev->attrib.hw_block_size;
 	dev->attrib.hw_queue_depth = 128;
 	dev->attrib.is_nonrot = bdev_nonrot(bdev);
+	/* a volatile cache below is the LU's: WCE=1, flushed on request */
+	if (bdev_write_cache(bdev))
+		dev->attrib.emulate_write_cache = 1;
 	dev->nr_blocks = div_u64(bdev_nr_bytes(bdev), dev->attrib.hw_block_size);
 	return 0;
 }
@@ -144,6 +147,13 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		kt_cmd_complete(cmd, KT_SENSE_WRITE_PROTECTED);
 		return;
 	}
+	/*
+	 * WCE=0 promises that a completed write is on stable storage: where
+	 * the device below caches writes, each one goes through it (FUA).
+	 */
+	if (write && !READ_ONCE(cmd->dev->attrib.emulate_write_cache) &&
+	    bdev_write_cache(ib->bdev))
+		opf |= REQ_FUA;
 	/* one reference held while bios are built, dropped at the end */
 	atomic_set(&cmd->be_pending, 1);
 	cmd->be_error = 0;

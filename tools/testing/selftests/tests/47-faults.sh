@@ -12,7 +12,10 @@
 #   INFORMATION to the first bad block), 3/0C/00 for WRITE; a full
 #   filesystem answers SPACE ALLOCATION FAILED WRITE PROTECT (7/27/07); each
 #   reaches the Linux initiator's log, and service resumes once the device
-#   or the filesystem is repaired.
+#   or the filesystem is repaired;
+# - an LU that reports no write cache (WCE=0) over storage that has one
+#   writes through it (fileio: RWF_DSYNC); iblock over a device with a
+#   volatile cache reports WCE=1.
 . ./lib.sh
 
 SLOW_SECS=3
@@ -55,12 +58,23 @@ setup() {
 			"1088 960 linear /dev/nullb0 $((${s#*:} + 1088))" |
 			dm create kt-bad-${s%%:*} || return 1
 	done
+	dm create kt-wc-f --table "0 4096 linear /dev/nullb0 210000" || return 1
 	mkdir -p $SPACE && mount -t tmpfs -o size=8m kt-full $SPACE || return 1
 	export_lun 1 fileio_1/slow fd_dev_name=/dev/mapper/kt-slow-f &&
 		export_lun 2 iblock_1/slow udev_path=/dev/mapper/kt-slow-i &&
 		export_lun 3 iblock_1/bad udev_path=/dev/mapper/kt-bad-i &&
 		export_lun 4 fileio_1/bad fd_dev_name=/dev/mapper/kt-bad-f &&
-		export_lun 5 fileio_1/full fd_dev_name=$SPACE/lu.img,fd_dev_size=16777216
+		export_lun 5 fileio_1/full fd_dev_name=$SPACE/lu.img,fd_dev_size=16777216 &&
+		export_lun 7 fileio_1/wc fd_dev_name=/dev/mapper/kt-wc-f,fd_buffered_io=1
+}
+
+# on_disk_after_write DEV LUN: a WRITE of 8 blocks at 100 to LUN is on DEV
+# (read O_DIRECT, past the page cache) as soon as it is answered
+on_disk_after_write() {
+	sense "$2" write 100 8 0/00/00 || return 1
+	head -c 4096 /dev/zero | tr '\0' '<' > /tmp/kt-wc-want
+	dd if="$1" of=/tmp/kt-wc-got bs=512 skip=100 count=8 iflag=direct status=none &&
+		cmp /tmp/kt-wc-got /tmp/kt-wc-want
 }
 
 teardown() {
@@ -69,12 +83,14 @@ teardown() {
 	unexport_lun 3 iblock_1/bad
 	unexport_lun 4 fileio_1/bad
 	unexport_lun 5 fileio_1/full
+	unexport_lun 7 fileio_1/wc
 	rmdir $KT_CFS/core/fileio_1 $KT_CFS/core/iblock_1
 	umount $SPACE
 	dm remove kt-slow-f
 	dm remove kt-slow-i
 	dm remove kt-bad-i
 	dm remove kt-bad-f
+	dm remove kt-wc-f
 	rmmod dm-delay null_blk 2>/dev/null
 	return 0
 }
@@ -117,9 +133,9 @@ initiator_sees() {
 main() {
 	local k
 
-	plan 27
+	plan 29
 	check "target set up" kt_iscsi_setup
-	check "slow, bad and full devices exported as LUNs 1-5" setup
+	check "slow, bad, full and cached devices exported as LUNs 1-5 and 7" setup
 
 	for k in sync write-same unmap; do
 		check "fileio: $k on a slow device leaves the connection free" \
@@ -127,6 +143,11 @@ main() {
 		check "iblock: $k on a slow device leaves the connection free" \
 			$FAULTS not-inline $P $KT_IQN $INI 2 $k
 	done
+	check_eq "iblock over a device with a volatile cache reports it (WCE=1)" \
+		"$(cat $KT_CFS/core/iblock_1/slow/attrib/emulate_write_cache)" 1
+	write_attr $KT_CFS/core/fileio_1/wc/attrib/emulate_write_cache 0
+	check "fileio cached with WCE=0: a write is on the device when answered" \
+		on_disk_after_write /dev/mapper/kt-wc-f 7
 	check "a slow WRITE of a replaced session does not land after the new one's" \
 		$FAULTS stale-write $P $KT_IQN $INI 2
 
