@@ -11,6 +11,7 @@
 #   make test-debug the same on the debug kernel of ../shared/kernel (KASAN, kmemleak, lockdep)
 #   make demo       deps, build, boot a guest and show ktarget working
 #   make bench      ktarget against in-tree LIO in one guest, with ratios
+#   make powercut   the power-cut test with 20 cuts (CUTS=N, STACK=lio for LIO)
 #   make check      checkpatch and sparse over the tree
 
 # The kernel built against: the running one when its build tree exists, else
@@ -26,7 +27,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps unit fuzz test test-debug demo bench check kver help
+.PHONY: all modules install clean deps unit fuzz test test-debug demo bench powercut check kver help
 
 all: modules
 
@@ -81,6 +82,11 @@ test-debug: deps
 
 demo: deps modules
 	@tools/testing/vm/run.sh --name demo tools/testing/demo.sh
+
+# The power-cut test alone, with more cuts: CUTS=N (default 20), STACK=lio
+# for the same test on Linux's own target.
+powercut: deps modules
+	@tools/testing/powercut/run.sh --cuts $(or $(CUTS),20) --stack $(or $(STACK),ktarget)
 
 bench: deps modules
 	@tools/testing/bench/run.sh

@@ -79,6 +79,21 @@ main() {
 		result fail "guest test suite (no modules built)"
 	fi
 
+	echo "# power cut (${KT_POWERCUT_CUTS:-3} cuts)"
+	tools/testing/powercut/run.sh --cuts "${KT_POWERCUT_CUTS:-3}" \
+		${KDIR:+--kver "$(make -s --no-print-directory kver KDIR="$KDIR")"} \
+		> "$out/powercut.log" 2>&1
+	grep -E '^#' "$out/powercut.log"
+	while read -r l; do
+		case $l in
+		"ok - "*) result ok "${l#ok - }" ;;
+		"not ok - "*) result fail "${l#not ok - }"
+			grep -A8 -F -- "$l" "$out/powercut.log" | tail -n +2 | grep '^#' ;;
+		esac
+	done < "$out/powercut.log"
+	grep -qE '^(ok|not ok) - ' "$out/powercut.log" ||
+		result fail "power cut test ran"
+
 	echo "# harness self-tests"
 	local h=tools/testing/selftests/harness s
 	"$vm" --name self-clean --quiet "$h/clean.sh" 2>/dev/null

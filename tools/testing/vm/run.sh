@@ -20,12 +20,16 @@
 #   --no-install      do not install the ktarget modules into the guest
 #   --quiet           do not stream the script's output
 #   --mem SIZE        guest memory (default 2G)
+#   --disk FILE       a raw image as the guest's /dev/vda, written through
+#                     (cache=directsync): what the guest wrote survives QEMU
 #
+# QEMU's pid is in DIR/qemu.pid. A caller that kills QEMU on purpose (a power
+# cut) first creates DIR/power-cut; the run then ends with status 0.
 # KT_PDU_FUZZ_* variables of the caller's environment reach the guest test.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
-name= out= kver= timeout_s=1800 install=1 quiet=0 mem=2G
+name= out= kver= timeout_s=1800 install=1 quiet=0 mem=2G disk=
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,11 +40,12 @@ while [ $# -gt 0 ]; do
 	--no-install) install=0; shift ;;
 	--quiet) quiet=1; shift ;;
 	--mem) mem=$2; shift 2 ;;
+	--disk) disk=$2; shift 2 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -ge 1 ] || { sed -n '3,22p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '3,27p' "$0" >&2; exit 2; }
 
 script=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
@@ -129,8 +134,12 @@ if [ "$quiet" = 0 ]; then
 	tailpid=$!
 fi
 
+drive=()
+[ -n "$disk" ] &&
+	drive=(-drive "file=$disk,format=raw,if=virtio,cache=directsync")
 timeout -k 10 "$timeout_s" qemu-system-x86_64 \
 	-accel tcg -cpu max,erms=off,fsrm=off -smp 2 -m "$mem" \
+	-pidfile "$out/qemu.pid" "${drive[@]}" \
 	-nodefaults -no-reboot -display none -monitor none \
 	-serial "file:$out/console.log" \
 	-device virtio-rng-pci \
@@ -146,6 +155,10 @@ qemu_status=$?
 [ "$quiet" = 0 ] && { sleep 0.3; kill "$tailpid" 2>/dev/null; wait "$tailpid" 2>/dev/null; }
 secs=$(($(date +%s) - start))
 
+if [ -e "$out/power-cut" ]; then
+	log "power cut after ${secs}s (QEMU killed by the caller)"
+	exit 0
+fi
 if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
 	log "TIMEOUT after ${timeout_s}s; last console lines:"
 	tail -20 "$out/console.log" >&2

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [--cuts N] [--stack ktarget|lio] [--seed S] [--kver KVER]
+#
+# The power-cut test: a guest writes numbered records through open-iscsi to
+# three LUs (fileio cached, fileio O_DSYNC, iblock) kept on a disk image that
+# QEMU writes through, and logs each acknowledgement to the host; the host
+# kills QEMU at a random moment (a power cut), and the next boot checks that
+# every block holds what its acknowledgements promise (guest.sh,
+# powercut_io.py). N cuts (default 3) take N + 1 boots. Prints TAP, one line
+# per LU and cut, and ends with "N passed, N failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+cuts=3 stack=ktarget seed=$RANDOM kver=()
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cuts) cuts=$2; shift 2 ;;
+	--stack) stack=$2; shift 2 ;;
+	--seed) seed=$2; shift 2 ;;
+	--kver) kver=(--kver "$2"); shift 2 ;;
+	*) sed -n '3,13p' "$0" >&2; exit 2 ;;
+	esac
+done
+
+state=$top/.vm-out/powercut-$stack
+rm -rf "$state"
+mkdir -p "$state"
+truncate -s 64M "$state/disk.img"
+RANDOM=$seed
+echo "# power cut: $stack, $cuts cuts, seed $seed"
+
+pass=0 fail=0
+for ((epoch = 0; epoch <= cuts; epoch++)); do
+	out=$top/.vm-out/powercut-$stack-$epoch
+	"$top/tools/testing/vm/run.sh" --name "powercut-$stack-$epoch" --quiet \
+		--timeout 600 --disk "$state/disk.img" "${kver[@]}" \
+		"$here/guest.sh" "$state" "$epoch" "$cuts" "$stack" \
+		2> "$state/vm-$epoch.log" &
+	vm=$!
+	if [ "$epoch" -lt "$cuts" ]; then
+		# the writers are running: cut within the next 0.5-4 s
+		for ((i = 0; i < 3000; i++)); do
+			[ -e "$out/pc-ready-1" ] && [ -e "$out/pc-ready-2" ] &&
+				[ -e "$out/pc-ready-3" ] && break
+			kill -0 $vm 2>/dev/null || break
+			sleep 0.2
+		done
+		sleep "$((RANDOM % 8 / 2)).$((RANDOM % 2 * 5))"
+		touch "$out/power-cut"
+		kill -9 "$(cat "$out/qemu.pid" 2>/dev/null)" 2>/dev/null
+	fi
+	wait $vm
+	status=$?
+	grep -E '^(ok|not ok|#)' "$out/output.log" 2>/dev/null
+	pass=$((pass + $(grep -c '^ok' "$out/output.log" 2>/dev/null)))
+	fail=$((fail + $(grep -c '^not ok' "$out/output.log" 2>/dev/null)))
+	if [ "$epoch" -lt "$cuts" ]; then
+		mkdir -p "$state/epoch-$epoch"
+		cp "$out"/pc-*.log "$state/epoch-$epoch/" 2>/dev/null
+		n=$(cat "$state/epoch-$epoch"/pc-*.log 2>/dev/null | grep -c '^A')
+		if [ "$n" -ge 192 ]; then
+			echo "# cut $((epoch + 1)): after $n acknowledged writes"
+		else
+			echo "not ok - $stack, cut $((epoch + 1)): the writers ran ($n acknowledged writes)"
+			tail -5 "$out/output.log" 2>/dev/null | sed 's/^/#   /'
+			fail=$((fail + 1))
+		fi
+	elif [ "$status" != 0 ]; then
+		echo "not ok - $stack: the last boot ended with status $status"
+		sed 's/^/#   /' "$state/vm-$epoch.log"
+		fail=$((fail + 1))
+	fi
+done
+echo "# power cut: $pass passed, $fail failed"
+[ "$fail" = 0 ]
