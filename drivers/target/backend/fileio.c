@@ -179,13 +179,21 @@ static ssize_t kt_fd_batch(struct kt_fd_dev *fd, struct scatterlist **sg,
 	}
 	iov_iter_bvec(&iter, write ? WRITE : READ, bv, nr, bytes);
 	while (iov_iter_count(&iter)) {
+		/*
+		 * a write-through write can fail in its sync after moving
+		 * the data and *off: the failure is placed where it began
+		 */
+		loff_t start = *off;
+
 		if (write)
 			ret = vfs_iter_write(fd->file, &iter, off,
 					     dsync ? RWF_DSYNC : 0);
 		else
 			ret = vfs_iter_read(fd->file, &iter, off, 0);
-		if (ret < 0)
+		if (ret < 0) {
+			*off = start;
 			return ret;
+		}
 		if (!ret)
 			break;
 	}
@@ -208,7 +216,9 @@ static void kt_fd_fail(struct kt_cmd *cmd, bool write, loff_t off, int err)
 
 	pr_warn_ratelimited("%s: %s at %llu failed: %pe\n", fd->path,
 			    write ? "write" : "read", off, ERR_PTR(err));
-	if (err == -ENOSPC || err == -EDQUOT) {
+	/* a block device says ENOSPC past its end: that is no full disk */
+	if ((err == -ENOSPC || err == -EDQUOT) &&
+	    S_ISREG(file_inode(fd->file)->i_mode)) {
 		kt_cmd_complete(cmd, KT_SENSE_SPACE_ALLOC_FAILED);
 		return;
 	}
@@ -283,7 +293,7 @@ static void kt_fd_flush(struct kt_cmd *cmd)
 static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 {
 	struct kt_fd_dev *fd = to_fd(dev);
-	loff_t off = pos;
+	loff_t off = pos, last = pos + len - 1;
 	int ret;
 
 	ret = vfs_fallocate(fd->file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
@@ -301,6 +311,9 @@ static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 		if (!len)
 			ret = 0;
 	}
+	/* WCE=0 on a cached file: the zeroes are stable when answered */
+	if (!ret && fd->buffered && !READ_ONCE(dev->attrib.emulate_write_cache))
+		ret = vfs_fsync_range(fd->file, pos, last, 1);
 	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
 }
 
@@ -333,7 +346,8 @@ static bool kt_fd_fs_copies(struct file *in, struct file *out)
 
 /*
  * EXTENDED COPY between fileio devices when their filesystem copies by
- * itself. Write-through devices are synced, as their writes would be.
+ * itself. A destination that reports no write cache (WCE=0) is synced, as
+ * its writes would be.
  */
 static s64 kt_fd_copy_range(struct kt_dev *dst, u64 dst_pos,
 			    struct kt_dev *src, u64 src_pos, u64 len)
@@ -354,7 +368,7 @@ static s64 kt_fd_copy_range(struct kt_dev *dst, u64 dst_pos,
 		out += ret;
 		done += ret;
 	}
-	if (done && !d->buffered &&
+	if (done && (!d->buffered || !READ_ONCE(dst->attrib.emulate_write_cache)) &&
 	    vfs_fsync_range(d->file, dst_pos, dst_pos + done - 1, 1))
 		return -EIO;
 	return done ? done : ret;

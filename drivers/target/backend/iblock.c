@@ -204,10 +204,15 @@ static void kt_ib_flush(struct kt_cmd *cmd)
 
 static sense_reason_t kt_ib_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 {
+	struct block_device *bdev = to_ib(dev)->bdev;
 	int ret;
 
-	ret = blkdev_issue_zeroout(to_ib(dev)->bdev, pos >> SECTOR_SHIFT,
+	ret = blkdev_issue_zeroout(bdev, pos >> SECTOR_SHIFT,
 				   len >> SECTOR_SHIFT, GFP_KERNEL, 0);
+	/* WCE=0 over a volatile cache: the zeroes are stable when answered */
+	if (!ret && !READ_ONCE(dev->attrib.emulate_write_cache) &&
+	    bdev_write_cache(bdev))
+		ret = blkdev_issue_flush(bdev);
 	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
 }
 

@@ -11,7 +11,8 @@ initiator of iscsi_raw.py.
       (a WRITE, then SYNCHRONIZE CACHE), write-same (WRITE SAME (16),
       NDOB: zeroes), unmap (UNMAP of 8 blocks).
   iscsi_faults.py sense HOST:PORT TARGET INITIATOR LUN OP LBA BLOCKS WANT
-      READ (16) or WRITE (16) (OP: read, write) of BLOCKS blocks at LBA;
+      READ (16), WRITE (16) or WRITE SAME (16) of zeroes (NDOB) (OP: read,
+      write, write-same) of BLOCKS blocks at LBA;
       WANT is the answer expected, KEY/ASC/ASCQ in hex ("3/11/00"),
       optionally "@N": the sense's INFORMATION must hold LBA N.
   iscsi_faults.py stale-write HOST:PORT TARGET INITIATOR LUN
@@ -21,6 +22,13 @@ initiator of iscsi_raw.py.
       then read it at once and again after A's delay has passed: both
       reads must return B. A WRITE of the old session that lands after
       the new session's WRITE is lost data (RFC 7143 6.3.5, SAM-5 5.6).
+
+  iscsi_faults.py tmf-slow HOST:PORT TARGET INITIATOR LUN TMF
+      LUN's backstore takes seconds per write. WRITE a block, then TMF
+      (abort-task: ABORT TASK for it; lun-reset: LOGICAL UNIT RESET) while
+      it is in the backstore. The WRITE must not be answered after the
+      TMF's FUNCTION COMPLETE, nor twice; once the TMF is answered the
+      block must not change any more (read at once and after the delay).
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
@@ -84,6 +92,8 @@ def sense(addr, target, initiator, lun, op, lba, blocks, want):
     bs = s.read_capacity(lun)[1]
     if op == "read":
         itt = s.command(lun, cdb16(0x88, lba, blocks), read_len=blocks * bs)
+    elif op == "write-same":
+        itt = s.command(lun, cdb16(0x93, lba, blocks, 0x01))
     else:
         itt = s.command(lun, cdb16(0x8A, lba, blocks), b"\x3c" * (blocks * bs))
     st = s.wait(itt, 60)[0]
@@ -130,6 +140,48 @@ def stale_write(addr, target, initiator, lun):
     return 0 if ok else 1
 
 
+TMF_CODES = {"abort-task": 0x01, "lun-reset": 0x05}
+
+
+def tmf_slow(addr, target, initiator, lun, which):
+    s = Session(addr)
+    s.login(target, initiator)
+    s.settle(lun)
+    bs = s.read_capacity(lun)[1]
+    before = s.read_block(lun, 16, bs)[2]
+    data = bytes([before[0] ^ 0xFF]) * bs
+    write = s.command(lun, cdb16(0x8A, 16, 1), data)
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    tmf = s.tmf(TMF_CODES[which], lun, write if which == "abort-task"
+                else 0xFFFFFFFF, s.cmdsn - 1)
+    while tmf not in s.tmf_rsp:
+        s.pump(60)
+    rsp = s.tmf_rsp.pop(tmf)
+    took = time.monotonic() - t0
+    answered_before = s.order.count(write)
+    # a LUN reset leaves a unit attention for this nexus too
+    for _ in range(4):
+        if s.wait(s.command(lun, TUR))[1][0] != 6:
+            break
+    first = s.read_block(lun, 16, bs)[2]
+    time.sleep(6)
+    later = s.read_block(lun, 16, bs)[2]
+    s.pump_for(0.5)
+    write_rsp = s.rsp.pop(write, None)
+    late = s.order.count(write) - answered_before
+    name = {before: "old data", data: "the WRITE's data"}
+    print("%s: response %d after %.1f s; the WRITE's answer: %s; block %s "
+          "then %s" % (which, rsp, took,
+                       "status %#x" % write_rsp[0] if write_rsp else "none",
+                       name.get(first, "other"), name.get(later, "other")))
+    ok = rsp == 0 and first == later and first in name
+    if late or s.order.count(write) > 1:
+        print("the WRITE was answered after the TMF, or twice")
+        ok = False
+    return 0 if ok else 1
+
+
 def main():
     mode, addr, target, initiator, lun = sys.argv[1:6]
     lun = int(lun)
@@ -139,6 +191,8 @@ def main():
         op, lba, blocks, want = sys.argv[6:10]
         return sense(addr, target, initiator, lun, op, int(lba), int(blocks),
                      want)
+    if mode == "tmf-slow":
+        return tmf_slow(addr, target, initiator, lun, sys.argv[6])
     if mode == "stale-write":
         return stale_write(addr, target, initiator, lun)
     print("unknown mode " + mode)

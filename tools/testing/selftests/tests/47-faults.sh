@@ -6,16 +6,19 @@
 #   beside the connection, not in its receive work: a TEST UNIT READY sent
 #   after it on the same connection is answered first;
 # - a slow WRITE of a session whose connection went never lands after the
-#   WRITE of the session that replaced it (same initiator name and ISID);
+#   WRITE of the session that replaced it (same initiator name and ISID),
+#   nor after ABORT TASK or LOGICAL UNIT RESET answered for it;
 # - a device with a bad range (a dm "error" segment) answers MEDIUM ERROR:
 #   3/11/00 for READ (fileio, which sees where its read stopped, sets
-#   INFORMATION to the first bad block), 3/0C/00 for WRITE; a full
+#   INFORMATION to the first bad block), 3/0C/00 for WRITE, also when only
+#   an O_DSYNC write's sync fails (dm-flakey failing writes); a full
 #   filesystem answers SPACE ALLOCATION FAILED WRITE PROTECT (7/27/07); each
 #   reaches the Linux initiator's log, and service resumes once the device
 #   or the filesystem is repaired;
 # - an LU that reports no write cache (WCE=0) over storage that has one
-#   writes through it (fileio: RWF_DSYNC); iblock over a device with a
-#   volatile cache reports WCE=1.
+#   writes through it (iblock: FUA, and a flush after zeroing, seen by
+#   dm-log-writes; fileio: RWF_DSYNC, and a sync after zeroing); iblock
+#   over a device with a volatile cache reports WCE=1.
 . ./lib.sh
 
 SLOW_SECS=3
@@ -59,21 +62,125 @@ setup() {
 			dm create kt-bad-${s%%:*} || return 1
 	done
 	dm create kt-wc-f --table "0 4096 linear /dev/nullb0 210000" || return 1
+	# dm-flakey, always down, failing writes only: reads of what is there
+	# work, every write fails
+	modprobe dm-flakey &&
+		dm create kt-flaky --table "0 4096 flakey /dev/nullb0 240000 0 60 1 error_writes" ||
+		return 1
+	# iblock over dm-log-writes, which records each write and its flags
+	# (FUA, flush) on a log device: kt-wc-log, zeroed first
+	modprobe dm-log-writes || return 1
+	dm create kt-wc-log --table "0 8192 linear /dev/nullb0 220000" &&
+		dd if=/dev/zero of=/dev/mapper/kt-wc-log bs=1M count=4 oflag=direct status=none &&
+		dm create kt-wc-data --table "0 4096 linear /dev/nullb0 230000" &&
+		dm create kt-wc-i --table "0 4096 log-writes /dev/mapper/kt-wc-data /dev/mapper/kt-wc-log" ||
+		return 1
 	mkdir -p $SPACE && mount -t tmpfs -o size=8m kt-full $SPACE || return 1
 	export_lun 1 fileio_1/slow fd_dev_name=/dev/mapper/kt-slow-f &&
 		export_lun 2 iblock_1/slow udev_path=/dev/mapper/kt-slow-i &&
 		export_lun 3 iblock_1/bad udev_path=/dev/mapper/kt-bad-i &&
 		export_lun 4 fileio_1/bad fd_dev_name=/dev/mapper/kt-bad-f &&
 		export_lun 5 fileio_1/full fd_dev_name=$SPACE/lu.img,fd_dev_size=16777216 &&
-		export_lun 7 fileio_1/wc fd_dev_name=/dev/mapper/kt-wc-f,fd_buffered_io=1
+		export_lun 6 iblock_1/wc udev_path=/dev/mapper/kt-wc-i &&
+		export_lun 7 fileio_1/wc fd_dev_name=/dev/mapper/kt-wc-f,fd_buffered_io=1 &&
+		export_lun 8 fileio_1/flaky fd_dev_name=/dev/mapper/kt-flaky &&
+		export_lun 9 iblock_1/flaky udev_path=/dev/mapper/kt-flaky
 }
 
-# on_disk_after_write DEV LUN: a WRITE of 8 blocks at 100 to LUN is on DEV
-# (read O_DIRECT, past the page cache) as soon as it is answered
+# logged_fua SECTOR: dm-log-writes logged a write at SECTOR, and with FUA.
+# The log: a super block, then per write an entry (sector, nr_sectors,
+# flags, data_len; little endian) in a block of its own and nr_sectors
+# blocks of data. Its
+# kthread writes entries after the writes complete: looked at for 5 s.
+logged_fua() {
+	local i st
+	for ((i = 0; i < 25; i++)); do
+		dd if=/dev/mapper/kt-wc-log of=/tmp/kt-wc-log bs=1M count=4 \
+			iflag=direct status=none || return 1
+		python3 - "$1" /tmp/kt-wc-log <<'PY'
+import struct, sys
+want, log = int(sys.argv[1]), open(sys.argv[2], "rb").read()
+bs = struct.unpack_from("<I", log, 24)[0] or 512
+off, seen = bs, []
+while off + 32 <= len(log):
+    sector, nr, flags, dlen = struct.unpack_from("<QQQQ", log, off)
+    if not (sector or nr or flags or dlen):
+        break
+    seen.append("%d+%d flags %#x" % (sector, nr, flags))
+    if sector == want and nr:
+        print("logged: " + seen[-1])
+        sys.exit(0 if flags & 0x2 else 1)
+    # the data follows, in blocks of the device (a discard has none)
+    off += bs * (1 + (0 if flags & 0x4 else nr))
+print("no write at %d; logged: %s" % (want, ", ".join(seen[-8:]) or "none"))
+sys.exit(2)
+PY
+		st=$?
+		[ $st = 2 ] || return $st
+		sleep 0.2
+	done
+	return 1
+}
+
+iblock_write_is_fua() {
+	sense 6 write 100 8 0/00/00 && logged_fua 100
+}
+
+# logged_flush_after SECTOR: dm-log-writes logged a write at SECTOR and a
+# flush after it
+logged_flush_after() {
+	local i st
+	for ((i = 0; i < 25; i++)); do
+		dd if=/dev/mapper/kt-wc-log of=/tmp/kt-wc-log bs=1M count=4 \
+			iflag=direct status=none || return 1
+		python3 - "$1" /tmp/kt-wc-log <<'PY'
+import struct, sys
+want, log = int(sys.argv[1]), open(sys.argv[2], "rb").read()
+bs = struct.unpack_from("<I", log, 24)[0] or 512
+off, seen, written = bs, [], False
+while off + 32 <= len(log):
+    sector, nr, flags, dlen = struct.unpack_from("<QQQQ", log, off)
+    if not (sector or nr or flags or dlen):
+        break
+    seen.append("%d+%d flags %#x" % (sector, nr, flags))
+    written |= sector <= want < sector + nr
+    if written and flags & 0x1:
+        print("logged: " + ", ".join(seen[-4:]))
+        sys.exit(0)
+    off += bs * (1 + (0 if flags & 0x4 else nr))
+print("no flush after a write at %d; logged: %s" %
+      (want, ", ".join(seen[-8:]) or "none"))
+sys.exit(2)
+PY
+		st=$?
+		[ $st = 2 ] || return $st
+		sleep 0.2
+	done
+	return 1
+}
+
+iblock_zeroes_are_flushed() {
+	sense 6 write-same 200 8 0/00/00 && logged_flush_after 200
+}
+
+# fileio cached, WCE=0: WRITE SAME of zeroes over a pattern is on nullb0
+fileio_zeroes_on_disk() {
+	sense 7 write 300 8 0/00/00 && sense 7 write-same 300 8 0/00/00 || return 1
+	head -c 4096 /dev/zero > /tmp/kt-wc-want
+	dd if=/dev/nullb0 of=/tmp/kt-wc-got bs=512 skip=$((210000 + 300)) count=8 \
+		iflag=direct status=none &&
+		cmp /tmp/kt-wc-got /tmp/kt-wc-want
+}
+
+# on_disk_after_write SECTOR LUN: a WRITE of 8 blocks at 100 to LUN is on
+# nullb0 at SECTOR + 100 as soon as it is answered (read O_DIRECT from
+# nullb0 itself: a read of the dm device LUN's fileio has open would write
+# its dirty pages back first)
 on_disk_after_write() {
 	sense "$2" write 100 8 0/00/00 || return 1
 	head -c 4096 /dev/zero | tr '\0' '<' > /tmp/kt-wc-want
-	dd if="$1" of=/tmp/kt-wc-got bs=512 skip=100 count=8 iflag=direct status=none &&
+	dd if=/dev/nullb0 of=/tmp/kt-wc-got bs=512 skip=$(($1 + 100)) count=8 \
+		iflag=direct status=none &&
 		cmp /tmp/kt-wc-got /tmp/kt-wc-want
 }
 
@@ -83,7 +190,10 @@ teardown() {
 	unexport_lun 3 iblock_1/bad
 	unexport_lun 4 fileio_1/bad
 	unexport_lun 5 fileio_1/full
+	unexport_lun 6 iblock_1/wc
 	unexport_lun 7 fileio_1/wc
+	unexport_lun 8 fileio_1/flaky
+	unexport_lun 9 iblock_1/flaky
 	rmdir $KT_CFS/core/fileio_1 $KT_CFS/core/iblock_1
 	umount $SPACE
 	dm remove kt-slow-f
@@ -91,7 +201,11 @@ teardown() {
 	dm remove kt-bad-i
 	dm remove kt-bad-f
 	dm remove kt-wc-f
-	rmmod dm-delay null_blk 2>/dev/null
+	dm remove kt-flaky
+	dm remove kt-wc-i
+	dm remove kt-wc-data
+	dm remove kt-wc-log
+	rmmod dm-delay dm-log-writes dm-flakey null_blk 2>/dev/null
 	return 0
 }
 
@@ -104,6 +218,29 @@ repair() {
 }
 
 repair_both() { repair i && repair f; }
+
+# KT_STACK=lio (tools/testing/selftests/lio-faults.sh) runs the same
+# checks on Linux's own target, for comparison
+target_setup() {
+	if [ "${KT_STACK:-ktarget}" = lio ]; then
+		modprobe target_core_mod && modprobe iscsi_target_mod && kt_iscsi_build
+	else
+		kt_iscsi_setup
+	fi
+}
+
+objects_gone() {
+	[ "${KT_STACK:-ktarget}" = lio ] || kt_objects_zero
+}
+
+target_unload() {
+	if [ "${KT_STACK:-ktarget}" = lio ]; then
+		modprobe -r iscsi_target_mod target_core_file target_core_iblock \
+			target_core_pscsi target_core_user target_core_mod
+	else
+		rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd
+	fi
+}
 
 sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
 
@@ -133,9 +270,9 @@ initiator_sees() {
 main() {
 	local k
 
-	plan 29
-	check "target set up" kt_iscsi_setup
-	check "slow, bad, full and cached devices exported as LUNs 1-5 and 7" setup
+	plan 37
+	check "target set up" target_setup
+	check "slow, bad, full, cached and flaky devices exported as LUNs 1-9" setup
 
 	for k in sync write-same unmap; do
 		check "fileio: $k on a slow device leaves the connection free" \
@@ -145,9 +282,20 @@ main() {
 	done
 	check_eq "iblock over a device with a volatile cache reports it (WCE=1)" \
 		"$(cat $KT_CFS/core/iblock_1/slow/attrib/emulate_write_cache)" 1
+	write_attr $KT_CFS/core/iblock_1/wc/attrib/emulate_write_cache 0
+	check "iblock with WCE=0 over a cached device: a WRITE goes FUA" \
+		iblock_write_is_fua
+	check "iblock with WCE=0 over a cached device: WRITE SAME of zeroes is flushed" \
+		iblock_zeroes_are_flushed
 	write_attr $KT_CFS/core/fileio_1/wc/attrib/emulate_write_cache 0
 	check "fileio cached with WCE=0: a write is on the device when answered" \
-		on_disk_after_write /dev/mapper/kt-wc-f 7
+		on_disk_after_write 210000 7
+	check "fileio cached with WCE=0: WRITE SAME of zeroes is on the device" \
+		fileio_zeroes_on_disk
+	for k in abort-task lun-reset; do
+		check "$k of a WRITE in a slow backstore: answered once it is gone" \
+			$FAULTS tmf-slow $P $KT_IQN $INI 2 $k
+	done
 	check "a slow WRITE of a replaced session does not land after the new one's" \
 		$FAULTS stale-write $P $KT_IQN $INI 2
 
@@ -156,6 +304,10 @@ main() {
 	check "fileio: READ across a bad range: 3/11/00, INFORMATION 1024" \
 		sense 4 read 1000 100 3/11/00@1024
 	check "fileio: WRITE across a bad range: 3/0C/00" sense 4 write 1020 8 3/0c/00
+	check "fileio: a write whose O_DSYNC sync fails: 3/0C/00, INFORMATION 100" \
+		sense 8 write 100 8 3/0c/00@100
+	check "iblock over dm-flakey failing writes: 3/0C/00" sense 9 write 100 8 3/0c/00
+	check "iblock over dm-flakey: reads still work" sense 9 read 100 8 0/00/00
 	check "fill the filesystem under the fileio file" sh -c \
 		"! dd if=/dev/zero of=$SPACE/fill bs=64k status=none 2>/dev/null"
 	check "fileio: WRITE to a full filesystem: 7/27/07" sense 5 write 100 8 7/27/07
@@ -176,10 +328,10 @@ main() {
 	rm -f $SPACE/fill
 	check "fileio: the freed filesystem takes the write" sense 5 write 100 8 0/00/00
 
-	check "every ktarget object is gone" kt_objects_zero
+	check "every target object is gone" objects_gone
 	check "devices removed" teardown
 	kt_iscsi_teardown
-	check "rmmod the backstores" rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd
+	check "rmmod the target's modules" target_unload
 }
 
 main "$@"
