@@ -28,13 +28,18 @@ static int __init kt_core_init(void)
 	ret = kt_task_set_init();
 	if (ret)
 		goto out_sanitize;
-	ret = kt_configfs_init();
+	ret = kt_sbc_init();
 	if (ret)
 		goto out_task_set;
+	ret = kt_configfs_init();
+	if (ret)
+		goto out_sbc;
 
 	pr_info("ktarget core %s loaded\n", KT_VERSION);
 	return 0;
 
+out_sbc:
+	kt_sbc_exit();
 out_task_set:
 	kt_task_set_exit();
 out_sanitize:
@@ -51,6 +56,7 @@ out_objects:
 static void __exit kt_core_exit(void)
 {
 	kt_configfs_exit();
+	kt_sbc_exit();
 	kt_task_set_exit();
 	kt_sanitize_exit();
 	kt_xcopy_exit();

@@ -139,6 +139,8 @@ void kt_task_set_abort(struct kt_cmd *cmd);
 enum kt_data_dir;
 int kt_sanitize_init(void);
 void kt_sanitize_exit(void);
+int kt_sbc_init(void);
+void kt_sbc_exit(void);
 void kt_sanitize_dev_init(struct kt_dev *dev);
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd);
 sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd);

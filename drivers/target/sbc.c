@@ -21,6 +21,23 @@
 #define KT_ASC_CAPACITY_CHANGED	0x2a09	/* CAPACITY DATA HAS CHANGED */
 
 /*
+ * The later steps of multi-step commands (COMPARE AND WRITE, ORWRITE,
+ * WRITE SAME) and zeroing: I/O the data path depends on, with a rescuer.
+ */
+static struct workqueue_struct *kt_sbc_wq;
+
+int kt_sbc_init(void)
+{
+	kt_sbc_wq = alloc_workqueue("kt_sbc", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return kt_sbc_wq ? 0 : -ENOMEM;
+}
+
+void kt_sbc_exit(void)
+{
+	destroy_workqueue(kt_sbc_wq);
+}
+
+/*
  * What reaches the backstore of a command that moves cmd->data_length
  * bytes. An overflowing initiator expects less than the CDB asks for
  * (cmd.c), maybe part of a block, and backstores move whole blocks: a write
@@ -247,7 +264,7 @@ static void kt_sbc_rmw_read_done(struct kt_cmd *cmd, sense_reason_t reason)
 {
 	cmd->loop_reason = reason;
 	INIT_WORK(&cmd->work, kt_sbc_rmw_work);
-	queue_work(system_unbound_wq, &cmd->work);
+	queue_work(kt_sbc_wq, &cmd->work);
 }
 
 static sense_reason_t kt_sbc_rmw_start(struct kt_cmd *cmd, u32 len)
@@ -320,7 +337,7 @@ static void kt_sbc_ws_step(struct kt_cmd *cmd, sense_reason_t reason)
 	if (atomic_xchg(&cmd->loop_state, 2) == 1)
 		return;
 	INIT_WORK(&cmd->work, kt_sbc_ws_work);
-	queue_work(system_unbound_wq, &cmd->work);
+	queue_work(kt_sbc_wq, &cmd->work);
 }
 
 static void kt_sbc_ws_run(struct kt_cmd *cmd)
@@ -393,7 +410,7 @@ static sense_reason_t kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
 static void kt_sbc_zero_defer(struct kt_cmd *cmd, work_func_t fn)
 {
 	INIT_WORK(&cmd->work, fn);
-	queue_work(system_unbound_wq, &cmd->work);
+	queue_work(kt_sbc_wq, &cmd->work);
 }
 
 static void kt_sbc_ws_zero_work(struct work_struct *work)
