@@ -281,16 +281,26 @@ kt_objects_zero() {
 }
 
 # kt_within SECONDS CMD...: run CMD, which may block in the kernel, and
-# fail if it has not ended within SECONDS (it is left running then).
+# fail if it has not ended within SECONDS (it is left running then). CMD's
+# output goes through a file: a CMD left running must not hold the pipe of
+# a caller's $(...) open, which would make the caller wait for it.
 kt_within() {
-	local secs=$1 pid i
+	local secs=$1 pid i out st
 	shift
-	"$@" &
+	out=$(mktemp /tmp/kt-within.XXXXXX)
+	"$@" > "$out" 2>&1 &
 	pid=$!
 	for ((i = 0; i < secs * 5; i++)); do
-		kill -0 $pid 2>/dev/null || { wait $pid; return; }
+		if ! kill -0 $pid 2>/dev/null; then
+			wait $pid
+			st=$?
+			cat "$out"
+			rm -f "$out"
+			return $st
+		fi
 		sleep 0.2
 	done
+	cat "$out"
 	echo "still running after $secs s: $*"
 	return 1
 }
