@@ -106,7 +106,9 @@ write_all() {
 			/ktout/pc-ready-$lun &
 	done
 	echo "# epoch $EPOCH: writing; waiting for the power cut"
-	wait
+	wait -n
+	echo "not ok - $STACK, epoch $EPOCH: a writer stopped before the cut (status $?)"
+	return 1
 }
 
 main() {
@@ -123,8 +125,6 @@ main() {
 	fi
 	export_lus || { echo "not ok - $STACK: the LUs are exported"; return 1; }
 	write_all
-	echo "not ok - $STACK, epoch $EPOCH: the writers stopped before the cut"
-	return 1
 }
 
 main "$@"

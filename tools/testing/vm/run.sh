@@ -24,7 +24,8 @@
 #                     (cache=directsync): what the guest wrote survives QEMU
 #
 # QEMU's pid is in DIR/qemu.pid. A caller that kills QEMU on purpose (a power
-# cut) first creates DIR/power-cut; the run then ends with status 0.
+# cut) first creates DIR/power-cut; the run then ends with status 0 unless
+# the console shows a finding.
 # KT_PDU_FUZZ_* variables of the caller's environment reach the guest test.
 set -uo pipefail
 
@@ -156,7 +157,13 @@ qemu_status=$?
 secs=$(($(date +%s) - start))
 
 if [ -e "$out/power-cut" ]; then
+	# no kernel log was saved: what the console shows is all there is
 	log "power cut after ${secs}s (QEMU killed by the caller)"
+	if ! "$top/tools/testing/vm/scan-log.sh" "$out/console.log" > "$out/findings.txt"; then
+		log "kernel log findings before the cut:"
+		cat "$out/findings.txt" >&2
+		exit 1
+	fi
 	exit 0
 fi
 if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
