@@ -12,6 +12,7 @@
 #   make demo       deps, build, boot a guest and show ktarget working
 #   make bench      ktarget against in-tree LIO in one guest, with ratios
 #   make powercut   the power-cut test with 20 cuts (CUTS=N, STACK=lio for LIO)
+#   make soak       30 minutes of faults, cuts, TMFs and configfs churn, debug kernel
 #   make check      checkpatch and sparse over the tree
 
 # The kernel built against: the running one when its build tree exists, else
@@ -27,7 +28,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps unit fuzz test test-debug demo bench powercut check kver help
+.PHONY: all modules install clean deps unit fuzz test test-debug debug-kernel soak demo bench powercut check kver help
 
 all: modules
 
@@ -70,7 +71,7 @@ DEBUG_DEBS ?= $(wildcard $(CURDIR)/../shared/kernel/linux-*-$(DEBUG_KVER)_*.deb)
 # version (6.1.192-ktdebug2, ...) tells a newer build from the installed one.
 DEBUG_PKGVER = $(if $(DEBUG_DEBS),$(shell dpkg-deb -f $(firstword $(DEBUG_DEBS)) Version 2>/dev/null))
 
-test-debug: deps
+debug-kernel: deps
 	@have=$$(dpkg-query -W -f '$${Version}' linux-image-$(DEBUG_KVER) 2>/dev/null); \
 	if [ -n "$(DEBUG_DEBS)" ] && [ "$$have" != "$(DEBUG_PKGVER)" ]; then \
 		echo "test-debug: installing the debug kernel $(DEBUG_PKGVER) (have: $${have:-none})"; \
@@ -78,7 +79,18 @@ test-debug: deps
 	fi; \
 	test -e /boot/vmlinuz-$(DEBUG_KVER) -a -d /lib/modules/$(DEBUG_KVER)/build || \
 		{ echo "no debug kernel: no packages in ../shared/kernel" >&2; exit 1; }
+
+test-debug: debug-kernel
 	@KT_FUZZ_SECONDS=1 KDIR=/lib/modules/$(DEBUG_KVER)/build tools/testing/run-all.sh
+
+# The soak on the debug kernel: SOAK_SECONDS (default 1800) of rounds of
+# tests/52, 57, 55, 47 and 95; the memory samples are in
+# .vm-out/soak/soak-samples.txt.
+soak: debug-kernel
+	@tools/testing/vm/run.sh --kver $(DEBUG_KVER) --name soak --quiet \
+		--timeout $$(( $(or $(SOAK_SECONDS),1800) + 1800 )) \
+		tools/testing/soak/soak.sh $(or $(SOAK_SECONDS),1800); \
+	status=$$?; grep -E '^(ok|not ok|#)' .vm-out/soak/output.log; exit $$status
 
 demo: deps modules
 	@tools/testing/vm/run.sh --name demo tools/testing/demo.sh
