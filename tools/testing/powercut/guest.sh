@@ -81,18 +81,6 @@ export_lus() {
 	done
 }
 
-lun_disk() {
-	local d i
-	for i in $(seq 1 100); do
-		for d in /sys/class/iscsi_session/session*/device/target*/*:$1/block/*; do
-			[ -e "$d" ] && [ -b "/dev/$(basename "$d")" ] &&
-				{ echo "/dev/$(basename "$d")"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
 # the writers; the host cuts the power once every one has had 64 answers
 write_all() {
 	local lu lun name wce store disk
@@ -101,7 +89,7 @@ write_all() {
 	iscsiadm -m node -T $KT_IQN -p 127.0.0.1:3260 --login >/dev/null || return 1
 	for lu in $LUS; do
 		IFS=: read -r lun name wce store <<< "$lu"
-		disk=$(lun_disk "$lun") || { echo "no disk for LUN $lun"; return 1; }
+		disk=$(kt_lun_disk "$lun") || { echo "no disk for LUN $lun"; return 1; }
 		$IO write "$disk" "$lun" "$EPOCH" "$wce" /ktout/pc-$lun.log \
 			/ktout/pc-ready-$lun &
 	done

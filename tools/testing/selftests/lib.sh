@@ -174,6 +174,20 @@ kt_iscsi_disk() {
 	return 1
 }
 
+# kt_lun_disk N: the block device of LUN N of the logged-in session(s),
+# waiting up to 20 s for it to appear
+kt_lun_disk() {
+	local d i
+	for i in $(seq 1 100); do
+		for d in /sys/class/iscsi_session/session*/device/target*/*:$1/block/*; do
+			[ -e "$d" ] && [ -b "/dev/$(basename "$d")" ] &&
+				{ echo "/dev/$(basename "$d")"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
 # kt_second_disk DISK: the LUN 0 block device of the iSCSI session
 # whose disk is not DISK (a second session to the same target)
 kt_second_disk() {

@@ -6,18 +6,6 @@
 # is found on the backing file and device after the session ends.
 . ./lib.sh
 
-# The block device of LUN $1 of the logged-in session.
-lun_disk() {
-	local d i
-	for i in $(seq 1 50); do
-		for d in /sys/class/iscsi_session/session*/device/target*/*:$1/block/*; do
-			[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
 main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1 p=127.0.0.1:3260 file=/tmp/kt-fileio.img
 	local fdev=$KT_CFS/core/fileio_0/f0 idev=$KT_CFS/core/iblock_0/b0 d1 d2
@@ -46,8 +34,8 @@ main() {
 	check "iscsid starts" kt_iscsid_start
 	iscsiadm -m discovery -t st -p $p >/dev/null 2>&1
 	check "login" iscsiadm -m node -T $KT_IQN -p $p --login
-	d1=$(lun_disk 1)
-	d2=$(lun_disk 2)
+	d1=$(kt_lun_disk 1)
+	d2=$(kt_lun_disk 2)
 	check "LUN 1 and LUN 2 appear as disks" test -b "$d1" -a -b "$d2"
 	head -c 4194304 /dev/urandom > /tmp/kt-pat
 	check "the disks read from LBA 0 (partition scan)" sh -c "

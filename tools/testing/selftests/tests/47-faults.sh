@@ -87,34 +87,15 @@ setup() {
 		export_lun 9 iblock_1/flaky udev_path=/dev/mapper/kt-flaky
 }
 
-# logged_fua SECTOR: dm-log-writes logged a write at SECTOR, and with FUA.
-# The log: a super block, then per write an entry (sector, nr_sectors,
-# flags, data_len; little endian) in a block of its own and nr_sectors
-# blocks of data. Its
-# kthread writes entries after the writes complete: looked at for 5 s.
-logged_fua() {
+# logged MODE SECTOR: dm-log-writes logged it (log_writes.py MODE: fua,
+# flush-after). Its kthread writes entries after the writes complete:
+# looked at for 5 s.
+logged() {
 	local i st
 	for ((i = 0; i < 25; i++)); do
 		dd if=/dev/mapper/kt-wc-log of=/tmp/kt-wc-log bs=1M count=4 \
 			iflag=direct status=none || return 1
-		python3 - "$1" /tmp/kt-wc-log <<'PY'
-import struct, sys
-want, log = int(sys.argv[1]), open(sys.argv[2], "rb").read()
-bs = struct.unpack_from("<I", log, 24)[0] or 512
-off, seen = bs, []
-while off + 32 <= len(log):
-    sector, nr, flags, dlen = struct.unpack_from("<QQQQ", log, off)
-    if not (sector or nr or flags or dlen):
-        break
-    seen.append("%d+%d flags %#x" % (sector, nr, flags))
-    if sector == want and nr:
-        print("logged: " + seen[-1])
-        sys.exit(0 if flags & 0x2 else 1)
-    # the data follows, in blocks of the device (a discard has none)
-    off += bs * (1 + (0 if flags & 0x4 else nr))
-print("no write at %d; logged: %s" % (want, ", ".join(seen[-8:]) or "none"))
-sys.exit(2)
-PY
+		python3 ./log_writes.py /tmp/kt-wc-log "$1" "$2"
 		st=$?
 		[ $st = 2 ] || return $st
 		sleep 0.2
@@ -123,44 +104,11 @@ PY
 }
 
 iblock_write_is_fua() {
-	sense 6 write 100 8 0/00/00 && logged_fua 100
-}
-
-# logged_flush_after SECTOR: dm-log-writes logged a write at SECTOR and a
-# flush after it
-logged_flush_after() {
-	local i st
-	for ((i = 0; i < 25; i++)); do
-		dd if=/dev/mapper/kt-wc-log of=/tmp/kt-wc-log bs=1M count=4 \
-			iflag=direct status=none || return 1
-		python3 - "$1" /tmp/kt-wc-log <<'PY'
-import struct, sys
-want, log = int(sys.argv[1]), open(sys.argv[2], "rb").read()
-bs = struct.unpack_from("<I", log, 24)[0] or 512
-off, seen, written = bs, [], False
-while off + 32 <= len(log):
-    sector, nr, flags, dlen = struct.unpack_from("<QQQQ", log, off)
-    if not (sector or nr or flags or dlen):
-        break
-    seen.append("%d+%d flags %#x" % (sector, nr, flags))
-    written |= sector <= want < sector + nr
-    if written and flags & 0x1:
-        print("logged: " + ", ".join(seen[-4:]))
-        sys.exit(0)
-    off += bs * (1 + (0 if flags & 0x4 else nr))
-print("no flush after a write at %d; logged: %s" %
-      (want, ", ".join(seen[-8:]) or "none"))
-sys.exit(2)
-PY
-		st=$?
-		[ $st = 2 ] || return $st
-		sleep 0.2
-	done
-	return 1
+	sense 6 write 100 8 0/00/00 && logged fua 100
 }
 
 iblock_zeroes_are_flushed() {
-	sense 6 write-same 200 8 0/00/00 && logged_flush_after 200
+	sense 6 write-same 200 8 0/00/00 && logged flush-after 200
 }
 
 # fileio cached, WCE=0: WRITE SAME of zeroes over a pattern is on nullb0
@@ -244,21 +192,9 @@ target_unload() {
 
 sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
 
-# The Linux initiator: the disk of LUN $1 and what its kernel log says
-lun_disk() {
-	local d i
-	for i in $(seq 1 50); do
-		for d in /sys/class/iscsi_session/session*/device/target*/*:$1/block/*; do
-			[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
 initiator_sees() {
 	local lun=$1 what=$2 want=$3 disk
-	disk=$(lun_disk "$lun") || { echo "no disk for LUN $lun"; return 1; }
+	disk=$(kt_lun_disk "$lun") || { echo "no disk for LUN $lun"; return 1; }
 	kmsg_mark
 	case $what in
 	read) dd if="$disk" of=/dev/null bs=4k skip=127 count=4 iflag=direct 2>&1 ;;
