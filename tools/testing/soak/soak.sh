@@ -9,9 +9,9 @@
 # the stateful PDU fuzzer (tests/95, 120 s). After each round it samples
 # Slab and MemAvailable (after drop_caches) and the kt_iscsi_cmd slab into
 # /ktout/soak-samples.txt; two rounds at least. Prints every test's TAP,
-# then two checks: the
-# rounds all passed, and neither Slab nor MemAvailable moved by more than
-# 32 MiB between the end of the first round and the end of the last.
+# then two checks: the rounds all passed, and neither Slab nor MemAvailable
+# moved by more than 32 MiB between the end of the first round and the end
+# of the last.
 here=$(cd "$(dirname "$0")/../selftests" && pwd)
 secs=${1:-1800}
 out=/ktout/soak-samples.txt
