@@ -154,6 +154,16 @@ static void kt_fd_disable(struct kt_dev *dev)
 }
 
 /*
+ * A cached file writes through (RWF_DSYNC, or a sync after zeroing and
+ * copying) while the LU reports no write cache: WCE=0 promises that a
+ * completed write is on stable storage.
+ */
+static bool kt_fd_writes_through(struct kt_fd_dev *fd)
+{
+	return fd->buffered && !READ_ONCE(fd->dev.attrib.emulate_write_cache);
+}
+
+/*
  * Move up to KT_FD_BATCH entries of @sg. A read or write that stops short
  * goes on from where it stopped, so that the error, when there is one, is
  * what ends it and *@off is where it failed (the first byte not moved).
@@ -237,12 +247,8 @@ static void kt_fd_io(struct kt_cmd *cmd)
 	u32 len = cmd->be_len, done = 0;
 	ssize_t ret = -EIO;
 
-	/*
-	 * A cached file writes through for FUA, and for every write while
-	 * the LU reports no write cache (WCE=0, emulate_write_cache=0)
-	 */
-	bool dsync = fd->buffered &&
-		     (cmd->be_fua || !READ_ONCE(cmd->dev->attrib.emulate_write_cache));
+	/* an O_DSYNC file writes through by itself */
+	bool dsync = (fd->buffered && cmd->be_fua) || kt_fd_writes_through(fd);
 
 	while (done < len && sg) {
 		ret = kt_fd_batch(fd, &sg, write, &off, len - done, dsync);
@@ -311,8 +317,7 @@ static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 		if (!len)
 			ret = 0;
 	}
-	/* WCE=0 on a cached file: the zeroes are stable when answered */
-	if (!ret && fd->buffered && !READ_ONCE(dev->attrib.emulate_write_cache))
+	if (!ret && kt_fd_writes_through(fd))
 		ret = vfs_fsync_range(fd->file, pos, last, 1);
 	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
 }
@@ -368,7 +373,7 @@ static s64 kt_fd_copy_range(struct kt_dev *dst, u64 dst_pos,
 		out += ret;
 		done += ret;
 	}
-	if (done && (!d->buffered || !READ_ONCE(dst->attrib.emulate_write_cache)) &&
+	if (done && (!d->buffered || kt_fd_writes_through(d)) &&
 	    vfs_fsync_range(d->file, dst_pos, dst_pos + done - 1, 1))
 		return -EIO;
 	return done ? done : ret;

@@ -105,6 +105,17 @@ static void kt_ib_disable(struct kt_dev *dev)
 }
 
 /*
+ * WCE=0 promises that a completed write is on stable storage: where the
+ * device below caches writes, each write goes through it (FUA) and zeroing
+ * is followed by a flush.
+ */
+static bool kt_ib_writes_through(struct kt_dev *dev)
+{
+	return !READ_ONCE(dev->attrib.emulate_write_cache) &&
+	       bdev_write_cache(to_ib(dev)->bdev);
+}
+
+/*
  * be_error: 0 fine, 1 a read failed, 2 a write failed, 3 thin storage
  * (dm-thin) has no space left
  */
@@ -147,12 +158,7 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		kt_cmd_complete(cmd, KT_SENSE_WRITE_PROTECTED);
 		return;
 	}
-	/*
-	 * WCE=0 promises that a completed write is on stable storage: where
-	 * the device below caches writes, each one goes through it (FUA).
-	 */
-	if (write && !READ_ONCE(cmd->dev->attrib.emulate_write_cache) &&
-	    bdev_write_cache(ib->bdev))
+	if (write && kt_ib_writes_through(cmd->dev))
 		opf |= REQ_FUA;
 	/* one reference held while bios are built, dropped at the end */
 	atomic_set(&cmd->be_pending, 1);
@@ -209,9 +215,7 @@ static sense_reason_t kt_ib_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 
 	ret = blkdev_issue_zeroout(bdev, pos >> SECTOR_SHIFT,
 				   len >> SECTOR_SHIFT, GFP_KERNEL, 0);
-	/* WCE=0 over a volatile cache: the zeroes are stable when answered */
-	if (!ret && !READ_ONCE(dev->attrib.emulate_write_cache) &&
-	    bdev_write_cache(bdev))
+	if (!ret && kt_ib_writes_through(dev))
 		ret = blkdev_issue_flush(bdev);
 	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
 }
