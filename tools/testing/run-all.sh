@@ -69,6 +69,11 @@ main() {
 		grep -E '^(ok|not ok|#)' "$out/guest/output.log" 2>/dev/null
 		count_tap "$out/guest/output.log" 2>/dev/null
 		if [ -s "$out/guest/findings.txt" ] || [ "$(cat "$out/guest/rmmod.status" 2>/dev/null)" != 0 ]; then
+			# what CI shows is all a reader gets: the findings, the
+			# unload log and the console's last lines
+			head -60 "$out/guest/findings.txt" 2>/dev/null | sed 's/^/#   /'
+			sed 's/^/#   rmmod: /' "$out/guest/rmmod.log" 2>/dev/null | tail -10
+			tail -40 "$out/guest/console.log" 2>/dev/null | sed 's/^/#   console: /'
 			result fail "guest run clean: no kernel-log findings, every ktarget module unloaded"
 		elif [ "$gstatus" != 0 ] && ! grep -q '^not ok' "$out/guest/output.log"; then
 			result fail "guest run finished (status $gstatus)"

@@ -11,6 +11,28 @@
 # another number of results than it planned gets a "not ok" of its own:
 # a test that dies half-way cannot pass.
 
+# A file gets KT_FILE_TIMEOUT seconds: one that hangs fails alone, with the
+# kernel's stacks of every blocked task (sysrq w) in the log, and leaves
+# the rest of the suite its time.
+: "${KT_FILE_TIMEOUT:=1200}"
+
+mem_available() {
+	awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo
+}
+
+# run_file TEST: its output, then "# run.sh exit STATUS"
+run_file() {
+	local st
+	timeout -k 10 "$KT_FILE_TIMEOUT" bash "$1" 2>&1
+	st=$?
+	if [ $st = 124 ] || [ $st = 137 ]; then
+		st=124
+		echo w > /proc/sysrq-trigger 2>/dev/null
+		echo "# $(basename "$1" .sh) ran out of time; iscsiadm -m session: $(iscsiadm -m session 2>&1 | head -9 | tr "\n" " ")"
+	fi
+	echo "# run.sh exit $st"
+}
+
 main() {
 	local here t tests pass=0 fail=0 skipped=0 n=0 line
 	local planned ran status why
@@ -23,7 +45,7 @@ main() {
 	fi
 
 	for t in "${tests[@]}"; do
-		echo "# $(basename "$t" .sh)"
+		echo "# $(basename "$t" .sh) (at ${SECONDS} s, MemAvailable $(mem_available) MiB)"
 		planned= ran=0 status=
 		while IFS= read -r line; do
 			case $line in
@@ -48,9 +70,11 @@ main() {
 			*)
 				echo "$line" ;;
 			esac
-		done < <(cd "$here" && bash "$t" 2>&1; echo "# run.sh exit $?")
+		done < <(cd "$here" && run_file "$t")
 		why=
-		if [ "$status" != 0 ]; then
+		if [ "$status" = 124 ]; then
+			why="ran out of its ${KT_FILE_TIMEOUT} s (blocked tasks are in the kernel log)"
+		elif [ "$status" != 0 ]; then
 			why="exited with status ${status:-unknown}"
 		elif [ -z "$planned" ]; then
 			why="stated no plan"

@@ -121,8 +121,8 @@ KT_SCRIPT_TIMEOUT=$((timeout_s - 30))
 KT_GUEST_INIT='$top/tools/testing/vm/guest-init.sh'
 EOF
 # what a guest test takes from the host's environment: the fuzzer's length
-# and seed (KT_PDU_FUZZ_*)
-for v in $(compgen -e | grep '^KT_PDU_FUZZ_'); do
+# and seed (KT_PDU_FUZZ_*), the time a test file gets (KT_FILE_TIMEOUT)
+for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_FILE_TIMEOUT$)'); do
 	printf 'export %s=%q\n' "$v" "${!v}" >> "$out/guest.env"
 done
 

@@ -7,7 +7,7 @@
 # marker on (boot-time noise is not ours), and exits 1 when there is one.
 # A log without the marker (the guest died early) is scanned whole.
 
-pattern='BUG:|WARNING:|Oops|general protection|refcount_t|list_add corruption|list_del corruption|Objects remaining|hung_task|blocked for more than|UBSAN:|unreferenced object|Kernel panic'
+pattern='BUG:|WARNING:|Oops|general protection|refcount_t|list_add corruption|list_del corruption|Objects remaining|hung_task|blocked for more than|UBSAN:|unreferenced object|Kernel panic|invoked oom-killer'
 
 found=0
 for f in "$@"; do
