@@ -1,0 +1,194 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Media that fail the way real ones do (issue 21), each followed by its
+# repair, after which service must resume:
+# - null_blk with bad blocks (its configfs "badblocks" list) under iblock:
+#   READ and WRITE across them answer 3/11/00 and 3/0C/00, and work once
+#   the list is cleared;
+# - a fileio file on ext4 whose blocks go bad under it (a dm "error"
+#   segment over the file's own extent, found with filefrag): READ answers
+#   3/11/00 with INFORMATION at the first bad block, WRITE 3/0C/00;
+# - a thin pool (dm-thin, error_if_no_space) that runs out of data space
+#   under iblock: a WRITE to an unprovisioned block answers SPACE
+#   ALLOCATION FAILED WRITE PROTECT (7/27/07), and the write goes through
+#   once the pool has grown;
+# - dm-dust (the debug kernel has it): a READ from a bad sector (dm-dust
+#   looks at a bio's first sector only) answers 3/11/00 until the sector is
+#   written, as a disk remaps a sector on write.
+. ./lib.sh
+
+TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+FAULTS="python3 ./iscsi_faults.py"
+P=127.0.0.1:3260
+INI=iqn.2026-11.org.ktarget:media
+NULLB=/sys/kernel/config/nullb/nullb1
+MNT=/run/kt-media
+# scratch space on nullb0 (sectors): the filesystem, the thin pool's
+# metadata and data, the dust device
+FS_BASE=0 FS_LEN=131072
+META_BASE=140000 META_LEN=8192
+DATA_BASE=150000 DATA_LEN=16384 DATA_GROWN=65536
+DUST_BASE=220000
+
+dm() { DM_DISABLE_UDEV=1 dmsetup --noudevsync "$@"; }
+
+sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
+
+export_lun() {
+	local n=$1 dev=$KT_CFS/core/$2 control=$3
+	mkdir -p $dev && echo "$control" > $dev/control && echo 1 > $dev/enable &&
+		mkdir $TPG/lun/lun_$n && ln -s $dev $TPG/lun/lun_$n/d
+}
+
+unexport_lun() {
+	rm -f $TPG/lun/lun_$1/d
+	rmdir $TPG/lun/lun_$1 $KT_CFS/core/$2
+}
+
+# nullb0: 1 GiB of memory (module parameters); nullb1: 2 MiB with a
+# bad-block list, made in null_blk's configfs (the disk takes the name of
+# its directory there, or of its index: nullb1 either way)
+nullb_setup() {
+	modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 || return 1
+	mkdir $NULLB && echo 2 > $NULLB/size && echo 1 > $NULLB/memory_backed &&
+		echo 512 > $NULLB/blocksize && echo 1 > $NULLB/power &&
+		[ -b /dev/nullb1 ]
+}
+
+# the file's first sector on the filesystem's device
+file_sector() {
+	filefrag -b512 -v "$1" | awk '$1 == "0:" { sub(/\.\..*/, "", $4); print $4; exit }'
+}
+
+# ext4 on kt-fs (linear on nullb0), an 8 MiB file on it written out
+fs_setup() {
+	dm create kt-fs --table "0 $FS_LEN linear /dev/nullb0 $FS_BASE" &&
+		mkfs.ext4 -q -F /dev/mapper/kt-fs && mkdir -p $MNT &&
+		mount /dev/mapper/kt-fs $MNT &&
+		dd if=/dev/zero of=$MNT/lu.img bs=1M count=8 conv=fsync status=none
+}
+
+# FS_BAD: 64 sectors of "error" over the file's blocks 1024-1087
+fs_break() {
+	local s
+	s=$(file_sector $MNT/lu.img)
+	[ -n "$s" ] || { echo "no extent of lu.img"; return 1; }
+	s=$((s + 1024))
+	printf '%s\n' "0 $s linear /dev/nullb0 $FS_BASE" "$s 64 error" \
+		"$((s + 64)) $((FS_LEN - s - 64)) linear /dev/nullb0 $((FS_BASE + s + 64))" |
+		dm load kt-fs && dm resume kt-fs &&
+		echo 3 > /proc/sys/vm/drop_caches
+}
+
+fs_repair() {
+	dm load kt-fs --table "0 $FS_LEN linear /dev/nullb0 $FS_BASE" &&
+		dm resume kt-fs
+}
+
+# kt-thin: 32 MiB of thin volume on a 8 MiB pool that errors when full
+thin_lun() {
+	dm create kt-meta --table "0 $META_LEN linear /dev/nullb0 $META_BASE" &&
+		dd if=/dev/zero of=/dev/mapper/kt-meta bs=4k count=1 oflag=direct status=none &&
+		dm create kt-data --table "0 $DATA_LEN linear /dev/nullb0 $DATA_BASE" &&
+		dm create kt-pool --table \
+			"0 $DATA_LEN thin-pool /dev/mapper/kt-meta /dev/mapper/kt-data 128 0 1 error_if_no_space" &&
+		dm message kt-pool 0 "create_thin 0" &&
+		dm create kt-thin --table "0 65536 thin /dev/mapper/kt-pool 0" &&
+		export_lun 3 iblock_2/thin udev_path=/dev/mapper/kt-thin
+}
+
+# write the pool full through the thin volume itself
+thin_fill() {
+	! dd if=/dev/zero of=/dev/mapper/kt-thin bs=1M count=16 oflag=direct \
+		status=none 2>/dev/null &&
+		dm status kt-pool | grep -q out_of_data_space
+}
+
+thin_grow() {
+	dm load kt-data --table "0 $DATA_GROWN linear /dev/nullb0 $DATA_BASE" &&
+		dm resume kt-data &&
+		dm load kt-pool --table \
+			"0 $DATA_GROWN thin-pool /dev/mapper/kt-meta /dev/mapper/kt-data 128 0 1 error_if_no_space" &&
+		dm resume kt-pool
+}
+
+# kt-dust: sector 1030 bad until written
+dust_lun() {
+	dm create kt-dust --table "0 4096 dust /dev/nullb0 $DUST_BASE 512" &&
+		dm message kt-dust 0 addbadblock 1030 &&
+		dm message kt-dust 0 enable &&
+		export_lun 4 iblock_2/dust udev_path=/dev/mapper/kt-dust
+}
+
+setup() {
+	nullb_setup && fs_setup || return 1
+	export_lun 1 iblock_2/bb udev_path=/dev/nullb1 &&
+		export_lun 2 fileio_2/onfs fd_dev_name=$MNT/lu.img,fd_dev_size=8388608
+}
+
+teardown() {
+	unexport_lun 1 iblock_2/bb
+	unexport_lun 2 fileio_2/onfs
+	[ -e $TPG/lun/lun_3 ] && unexport_lun 3 iblock_2/thin
+	[ -e $TPG/lun/lun_4 ] && unexport_lun 4 iblock_2/dust
+	rmdir $KT_CFS/core/iblock_2 $KT_CFS/core/fileio_2
+	umount $MNT
+	dm remove kt-fs
+	dm remove kt-thin 2>/dev/null
+	dm remove kt-pool 2>/dev/null
+	dm remove kt-data 2>/dev/null
+	dm remove kt-meta 2>/dev/null
+	dm remove kt-dust 2>/dev/null
+	echo 0 > $NULLB/power
+	rmdir $NULLB
+	rmmod dm-thin-pool dm-dust null_blk 2>/dev/null
+	return 0
+}
+
+main() {
+	plan 23
+	check "target set up" kt_iscsi_setup
+	check "bad-block and filesystem devices exported as LUNs 1-2" setup
+
+	check "null_blk: mark sectors 2048-2111 bad" \
+		sh -c "echo +2048-2111 > $NULLB/badblocks"
+	check "iblock over bad blocks: READ 3/11/00" sense 1 read 2000 100 3/11/00
+	check "iblock over bad blocks: WRITE 3/0C/00" sense 1 write 2100 8 3/0c/00
+	check "null_blk: clear the bad blocks" sh -c "echo -2048-2111 > $NULLB/badblocks"
+	check "iblock: the cleared range reads" sense 1 read 2000 100 0/00/00
+
+	check "ext4: the file's blocks 1024-1087 go bad" fs_break
+	check "fileio on ext4: READ 3/11/00, INFORMATION 1024" \
+		sense 2 read 1000 100 3/11/00@1024
+	check "fileio on ext4: WRITE 3/0C/00" sense 2 write 1020 8 3/0c/00
+	check "ext4: the device repaired" fs_repair
+	check "fileio on ext4: the repaired range reads" sense 2 read 1000 100 0/00/00
+
+	if modprobe dm-thin-pool 2>/dev/null; then
+		check "a thin pool of 8 MiB under 32 MiB, exported as LUN 3" thin_lun
+		check "the thin pool fills up" thin_fill
+		check "thin pool out of space: WRITE 7/27/07" sense 3 write 40000 8 7/27/07
+		check "the thin pool grows" thin_grow
+		check "thin pool grown: the WRITE goes through" sense 3 write 40000 8 0/00/00
+	else
+		skip "dm-thin" "no dm-thin-pool in this kernel" 5
+	fi
+
+	if modprobe dm-dust 2>/dev/null; then
+		check "dm-dust: sector 1030 bad, exported as LUN 4" dust_lun
+		check "iblock over dm-dust: READ from the bad sector 3/11/00" \
+			sense 4 read 1030 8 3/11/00
+		check "iblock over dm-dust: WRITE over it works" sense 4 write 1030 1 0/00/00
+		check "iblock over dm-dust: the written sector reads" \
+			sense 4 read 1030 8 0/00/00
+	else
+		skip "dm-dust" "no dm-dust in this kernel" 4
+	fi
+	check "devices removed" teardown
+	kt_iscsi_teardown
+	check "rmmod the target's modules" \
+		rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd
+}
+
+main "$@"
