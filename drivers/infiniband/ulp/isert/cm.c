@@ -88,6 +88,9 @@ static int kt_iser_create_qp(struct kt_iser_conn *ic)
 	return 0;
 }
 
+static int kt_iser_conn_handler(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *ev);
+
 /* A connect request: everything is ready before the accept goes out. */
 static int kt_iser_connect(struct kt_iser_listener *l, struct rdma_cm_id *cm_id,
 			   struct rdma_cm_event *ev)
@@ -137,7 +140,9 @@ static int kt_iser_connect(struct kt_iser_listener *l, struct rdma_cm_id *cm_id,
 	ic->conn = conn;
 	memcpy(&conn->peer, &cm_id->route.addr.dst_addr, sizeof(conn->peer));
 	kref_get(&ic->kref);
+	/* from here on, this cm_id's events are the connection's */
 	cm_id->context = ic;
+	cm_id->event_handler = kt_iser_conn_handler;
 	ret = kt_iscsi_conn_start(conn);
 	if (!ret)
 		ret = rdma_accept(cm_id, &param);
@@ -184,9 +189,12 @@ static int kt_iser_device_removed(struct kt_iser_conn *ic)
 	return 1;
 }
 
-static int kt_iser_conn_event(struct kt_iser_conn *ic,
-			      struct rdma_cm_event *ev)
+/* An event on a connection's cm_id (kt_iser_connect() gave it this handler) */
+static int kt_iser_conn_handler(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *ev)
 {
+	struct kt_iser_conn *ic = cm_id->context;
+
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		pr_debug("connection established\n");
@@ -208,31 +216,36 @@ static int kt_iser_conn_event(struct kt_iser_conn *ic,
 	}
 }
 
-static int kt_iser_listen_id(struct kt_iser_listener *l);
-
-static int kt_iser_cm_handler(struct rdma_cm_id *cm_id,
-			      struct rdma_cm_event *ev)
+/*
+ * An event on the listener's cm_id: a connect request (whose new cm_id
+ * kt_iser_connect() hands to kt_iser_conn_handler()), or the device gone,
+ * when the portal listens again once it is back. Unless
+ * kt_iser_unlisten() has taken the cm_id first (and destroys it itself),
+ * rdma_cm destroys it when this returns 1.
+ */
+static int kt_iser_listen_handler(struct rdma_cm_id *cm_id,
+				  struct rdma_cm_event *ev)
 {
-	struct kt_iser_listener *l;
+	struct kt_iser_listener *l = cm_id->context;
+	int ret = 0;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return kt_iser_connect(cm_id->context, cm_id, ev);
-
-	l = cm_id->context;
-	if (l && l->cm_id == cm_id) {
-		/* the listener's device is gone: listen again when it is back */
-		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ||
-		    ev->event == RDMA_CM_EVENT_ADDR_CHANGE) {
-			pr_info("%pISpc: RDMA device gone, listening again when it returns\n",
-				&l->portal->addr);
-			l->cm_id = NULL;
+		return kt_iser_connect(l, cm_id, ev);
+	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL &&
+	    ev->event != RDMA_CM_EVENT_ADDR_CHANGE)
+		return 0;
+	mutex_lock(&l->lock);
+	if (l->cm_id == cm_id) {
+		pr_info("%pISpc: RDMA device gone, listening again when it returns\n",
+			&l->portal->addr);
+		l->cm_id = NULL;
+		if (!l->stopping)
 			queue_delayed_work(kt_iser_wq, &l->relisten,
 					   KT_ISER_RELISTEN);
-			return 1;	/* rdma_cm destroys it */
-		}
-		return 0;
+		ret = 1;
 	}
-	return kt_iser_conn_event(cm_id->context, ev);
+	mutex_unlock(&l->lock);
+	return ret;
 }
 
 static int kt_iser_listen_id(struct kt_iser_listener *l)
@@ -241,7 +254,7 @@ static int kt_iser_listen_id(struct kt_iser_listener *l)
 	struct rdma_cm_id *id;
 	int ret;
 
-	id = rdma_create_id(&init_net, kt_iser_cm_handler, l, RDMA_PS_TCP,
+	id = rdma_create_id(&init_net, kt_iser_listen_handler, l, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
@@ -301,12 +314,16 @@ void *kt_iser_listen(struct kt_iscsi_portal *portal)
 void kt_iser_unlisten(void *listener)
 {
 	struct kt_iser_listener *l = listener;
+	struct rdma_cm_id *id;
 
 	mutex_lock(&l->lock);
 	l->stopping = true;
+	id = l->cm_id;
+	l->cm_id = NULL;
 	mutex_unlock(&l->lock);
 	cancel_delayed_work_sync(&l->relisten);
-	if (l->cm_id)
-		rdma_destroy_id(l->cm_id);
+	/* waits for a handler still running on it */
+	if (id)
+		rdma_destroy_id(id);
 	kfree(l);
 }
