@@ -4,8 +4,9 @@
 # guest.sh STATE EPOCH LAST STACK: one boot of the power-cut test (run.sh).
 #
 # The disk (/dev/vda, written through by QEMU) holds an ext4 filesystem with
-# two fileio files, one cached (fd_buffered_io=1: WCE=1) and one O_DSYNC
-# (WCE=0), and an iblock range (WCE=0). Every boot after the first checks
+# three fileio files, two cached (fd_buffered_io=1: WCE=1) and one O_DSYNC
+# (WCE=0), and an iblock range (WCE=0). The second cached file is written
+# through libiscsi, the rest through open-iscsi. Every boot after the first checks
 # them against the logs of the epochs before it (STATE/epoch-N/); a boot
 # that is not the LAST then exports them through STACK (ktarget or lio) and
 # open-iscsi, and writes to all three until the host pulls the plug.
@@ -17,8 +18,9 @@ STATE=$1 EPOCH=$2 LAST=$3 STACK=$4
 IO="python3 $HERE/powercut_io.py"
 FS=/run/pc
 TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
-# LUN:name:WCE:backing store
-LUS="1:fileio-cached:1:$FS/cached.img 2:fileio-dsync:0:$FS/dsync.img 3:iblock:0:/dev/mapper/kt-pc-blk"
+# LUN:name:WCE:backing store; LUN 4 is written through libiscsi
+LUS="1:fileio-cached:1:$FS/cached.img 2:fileio-dsync:0:$FS/dsync.img 3:iblock:0:/dev/mapper/kt-pc-blk
+4:fileio-cached-libiscsi:1:$FS/cached-li.img"
 
 dm() { DM_DISABLE_UDEV=1 dmsetup --noudevsync "$@"; }
 
@@ -64,8 +66,8 @@ export_lus() {
 	for lu in $LUS; do
 		IFS=: read -r lun name wce store <<< "$lu"
 		case $name in
-		fileio-cached)
-			dev=$KT_CFS/core/fileio_1/cached
+		fileio-cached*)
+			dev=$KT_CFS/core/fileio_1/$name
 			mkdir -p $dev && echo "fd_dev_name=$store,fd_dev_size=16777216,fd_buffered_io=1" > $dev/control ;;
 		fileio-dsync)
 			dev=$KT_CFS/core/fileio_1/dsync
@@ -89,6 +91,12 @@ write_all() {
 	iscsiadm -m node -T $KT_IQN -p 127.0.0.1:3260 --login >/dev/null || return 1
 	for lu in $LUS; do
 		IFS=: read -r lun name wce store <<< "$lu"
+		if [ "$lun" = 4 ]; then
+			$IO write-libiscsi "$STATE/pc_libiscsi" \
+				"iscsi://127.0.0.1/$KT_IQN/$lun" "$lun" "$EPOCH" "$wce" \
+				/ktout/pc-$lun.log /ktout/pc-ready-$lun &
+			continue
+		fi
 		disk=$(kt_lun_disk "$lun") || { echo "no disk for LUN $lun"; return 1; }
 		$IO write "$disk" "$lun" "$EPOCH" "$wce" /ktout/pc-$lun.log \
 			/ktout/pc-ready-$lun &

@@ -12,6 +12,11 @@
       and every 64th is followed by a SYNCHRONIZE CACHE (10), logged
       "S epoch seq" when it completed. READY is created after 64
       acknowledgements.
+  powercut_io.py write-libiscsi HELPER URL LUN EPOCH WCE LOG READY
+      The same writes through libiscsi instead of the Linux initiator:
+      HELPER is pc_libiscsi (built by run.sh), which logs in to URL itself
+      and answers each WRITE (10) and SYNCHRONIZE CACHE (10) once the
+      target has.
   powercut_io.py check STORE LUN WCE NAME LOG...
       After the cut: read STORE (the backing file or device of the LU) and
       hold each block against the logs of every epoch so far. A block
@@ -27,6 +32,7 @@ import hashlib
 import os
 import random
 import struct
+import subprocess
 import sys
 
 REC = 512
@@ -75,8 +81,43 @@ def scsi(fd, cdb, data=b""):
                            (cdb[0], h.status, h.host_status, h.driver_status))
 
 
-def write(dev, lun, epoch, wce, log, ready):
-    fd = os.open(dev, os.O_RDWR)
+class SgDisk:
+    """WRITE (10) and SYNCHRONIZE CACHE (10) through SG_IO on a disk."""
+
+    def __init__(self, dev):
+        self.fd = os.open(dev, os.O_RDWR)
+
+    def write(self, lba, fua, rec):
+        scsi(self.fd, struct.pack(">BBIBHB", 0x2A, 0x08 if fua else 0, lba,
+                                  0, 1, 0), rec)
+
+    def sync(self):
+        scsi(self.fd, [0x35] + [0] * 9)
+
+
+class Libiscsi:
+    """The same two commands through pc_libiscsi, libiscsi's own session."""
+
+    def __init__(self, helper, url):
+        self.p = subprocess.Popen([helper, url], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE)
+
+    def _answer(self, what):
+        self.p.stdin.flush()
+        if self.p.stdout.readline() != b"ok\n":
+            raise RuntimeError("%s through libiscsi failed (exit %s)" %
+                               (what, self.p.poll()))
+
+    def write(self, lba, fua, rec):
+        self.p.stdin.write(b"W %d %s\n" % (lba, b"F" if fua else b"P") + rec)
+        self._answer("WRITE (10)")
+
+    def sync(self):
+        self.p.stdin.write(b"S\n")
+        self._answer("SYNCHRONIZE CACHE (10)")
+
+
+def write(disk, lun, epoch, wce, log, ready):
     out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     rng = random.Random(epoch * 1000 + lun)
     seq = 0
@@ -86,11 +127,10 @@ def write(dev, lun, epoch, wce, log, ready):
         fua = wce and seq % 3 == 0
         os.write(out, b"W %d %d %d %s\n" %
                  (epoch, seq, lba, b"F" if fua else b"P"))
-        scsi(fd, struct.pack(">BBIBHB", 0x2A, 0x08 if fua else 0, lba, 0,
-                             1, 0), record(lun, epoch, seq, lba))
+        disk.write(lba, fua, record(lun, epoch, seq, lba))
         os.write(out, b"A %d %d\n" % (epoch, seq))
         if wce and seq % 64 == 0:
-            scsi(fd, [0x35] + [0] * 9)
+            disk.sync()
             os.write(out, b"S %d %d\n" % (epoch, seq))
         if seq == 64:
             open(ready, "w").close()
@@ -162,7 +202,12 @@ def check(store, lun, wce, name, logs):
 def main():
     if sys.argv[1] == "write":
         dev, lun, epoch, wce, log, ready = sys.argv[2:8]
-        write(dev, int(lun), int(epoch), wce == "1", log, ready)
+        write(SgDisk(dev), int(lun), int(epoch), wce == "1", log, ready)
+        return 0
+    if sys.argv[1] == "write-libiscsi":
+        helper, url, lun, epoch, wce, log, ready = sys.argv[2:9]
+        write(Libiscsi(helper, url), int(lun), int(epoch), wce == "1", log,
+              ready)
         return 0
     if sys.argv[1] == "check":
         store, lun, wce, name = sys.argv[2:6]

@@ -4,12 +4,13 @@
 # run.sh [--cuts N] [--stack ktarget|lio] [--seed S] [--kver KVER]
 #
 # The power-cut test: a guest writes numbered records through open-iscsi to
-# three LUs (fileio cached, fileio O_DSYNC, iblock) kept on a disk image that
-# QEMU writes through, and logs each acknowledgement to the host; the host
-# kills QEMU at a random moment (a power cut), and the next boot checks that
-# every block holds what its acknowledgements promise (guest.sh,
-# powercut_io.py). N cuts (default 3) take N + 1 boots. Prints TAP, one line
-# per LU and cut, and ends with "N passed, N failed".
+# three LUs (fileio cached, fileio O_DSYNC, iblock) and through libiscsi to
+# a fourth (fileio cached), all kept on a disk image that QEMU writes
+# through, and logs each acknowledgement to the host; the host kills QEMU at
+# a random moment (a power cut), and the next boot checks that every block
+# holds what its acknowledgements promise (guest.sh, powercut_io.py). N cuts
+# (default 3) take N + 1 boots. Prints TAP, one line per LU and cut, and
+# ends with "N passed, N failed".
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +31,13 @@ state=$top/.vm-out/powercut-$stack
 rm -rf "$state"
 mkdir -p "$state"
 truncate -s 64M "$state/disk.img"
+# libiscsi's writer, run by the guest from the host's filesystem
+if ! gcc -Wall -O2 -o "$state/pc_libiscsi" "$here/pc_libiscsi.c" -liscsi \
+	2> "$state/build.log"; then
+	echo "not ok - $stack: pc_libiscsi builds"
+	sed 's/^/#   /' "$state/build.log"
+	exit 1
+fi
 RANDOM=$seed
 echo "# power cut: $stack, $cuts cuts, seed $seed"
 
@@ -46,7 +54,8 @@ for ((epoch = 0; epoch <= cuts; epoch++)); do
 		# the writers are running: cut within the next 0-3.5 s
 		for ((i = 0; i < 3000; i++)); do
 			[ -e "$out/pc-ready-1" ] && [ -e "$out/pc-ready-2" ] &&
-				[ -e "$out/pc-ready-3" ] && [ -s "$out/qemu.pid" ] && break
+				[ -e "$out/pc-ready-3" ] && [ -e "$out/pc-ready-4" ] &&
+				[ -s "$out/qemu.pid" ] && break
 			kill -0 $vm 2>/dev/null || break
 			sleep 0.2
 		done
@@ -67,7 +76,7 @@ for ((epoch = 0; epoch <= cuts; epoch++)); do
 		cp "$out"/pc-*.log "$state/epoch-$epoch/" 2>/dev/null
 		n=$(cat "$state/epoch-$epoch"/pc-*.log 2>/dev/null | grep -c '^A')
 		short=
-		for l in 1 2 3; do
+		for l in 1 2 3 4; do
 			[ "$(grep -c '^A' "$state/epoch-$epoch/pc-$l.log" 2>/dev/null)" -ge 64 ] ||
 				short+=" $l"
 		done
