@@ -139,6 +139,41 @@ kt_iscsi_build() {
 	echo 1 > $tpg/enable
 }
 
+# kt_export_lun N HBA/NAME CONTROL: the backstore core/HBA/NAME, made with
+# "key=value" CONTROL and enabled, as LUN N of the test target's TPG;
+# kt_unexport_lun N HBA/NAME undoes it
+kt_export_lun() {
+	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1 dev=$KT_CFS/core/$2
+	mkdir -p $dev && echo "$3" > $dev/control && echo 1 > $dev/enable &&
+		mkdir $tpg/lun/lun_$1 && ln -s $dev $tpg/lun/lun_$1/d
+}
+
+kt_unexport_lun() {
+	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+	rm -f $tpg/lun/lun_$1/d
+	rmdir $tpg/lun/lun_$1 $KT_CFS/core/$2
+}
+
+# kt_stack_setup / kt_stack_unload: the target of tests/47 and 48, ktarget
+# or, with KT_STACK=lio (selftests/lio-faults.sh), Linux's own LIO with the
+# same configfs layout, for comparison
+kt_stack_setup() {
+	if [ "${KT_STACK:-ktarget}" = lio ]; then
+		modprobe target_core_mod && modprobe iscsi_target_mod && kt_iscsi_build
+	else
+		kt_iscsi_setup
+	fi
+}
+
+kt_stack_unload() {
+	if [ "${KT_STACK:-ktarget}" = lio ]; then
+		modprobe -r iscsi_target_mod target_core_file target_core_iblock \
+			target_core_pscsi target_core_user target_core_mod
+	else
+		rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd
+	fi
+}
+
 # Undo kt_iscsi_setup, tolerant of a half-built configuration.
 kt_iscsi_teardown() {
 	local iqn=${1:-$KT_IQN} port=${2:-3260} tpg

@@ -22,25 +22,12 @@
 . ./lib.sh
 
 SLOW_SECS=3
-TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 FAULTS="python3 ./iscsi_faults.py"
 P=127.0.0.1:3260
 INI=iqn.2026-11.org.ktarget:faults
 SPACE=/run/kt-full
 
 dm() { DM_DISABLE_UDEV=1 dmsetup --noudevsync "$@"; }
-
-# export DEV (HBA/NAME under core/) as LUN N, with "key=value" control
-export_lun() {
-	local n=$1 dev=$KT_CFS/core/$2 control=$3
-	mkdir -p $dev && echo "$control" > $dev/control && echo 1 > $dev/enable &&
-		mkdir $TPG/lun/lun_$n && ln -s $dev $TPG/lun/lun_$n/d
-}
-
-unexport_lun() {
-	rm -f $TPG/lun/lun_$1/d
-	rmdir $TPG/lun/lun_$1 $KT_CFS/core/$2
-}
 
 # The devices: nullb0 (memory-backed, 1 GiB) split into kt-slow-f and
 # kt-slow-i (dm-delay: writes and flushes held SLOW_SECS; the fileio writes
@@ -76,15 +63,15 @@ setup() {
 		dm create kt-wc-i --table "0 4096 log-writes /dev/mapper/kt-wc-data /dev/mapper/kt-wc-log" ||
 		return 1
 	mkdir -p $SPACE && mount -t tmpfs -o size=8m kt-full $SPACE || return 1
-	export_lun 1 fileio_1/slow fd_dev_name=/dev/mapper/kt-slow-f &&
-		export_lun 2 iblock_1/slow udev_path=/dev/mapper/kt-slow-i &&
-		export_lun 3 iblock_1/bad udev_path=/dev/mapper/kt-bad-i &&
-		export_lun 4 fileio_1/bad fd_dev_name=/dev/mapper/kt-bad-f &&
-		export_lun 5 fileio_1/full fd_dev_name=$SPACE/lu.img,fd_dev_size=16777216 &&
-		export_lun 6 iblock_1/wc udev_path=/dev/mapper/kt-wc-i &&
-		export_lun 7 fileio_1/wc fd_dev_name=/dev/mapper/kt-wc-f,fd_buffered_io=1 &&
-		export_lun 8 fileio_1/flaky fd_dev_name=/dev/mapper/kt-flaky &&
-		export_lun 9 iblock_1/flaky udev_path=/dev/mapper/kt-flaky
+	kt_export_lun 1 fileio_1/slow fd_dev_name=/dev/mapper/kt-slow-f &&
+		kt_export_lun 2 iblock_1/slow udev_path=/dev/mapper/kt-slow-i &&
+		kt_export_lun 3 iblock_1/bad udev_path=/dev/mapper/kt-bad-i &&
+		kt_export_lun 4 fileio_1/bad fd_dev_name=/dev/mapper/kt-bad-f &&
+		kt_export_lun 5 fileio_1/full fd_dev_name=$SPACE/lu.img,fd_dev_size=16777216 &&
+		kt_export_lun 6 iblock_1/wc udev_path=/dev/mapper/kt-wc-i &&
+		kt_export_lun 7 fileio_1/wc fd_dev_name=/dev/mapper/kt-wc-f,fd_buffered_io=1 &&
+		kt_export_lun 8 fileio_1/flaky fd_dev_name=/dev/mapper/kt-flaky &&
+		kt_export_lun 9 iblock_1/flaky udev_path=/dev/mapper/kt-flaky
 }
 
 # logged MODE SECTOR: dm-log-writes logged it (log_writes.py MODE: fua,
@@ -133,15 +120,15 @@ on_disk_after_write() {
 }
 
 teardown() {
-	unexport_lun 1 fileio_1/slow
-	unexport_lun 2 iblock_1/slow
-	unexport_lun 3 iblock_1/bad
-	unexport_lun 4 fileio_1/bad
-	unexport_lun 5 fileio_1/full
-	unexport_lun 6 iblock_1/wc
-	unexport_lun 7 fileio_1/wc
-	unexport_lun 8 fileio_1/flaky
-	unexport_lun 9 iblock_1/flaky
+	kt_unexport_lun 1 fileio_1/slow
+	kt_unexport_lun 2 iblock_1/slow
+	kt_unexport_lun 3 iblock_1/bad
+	kt_unexport_lun 4 fileio_1/bad
+	kt_unexport_lun 5 fileio_1/full
+	kt_unexport_lun 6 iblock_1/wc
+	kt_unexport_lun 7 fileio_1/wc
+	kt_unexport_lun 8 fileio_1/flaky
+	kt_unexport_lun 9 iblock_1/flaky
 	rmdir $KT_CFS/core/fileio_1 $KT_CFS/core/iblock_1
 	umount $SPACE
 	dm remove kt-slow-f
@@ -167,27 +154,8 @@ repair() {
 
 repair_both() { repair i && repair f; }
 
-# KT_STACK=lio (tools/testing/selftests/lio-faults.sh) runs the same
-# checks on Linux's own target, for comparison
-target_setup() {
-	if [ "${KT_STACK:-ktarget}" = lio ]; then
-		modprobe target_core_mod && modprobe iscsi_target_mod && kt_iscsi_build
-	else
-		kt_iscsi_setup
-	fi
-}
-
 objects_gone() {
 	[ "${KT_STACK:-ktarget}" = lio ] || kt_objects_zero
-}
-
-target_unload() {
-	if [ "${KT_STACK:-ktarget}" = lio ]; then
-		modprobe -r iscsi_target_mod target_core_file target_core_iblock \
-			target_core_pscsi target_core_user target_core_mod
-	else
-		rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd
-	fi
 }
 
 sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
@@ -207,7 +175,7 @@ main() {
 	local k
 
 	plan 37
-	check "target set up" target_setup
+	check "target set up" kt_stack_setup
 	check "slow, bad, full, cached and flaky devices exported as LUNs 1-9" setup
 
 	for k in sync write-same unmap; do
@@ -267,7 +235,7 @@ main() {
 	check "every target object is gone" objects_gone
 	check "devices removed" teardown
 	kt_iscsi_teardown
-	check "rmmod the target's modules" target_unload
+	check "rmmod the target's modules" kt_stack_unload
 }
 
 main "$@"

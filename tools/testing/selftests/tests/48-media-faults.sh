@@ -35,17 +35,6 @@ dm() { DM_DISABLE_UDEV=1 dmsetup --noudevsync "$@"; }
 
 sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
 
-export_lun() {
-	local n=$1 dev=$KT_CFS/core/$2 control=$3
-	mkdir -p $dev && echo "$control" > $dev/control && echo 1 > $dev/enable &&
-		mkdir $TPG/lun/lun_$n && ln -s $dev $TPG/lun/lun_$n/d
-}
-
-unexport_lun() {
-	rm -f $TPG/lun/lun_$1/d
-	rmdir $TPG/lun/lun_$1 $KT_CFS/core/$2
-}
-
 # nullb0: 1 GiB of memory (module parameters); nullb1: 2 MiB with a
 # bad-block list, made in null_blk's configfs (the disk takes the name of
 # its directory there, or of its index: nullb1 either way)
@@ -95,7 +84,7 @@ thin_lun() {
 			"0 $DATA_LEN thin-pool /dev/mapper/kt-meta /dev/mapper/kt-data 128 0 1 error_if_no_space" &&
 		dm message kt-pool 0 "create_thin 0" &&
 		dm create kt-thin --table "0 65536 thin /dev/mapper/kt-pool 0" &&
-		export_lun 3 iblock_2/thin udev_path=/dev/mapper/kt-thin
+		kt_export_lun 3 iblock_2/thin udev_path=/dev/mapper/kt-thin
 }
 
 # write the pool full through the thin volume itself
@@ -113,25 +102,28 @@ thin_grow() {
 		dm resume kt-pool
 }
 
-# kt-dust: sector 1030 bad until written
+# kt-dust: sector 1030 bad until written. dm-dust numbers its bad blocks
+# on the device below it, offset included: it sits on a linear device of
+# its own, at offset 0.
 dust_lun() {
-	dm create kt-dust --table "0 4096 dust /dev/nullb0 $DUST_BASE 512" &&
+	dm create kt-dust-base --table "0 4096 linear /dev/nullb0 $DUST_BASE" &&
+		dm create kt-dust --table "0 4096 dust /dev/mapper/kt-dust-base 0 512" &&
 		dm message kt-dust 0 addbadblock 1030 &&
 		dm message kt-dust 0 enable &&
-		export_lun 4 iblock_2/dust udev_path=/dev/mapper/kt-dust
+		kt_export_lun 4 iblock_2/dust udev_path=/dev/mapper/kt-dust
 }
 
 setup() {
 	nullb_setup && fs_setup || return 1
-	export_lun 1 iblock_2/bb udev_path=/dev/nullb1 &&
-		export_lun 2 fileio_2/onfs fd_dev_name=$MNT/lu.img,fd_dev_size=8388608
+	kt_export_lun 1 iblock_2/bb udev_path=/dev/nullb1 &&
+		kt_export_lun 2 fileio_2/onfs fd_dev_name=$MNT/lu.img,fd_dev_size=8388608
 }
 
 teardown() {
-	unexport_lun 1 iblock_2/bb
-	unexport_lun 2 fileio_2/onfs
-	[ -e $TPG/lun/lun_3 ] && unexport_lun 3 iblock_2/thin
-	[ -e $TPG/lun/lun_4 ] && unexport_lun 4 iblock_2/dust
+	kt_unexport_lun 1 iblock_2/bb
+	kt_unexport_lun 2 fileio_2/onfs
+	[ -e $TPG/lun/lun_3 ] && kt_unexport_lun 3 iblock_2/thin
+	[ -e $TPG/lun/lun_4 ] && kt_unexport_lun 4 iblock_2/dust
 	rmdir $KT_CFS/core/iblock_2 $KT_CFS/core/fileio_2
 	umount $MNT
 	dm remove kt-fs
@@ -140,6 +132,7 @@ teardown() {
 	dm remove kt-data 2>/dev/null
 	dm remove kt-meta 2>/dev/null
 	dm remove kt-dust 2>/dev/null
+	dm remove kt-dust-base 2>/dev/null
 	echo 0 > $NULLB/power
 	rmdir $NULLB
 	rmmod dm-thin-pool dm-dust null_blk 2>/dev/null
@@ -148,7 +141,7 @@ teardown() {
 
 main() {
 	plan 23
-	check "target set up" kt_iscsi_setup
+	check "target set up" kt_stack_setup
 	check "bad-block and filesystem devices exported as LUNs 1-2" setup
 
 	check "null_blk: mark sectors 2048-2111 bad" \
@@ -187,8 +180,7 @@ main() {
 	fi
 	check "devices removed" teardown
 	kt_iscsi_teardown
-	check "rmmod the target's modules" \
-		rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd
+	check "rmmod the target's modules" kt_stack_unload
 }
 
 main "$@"
