@@ -218,36 +218,28 @@ static int kt_iser_conn_handler(struct rdma_cm_id *cm_id,
 
 /*
  * An event on the listener's cm_id: a connect request (whose new cm_id
- * kt_iser_connect() hands to kt_iser_conn_handler()), or the device gone,
- * when the portal listens again once it is back. Unless
- * kt_iser_unlisten() has taken the cm_id first (and destroys it itself),
- * rdma_cm destroys it when this returns 1.
+ * kt_iser_connect() hands to kt_iser_conn_handler()), or the device gone
+ * or the address moved, when the relisten work destroys this cm_id and
+ * listens anew. Device removal waits for that destroy.
  */
 static int kt_iser_listen_handler(struct rdma_cm_id *cm_id,
 				  struct rdma_cm_event *ev)
 {
 	struct kt_iser_listener *l = cm_id->context;
-	int ret = 0;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return kt_iser_connect(l, cm_id, ev);
-	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL &&
-	    ev->event != RDMA_CM_EVENT_ADDR_CHANGE)
-		return 0;
-	mutex_lock(&l->lock);
-	if (l->cm_id == cm_id) {
-		pr_info("%pISpc: RDMA device gone, listening again when it returns\n",
-			&l->portal->addr);
-		l->cm_id = NULL;
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ||
+	    ev->event == RDMA_CM_EVENT_ADDR_CHANGE) {
+		mutex_lock(&l->lock);
 		if (!l->stopping)
-			queue_delayed_work(kt_iser_wq, &l->relisten,
-					   KT_ISER_RELISTEN);
-		ret = 1;
+			mod_delayed_work(kt_iser_wq, &l->relisten, 0);
+		mutex_unlock(&l->lock);
 	}
-	mutex_unlock(&l->lock);
-	return ret;
+	return 0;
 }
 
+/* Called with l->setup held; the new cm_id is l->cm_id once it listens. */
 static int kt_iser_listen_id(struct kt_iser_listener *l)
 {
 	struct sockaddr_storage *ss = &l->portal->addr;
@@ -261,32 +253,73 @@ static int kt_iser_listen_id(struct kt_iser_listener *l)
 	ret = rdma_bind_addr(id, (struct sockaddr *)ss);
 	if (!ret)
 		ret = rdma_listen(id, KT_ISER_BACKLOG);
-	if (ret) {
-		rdma_destroy_id(id);
-		return ret;
+	if (!ret) {
+		mutex_lock(&l->lock);
+		if (l->stopping)
+			ret = -ESHUTDOWN;
+		else
+			l->cm_id = id;
+		mutex_unlock(&l->lock);
 	}
-	l->cm_id = id;
-	return 0;
+	if (ret)
+		rdma_destroy_id(id);
+	return ret;
 }
 
+/*
+ * The device went away or the address moved: destroy the old cm_id and
+ * listen again, every KT_ISER_RELISTEN until the address is back.
+ */
 static void kt_iser_relisten(struct work_struct *work)
 {
 	struct kt_iser_listener *l = container_of(to_delayed_work(work),
 						  struct kt_iser_listener,
 						  relisten);
+	struct rdma_cm_id *old;
 	int ret;
 
+	mutex_lock(&l->setup);
 	mutex_lock(&l->lock);
-	if (!l->stopping && !l->cm_id) {
-		ret = kt_iser_listen_id(l);
-		if (ret)
+	old = l->cm_id;
+	l->cm_id = NULL;
+	mutex_unlock(&l->lock);
+	if (old) {
+		pr_info("%pISpc: RDMA device gone or address moved, listening again when it is back\n",
+			&l->portal->addr);
+		rdma_destroy_id(old);
+	}
+	ret = kt_iser_listen_id(l);
+	if (!ret) {
+		pr_info("%pISpc: listening for iSER again\n", &l->portal->addr);
+	} else if (ret != -ESHUTDOWN) {
+		mutex_lock(&l->lock);
+		if (!l->stopping)
 			queue_delayed_work(kt_iser_wq, &l->relisten,
 					   KT_ISER_RELISTEN);
-		else
-			pr_info("%pISpc: listening for iSER again\n",
-				&l->portal->addr);
+		mutex_unlock(&l->lock);
 	}
+	mutex_unlock(&l->setup);
+}
+
+/*
+ * No handler of the listener's can run once this returns: the relisten
+ * work, which destroys the cm_ids it replaces, is done, and destroying the
+ * last cm_id waits for a handler still running on it.
+ */
+static void kt_iser_stop(struct kt_iser_listener *l)
+{
+	struct rdma_cm_id *id;
+
+	mutex_lock(&l->lock);
+	l->stopping = true;
 	mutex_unlock(&l->lock);
+	cancel_delayed_work_sync(&l->relisten);
+	mutex_lock(&l->lock);
+	id = l->cm_id;
+	l->cm_id = NULL;
+	mutex_unlock(&l->lock);
+	if (id)
+		rdma_destroy_id(id);
 }
 
 void *kt_iser_listen(struct kt_iscsi_portal *portal)
@@ -299,11 +332,15 @@ void *kt_iser_listen(struct kt_iscsi_portal *portal)
 		return ERR_PTR(-ENOMEM);
 	l->portal = portal;
 	mutex_init(&l->lock);
+	mutex_init(&l->setup);
 	INIT_DELAYED_WORK(&l->relisten, kt_iser_relisten);
+	mutex_lock(&l->setup);
 	ret = kt_iser_listen_id(l);
+	mutex_unlock(&l->setup);
 	if (ret) {
 		pr_warn_ratelimited("cannot listen for iSER on %pISpc: %pe (no RDMA device with that address?)\n",
 				    &portal->addr, ERR_PTR(ret));
+		kt_iser_stop(l);
 		kfree(l);
 		return ERR_PTR(ret);
 	}
@@ -314,16 +351,7 @@ void *kt_iser_listen(struct kt_iscsi_portal *portal)
 void kt_iser_unlisten(void *listener)
 {
 	struct kt_iser_listener *l = listener;
-	struct rdma_cm_id *id;
 
-	mutex_lock(&l->lock);
-	l->stopping = true;
-	id = l->cm_id;
-	l->cm_id = NULL;
-	mutex_unlock(&l->lock);
-	cancel_delayed_work_sync(&l->relisten);
-	/* waits for a handler still running on it */
-	if (id)
-		rdma_destroy_id(id);
+	kt_iser_stop(l);
 	kfree(l);
 }

@@ -39,9 +39,16 @@
 #define KT_ISER_CQ_LEN		2048
 
 /* A listener on one portal address. */
+/*
+ * lock guards cm_id and stopping, and is never held across an rdma_cm
+ * call: the listener's event handler takes it under the cm_id's
+ * handler_mutex. setup serializes the attempts to listen (the first one
+ * and the relisten work's).
+ */
 struct kt_iser_listener {
 	struct kt_iscsi_portal	*portal;
-	struct mutex		lock;		/* cm_id */
+	struct mutex		lock;
+	struct mutex		setup;
 	struct rdma_cm_id	*cm_id;		/* NULL while waiting for a device */
 	struct delayed_work	relisten;	/* after the device went away */
 	bool			stopping;
