@@ -47,8 +47,8 @@
  */
 struct kt_iser_listener {
 	struct kt_iscsi_portal	*portal;
-	struct mutex		lock;
-	struct mutex		setup;
+	struct mutex		lock;		/* cm_id, stopping */
+	struct mutex		setup;		/* one listen attempt at a time */
 	struct rdma_cm_id	*cm_id;		/* NULL while waiting for a device */
 	struct delayed_work	relisten;	/* after the device went away */
 	bool			stopping;
