@@ -39,6 +39,8 @@ sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
 # bad-block list, made in null_blk's configfs (the disk takes the name of
 # its directory there, or of its index: nullb1 either way)
 nullb_setup() {
+	# a null_blk left loaded by another test has other devices
+	[ ! -e /sys/module/null_blk ] || { echo "null_blk already loaded"; return 1; }
 	modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 || return 1
 	mkdir $NULLB && echo 2 > $NULLB/size && echo 1 > $NULLB/memory_backed &&
 		echo 512 > $NULLB/blocksize && echo 1 > $NULLB/power &&
@@ -119,24 +121,31 @@ setup() {
 		kt_export_lun 2 fileio_2/onfs fd_dev_name=$MNT/lu.img,fd_dev_size=8388608
 }
 
+# teardown: every LUN, device, dm table and null_blk gone, whatever step
+# of the setup was reached; fails when something is left behind
 teardown() {
+	local d left
 	kt_unexport_lun 1 iblock_2/bb
 	kt_unexport_lun 2 fileio_2/onfs
-	[ -e $TPG/lun/lun_3 ] && kt_unexport_lun 3 iblock_2/thin
-	[ -e $TPG/lun/lun_4 ] && kt_unexport_lun 4 iblock_2/dust
+	kt_unexport_lun 3 iblock_2/thin 2>/dev/null
+	kt_unexport_lun 4 iblock_2/dust 2>/dev/null
+	rmdir $KT_CFS/core/iblock_2/thin $KT_CFS/core/iblock_2/dust 2>/dev/null
 	rmdir $KT_CFS/core/iblock_2 $KT_CFS/core/fileio_2
-	umount $MNT
-	dm remove kt-fs
-	dm remove kt-thin 2>/dev/null
-	dm remove kt-pool 2>/dev/null
-	dm remove kt-data 2>/dev/null
-	dm remove kt-meta 2>/dev/null
-	dm remove kt-dust 2>/dev/null
-	dm remove kt-dust-base 2>/dev/null
-	echo 0 > $NULLB/power
-	rmdir $NULLB
-	rmmod dm-thin-pool dm-dust null_blk 2>/dev/null
-	return 0
+	mountpoint -q $MNT && umount $MNT
+	for d in kt-fs kt-thin kt-pool kt-data kt-meta kt-dust kt-dust-base; do
+		dmsetup info $d >/dev/null 2>&1 && dm remove $d
+	done
+	if [ -d $NULLB ]; then
+		echo 0 > $NULLB/power
+		rmdir $NULLB
+	fi
+	rmmod dm-thin-pool dm-dust 2>/dev/null
+	rmmod null_blk
+	left=$(dmsetup ls 2>/dev/null | grep '^kt-')
+	[ -z "$left" ] || { echo "dm devices left: $left"; return 1; }
+	[ ! -e /sys/module/null_blk ] || { echo "null_blk still loaded"; return 1; }
+	[ ! -e $KT_CFS/core/iblock_2 ] && [ ! -e $KT_CFS/core/fileio_2 ] ||
+		{ echo "backstore directories left"; return 1; }
 }
 
 main() {

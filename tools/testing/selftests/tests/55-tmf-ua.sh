@@ -96,6 +96,12 @@ sanitize_tmf() {
 	local p=$1 dev=$KT_CFS/core/iblock_1/n0 ini=iqn.2026-11.org.ktarget:sanitize
 	local out
 
+	if [ -e /sys/module/null_blk ]; then
+		# another test's null_blk: nullb0 would not be this 32 GiB disk
+		not_ok "SANITIZE under task management" "null_blk is already loaded"
+		skip "SANITIZE under task management" "null_blk is already loaded" 8
+		return
+	fi
 	if ! modprobe null_blk nr_devices=1 gb=32 2>/dev/null; then
 		# the 9 checks below
 		skip "SANITIZE under task management" "no null_blk module" 9
