@@ -109,6 +109,14 @@ struct scatterlist *kt_sgl_cache_get(struct kt_session *sess, u32 len,
 void kt_sgl_cache_put(struct kt_session *sess, struct scatterlist *sgl,
 		      unsigned int cap);
 
+/* lbp_thresh.c */
+struct kt_lu_info;
+struct kt_mode_select;
+void kt_lbp_thresh_dev_init(struct kt_dev *dev);
+void kt_lbp_thresh_enable(struct kt_dev *dev);
+void kt_lbp_thresh_lu_info(struct kt_dev *dev, struct kt_lu_info *lu);
+void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel);
+
 /* ua.c */
 void kt_ua_dev_init(struct kt_dev *dev);
 void kt_ua_session_init(struct kt_session *sess);

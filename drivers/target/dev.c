@@ -172,6 +172,7 @@ static ssize_t kt_dev_enable_store(struct config_item *item,
 		dev->attrib.block_size = dev->attrib.hw_block_size;
 		dev->attrib.queue_depth = dev->attrib.hw_queue_depth;
 		dev->attrib.optimal_sectors = dev->attrib.hw_max_sectors;
+		kt_lbp_thresh_enable(dev);
 		dev->enabled = true;
 		/* SPC-4 5.13.5: registrations kept with APTPL come back */
 		mutex_lock(&dev->res.lock);
@@ -318,6 +319,7 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 	mutex_init(&dev->cfg_lock);
 	sema_init(&dev->caw_sem, 1);
 	kt_ua_dev_init(dev);
+	kt_lbp_thresh_dev_init(dev);
 	kt_res_dev_init(dev);
 	kt_sanitize_dev_init(dev);
 	dev->attrib = kt_dev_attrib_default;

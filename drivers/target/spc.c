@@ -89,6 +89,7 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 		/* BLOCK ERASE where GET LBA STATUS shows what it freed */
 		if (dev->ops->lba_status && (a->emulate_tpu || a->emulate_tpws))
 			lu->flags |= KT_LU_BLOCK_ERASE;
+		kt_lbp_thresh_lu_info(dev, lu);
 	}
 	if (a->emulate_3pc) {
 		lu->flags |= KT_LU_3PC;
@@ -326,6 +327,8 @@ static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
 		/* SPC-4 7.5.1: MODE PARAMETERS CHANGED for the other nexuses */
 		kt_ua_raise(cmd->dev, 0x2a01, KT_UA_OTHERS, cmd->sess);
 	}
+	if (sel.set & KT_MODE_SET_LBP)
+		kt_lbp_thresh_select(cmd, &sel);
 	if ((sel.set & KT_MODE_SET_SWP) && READ_ONCE(cmd->dev->swp) != sel.swp) {
 		WRITE_ONCE(cmd->dev->swp, sel.swp);
 		pr_info("device %u: software write protect %s by MODE SELECT\n",

@@ -89,7 +89,16 @@ struct kt_backend_ops {
 	 */
 	s64		(*copy_range)(struct kt_dev *dst, u64 dst_pos,
 				      struct kt_dev *src, u64 src_pos, u64 len);
+	/*
+	 * Optional, for the soft threshold of thin provisioning: the bytes
+	 * the storage has left for blocks not yet allocated (*@bytes), or
+	 * -errno where it cannot tell. May sleep. A backstore that has it
+	 * calls kt_lbp_written() after each completed write.
+	 */
+	int		(*lbp_available)(struct kt_dev *dev, u64 *bytes);
 };
+
+void kt_lbp_written(struct kt_cmd *cmd);
 
 int kt_backend_register(const struct kt_backend_ops *ops);
 void kt_backend_unregister(const struct kt_backend_ops *ops);

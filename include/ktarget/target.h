@@ -104,6 +104,20 @@ struct kt_ua_ring {
 	struct kt_ua_event	ev[KT_UA_HISTORY];
 };
 
+/*
+ * The soft threshold of the Logical Block Provisioning mode page
+ * (lbp_thresh.c): offered where the backstore tells the room left for new
+ * blocks, set by MODE SELECT.
+ */
+struct kt_lbp_thresh {
+	spinlock_t	lock;		/* on, situa, armed, count */
+	bool		offered;	/* set when the device is enabled */
+	bool		on;		/* ENABLED */
+	bool		situa;		/* SITUA: the UA for one I_T nexus */
+	bool		armed;		/* not reached since it was set */
+	u32		count;		/* THRESHOLD COUNT, in threshold sets */
+};
+
 /* EXTENDED COPY counters of a copy manager: statistics/xcopy/ (xcopy_stat.c) */
 struct kt_xcopy_stat {
 	atomic64_t	operations;	/* EXTENDED COPY commands run */
@@ -194,6 +208,7 @@ struct kt_dev {
 	struct kt_sanitize		sanitize;
 	struct kt_task_set		task_set;
 	bool				swp;		/* control page SWP */
+	struct kt_lbp_thresh		lbp;		/* soft threshold */
 
 	struct config_group		xcopy_stat_group;
 	struct kt_xcopy_stat		xcopy_stat;

@@ -21,6 +21,7 @@
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/statfs.h>
 #include <linux/uio.h>
 #include <linux/workqueue.h>
 
@@ -260,6 +261,8 @@ static void kt_fd_io(struct kt_cmd *cmd)
 		kt_fd_fail(cmd, write, off, ret < 0 ? ret : -EIO);
 		return;
 	}
+	if (write)
+		kt_lbp_written(cmd);
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
 }
 
@@ -293,6 +296,26 @@ static void kt_fd_flush(struct kt_cmd *cmd)
 {
 	INIT_WORK(&cmd->be_work, kt_fd_flush_work);
 	queue_work(kt_fd_wq, &cmd->be_work);
+}
+
+/*
+ * The room a sparse file has for its holes to be filled: what its
+ * filesystem has free for unprivileged users. A block device has none to
+ * tell of.
+ */
+static int kt_fd_lbp_available(struct kt_dev *dev, u64 *bytes)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+	struct kstatfs st;
+	int ret;
+
+	if (!fd->file || !S_ISREG(file_inode(fd->file)->i_mode))
+		return -EOPNOTSUPP;
+	ret = vfs_statfs(&fd->file->f_path, &st);
+	if (ret)
+		return ret;
+	*bytes = (u64)st.f_bavail * st.f_bsize;
+	return 0;
 }
 
 /* UNMAP, WRITE SAME of zeroes: punch a hole, or write zeroes. */
@@ -430,6 +453,7 @@ static const struct kt_backend_ops kt_fd_ops = {
 	.write_zeroes	= kt_fd_write_zeroes,
 	.lba_status	= kt_fd_lba_status,
 	.copy_range	= kt_fd_copy_range,
+	.lbp_available	= kt_fd_lbp_available,
 };
 
 static int __init kt_fd_init(void)

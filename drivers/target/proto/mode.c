@@ -22,7 +22,7 @@
 
 #define PAGE_ALL	0x3f	/* return all mode pages */
 #define SUBPAGE_ALL	0xff	/* return all subpages */
-#define PAGE_MAX_LEN	20	/* the longest page: caching, 2 + 12h */
+#define PAGE_MAX_LEN	24	/* the longest page: 1Ch/02h, 4 + 14h */
 
 /* SBC-3, Read-Write Error Recovery mode page: nothing to report */
 static void kt_mode_rw_recovery(const struct kt_lu_info *lu, u8 pc, u8 *p)
@@ -79,28 +79,80 @@ static void kt_mode_iec(const struct kt_lu_info *lu, u8 pc, u8 *p)
 		p[2] = 0x08;			/* DEXCPT: none reported */
 }
 
+/*
+ * SBC-3 6.5.x, Logical Block Provisioning mode page (1Ch/02h): one
+ * threshold descriptor, a soft threshold (type 000b) on the available LBA
+ * mapping resources (resource 01h), armed decreasing (000b). ENABLED,
+ * THRESHOLD COUNT and SITUA are changeable; it starts disabled.
+ */
+static void kt_mode_lbp(const struct kt_lu_info *lu, u8 pc, u8 *p)
+{
+	u8 *d = p + 16;
+
+	if (pc == PC_CHANGEABLE) {
+		p[4] = 0x01;			/* SITUA */
+		d[0] = 0x80;			/* ENABLED */
+		put_unaligned_be32(0xffffffff, &d[4]);
+		return;
+	}
+	d[1] = 0x01;				/* available LBA mapping resources */
+	if (pc != PC_CURRENT)
+		return;
+	if (lu->flags & KT_LU_LBP_SITUA)
+		p[4] = 0x01;
+	if (lu->flags & KT_LU_LBP_THRESH_ON)
+		d[0] = 0x80;
+	put_unaligned_be32(lu->lbp_thresh_count, &d[4]);
+}
+
 struct kt_mode_page {
 	u8	code;
+	u8	sub;		/* SUBPAGE CODE; nonzero: subpage format */
 	u8	len;		/* PAGE LENGTH */
 	void	(*fill)(const struct kt_lu_info *lu, u8 pc, u8 *p);
+	u32	needs;		/* KT_LU_* flags without which it is absent */
 };
 
 /* In page code order, the order MODE SENSE returns them in */
 static const struct kt_mode_page kt_mode_pages[] = {
-	{ 0x01, 0x0a, kt_mode_rw_recovery },
-	{ 0x08, 0x12, kt_mode_caching },
-	{ 0x0a, 0x0a, kt_mode_control },
-	{ 0x1c, 0x0a, kt_mode_iec },
+	{ 0x01, 0x00, 0x0a, kt_mode_rw_recovery, 0 },
+	{ 0x08, 0x00, 0x12, kt_mode_caching, 0 },
+	{ 0x0a, 0x00, 0x0a, kt_mode_control, 0 },
+	{ 0x1c, 0x00, 0x0a, kt_mode_iec, 0 },
+	{ 0x1c, 0x02, 0x14, kt_mode_lbp, KT_LU_LBP_THRESH },
 };
 
-static const struct kt_mode_page *kt_mode_find(u8 code)
+static bool kt_mode_offered(const struct kt_lu_info *lu,
+			    const struct kt_mode_page *mp)
 {
+	return (lu->flags & mp->needs) == mp->needs;
+}
+
+/* The page @code of any subpage when @sub is SUBPAGE_ALL */
+static const struct kt_mode_page *kt_mode_find(const struct kt_lu_info *lu,
+					       u8 code, u8 sub)
+{
+	const struct kt_mode_page *mp;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(kt_mode_pages); i++)
-		if (kt_mode_pages[i].code == code)
-			return &kt_mode_pages[i];
+	for (i = 0; i < ARRAY_SIZE(kt_mode_pages); i++) {
+		mp = &kt_mode_pages[i];
+		if (mp->code == code && (sub == SUBPAGE_ALL || mp->sub == sub) &&
+		    kt_mode_offered(lu, mp))
+			return mp;
+	}
 	return NULL;
+}
+
+/* Whether MODE SENSE of page @code, subpage @sub returns @mp */
+static bool kt_mode_selected(const struct kt_lu_info *lu,
+			     const struct kt_mode_page *mp, u8 code, u8 sub)
+{
+	if (!kt_mode_offered(lu, mp))
+		return false;
+	if (code != PAGE_ALL && code != mp->code)
+		return false;
+	return sub == SUBPAGE_ALL || sub == mp->sub;
 }
 
 /* The whole page, header included, into @p (PAGE_MAX_LEN bytes) */
@@ -109,7 +161,13 @@ static u32 kt_mode_build(const struct kt_lu_info *lu,
 {
 	memset(p, 0, PAGE_MAX_LEN);
 	mp->fill(lu, pc, p);
-	/* SPC-4 7.5, mode page format: PS 0 (nothing saveable), SPF 0 */
+	/* SPC-4 7.5.7: PS 0 (nothing saveable); SPF 1 for a subpage */
+	if (mp->sub) {
+		p[0] = 0x40 | mp->code;
+		p[1] = mp->sub;
+		put_unaligned_be16(mp->len, &p[2]);
+		return mp->len + 4U;
+	}
 	p[0] = mp->code;
 	p[1] = mp->len;
 	return mp->len + 2U;
@@ -155,12 +213,13 @@ sense_reason_t kt_spc_mode_sense(const struct kt_lu_info *lu, const u8 *cdb,
 		*field = KT_FIELD_CDB_BIT(2, 7);
 		return KT_SENSE_SAVING_PARAMS_UNSUPPORTED;
 	}
-	if (code != PAGE_ALL && !kt_mode_find(code)) {
+	if (code != PAGE_ALL && !kt_mode_find(lu, code, SUBPAGE_ALL)) {
 		*field = KT_FIELD_CDB_BIT(2, 5);
 		return KT_SENSE_INVALID_CDB_FIELD;
 	}
-	/* no page has subpages: only 00h, or FFh for all of them */
-	if (sub != 0x00 && sub != SUBPAGE_ALL) {
+	/* SPC-4 6.11: all pages take only subpage 00h or FFh */
+	if (code == PAGE_ALL ? sub != 0x00 && sub != SUBPAGE_ALL :
+			       !kt_mode_find(lu, code, sub)) {
 		*field = KT_FIELD_CDB(3);
 		return KT_SENSE_INVALID_CDB_FIELD;
 	}
@@ -201,7 +260,7 @@ sense_reason_t kt_spc_mode_sense(const struct kt_lu_info *lu, const u8 *cdb,
 
 	for (i = 0; i < ARRAY_SIZE(kt_mode_pages); i++) {
 		mp = &kt_mode_pages[i];
-		if (code != PAGE_ALL && code != mp->code)
+		if (!kt_mode_selected(lu, mp, code, sub))
 			continue;
 		n = kt_mode_build(lu, mp, pc, page);
 		kt_spc_out_mem(&o, page, n);
@@ -276,26 +335,32 @@ static sense_reason_t kt_mode_check_page(const struct kt_lu_info *lu,
 {
 	u8 cur[PAGE_MAX_LEN], chg[PAGE_MAX_LEN], diff;
 	const struct kt_mode_page *mp;
-	u32 i, n;
+	bool spf;
+	u32 i, n, plen;
 
 	if (len - off < 2)
 		return KT_SENSE_PARAM_LIST_LENGTH;
 	if (p[off] & 0x80)			/* PS is reserved here */
 		return kt_mode_bad_param(field, off, 7);
-	if (p[off] & 0x40)			/* no subpage format pages */
-		return kt_mode_bad_param(field, off, 6);
-	mp = kt_mode_find(p[off] & 0x3f);
+	spf = p[off] & 0x40;
+	if (spf && len - off < 4)
+		return KT_SENSE_PARAM_LIST_LENGTH;
+	mp = kt_mode_find(lu, p[off] & 0x3f, spf ? p[off + 1] : 0);
 	if (!mp)
-		return kt_mode_bad_param(field, off, 5);
+		return kt_mode_bad_param(field, off, spf ? 6 : 5);
+	/* SPC-4 7.5.7: subpage 00h is sent in page_0 format, others not */
+	if (!mp->sub != !spf)
+		return kt_mode_bad_param(field, off, 6);
 	/* SPC-4 7.5: PAGE LENGTH is what MODE SENSE reports */
-	if (p[off + 1] != mp->len)
-		return kt_mode_bad_param(field, off + 1, -1);
+	plen = spf ? get_unaligned_be16(&p[off + 2]) : p[off + 1];
+	if (plen != mp->len)
+		return kt_mode_bad_param(field, off + (spf ? 2 : 1), -1);
 	n = kt_mode_build(lu, mp, PC_CURRENT, cur);
 	kt_mode_build(lu, mp, PC_CHANGEABLE, chg);
 	if (len - off < n)
 		return KT_SENSE_PARAM_LIST_LENGTH;
 
-	for (i = 2; i < n; i++) {
+	for (i = spf ? 4 : 2; i < n; i++) {
 		diff = (p[off + i] ^ cur[i]) & ~chg[i];
 		if (diff)
 			return kt_mode_bad_param(field, off + i,
@@ -309,6 +374,12 @@ static sense_reason_t kt_mode_check_page(const struct kt_lu_info *lu,
 	if (mp->code == 0x0a && (chg[4] & 0x08)) {
 		sel->set |= KT_MODE_SET_SWP;
 		sel->swp = !!(p[off + 4] & 0x08);
+	}
+	if (mp->fill == kt_mode_lbp) {
+		sel->set |= KT_MODE_SET_LBP;
+		sel->lbp_situa = p[off + 4] & 0x01;
+		sel->lbp_on = !!(p[off + 16] & 0x80);
+		sel->lbp_count = get_unaligned_be32(&p[off + 20]);
 	}
 	*next = off + n;
 	return KT_SENSE_NONE;

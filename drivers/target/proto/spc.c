@@ -736,7 +736,8 @@ static void kt_spc_vpd_b2(const struct kt_lu_info *lu, struct kt_spc_out *o)
 	if (kt_spc_lbpme(lu) && (lu->flags & KT_LU_LBPRZ))
 		b5 |= 0x04;			/* LBPRZ */
 
-	kt_spc_out_u8(o, 0);			/* THRESHOLD EXPONENT */
+	/* THRESHOLD EXPONENT: 0 when no threshold is offered */
+	kt_spc_out_u8(o, lu->flags & KT_LU_LBP_THRESH ? lu->lbp_thresh_exp : 0);
 	kt_spc_out_u8(o, b5);
 	kt_spc_out_u8(o, kt_spc_lbpme(lu) ? 0x02 : 0);	/* thin provisioned */
 	kt_spc_out_u8(o, 0);

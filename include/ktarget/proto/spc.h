@@ -55,6 +55,9 @@
 #define KT_LU_WCE_CHANGEABLE	BIT(14)	/* MODE SELECT may change WCE */
 #define KT_LU_SWP_CHANGEABLE	BIT(15)	/* MODE SELECT may change SWP */
 #define KT_LU_BLOCK_ERASE	BIT(16)	/* SANITIZE BLOCK ERASE is offered */
+#define KT_LU_LBP_THRESH	BIT(17)	/* a soft threshold is offered (1Ch/02h) */
+#define KT_LU_LBP_THRESH_ON	BIT(18)	/* ... and enabled */
+#define KT_LU_LBP_SITUA		BIT(19)	/* ... its UA for one I_T nexus only */
 
 /* Bits of struct kt_lu_info.tmf (SPC-4 6.37, supported TMFs) */
 #define KT_TMF_ABORT_TASK	BIT(0)
@@ -106,6 +109,13 @@ struct kt_lu_info {
 	u8	proto_id;		/* KT_PROTO_ISCSI */
 	u8	tpgs;			/* TPGS: 0 none, 1 implicit, 2 explicit, 3 both */
 	u8	ua_intlck_ctrl;		/* UA_INTLCK_CTRL field value: 0, 2 or 3 */
+	/*
+	 * With KT_LU_LBP_THRESH: the THRESHOLD EXPONENT (threshold sets of
+	 * 2^exp logical blocks) and the THRESHOLD COUNT of the one soft
+	 * threshold, on available LBA mapping resources, armed decreasing.
+	 */
+	u8	lbp_thresh_exp;
+	u32	lbp_thresh_count;
 	const char *vendor_id;
 	const char *product_id;
 	const char *revision;
@@ -299,11 +309,15 @@ sense_reason_t kt_spc_mode_sense(const struct kt_lu_info *lu, const u8 *cdb,
 /* What a MODE SELECT asks to change */
 #define KT_MODE_SET_WCE		BIT(0)	/* .wce holds the new WCE */
 #define KT_MODE_SET_SWP		BIT(1)	/* .swp holds the new SWP */
+#define KT_MODE_SET_LBP		BIT(2)	/* .lbp_* hold the new threshold */
 
 struct kt_mode_select {
 	u8	set;			/* KT_MODE_SET_* */
 	u8	wce;
 	u8	swp;
+	u8	lbp_on;			/* ENABLED */
+	u8	lbp_situa;		/* SITUA */
+	u32	lbp_count;		/* THRESHOLD COUNT, in threshold sets */
 };
 
 /*

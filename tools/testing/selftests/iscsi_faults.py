@@ -29,9 +29,17 @@ initiator of iscsi_raw.py.
       it is in the backstore. The WRITE must not be answered after the
       TMF's FUNCTION COMPLETE, nor twice; once the TMF is answered the
       block must not change any more (read at once and after the delay).
+  iscsi_faults.py soft-threshold HOST:PORT TARGET INITIATOR LUN PATH
+      LUN is a thin provisioned fileio file on the filesystem of PATH.
+      Sessions A and B log in; A sets the soft threshold of the Logical
+      Block Provisioning mode page (1Ch/02h) two threshold sets below what
+      the filesystem has free, and writes new blocks, 8 KiB at a time: a
+      write must get THIN PROVISIONING SOFT THRESHOLD REACHED (6/38/07)
+      after about two sets, B's next command too (SITUA 0), and once only.
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
+import os
 import struct
 import sys
 import time
@@ -182,6 +190,69 @@ def tmf_slow(addr, target, initiator, lun, which):
     return 0 if ok else 1
 
 
+def soft_threshold(addr, target, initiator, lun, path):
+    a, b = Session(addr), Session(addr)
+    a.login(target, initiator)
+    b.login(target, initiator + ":b")
+    a.settle(lun)
+    b.settle(lun)
+    bs = a.read_capacity(lun)[1]
+    st, _, vpd = a.wait(a.command(lun, [0x12, 0x01, 0xB2, 0, 64, 0],
+                                  read_len=64))
+    exp = vpd[4] if st == 0 and len(vpd) > 4 else 0
+    msense = [0x5A, 0x08, 0x1C, 0x02, 0, 0, 0, 0, 64, 0]
+    st, sn, page = a.wait(a.command(lun, msense, read_len=64))
+    print("THRESHOLD EXPONENT %d; MODE SENSE 1Ch/02h: status %#x, %d bytes"
+          % (exp, st, len(page)))
+    if not exp or st != 0 or len(page) < 32 or page[8] != 0x5C:
+        print("no soft threshold offered")
+        return 1
+    set_bytes = bs << exp
+    fs = os.statvfs(path)
+    free_sets = fs.f_bavail * fs.f_frsize // set_bytes
+    count = free_sets - 2
+    lst = bytearray(8) + bytearray(page[8:32])
+    lst[8 + 4] = 0x00				# SITUA 0: every nexus
+    lst[8 + 16] |= 0x80				# ENABLED
+    struct.pack_into(">I", lst, 8 + 20, count)
+    st = a.wait(a.command(lun, [0x55, 0x10, 0, 0, 0, 0, 0, 0, len(lst), 0],
+                          bytes(lst)))[0]
+    print("free: %d sets of %d KiB; MODE SELECT, count %d: status %#x"
+          % (free_sets, set_bytes >> 10, count, st))
+    if st != 0:
+        return 1
+    st, sn, _ = b.tur(lun)
+    print("B after the MODE SELECT: status %#x sense %x/%02x/%02x" % ((st,) + sn))
+    if (st, sn) != (2, (6, 0x2A, 0x01)):
+        return 1
+    chunk, lba, written, got = 8192, 0, 0, None
+    while written < 6 * set_bytes:
+        st, sn, _ = a.wait(a.command(lun, cdb16(0x8A, lba, chunk // bs),
+                                     b"\x5a" * chunk))
+        if st != 0:
+            got = (st,) + sn
+            break
+        lba += chunk // bs
+        written += chunk
+    print("A wrote %d KiB of new blocks, then: %s" % (
+        written >> 10, "status %#x sense %x/%02x/%02x" % got if got else "none"))
+    if got != (2, 6, 0x38, 0x07):
+        return 1
+    if not set_bytes <= written <= 4 * set_bytes:
+        print("the threshold was reached at the wrong point")
+        return 1
+    st, sn, _ = b.tur(lun)
+    print("B: status %#x sense %x/%02x/%02x" % ((st,) + sn))
+    if (st, sn) != (2, (6, 0x38, 0x07)):
+        return 1
+    st2 = b.tur(lun)[0]
+    st3 = a.wait(a.command(lun, cdb16(0x8A, lba, chunk // bs),
+                           b"\x5a" * chunk))[0]
+    print("then B: status %#x, A's next write: status %#x (once only)"
+          % (st2, st3))
+    return 0 if st2 == 0 and st3 == 0 else 1
+
+
 def main():
     mode, addr, target, initiator, lun = sys.argv[1:6]
     lun = int(lun)
@@ -193,6 +264,8 @@ def main():
                      want)
     if mode == "tmf-slow":
         return tmf_slow(addr, target, initiator, lun, sys.argv[6])
+    if mode == "soft-threshold":
+        return soft_threshold(addr, target, initiator, lun, sys.argv[6])
     if mode == "stale-write":
         return stale_write(addr, target, initiator, lun)
     print("unknown mode " + mode)

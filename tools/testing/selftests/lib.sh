@@ -223,6 +223,19 @@ kt_lun_disk() {
 	return 1
 }
 
+# kt_initiator_sees LUN read|write PATTERN: a direct read (or write) of the
+# Linux initiator's disk of LUN puts PATTERN in the kernel log
+kt_initiator_sees() {
+	local lun=$1 what=$2 want=$3 disk
+	disk=$(kt_lun_disk "$lun") || { echo "no disk for LUN $lun"; return 1; }
+	kmsg_mark
+	case $what in
+	read) dd if="$disk" of=/dev/null bs=4k skip=127 count=4 iflag=direct 2>&1 ;;
+	write) dd if=/dev/zero of="$disk" bs=4k seek=12 count=1 oflag=direct 2>&1 ;;
+	esac
+	kmsg_since | grep -i -- "$want"
+}
+
 # kt_second_disk DISK: the LUN 0 block device of the iSCSI session
 # whose disk is not DISK (a second session to the same target)
 kt_second_disk() {

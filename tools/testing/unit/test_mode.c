@@ -697,6 +697,127 @@ static void mode_select_uses_the_shorter_of_list_and_cdb_length(void)
 		     KT_SENSE_NONE);
 }
 
+/* Logical Block Provisioning mode page (1Ch/02h) ---------------------------- */
+
+static struct kt_lu_info lbp_lu(void)
+{
+	struct kt_lu_info lu = test_lu();
+
+	lu.flags |= KT_LU_TPU | KT_LU_LBP_THRESH | KT_LU_LBP_THRESH_ON;
+	lu.lbp_thresh_exp = 11;
+	lu.lbp_thresh_count = 0x1234;
+	return lu;
+}
+
+static void mode_sense_lbp_page_absent_without_thresholds(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct result r;
+
+	sense10(&lu, false, true, 0, 0x1c, 0x02, 255, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(r.field.byte, 3);
+	sense10(&lu, false, true, 0, 0x1c, 0xff, 255, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+	KT_EXPECT_EQ(r.data_len, 8 + 12);		/* the IEC page only */
+}
+
+static void mode_sense_lbp_page_is_a_subpage_with_one_descriptor(void)
+{
+	struct kt_lu_info lu = lbp_lu();
+	struct result r, all0;
+	u8 *p;
+
+	sense10(&lu, false, true, 0, 0x1c, 0x02, 255, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+	KT_EXPECT_EQ(r.data_len, 8 + 24);
+	p = r.data + 8;
+	KT_EXPECT_EQ(p[0], 0x5c);			/* SPF, page 1Ch */
+	KT_EXPECT_EQ(p[1], 0x02);
+	KT_EXPECT_EQ(get_unaligned_be16(&p[2]), 0x14);
+	KT_EXPECT_EQ(p[4], 0);				/* SITUA */
+	KT_EXPECT_EQ(p[16], 0x80);			/* ENABLED, soft, decreasing */
+	KT_EXPECT_EQ(p[17], 0x01);			/* available resources */
+	KT_EXPECT_EQ(get_unaligned_be32(&p[20]), 0x1234);
+
+	/* all pages with subpages end with it; subpage 00h leaves it out */
+	sense10(&lu, false, true, 0, 0x3f, 0xff, 255, &r);
+	sense10(&lu, false, true, 0, 0x3f, 0x00, 255, &all0);
+	KT_EXPECT_EQ(r.data_len, all0.data_len + 24);
+	KT_EXPECT_EQ(r.data[r.data_len - 24], 0x5c);
+
+	sense10(&lu, false, true, 1, 0x1c, 0x02, 255, &r);	/* changeable */
+	p = r.data + 8;
+	KT_EXPECT_EQ(p[4], 0x01);
+	KT_EXPECT_EQ(p[16], 0x80);
+	KT_EXPECT_EQ(p[17], 0);
+	KT_EXPECT_EQ(get_unaligned_be32(&p[20]), 0xffffffff);
+
+	sense10(&lu, false, true, 2, 0x1c, 0x02, 255, &r);	/* default */
+	p = r.data + 8;
+	KT_EXPECT_EQ(p[16], 0);
+	KT_EXPECT_EQ(get_unaligned_be32(&p[20]), 0);
+}
+
+/* A MODE SELECT (10) list of the current 1Ch/02h page */
+static u32 lbp_list(const struct kt_lu_info *lu, u8 *list)
+{
+	struct result r;
+
+	sense10(lu, false, true, 0, 0x1c, 0x02, 255, &r);
+	memset(list, 0, 8);
+	memcpy(list + 8, r.data + 8, 24);
+	return 32;
+}
+
+static void mode_select_lbp_threshold_sets_enabled_count_and_situa(void)
+{
+	struct kt_lu_info lu = lbp_lu();
+	struct kt_mode_select sel;
+	struct kt_sense_field f;
+	u8 list[32];
+	u32 n;
+
+	n = lbp_list(&lu, list);
+	list[8 + 4] = 0x01;
+	list[8 + 16] = 0;
+	put_unaligned_be32(77, &list[8 + 20]);
+	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
+		     KT_SENSE_NONE);
+	KT_EXPECT_EQ(sel.set, KT_MODE_SET_LBP);
+	KT_EXPECT_EQ(sel.lbp_situa, 1);
+	KT_EXPECT_EQ(sel.lbp_on, 0);
+	KT_EXPECT_EQ(sel.lbp_count, 77);
+
+	/* the threshold resource and arming are not changeable */
+	n = lbp_list(&lu, list);
+	list[8 + 17] = 0x02;
+	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	EXPECT_PARAM(f, 8 + 17, 1);
+	n = lbp_list(&lu, list);
+	list[8 + 16] |= 0x01;
+	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	EXPECT_PARAM(f, 8 + 16, 0);
+	/* its PAGE LENGTH is two bytes at 2 */
+	n = lbp_list(&lu, list);
+	list[8 + 3] = 0x10;
+	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	EXPECT_PARAM(f, 8 + 2, -1);
+	/* a short list */
+	n = lbp_list(&lu, list);
+	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n - 4, &sel, &f),
+		     KT_SENSE_PARAM_LIST_LENGTH);
+	/* subpage 02h of a device without thresholds */
+	lu = test_lu();
+	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	EXPECT_PARAM(f, 8, 6);
+}
+
+
 static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(mode_sense6_all_pages_has_header_descriptor_and_four_pages),
 	KT_TEST_ENTRY(mode_sense6_subpage_ff_returns_the_same_pages),
@@ -726,6 +847,9 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(mode_select10_long_lba_descriptor),
 	KT_TEST_ENTRY(mode_select_changes_nothing_if_a_later_page_is_bad),
 	KT_TEST_ENTRY(mode_select_uses_the_shorter_of_list_and_cdb_length),
+	KT_TEST_ENTRY(mode_sense_lbp_page_absent_without_thresholds),
+	KT_TEST_ENTRY(mode_sense_lbp_page_is_a_subpage_with_one_descriptor),
+	KT_TEST_ENTRY(mode_select_lbp_threshold_sets_enabled_count_and_situa),
 };
 
 KT_TEST_MAIN(tests)

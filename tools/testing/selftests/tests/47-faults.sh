@@ -160,17 +160,6 @@ objects_gone() {
 
 sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
 
-initiator_sees() {
-	local lun=$1 what=$2 want=$3 disk
-	disk=$(kt_lun_disk "$lun") || { echo "no disk for LUN $lun"; return 1; }
-	kmsg_mark
-	case $what in
-	read) dd if="$disk" of=/dev/null bs=4k skip=127 count=4 iflag=direct 2>&1 ;;
-	write) dd if=/dev/zero of="$disk" bs=4k seek=12 count=1 oflag=direct 2>&1 ;;
-	esac
-	kmsg_since | grep -i -- "$want"
-}
-
 main() {
 	local k
 
@@ -220,9 +209,9 @@ main() {
 	iscsiadm -m discovery -t st -p $P >/dev/null 2>&1
 	check "open-iscsi logs in" iscsiadm -m node -T $KT_IQN -p $P --login
 	check "the Linux initiator logs the medium error of LUN 3" \
-		initiator_sees 3 read "Unrecovered read error"
+		kt_initiator_sees 3 read "Unrecovered read error"
 	check "the Linux initiator logs the full filesystem of LUN 5" \
-		initiator_sees 5 write "space allocation failed"
+		kt_initiator_sees 5 write "space allocation failed"
 	check "open-iscsi logs out" iscsiadm -m node -T $KT_IQN -p $P --logout
 	iscsiadm -m node -o delete >/dev/null 2>&1
 

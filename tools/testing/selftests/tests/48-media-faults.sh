@@ -15,7 +15,11 @@
 #   once the pool has grown;
 # - dm-dust (the debug kernel has it): a READ from a bad sector (dm-dust
 #   looks at a bio's first sector only) answers 3/11/00 until the sector is
-#   written, as a disk remaps a sector on write.
+#   written, as a disk remaps a sector on write;
+# - a sparse fileio file on a small tmpfs, thin provisioned: an initiator
+#   enables the soft threshold (mode page 1Ch/02h) near the free space
+#   left; the write that crosses it is followed by THIN PROVISIONING SOFT
+#   THRESHOLD REACHED (6/38/07) on every nexus, the Linux initiator's too.
 . ./lib.sh
 
 TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
@@ -24,6 +28,7 @@ P=127.0.0.1:3260
 INI=iqn.2026-11.org.ktarget:media
 NULLB=/sys/kernel/config/nullb/nullb1
 MNT=/run/kt-media
+TP=/run/kt-tp
 # scratch space on nullb0 (sectors): the filesystem, the thin pool's
 # metadata and data, the dust device
 FS_BASE=0 FS_LEN=131072
@@ -115,10 +120,38 @@ dust_lun() {
 		kt_export_lun 4 iblock_2/dust udev_path=/dev/mapper/kt-dust
 }
 
+# LUN 5: a 64 MiB sparse file on a 16 MiB tmpfs, UNMAP on (thin)
+tp_setup() {
+	local dev=$KT_CFS/core/fileio_2/sparse
+	mkdir -p $TP && mount -t tmpfs -o size=16m kt-tp $TP &&
+		mkdir -p $dev &&
+		echo fd_dev_name=$TP/lu.img,fd_dev_size=67108864 > $dev/control &&
+		echo 1 > $dev/enable && echo 1 > $dev/attrib/emulate_tpu &&
+		mkdir $TPG/lun/lun_5 && ln -s $dev $TPG/lun/lun_5/d
+}
+
 setup() {
-	nullb_setup && fs_setup || return 1
+	nullb_setup && fs_setup && tp_setup || return 1
 	kt_export_lun 1 iblock_2/bb udev_path=/dev/nullb1 &&
 		kt_export_lun 2 fileio_2/onfs fd_dev_name=$MNT/lu.img,fd_dev_size=8388608
+}
+
+tp_login() {
+	kt_iscsid_start && iscsiadm -m discovery -t st -p $P >/dev/null &&
+		iscsiadm -m node -T $KT_IQN -p $P --login >/dev/null &&
+		kt_lun_disk 5
+}
+
+# the soft threshold from the bare initiator, with open-iscsi logged in
+# beside it; then the Linux initiator's next command to LUN 5 hears of it
+soft_threshold() {
+	check "soft threshold: open-iscsi logs in" tp_login
+	check "fileio, sparse on tmpfs: the write that crosses the soft threshold, then 6/38/07 on every nexus, once" \
+		$FAULTS soft-threshold $P $KT_IQN $INI 5 $TP
+	check "the Linux initiator logs the soft threshold of LUN 5" \
+		kt_initiator_sees 5 read "thin provisioning soft threshold"
+	iscsiadm -m node -T $KT_IQN -p $P --logout >/dev/null 2>&1
+	iscsiadm -m node -o delete >/dev/null 2>&1
 }
 
 # teardown: every LUN, device, dm table and null_blk gone, whatever step
@@ -129,6 +162,8 @@ teardown() {
 	kt_unexport_lun 2 fileio_2/onfs
 	kt_unexport_lun 3 iblock_2/thin 2>/dev/null
 	kt_unexport_lun 4 iblock_2/dust 2>/dev/null
+	kt_unexport_lun 5 fileio_2/sparse 2>/dev/null
+	mountpoint -q $TP && umount $TP
 	rmdir $KT_CFS/core/iblock_2/thin $KT_CFS/core/iblock_2/dust 2>/dev/null
 	rmdir $KT_CFS/core/iblock_2 $KT_CFS/core/fileio_2
 	mountpoint -q $MNT && umount $MNT
@@ -149,7 +184,7 @@ teardown() {
 }
 
 main() {
-	plan 23
+	plan 26
 	check "target set up" kt_stack_setup
 	check "bad-block and filesystem devices exported as LUNs 1-2" setup
 
@@ -187,6 +222,8 @@ main() {
 	else
 		skip "dm-dust" "no dm-dust in this kernel" 4
 	fi
+	soft_threshold
+
 	check "devices removed" teardown
 	kt_iscsi_teardown
 	check "rmmod the target's modules" kt_stack_unload

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: the soft threshold of logical block provisioning (SBC-3
+ * 4.7.3.7, the Logical Block Provisioning mode page 1Ch/02h).
+ *
+ * A thin provisioned LU whose backstore can tell how much room is left for
+ * unmapped blocks to be mapped into (fileio: the free space of the
+ * filesystem under its file) offers one threshold: a soft threshold on the
+ * available LBA mapping resources, armed decreasing. An initiator enables
+ * it and sets its count with MODE SELECT. When a write leaves fewer
+ * threshold sets available than the count, the device establishes THIN
+ * PROVISIONING SOFT THRESHOLD REACHED (6/38/07) for every I_T nexus, or
+ * with SITUA for the one whose write it was, and the threshold is disarmed
+ * until the available resources are back at or above the count. The write
+ * itself succeeds: only running out (7/27/07) fails one.
+ *
+ * Off, the cost on the write path is one load.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
+
+#include <ktarget/backend.h>
+#include <ktarget/fabric.h>
+#include <ktarget/proto/spc.h>
+
+#include "core.h"
+
+#define KT_ASC_SOFT_THRESHOLD	0x3807	/* THIN PROVISIONING SOFT THRESHOLD REACHED */
+#define KT_ASC_MODE_CHANGED	0x2a01	/* MODE PARAMETERS CHANGED */
+
+void kt_lbp_thresh_dev_init(struct kt_dev *dev)
+{
+	spin_lock_init(&dev->lbp.lock);
+}
+
+/* After the backstore's enable: whether it can tell its free room. */
+void kt_lbp_thresh_enable(struct kt_dev *dev)
+{
+	u64 avail;
+
+	dev->lbp.offered = dev->ops->lbp_available &&
+			   !dev->ops->lbp_available(dev, &avail);
+}
+
+/*
+ * SBC-3 6.6.4: the THRESHOLD EXPONENT, the smallest that numbers every
+ * block in 32 bits, and no threshold set smaller than 1 MiB.
+ */
+static u8 kt_lbp_thresh_exp(struct kt_dev *dev)
+{
+	u32 bs = dev->attrib.block_size;
+	u8 exp = bs < SZ_1M ? ilog2(SZ_1M / bs) : 1;
+
+	while (kt_dev_nr_lblocks(dev) >> exp > U32_MAX)
+		exp++;
+	return exp;
+}
+
+void kt_lbp_thresh_lu_info(struct kt_dev *dev, struct kt_lu_info *lu)
+{
+	struct kt_lbp_thresh *t = &dev->lbp;
+
+	/* a fully provisioned LU has nothing to warn of */
+	if (!t->offered || !kt_spc_lbpme(lu))
+		return;
+	lu->flags |= KT_LU_LBP_THRESH;
+	lu->lbp_thresh_exp = kt_lbp_thresh_exp(dev);
+	spin_lock(&t->lock);
+	if (t->on)
+		lu->flags |= KT_LU_LBP_THRESH_ON;
+	if (t->situa)
+		lu->flags |= KT_LU_LBP_SITUA;
+	lu->lbp_thresh_count = t->count;
+	spin_unlock(&t->lock);
+}
+
+/* MODE SELECT of the 1Ch/02h page: the threshold as the initiator set it */
+void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
+{
+	struct kt_dev *dev = cmd->dev;
+	struct kt_lbp_thresh *t = &dev->lbp;
+	bool changed;
+
+	spin_lock(&t->lock);
+	changed = t->on != sel->lbp_on || t->situa != sel->lbp_situa ||
+		  t->count != sel->lbp_count;
+	t->on = sel->lbp_on;
+	t->situa = sel->lbp_situa;
+	t->count = sel->lbp_count;
+	t->armed = true;
+	spin_unlock(&t->lock);
+	if (!changed)
+		return;
+	pr_info("device %u: soft threshold %s at %u sets of 2^%u blocks by MODE SELECT\n",
+		dev->index, sel->lbp_on ? "on" : "off", sel->lbp_count,
+		kt_lbp_thresh_exp(dev));
+	/* SPC-4 7.5.1: MODE PARAMETERS CHANGED for the other nexuses */
+	kt_ua_raise(dev, KT_ASC_MODE_CHANGED, KT_UA_OTHERS, cmd->sess);
+}
+
+/*
+ * A write of @cmd has completed on the backstore (process context: this
+ * may ask the filesystem). Called by backstores that offer lbp_available.
+ */
+void kt_lbp_written(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	struct kt_lbp_thresh *t = &dev->lbp;
+	bool reached = false, situa;
+	u64 avail, sets;
+
+	if (!READ_ONCE(t->on) || dev->ops->lbp_available(dev, &avail))
+		return;
+	sets = div_u64(avail, dev->attrib.block_size) >> kt_lbp_thresh_exp(dev);
+
+	spin_lock(&t->lock);
+	if (t->on && t->armed && sets < t->count) {
+		t->armed = false;
+		reached = true;
+	} else if (t->on && !t->armed && sets >= t->count) {
+		t->armed = true;
+	}
+	situa = t->situa;
+	spin_unlock(&t->lock);
+	if (!reached)
+		return;
+
+	pr_warn_ratelimited("device %u: thin provisioning soft threshold reached: %llu MiB left for new blocks\n",
+			    dev->index, avail >> 20);
+	if (situa && cmd->sess)
+		kt_ua_raise(dev, KT_ASC_SOFT_THRESHOLD, KT_UA_ONLY, cmd->sess);
+	else
+		kt_ua_raise(dev, KT_ASC_SOFT_THRESHOLD, KT_UA_ALL, NULL);
+}
+EXPORT_SYMBOL_GPL(kt_lbp_written);
