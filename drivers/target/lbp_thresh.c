@@ -60,6 +60,10 @@ static u8 kt_lbp_thresh_exp(struct kt_dev *dev)
 	return exp;
 }
 
+/*
+ * Every command's view of the LU asks for this: no lock, each field read
+ * once (a MODE SENSE racing a MODE SELECT may see either's fields).
+ */
 void kt_lbp_thresh_lu_info(struct kt_dev *dev, struct kt_lu_info *lu)
 {
 	struct kt_lbp_thresh *t = &dev->lbp;
@@ -69,13 +73,11 @@ void kt_lbp_thresh_lu_info(struct kt_dev *dev, struct kt_lu_info *lu)
 		return;
 	lu->flags |= KT_LU_LBP_THRESH;
 	lu->lbp_thresh_exp = kt_lbp_thresh_exp(dev);
-	spin_lock(&t->lock);
-	if (t->on)
+	if (READ_ONCE(t->on))
 		lu->flags |= KT_LU_LBP_THRESH_ON;
-	if (t->situa)
+	if (READ_ONCE(t->situa))
 		lu->flags |= KT_LU_LBP_SITUA;
-	lu->lbp_thresh_count = t->count;
-	spin_unlock(&t->lock);
+	lu->lbp_thresh_count = READ_ONCE(t->count);
 }
 
 /* MODE SELECT of the 1Ch/02h page: the threshold as the initiator set it */
@@ -88,9 +90,9 @@ void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
 	spin_lock(&t->lock);
 	changed = t->on != sel->lbp_on || t->situa != sel->lbp_situa ||
 		  t->count != sel->lbp_count;
-	t->on = sel->lbp_on;
-	t->situa = sel->lbp_situa;
-	t->count = sel->lbp_count;
+	WRITE_ONCE(t->on, sel->lbp_on);
+	WRITE_ONCE(t->situa, sel->lbp_situa);
+	WRITE_ONCE(t->count, sel->lbp_count);
 	t->armed = true;
 	spin_unlock(&t->lock);
 	if (!changed)

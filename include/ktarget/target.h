@@ -110,7 +110,7 @@ struct kt_ua_ring {
  * blocks, set by MODE SELECT.
  */
 struct kt_lbp_thresh {
-	spinlock_t	lock;		/* on, situa, armed, count */
+	spinlock_t	lock;		/* writes of on, situa, armed, count */
 	bool		offered;	/* set when the device is enabled */
 	bool		on;		/* ENABLED */
 	bool		situa;		/* SITUA: the UA for one I_T nexus */
