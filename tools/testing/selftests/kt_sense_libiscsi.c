@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kt_sense_libiscsi URL read|write LBA BLOCKS WANT: one READ (16) or
+ * WRITE (16) through libiscsi, and the answer as libiscsi decoded it
+ * ("status 2, sense 3/11/00"). WANT is KEY/ASC/ASCQ in hex, 0/00/00 for
+ * GOOD. Exits 0 when the answer is WANT. tests/48 builds it in the guest
+ * to check fault senses from a second initiator implementation.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <iscsi/iscsi.h>
+#include <iscsi/scsi-lowlevel.h>
+
+int main(int argc, char **argv)
+{
+	struct scsi_readcapacity16 *rc;
+	struct iscsi_context *iscsi;
+	struct scsi_task *task;
+	struct iscsi_url *url;
+	unsigned int key, asc, ascq, st;
+	unsigned long long lba;
+	unsigned char *buf;
+	uint32_t bs, n;
+	char got[16];
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: %s URL read|write LBA BLOCKS KEY/ASC/ASCQ\n",
+			argv[0]);
+		return 2;
+	}
+	lba = strtoull(argv[3], NULL, 0);
+	n = strtoul(argv[4], NULL, 0);
+	iscsi = iscsi_create_context("iqn.2026-11.org.ktarget:sense-libiscsi");
+	url = iscsi ? iscsi_parse_full_url(iscsi, argv[1]) : NULL;
+	if (!url) {
+		fprintf(stderr, "%s: no iSCSI URL\n", argv[1]);
+		return 2;
+	}
+	iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
+	iscsi_set_header_digest(iscsi, ISCSI_HEADER_DIGEST_NONE);
+	if (iscsi_full_connect_sync(iscsi, url->portal, url->lun)) {
+		fprintf(stderr, "login: %s\n", iscsi_get_error(iscsi));
+		return 1;
+	}
+	/* the first command of a new nexus hears of the power on: retry */
+	task = iscsi_readcapacity16_sync(iscsi, url->lun);
+	if (task && task->status == SCSI_STATUS_CHECK_CONDITION) {
+		scsi_free_scsi_task(task);
+		task = iscsi_readcapacity16_sync(iscsi, url->lun);
+	}
+	rc = task && task->status == SCSI_STATUS_GOOD ?
+	     scsi_datain_unmarshall(task) : NULL;
+	if (!rc) {
+		fprintf(stderr, "READ CAPACITY (16): %s\n", iscsi_get_error(iscsi));
+		return 1;
+	}
+	bs = rc->block_length;
+	scsi_free_scsi_task(task);
+
+	buf = calloc(n, bs);
+	if (!buf)
+		return 1;
+	memset(buf, 0x6c, (size_t)n * bs);
+	if (!strcmp(argv[2], "read"))
+		task = iscsi_read16_sync(iscsi, url->lun, lba, n * bs, bs,
+					 0, 0, 0, 0, 0);
+	else
+		task = iscsi_write16_sync(iscsi, url->lun, lba, buf, n * bs, bs,
+					  0, 0, 0, 0, 0);
+	if (!task) {
+		fprintf(stderr, "%s: %s\n", argv[2], iscsi_get_error(iscsi));
+		return 1;
+	}
+	st = task->status;
+	key = st == SCSI_STATUS_CHECK_CONDITION ? task->sense.key : 0;
+	asc = st == SCSI_STATUS_CHECK_CONDITION ? task->sense.ascq >> 8 : 0;
+	ascq = st == SCSI_STATUS_CHECK_CONDITION ? task->sense.ascq & 0xff : 0;
+	snprintf(got, sizeof(got), "%x/%02x/%02x", key, asc, ascq);
+	printf("libiscsi: %s (16) of %u blocks at %llu: status %u, sense %s (want %s)\n",
+	       argv[2], n, lba, st, got, argv[5]);
+	scsi_free_scsi_task(task);
+	free(buf);
+	iscsi_logout_sync(iscsi);
+	iscsi_destroy_url(url);
+	iscsi_destroy_context(iscsi);
+	if (!strcmp(argv[5], "0/00/00"))
+		return st == SCSI_STATUS_GOOD ? 0 : 1;
+	return st == SCSI_STATUS_CHECK_CONDITION && !strcasecmp(got, argv[5]) ? 0 : 1;
+}
