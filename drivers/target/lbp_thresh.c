@@ -93,7 +93,9 @@ void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
 	WRITE_ONCE(t->on, sel->lbp_on);
 	WRITE_ONCE(t->situa, sel->lbp_situa);
 	WRITE_ONCE(t->count, sel->lbp_count);
-	t->armed = true;
+	/* the current page sent back unchanged does not re-arm it */
+	if (changed)
+		t->armed = true;
 	spin_unlock(&t->lock);
 	if (!changed)
 		return;
@@ -115,7 +117,10 @@ void kt_lbp_written(struct kt_cmd *cmd)
 	bool reached = false, situa;
 	u64 avail, sets;
 
-	if (!READ_ONCE(t->on) || dev->ops->lbp_available(dev, &avail))
+	/* thin provisioning turned off since: the page is gone, and so is it */
+	if (!READ_ONCE(t->on) ||
+	    !(dev->attrib.emulate_tpu || dev->attrib.emulate_tpws) ||
+	    dev->ops->lbp_available(dev, &avail))
 		return;
 	sets = div_u64(avail, dev->attrib.block_size) >> kt_lbp_thresh_exp(dev);
 
