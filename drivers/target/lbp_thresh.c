@@ -99,9 +99,9 @@ void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
 	spin_unlock(&t->lock);
 	if (!changed)
 		return;
-	pr_info("device %u: soft threshold %s at %u sets of 2^%u blocks by MODE SELECT\n",
-		dev->index, sel->lbp_on ? "on" : "off", sel->lbp_count,
-		kt_lbp_thresh_exp(dev));
+	pr_info_ratelimited("device %u: soft threshold %s at %u sets of 2^%u blocks by MODE SELECT\n",
+			    dev->index, sel->lbp_on ? "on" : "off",
+			    sel->lbp_count, kt_lbp_thresh_exp(dev));
 	/* SPC-4 7.5.1: MODE PARAMETERS CHANGED for the other nexuses */
 	kt_ua_raise(dev, KT_ASC_MODE_CHANGED, KT_UA_OTHERS, cmd->sess);
 }
