@@ -346,8 +346,11 @@ static sense_reason_t kt_mode_check_page(const struct kt_lu_info *lu,
 	if (spf && len - off < 4)
 		return KT_SENSE_PARAM_LIST_LENGTH;
 	mp = kt_mode_find(lu, p[off] & 0x3f, spf ? p[off + 1] : 0);
+	/* the page exists, not this subpage of it: SUBPAGE CODE */
+	if (!mp && spf && kt_mode_find(lu, p[off] & 0x3f, SUBPAGE_ALL))
+		return kt_mode_bad_param(field, off + 1, -1);
 	if (!mp)
-		return kt_mode_bad_param(field, off, spf ? 6 : 5);
+		return kt_mode_bad_param(field, off, 5);
 	/* SPC-4 7.5.7: subpage 00h is sent in page_0 format, others not */
 	if (!mp->sub != !spf)
 		return kt_mode_bad_param(field, off, 6);

@@ -568,7 +568,11 @@ static void mode_select_unknown_page_ps_or_spf_is_invalid_param(void)
 	KT_EXPECT_EQ(select_list(&lu, false, 0x10, list, n, &sel, &f),
 		     KT_SENSE_INVALID_PARAM_FIELD);
 	EXPECT_PARAM(f, 4, 7);
-	list[4] = 0x4a;					/* SPF */
+	list[4] = 0x4a;					/* SPF: subpage 0Ah */
+	KT_EXPECT_EQ(select_list(&lu, false, 0x10, list, n, &sel, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	EXPECT_PARAM(f, 5, -1);
+	list[5] = 0x00;					/* SPF: subpage 00h */
 	KT_EXPECT_EQ(select_list(&lu, false, 0x10, list, n, &sel, &f),
 		     KT_SENSE_INVALID_PARAM_FIELD);
 	EXPECT_PARAM(f, 4, 6);
@@ -810,11 +814,16 @@ static void mode_select_lbp_threshold_sets_enabled_count_and_situa(void)
 	n = lbp_list(&lu, list);
 	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n - 4, &sel, &f),
 		     KT_SENSE_PARAM_LIST_LENGTH);
-	/* subpage 02h of a device without thresholds */
+	/* subpage 02h of a device without thresholds: the SUBPAGE CODE */
 	lu = test_lu();
 	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
 		     KT_SENSE_INVALID_PARAM_FIELD);
-	EXPECT_PARAM(f, 8, 6);
+	EXPECT_PARAM(f, 8 + 1, -1);
+	/* a page code no subpage of which exists: the PAGE CODE */
+	list[8] = 0x40 | 0x1a;
+	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	EXPECT_PARAM(f, 8, 5);
 }
 
 
