@@ -116,6 +116,8 @@ void kt_lbp_thresh_dev_init(struct kt_dev *dev);
 void kt_lbp_thresh_enable(struct kt_dev *dev);
 void kt_lbp_thresh_lu_info(struct kt_dev *dev, struct kt_lu_info *lu);
 void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel);
+void kt_lbp_consumed(struct kt_dev *dev, struct kt_session *sess, u64 bytes);
+void kt_lbp_resample(struct kt_dev *dev, struct kt_session *sess);
 
 /* ua.c */
 void kt_ua_dev_init(struct kt_dev *dev);

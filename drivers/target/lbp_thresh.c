@@ -11,10 +11,11 @@
  * threshold sets available than the count, the device establishes THIN
  * PROVISIONING SOFT THRESHOLD REACHED (6/38/07) for every I_T nexus, or
  * with SITUA for the one whose write it was, and the threshold is disarmed
- * until the available resources are back at or above the count. The write
- * itself succeeds: only running out (7/27/07) fails one.
+ * until the available resources are back above the count by a set. The
+ * write itself succeeds: only running out (7/27/07) fails one.
  *
- * Off, the cost on the write path is one load.
+ * Off, the cost on the write path is one load; on, one atomic, and the
+ * filesystem is asked near the threshold or once a second.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,6 +32,9 @@
 
 #define KT_ASC_SOFT_THRESHOLD	0x3807	/* THIN PROVISIONING SOFT THRESHOLD REACHED */
 #define KT_ASC_MODE_CHANGED	0x2a01	/* MODE PARAMETERS CHANGED */
+
+/* the longest the room left goes unsampled while writes come */
+#define KT_LBP_SAMPLE_EVERY	HZ
 
 void kt_lbp_thresh_dev_init(struct kt_dev *dev)
 {
@@ -94,8 +98,11 @@ void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
 	WRITE_ONCE(t->situa, sel->lbp_situa);
 	WRITE_ONCE(t->count, sel->lbp_count);
 	/* the current page sent back unchanged does not re-arm it */
-	if (changed)
+	if (changed) {
 		t->armed = true;
+		/* the next write samples the room left */
+		atomic64_set(&t->budget, 0);
+	}
 	spin_unlock(&t->lock);
 	if (!changed)
 		return;
@@ -107,30 +114,45 @@ void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
 }
 
 /*
- * A write of @cmd has completed on the backstore (process context: this
- * may ask the filesystem). Called by backstores that offer lbp_available.
+ * Sample the room left and act on it: reached below the count while
+ * armed, re-armed once a set above it (so that free space hovering at the
+ * count does not repeat the unit attention). Samples are acted on in the
+ * order they were begun, so that a slow one cannot undo a newer one.
+ * Process context: this asks the filesystem.
  */
-void kt_lbp_written(struct kt_cmd *cmd)
+static void kt_lbp_sample(struct kt_dev *dev, struct kt_session *sess)
 {
-	struct kt_dev *dev = cmd->dev;
 	struct kt_lbp_thresh *t = &dev->lbp;
+	u64 avail, sets, limit;
 	bool reached = false, situa;
-	u64 avail, sets;
-
-	/* thin provisioning turned off since: the page is gone, and so is it */
-	if (!READ_ONCE(t->on) ||
-	    !(dev->attrib.emulate_tpu || dev->attrib.emulate_tpws) ||
-	    dev->ops->lbp_available(dev, &avail))
-		return;
-	sets = div_u64(avail, dev->attrib.block_size) >> kt_lbp_thresh_exp(dev);
+	u32 seq;
+	s64 budget;
+	u8 exp = kt_lbp_thresh_exp(dev);
 
 	spin_lock(&t->lock);
-	if (t->on && t->armed && sets < t->count) {
+	seq = ++t->begun;
+	spin_unlock(&t->lock);
+	if (dev->ops->lbp_available(dev, &avail))
+		return;
+	sets = div_u64(avail, dev->attrib.block_size) >> exp;
+
+	spin_lock(&t->lock);
+	if (!t->on || (s32)(seq - t->applied) <= 0) {
+		spin_unlock(&t->lock);
+		return;
+	}
+	t->applied = seq;
+	if (t->armed && sets < t->count) {
 		t->armed = false;
 		reached = true;
-	} else if (t->on && !t->armed && sets >= t->count) {
+	} else if (!t->armed && sets > t->count) {
 		t->armed = true;
 	}
+	/* armed, no write can reach it before it has used up the margin */
+	limit = ((u64)t->count << exp) * dev->attrib.block_size;
+	budget = t->armed ? (s64)min(avail - limit, (u64)S64_MAX) : S64_MAX;
+	atomic64_set(&t->budget, budget);
+	WRITE_ONCE(t->next_sample, jiffies + KT_LBP_SAMPLE_EVERY);
 	situa = t->situa;
 	spin_unlock(&t->lock);
 	if (!reached)
@@ -138,9 +160,48 @@ void kt_lbp_written(struct kt_cmd *cmd)
 
 	pr_warn_ratelimited("device %u: thin provisioning soft threshold reached: %llu MiB left for new blocks\n",
 			    dev->index, avail >> 20);
-	if (situa && cmd->sess)
-		kt_ua_raise(dev, KT_ASC_SOFT_THRESHOLD, KT_UA_ONLY, cmd->sess);
+	if (situa && sess)
+		kt_ua_raise(dev, KT_ASC_SOFT_THRESHOLD, KT_UA_ONLY, sess);
 	else
 		kt_ua_raise(dev, KT_ASC_SOFT_THRESHOLD, KT_UA_ALL, NULL);
+}
+
+/* Thin provisioning turned off since: the page is gone, and so is it. */
+static bool kt_lbp_watched(struct kt_dev *dev)
+{
+	return READ_ONCE(dev->lbp.on) &&
+	       (dev->attrib.emulate_tpu || dev->attrib.emulate_tpws);
+}
+
+/*
+ * @bytes were written to @dev for @sess (process context). Free space
+ * falls only by what is written, so the filesystem is asked only once
+ * the writes since the last sample could have used up the margin above
+ * the count, and otherwise every KT_LBP_SAMPLE_EVERY, for what others
+ * use of the filesystem and for the room that comes back.
+ */
+void kt_lbp_consumed(struct kt_dev *dev, struct kt_session *sess, u64 bytes)
+{
+	struct kt_lbp_thresh *t = &dev->lbp;
+
+	if (!kt_lbp_watched(dev))
+		return;
+	if (atomic64_sub_return(min_t(u64, bytes, S64_MAX), &t->budget) > 0 &&
+	    time_before(jiffies, READ_ONCE(t->next_sample)))
+		return;
+	kt_lbp_sample(dev, sess);
+}
+
+/* Blocks of @dev were unmapped or zeroed: the room left is asked now. */
+void kt_lbp_resample(struct kt_dev *dev, struct kt_session *sess)
+{
+	if (kt_lbp_watched(dev))
+		kt_lbp_sample(dev, sess);
+}
+
+/* A backstore's write of @cmd has completed. */
+void kt_lbp_written(struct kt_cmd *cmd)
+{
+	kt_lbp_consumed(cmd->dev, cmd->sess, cmd->be_len);
 }
 EXPORT_SYMBOL_GPL(kt_lbp_written);

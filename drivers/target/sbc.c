@@ -417,9 +417,12 @@ static void kt_sbc_ws_zero_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
 	struct kt_dev *dev = cmd->dev;
+	sense_reason_t reason;
 
-	kt_cmd_complete(cmd, dev->ops->write_zeroes(dev, cmd->loop_pos,
-						    cmd->loop_end - cmd->loop_pos));
+	reason = dev->ops->write_zeroes(dev, cmd->loop_pos,
+					cmd->loop_end - cmd->loop_pos);
+	kt_lbp_resample(dev, cmd->sess);
+	kt_cmd_complete(cmd, reason);
 }
 
 static bool kt_sbc_data_is_zero(struct kt_cmd *cmd, u32 len)
@@ -495,8 +498,10 @@ static sense_reason_t kt_sbc_unmap(struct kt_cmd *cmd)
 static void kt_sbc_unmap_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
+	sense_reason_t reason = kt_sbc_unmap(cmd);
 
-	kt_cmd_complete(cmd, kt_sbc_unmap(cmd));
+	kt_lbp_resample(cmd->dev, cmd->sess);
+	kt_cmd_complete(cmd, reason);
 }
 
 static sense_reason_t kt_sbc_execute_unmap(struct kt_cmd *cmd)

@@ -472,6 +472,7 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 	ret = src->ops->copy_range(dst, dst_pos, src, src_pos, len);
 	if (ret <= 0)
 		return 0;
+	kt_lbp_consumed(dst, op->cmd->sess, ret);
 	ret = min_t(u64, ret, len) & ~(u64)(unit - 1);
 	if (ret == len)
 		atomic64_inc(&st->fast_copies);

@@ -93,7 +93,8 @@ struct kt_backend_ops {
 	 * Optional, for the soft threshold of thin provisioning: the bytes
 	 * the storage has left for blocks not yet allocated (*@bytes), or
 	 * -errno where it cannot tell. May sleep. A backstore that has it
-	 * calls kt_lbp_written() after each completed write.
+	 * calls kt_lbp_written() after each completed rw() write, in process
+	 * context; the core does so for write_zeroes() and copy_range().
 	 */
 	int		(*lbp_available)(struct kt_dev *dev, u64 *bytes);
 };

@@ -110,12 +110,16 @@ struct kt_ua_ring {
  * blocks, set by MODE SELECT.
  */
 struct kt_lbp_thresh {
-	spinlock_t	lock;		/* writes of on, situa, armed, count */
+	spinlock_t	lock;		/* the fields below but budget */
 	bool		offered;	/* set when the device is enabled */
 	bool		on;		/* ENABLED */
 	bool		situa;		/* SITUA: the UA for one I_T nexus */
 	bool		armed;		/* not reached since it was set */
 	u32		count;		/* THRESHOLD COUNT, in threshold sets */
+	u32		begun;		/* samples of the free room begun */
+	u32		applied;	/* ... the last one acted on */
+	unsigned long	next_sample;	/* jiffies: sample by then at last */
+	atomic64_t	budget;		/* bytes to write before the next */
 };
 
 /* EXTENDED COPY counters of a copy manager: statistics/xcopy/ (xcopy_stat.c) */

@@ -36,6 +36,8 @@ initiator of iscsi_raw.py.
       the filesystem has free, and writes new blocks, 8 KiB at a time: a
       write must get THIN PROVISIONING SOFT THRESHOLD REACHED (6/38/07)
       after about two sets, B's next command too (SITUA 0), and once only.
+      Then UNMAP and write again: free space back to the count and used
+      again repeats nothing; back over the count by a set, it re-arms.
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
@@ -250,7 +252,68 @@ def soft_threshold(addr, target, initiator, lun, path):
                            b"\x5a" * chunk))[0]
     print("then B: status %#x, A's next write: status %#x (once only)"
           % (st2, st3))
-    return 0 if st2 == 0 and st3 == 0 else 1
+    if st2 != 0 or st3 != 0:
+        return 1
+    lba += chunk // bs
+    return soft_threshold_rearm(a, lun, bs, chunk, set_bytes, count, path,
+                                lba)
+
+
+def unmap(s, lun, lba, blocks):
+    param = struct.pack(">HH4x", 22, 16) + struct.pack(">QI4x", lba, blocks)
+    return s.wait(s.command(lun, [0x42] + [0] * 6 + [0, len(param), 0],
+                            param))[0]
+
+
+def rewrite(s, lun, bs, chunk, nbytes):
+    """Write blocks 0 .. @nbytes again; the first sense met, or None."""
+    for lba in range(0, nbytes // bs, chunk // bs):
+        st, sn, _ = s.wait(s.command(lun, cdb16(0x8A, lba, chunk // bs),
+                                     b"\xa5" * chunk))
+        if st != 0:
+            return (st,) + sn
+    return None
+
+
+def soft_threshold_rearm(a, lun, bs, chunk, set_bytes, count, path, end):
+    """
+    After the threshold was reached: free space that comes back only to
+    the count and is used again must not repeat the unit attention (the
+    threshold re-arms one set above it); free space back above that must
+    re-arm it, and using it again reaches it once more.
+    """
+    limit = count * set_bytes
+    fs = os.statvfs(path)
+    avail = fs.f_bavail * fs.f_frsize
+    back = -(-(limit - avail + set_bytes // 2) // chunk) * chunk
+    if not 0 < back < end * bs:
+        print("cannot free %d bytes of %d written" % (back, end * bs))
+        return 1
+    st = unmap(a, lun, 0, back // bs)
+    fs = os.statvfs(path)
+    print("UNMAP of %d KiB: status %#x, %d KiB free, the threshold at %d KiB"
+          % (back >> 10, st, fs.f_bavail * fs.f_frsize >> 10, limit >> 10))
+    got = rewrite(a, lun, bs, chunk, back)
+    print("written again: %s" % ("status %#x sense %x/%02x/%02x" % got
+                                 if got else "no unit attention"))
+    if st != 0 or got:
+        return 1
+    back = 2 * set_bytes
+    if back > end * bs:
+        print("cannot free %d bytes of %d written" % (back, end * bs))
+        return 1
+    st = unmap(a, lun, 0, back // bs)
+    fs = os.statvfs(path)
+    print("UNMAP of %d KiB: status %#x, %d KiB free"
+          % (back >> 10, st, fs.f_bavail * fs.f_frsize >> 10))
+    got = rewrite(a, lun, bs, chunk, back)
+    print("written again: %s" % ("status %#x sense %x/%02x/%02x" % got
+                                 if got else "no unit attention"))
+    if st != 0 or got != (2, 6, 0x38, 0x07):
+        return 1
+    st = rewrite(a, lun, bs, chunk, chunk)
+    print("then A's next write: %s (once only)" % (st or "good"))
+    return 0 if st is None else 1
 
 
 def main():
