@@ -3,8 +3,10 @@
  * kt_sense_libiscsi URL read|write LBA BLOCKS WANT: one READ (16) or
  * WRITE (16) through libiscsi, and the answer as libiscsi decoded it
  * ("status 2, sense 3/11/00"). WANT is KEY/ASC/ASCQ in hex, 0/00/00 for
- * GOOD. Exits 0 when the answer is WANT. tests/48 builds it in the guest
- * to check fault senses from a second initiator implementation.
+ * GOOD, optionally "@N": the sense data's INFORMATION (fixed or
+ * descriptor format, as libiscsi hands it over) must hold LBA N. Exits 0
+ * when the answer is WANT. tests/47 and 48 build it in the guest to check
+ * fault senses from a second initiator implementation.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +15,36 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
+/* INFORMATION of the sense data behind task->datain's length, if valid */
+static int sense_info(const struct scsi_task *task, unsigned long long *info)
+{
+	const unsigned char *s = task->datain.data + 2;
+	int len = task->datain.size - 2, i;
+
+	if (!task->datain.data || len < 8)
+		return -1;
+	if ((s[0] & 0x7e) == 0x70) {		/* fixed: VALID, bytes 3-6 */
+		if (!(s[0] & 0x80))
+			return -1;
+		*info = (unsigned long long)s[3] << 24 | s[4] << 16 |
+			s[5] << 8 | s[6];
+		return 0;
+	}
+	/* descriptor format: the information descriptor, type 00h */
+	for (i = 8; i + 12 <= len && i + 2 + s[i + 1] <= len;
+	     i += 2 + s[i + 1]) {
+		if (s[i] == 0x00 && s[i + 1] == 0x0a && (s[i + 2] & 0x80)) {
+			int j;
+
+			*info = 0;
+			for (j = 4; j < 12; j++)
+				*info = *info << 8 | s[i + j];
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct scsi_readcapacity16 *rc;
@@ -20,10 +52,11 @@ int main(int argc, char **argv)
 	struct scsi_task *task;
 	struct iscsi_url *url;
 	unsigned int key, asc, ascq, st;
-	unsigned long long lba;
+	unsigned long long lba, info = 0, want_info = 0;
+	int has_info = 0, info_ok = 1;
 	unsigned char *buf;
 	uint32_t bs, n;
-	char got[16];
+	char got[16], want[24], info_s[24] = "none", *at;
 
 	if (argc != 6) {
 		fprintf(stderr, "usage: %s URL read|write LBA BLOCKS KEY/ASC/ASCQ\n",
@@ -32,6 +65,12 @@ int main(int argc, char **argv)
 	}
 	lba = strtoull(argv[3], NULL, 0);
 	n = strtoul(argv[4], NULL, 0);
+	snprintf(want, sizeof(want), "%s", argv[5]);
+	at = strchr(want, '@');
+	if (at) {
+		*at = 0;
+		want_info = strtoull(at + 1, NULL, 0);
+	}
 	iscsi = iscsi_create_context("iqn.2026-11.org.ktarget:sense-libiscsi");
 	url = iscsi ? iscsi_parse_full_url(iscsi, argv[1]) : NULL;
 	if (!url) {
@@ -78,14 +117,21 @@ int main(int argc, char **argv)
 	asc = st == SCSI_STATUS_CHECK_CONDITION ? task->sense.ascq >> 8 : 0;
 	ascq = st == SCSI_STATUS_CHECK_CONDITION ? task->sense.ascq & 0xff : 0;
 	snprintf(got, sizeof(got), "%x/%02x/%02x", key, asc, ascq);
-	printf("libiscsi: %s (16) of %u blocks at %llu: status %u, sense %s (want %s)\n",
-	       argv[2], n, lba, st, got, argv[5]);
+	if (st == SCSI_STATUS_CHECK_CONDITION)
+		has_info = !sense_info(task, &info);
+	if (at)
+		info_ok = has_info && info == want_info;
+	if (has_info)
+		snprintf(info_s, sizeof(info_s), "%llu", info);
+	printf("libiscsi: %s (16) of %u blocks at %llu: status %u, sense %s, INFORMATION %s (want %s)\n",
+	       argv[2], n, lba, st, got, info_s, argv[5]);
 	scsi_free_scsi_task(task);
 	free(buf);
 	iscsi_logout_sync(iscsi);
 	iscsi_destroy_url(url);
 	iscsi_destroy_context(iscsi);
-	if (!strcmp(argv[5], "0/00/00"))
+	if (!strcmp(want, "0/00/00"))
 		return st == SCSI_STATUS_GOOD ? 0 : 1;
-	return st == SCSI_STATUS_CHECK_CONDITION && !strcasecmp(got, argv[5]) ? 0 : 1;
+	return st == SCSI_STATUS_CHECK_CONDITION && !strcasecmp(got, want) &&
+	       info_ok ? 0 : 1;
 }

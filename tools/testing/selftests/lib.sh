@@ -236,6 +236,18 @@ kt_initiator_sees() {
 	kmsg_since | grep -i -- "$want"
 }
 
+# kt_libsense_build, then kt_libsense LUN read|write LBA BLOCKS WANT: the
+# sense of one READ or WRITE (16) as libiscsi sees it (kt_sense_libiscsi.c)
+KT_LIBSENSE=/run/kt_sense_libiscsi
+kt_libsense_build() {
+	gcc -Wall -O2 -o $KT_LIBSENSE kt_sense_libiscsi.c -liscsi
+}
+kt_libsense() {
+	local lun=$1
+	shift
+	$KT_LIBSENSE iscsi://127.0.0.1/$KT_IQN/$lun "$@"
+}
+
 # kt_second_disk DISK: the LUN 0 block device of the iSCSI session
 # whose disk is not DISK (a second session to the same target)
 kt_second_disk() {

@@ -13,8 +13,8 @@
 #   INFORMATION to the first bad block), 3/0C/00 for WRITE, also when only
 #   an O_DSYNC write's sync fails (dm-flakey failing writes); a full
 #   filesystem answers SPACE ALLOCATION FAILED WRITE PROTECT (7/27/07); each
-#   reaches the Linux initiator's log, and service resumes once the device
-#   or the filesystem is repaired;
+#   reaches the Linux initiator's log and libiscsi (kt_sense_libiscsi.c),
+#   and service resumes once the device or the filesystem is repaired;
 # - an LU that reports no write cache (WCE=0) over storage that has one
 #   writes through it (iblock: FUA, and a flush after zeroing, seen by
 #   dm-log-writes; fileio: RWF_DSYNC, and a sync after zeroing); iblock
@@ -163,7 +163,7 @@ sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
 main() {
 	local k
 
-	plan 37
+	plan 41
 	check "target set up" kt_stack_setup
 	check "slow, bad, full, cached and flaky devices exported as LUNs 1-9" setup
 
@@ -204,6 +204,14 @@ main() {
 	check "fill the filesystem under the fileio file" sh -c \
 		"! dd if=/dev/zero of=$SPACE/fill bs=64k status=none 2>/dev/null"
 	check "fileio: WRITE to a full filesystem: 7/27/07" sense 5 write 100 8 7/27/07
+	check "the libiscsi sense tool builds" kt_libsense_build
+	check "libiscsi: fileio over a bad range: READ 3/11/00, INFORMATION 1024; WRITE 3/0C/00" \
+		sh -c "$KT_LIBSENSE iscsi://$P/$KT_IQN/4 read 1000 100 3/11/00@1024 &&
+		$KT_LIBSENSE iscsi://$P/$KT_IQN/4 write 1020 8 3/0c/00"
+	check "libiscsi: O_DSYNC sync fails: 3/0C/00, INFORMATION 100; dm-flakey: 3/0C/00" \
+		sh -c "$KT_LIBSENSE iscsi://$P/$KT_IQN/8 write 100 8 3/0c/00@100 &&
+		$KT_LIBSENSE iscsi://$P/$KT_IQN/9 write 100 8 3/0c/00"
+	check "libiscsi: full filesystem: WRITE 7/27/07" kt_libsense 5 write 100 8 7/27/07
 
 	check "iscsid starts" kt_iscsid_start
 	iscsiadm -m discovery -t st -p $P >/dev/null 2>&1

@@ -41,15 +41,6 @@ dm() { DM_DISABLE_UDEV=1 dmsetup --noudevsync "$@"; }
 sense() { $FAULTS sense $P $KT_IQN $INI "$@"; }
 
 # the same answers through libiscsi, a second initiator implementation
-LIBSENSE=/run/kt_sense_libiscsi
-libsense_build() {
-	gcc -Wall -O2 -o $LIBSENSE kt_sense_libiscsi.c -liscsi
-}
-libsense() {
-	local lun=$1
-	shift
-	$LIBSENSE iscsi://127.0.0.1/$KT_IQN/$lun "$@"
-}
 
 # nullb0: 1 GiB of memory (module parameters); nullb1: 2 MiB with a
 # bad-block list, made in null_blk's configfs (the disk takes the name of
@@ -197,7 +188,7 @@ teardown() {
 main() {
 	plan 30
 	check "target set up" kt_stack_setup
-	check "the libiscsi sense tool builds" libsense_build
+	check "the libiscsi sense tool builds" kt_libsense_build
 	check "bad-block and filesystem devices exported as LUNs 1-2" setup
 
 	check "null_blk: mark sectors 2048-2111 bad" \
@@ -205,8 +196,8 @@ main() {
 	check "iblock over bad blocks: READ 3/11/00" sense 1 read 2000 100 3/11/00
 	check "iblock over bad blocks: WRITE 3/0C/00" sense 1 write 2100 8 3/0c/00
 	check "libiscsi: iblock over bad blocks: READ 3/11/00, WRITE 3/0C/00" sh -c \
-		"$LIBSENSE iscsi://127.0.0.1/$KT_IQN/1 read 2000 100 3/11/00 &&
-		$LIBSENSE iscsi://127.0.0.1/$KT_IQN/1 write 2100 8 3/0c/00"
+		"$KT_LIBSENSE iscsi://127.0.0.1/$KT_IQN/1 read 2000 100 3/11/00 &&
+		$KT_LIBSENSE iscsi://127.0.0.1/$KT_IQN/1 write 2100 8 3/0c/00"
 	check "null_blk: clear the bad blocks" sh -c "echo -2048-2111 > $NULLB/badblocks"
 	check "iblock: the cleared range reads" sense 1 read 2000 100 0/00/00
 
@@ -214,7 +205,8 @@ main() {
 	check "fileio on ext4: READ 3/11/00, INFORMATION 1024" \
 		sense 2 read 1000 100 3/11/00@1024
 	check "fileio on ext4: WRITE 3/0C/00" sense 2 write 1020 8 3/0c/00
-	check "libiscsi: fileio on ext4: READ 3/11/00" libsense 2 read 1000 100 3/11/00
+	check "libiscsi: fileio on ext4: READ 3/11/00, INFORMATION 1024" \
+		kt_libsense 2 read 1000 100 3/11/00@1024
 	check "ext4: the device repaired" fs_repair
 	check "fileio on ext4: the repaired range reads" sense 2 read 1000 100 0/00/00
 
@@ -223,7 +215,7 @@ main() {
 		check "the thin pool fills up" thin_fill
 		check "thin pool out of space: WRITE 7/27/07" sense 3 write 40000 8 7/27/07
 		check "libiscsi: thin pool out of space: WRITE 7/27/07" \
-			libsense 3 write 40008 8 7/27/07
+			kt_libsense 3 write 40008 8 7/27/07
 		check "the thin pool grows" thin_grow
 		check "thin pool grown: the WRITE goes through" sense 3 write 40000 8 0/00/00
 	else
