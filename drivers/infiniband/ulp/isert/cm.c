@@ -97,12 +97,20 @@ static int kt_iser_connect(struct kt_iser_listener *l, struct rdma_cm_id *cm_id,
 {
 	const u8 *pdata = ev->param.conn.private_data;
 	u8 hdr[4] = { KT_ISER_ZBVA_NOT_USED | KT_ISER_SEND_INV_NOT_USED };
+	const struct ib_device_attr *attrs = &cm_id->device->attrs;
+	/*
+	 * rdma_cm hands the request over from this side: responder_resources
+	 * is what the initiator will have in flight to us, initiator_depth
+	 * what it serves of our RDMA READs (its Data-Out). Both are bounded
+	 * by the device, whatever the initiator asked.
+	 */
 	struct rdma_conn_param param = {
 		.private_data = hdr,
 		.private_data_len = sizeof(hdr),
-		.responder_resources = ev->param.conn.initiator_depth,
-		.initiator_depth = min_t(u8, ev->param.conn.responder_resources,
-					 cm_id->device->attrs.max_qp_init_rd_atom),
+		.responder_resources = min_t(u32, ev->param.conn.responder_resources,
+					     attrs->max_qp_rd_atom),
+		.initiator_depth = min_t(u32, ev->param.conn.initiator_depth,
+					 attrs->max_qp_init_rd_atom),
 		.retry_count = 7,
 		.rnr_retry_count = 7,
 	};

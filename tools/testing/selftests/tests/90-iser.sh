@@ -3,7 +3,8 @@
 #
 # iSER (ktarget_isert) over soft-RoCE: a portal with iser=1 listens through
 # rdma_cm; libiscsi's iser:// client and the kernel iSER initiator log in
-# and move data with RDMA; under I/O the RDMA device is deleted, the TPG
+# and move data with RDMA, and a raw connect request asks for too much;
+# under I/O the RDMA device is deleted, the TPG
 # is disabled and the netdev goes down, and each time the session ends
 # cleanly and a new one works; the module unloads once the portal lets it go.
 . ./lib.sh
@@ -25,6 +26,43 @@ iser_setup() {
 	check "the kernel log says it listens" sh -c "dmesg | grep -q 'listening for iSER on $A:3260'"
 	check "iser=1 again is accepted" write_attr $NP/iser 1
 	check_fails "rmmod ktarget_isert while a portal uses it" rmmod ktarget_isert
+}
+
+# Raw connect requests (kt_rdma_cm_req.c, past librdmacm's checks): the
+# target answers each within what the initiator offered and the device
+# has. IB CM: the target may have at most the initiator's responder
+# resources in flight as RDMA READs (its initiator depth), and serves at
+# most the device's max_qp_rd_atom (its responder resources). A request
+# for 255 each way is what a hostile or broken initiator sends.
+depths_ok() {
+	local ini=$1 res=$2 out dev_res dev_ini got_ini got_res want_ini
+	dev_res=$(ibv_devinfo -v -d kt_rxe0 | awk '$1 == "max_qp_rd_atom:" { print $2 }')
+	dev_ini=$(ibv_devinfo -v -d kt_rxe0 | awk '$1 == "max_qp_init_rd_atom:" { print $2 }')
+	out=$(/run/kt_rdma_cm_req $A 3260 "$ini" "$res" 2>&1)
+	echo "$out (device: max_qp_rd_atom $dev_res, max_qp_init_rd_atom $dev_ini)"
+	read -r got_ini got_res < <(echo "$out" | sed -n \
+		's/^target: initiator depth \([0-9]*\), responder resources \([0-9]*\)$/\1 \2/p')
+	[ -n "$got_res" ] || return 1
+	want_ini=$((res < dev_ini ? res : dev_ini))
+	[ "$got_ini" -eq "$want_ini" ] && [ "$got_res" -le "$dev_res" ] &&
+		[ "$got_res" -ge $((ini < dev_res ? ini : dev_res)) ]
+}
+
+deep_connect() {
+	check "rdma_ucm loads, the RDMA CM request tool builds" sh -c \
+		"modprobe rdma_ucm && gcc -Wall -O2 -o /run/kt_rdma_cm_req kt_rdma_cm_req.c"
+	kmsg_mark
+	check "connect request as ib_iser sends it (1 read, serves the device's): depths kept" \
+		depths_ok 1 128
+	check "connect request that serves 4 RDMA reads: the target issues at most 4" \
+		depths_ok 16 4
+	check "connect request for 255 RDMA reads each way: clamped to the device" \
+		depths_ok 255 255
+	check "then a login over iser:// works" \
+		sh -c "iscsi-inq $URL | grep -q KTARGET"
+	# the half-made connections are closed by their login timeout
+	sleep 16
+	check "no finding in the kernel log" kt_kmsg_clean
 }
 
 # The iscsi-test-cu tests libiscsi 1.19's iSER client can run, and the
@@ -247,8 +285,9 @@ main() {
 		skip_all "iSER: no rdma_rxe module or rdma tool"
 		return
 	fi
-	plan 52
+	plan 58
 	iser_setup
+	deep_connect
 	libiscsi_checks
 	kernel_initiator
 	link_loss
