@@ -147,6 +147,7 @@ static int kt_iser_connect(struct kt_iser_listener *l, struct rdma_cm_id *cm_id,
 	}
 	ic->conn = conn;
 	memcpy(&conn->peer, &cm_id->route.addr.dst_addr, sizeof(conn->peer));
+	memcpy(&ic->local, &cm_id->route.addr.src_addr, sizeof(ic->local));
 	kref_get(&ic->kref);
 	/* from here on, this cm_id's events are the connection's */
 	cm_id->context = ic;
@@ -157,14 +158,20 @@ static int kt_iser_connect(struct kt_iser_listener *l, struct rdma_cm_id *cm_id,
 	if (ret) {
 		pr_warn_ratelimited("cannot accept an iSER connection: %pe\n",
 				    ERR_PTR(ret));
-		/* the iSCSI conn's release frees the rest; not the cm_id */
+		/*
+		 * rdma_cm destroys the cm_id when this returns: the queue
+		 * pair goes first, as on device removal, and the iSCSI
+		 * connection's release frees the rest.
+		 */
 		mutex_lock(&ic->res_lock);
 		ic->dev_removed = true;
 		mutex_unlock(&ic->res_lock);
 		kt_iscsi_conn_close(conn);
+		wait_for_completion(&ic->drained);
+		kt_iser_free_res(ic);
 		kt_iscsi_conn_put(conn);
-		kt_iser_conn_put(ic);
-		return ret;	/* rdma_cm destroys the cm_id */
+		kt_iser_conn_put(ic);			/* the cm_id's */
+		return ret;
 	}
 	return 0;
 fail:

@@ -509,7 +509,8 @@ static int kt_iser_local_addr(struct kt_iscsi_conn *conn,
 {
 	struct kt_iser_conn *ic = to_ic(conn);
 
-	memcpy(ss, &ic->cm_id->route.addr.src_addr, sizeof(*ss));
+	/* a copy: rdma_cm may have destroyed the cm_id (device removal) */
+	memcpy(ss, &ic->local, sizeof(*ss));
 	return 0;
 }
 

@@ -66,6 +66,7 @@ struct kt_iser_conn {
 	struct kref		kref;		/* the iSCSI conn's, the cm_id's */
 	struct kt_iscsi_conn	*conn;
 	struct rdma_cm_id	*cm_id;
+	struct sockaddr_storage	local;		/* the cm_id's, kept */
 	struct ib_device	*dev;
 	struct ib_pd		*pd;
 	struct ib_cq		*cq;
