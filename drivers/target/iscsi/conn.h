@@ -362,7 +362,6 @@ enum kt_iscsi_obj {
 extern struct kt_obj_count kt_iscsi_objs[KT_ISCSI_OBJ_NR];
 
 void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops);
-u64 kt_iscsi_unpack_lun(u64 raw);
 void kt_iscsi_queue_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
 			void *data, u32 len, bool statsn);
 

@@ -16,6 +16,8 @@
 #include <net/sock.h>
 #include <asm/unaligned.h>
 
+#include <ktarget/proto/lun.h>
+
 #include "conn.h"
 
 struct kmem_cache *kt_iscsi_cmd_cache;
@@ -42,21 +44,6 @@ static void kt_iscsi_cmd_window_put(struct kt_iscsi_cmd *cmd)
 		return;
 	atomic_dec(cmd->slot);
 	cmd->slot = NULL;
-}
-
-/* SAM-5 4.7: single level LUN, peripheral or flat addressing. */
-u64 kt_iscsi_unpack_lun(u64 raw)
-{
-	u16 first = raw >> 48;
-
-	switch (first >> 14) {
-	case 0:		/* peripheral device addressing */
-		return first & 0xff;
-	case 1:		/* flat space addressing */
-		return first & 0x3fff;
-	default:
-		return U64_MAX;	/* not a LUN we offer */
-	}
 }
 
 /* Queue a PDU that is not part of a command; @data is taken over. */
@@ -455,7 +442,7 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	u8 attr = h->cmd.attr < ARRAY_SIZE(attr_map) ? attr_map[h->cmd.attr] :
 						      KT_TASK_SIMPLE;
 	enum kt_iscsi_window win;
-	u64 lun = kt_iscsi_unpack_lun(h->lun);
+	u64 lun = kt_lun_decode(h->lun);
 
 	/* before the CmdSN is taken: MC/S waits for it to be handed on */
 	cmd = kmem_cache_zalloc(kt_iscsi_cmd_cache, GFP_KERNEL);

@@ -8,6 +8,8 @@
 
 #include <linux/slab.h>
 
+#include <ktarget/proto/lun.h>
+
 #include "iscsi.h"
 #include "conn.h"
 
@@ -81,7 +83,7 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 	t->cold = function == KT_ISCSI_TMF_TARGET_COLD_RESET;
 	t->se.sess = &t->sess->se;
 	t->se.function = kt_iscsi_tmf_map[function];
-	t->se.unpacked_lun = kt_iscsi_unpack_lun(h->lun);
+	t->se.unpacked_lun = kt_lun_decode(h->lun);
 	t->se.ref_tag = h->tmf.rtt;
 	kt_tmr_submit(&t->se);
 }

@@ -14,6 +14,7 @@
 #include <asm/unaligned.h>
 
 #include <ktarget/proto/sense.h>
+#include <ktarget/proto/lun.h>
 #include <ktarget/proto/spc.h>
 
 /* Features a command needs before it is offered (struct kt_spc_cmd.gate) */
@@ -817,26 +818,6 @@ sense_reason_t kt_spc_inquiry(const struct kt_lu_info *lu, const u8 *cdb,
  * REPORT LUNS (SPC-4 6.33)
  */
 
-bool kt_spc_encode_lun(u64 lun, u8 *out)
-{
-	memset(out, 0, 8);
-	if (lun < 256) {
-		/* SAM-5 4.7: peripheral device addressing, bus 0 */
-		out[1] = lun;
-	} else if (lun < 16384) {
-		/* SAM-5 4.7: flat space addressing */
-		out[0] = 0x40 | (u8)(lun >> 8);
-		out[1] = lun & 0xff;
-	} else if (lun == KT_SPC_WLUN_REPORT_LUNS) {
-		/* SAM-5 4.7: well known logical unit addressing */
-		out[0] = KT_SPC_WLUN_REPORT_LUNS >> 8;
-		out[1] = KT_SPC_WLUN_REPORT_LUNS & 0xff;
-	} else {
-		return false;
-	}
-	return true;
-}
-
 sense_reason_t kt_spc_report_luns(const u8 *cdb, const u64 *luns, u32 nr,
 				  bool wlun, u8 *buf, u32 buf_len,
 				  u32 *data_len, struct kt_sense_field *field)
@@ -844,7 +825,7 @@ sense_reason_t kt_spc_report_luns(const u8 *cdb, const u64 *luns, u32 nr,
 	u32 alloc = get_unaligned_be32(&cdb[6]), count = 0, i;
 	bool inventory, well_known;
 	struct kt_spc_out o;
-	u8 lun[8];
+	u64 lun;
 
 	*data_len = 0;
 	*field = (struct kt_sense_field){ 0 };
@@ -876,21 +857,19 @@ sense_reason_t kt_spc_report_luns(const u8 *cdb, const u64 *luns, u32 nr,
 	kt_spc_out_be32(&o, 0);
 
 	for (i = 0; inventory && i < nr && o.off <= (u32)~0U - 16; i++) {
-		if (!kt_spc_encode_lun(luns[i], lun) ||
-		    luns[i] == KT_SPC_WLUN_REPORT_LUNS)
+		/* a well-known LUN is listed only below, and only asked for */
+		if (luns[i] > KT_LUN_FLAT_MAX || !kt_lun_encode(luns[i], &lun))
 			continue;
-		kt_spc_out_mem(&o, lun, sizeof(lun));
+		kt_spc_out_be64(&o, lun);
 		count++;
 	}
 	/* as LIO does: initiators look for LUN 0, report it when empty */
 	if (inventory && !count) {
-		kt_spc_encode_lun(0, lun);
-		kt_spc_out_mem(&o, lun, sizeof(lun));
+		kt_spc_out_be64(&o, 0);
 		count++;
 	}
 	if (well_known) {
-		kt_spc_encode_lun(KT_SPC_WLUN_REPORT_LUNS, lun);
-		kt_spc_out_mem(&o, lun, sizeof(lun));
+		kt_spc_out_be64(&o, KT_LUN_REPORT_LUNS);
 		count++;
 	}
 

@@ -259,16 +259,13 @@ sense_reason_t kt_spc_inquiry(const struct kt_lu_info *lu, const u8 *cdb,
 /*
  * REPORT LUNS (SPC-4 6.33) listing the @nr LUNs in @luns that the I_T
  * nexus can see (LUN numbers as configured, < 16384; others are skipped),
- * plus the REPORT LUNS well-known LUN when @wlun is true.
+ * plus the REPORT LUNS well-known LUN (proto/lun.h) when @wlun is true.
  */
-#define KT_SPC_WLUN_REPORT_LUNS	0xc101
 
 sense_reason_t kt_spc_report_luns(const u8 *cdb, const u64 *luns, u32 nr,
 				  bool wlun, u8 *buf, u32 buf_len,
 				  u32 *data_len, struct kt_sense_field *field);
 
-/* SAM-5 4.7: the 8-byte LUN for @lun; false when it cannot be encoded */
-bool kt_spc_encode_lun(u64 lun, u8 *out);
 
 /*
  * The 16 bytes of the NAA IEEE Registered Extended designator of @lu: the

@@ -66,6 +66,10 @@ target kept its bound, 1 if not.
                    connection goes on; one with a wrong digest closes it.
   reinstate-other  ARG is IQN@HOST:PORT, another target: a session there with
                    our InitiatorName and ISID survives our login here.
+  lun-address      TEST UNIT READY to LUN fields that name no LU of a
+                   single-level target (a second level, a bus other than
+                   0): LOGICAL UNIT NOT SUPPORTED
+                   (5/25/00), not LUN 0's answer; flat LUN 0 is LUN 0.
 """
 import os
 import socket
@@ -626,6 +630,27 @@ def header_digest(addr, target, initiator):
     return ok
 
 
+def lun_address(addr, target, initiator):
+    s = login(addr, target, initiator)
+    s.settle(0)
+    cases = [
+        ("flat space LUN 0", "4000000000000000", None),
+        ("LUN 0, then a second level 1", "0000000100000000", (5, 0x25, 0)),
+        ("LUN 0, bytes 6-7 set", "0000000000000001", (5, 0x25, 0)),
+        ("bus 1, target 0", "0100000000000000", (5, 0x25, 0)),
+    ]
+    good = True
+    for what, field, want in cases:
+        st, sn, _ = s.wait(s.command(bytes.fromhex(field), [0] * 6))
+        got = None if st == 0 else (st,) + tuple(sn)
+        ok = got == (None if want is None else (2,) + want)
+        print("%s (%s): %s%s" % (what, field, "GOOD" if got is None else
+                                "status %#x sense %x/%02x/%02x" % got,
+                                "" if ok else " (wrong)"))
+        good = good and ok
+    return good
+
+
 def main():
     mode, addr, target, initiator = sys.argv[1:5]
     arg = sys.argv[5] if len(sys.argv) > 5 else None
@@ -648,6 +673,7 @@ def main():
         "data-limit": lambda: data_limit(addr, target, initiator, arg),
         "reinstate-other": lambda: reinstate_other(addr, target, initiator,
                                                    arg),
+        "lun-address": lambda: lun_address(addr, target, initiator),
     }
     try:
         return 0 if modes[mode]() else 1

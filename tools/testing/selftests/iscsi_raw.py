@@ -224,8 +224,11 @@ class Session(Conn):
         self.itt += 1
         flags = 0x80 | attr | (0x40 if read_len else 0) | \
             (0x20 if out or write_len else 0)
-        bhs = struct.pack(">BBH4xBB6sIIII", OP_SCSI_CMD, flags, 0, 0, lun,
-                          b"\0" * 6, self.itt, read_len or write_len or len(out),
+        # @lun: a LUN below 256, or the eight bytes of a LUN field
+        raw = bytes(lun) if isinstance(lun, (bytes, bytearray)) else \
+            bytes([0, lun]) + b"\0" * 6
+        bhs = struct.pack(">BBH4x8sIIII", OP_SCSI_CMD, flags, 0, raw,
+                          self.itt, read_len or write_len or len(out),
                           self.cmdsn, self.exp_statsn)
         self.cmdsn += 1
         self.send(bhs + bytes(cdb).ljust(16, b"\0"), out)

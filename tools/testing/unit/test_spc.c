@@ -9,6 +9,7 @@
 #include <asm/unaligned.h>
 
 #include <ktarget/proto/sense.h>
+#include <ktarget/proto/lun.h>
 #include <ktarget/proto/spc.h>
 
 #include "kt_test.h"
@@ -759,14 +760,54 @@ static void report_luns_truncated_list_keeps_the_full_length(void)
 
 static void encode_lun_refuses_what_sam5_cannot_address_simply(void)
 {
-	u8 out[8];
+	u64 f;
 
-	KT_EXPECT(kt_spc_encode_lun(16383, out));
-	KT_EXPECT(!kt_spc_encode_lun(16384, out));
-	KT_EXPECT(!kt_spc_encode_lun(~0ULL, out));
-	KT_EXPECT(kt_spc_encode_lun(KT_SPC_WLUN_REPORT_LUNS, out));
-	KT_EXPECT_EQ(out[0], 0xc1);
-	KT_EXPECT_EQ(out[1], 0x01);
+	KT_EXPECT(kt_lun_encode(255, &f));
+	KT_EXPECT_EQ(f, 0x00ff000000000000ULL);
+	KT_EXPECT(kt_lun_encode(256, &f));
+	KT_EXPECT_EQ(f, 0x4100000000000000ULL);
+	KT_EXPECT(kt_lun_encode(16383, &f));
+	KT_EXPECT_EQ(f, 0x7fff000000000000ULL);
+	KT_EXPECT(!kt_lun_encode(16384, &f));
+	KT_EXPECT(!kt_lun_encode(65535, &f));
+	KT_EXPECT(!kt_lun_encode(KT_LUN_NONE, &f));
+	KT_EXPECT(kt_lun_encode(KT_LUN_REPORT_LUNS, &f));
+	KT_EXPECT_EQ(f, 0xc101000000000000ULL);
+}
+
+static void decode_lun_is_encode_backwards(void)
+{
+	u64 lun, f;
+
+	for (lun = 0; lun <= KT_LUN_FLAT_MAX; lun++) {
+		KT_EXPECT(kt_lun_encode(lun, &f));
+		KT_EXPECT_EQ(kt_lun_decode(f), lun);
+	}
+	KT_EXPECT(kt_lun_encode(KT_LUN_REPORT_LUNS, &f));
+	KT_EXPECT_EQ(kt_lun_decode(f), KT_LUN_REPORT_LUNS);
+	/* flat space addressing of a peripheral LUN is the same LU */
+	KT_EXPECT_EQ(kt_lun_decode(0x4005000000000000ULL), 5);
+}
+
+static void decode_lun_names_no_lu_beyond_one_level_or_bus_0(void)
+{
+	static const u64 none[] = {
+		0x0000000100000000ULL,	/* LUN 0, then a second level */
+		0x0001000000000001ULL,	/* the fourth level */
+		0x4001000000010000ULL,	/* flat 1, then a third level */
+		0x0105000000000000ULL,	/* bus 1 */
+		0x8001000000000000ULL,	/* logical unit addressing */
+		0xd200000100000000ULL,	/* extended flat space */
+		0xc201000000000000ULL,	/* another extended method */
+		0xc101000000000001ULL,	/* the REPORT LUNS W-LUN, more levels */
+		~0ULL,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(none); i++)
+		KT_EXPECT_EQ(kt_lun_decode(none[i]), KT_LUN_NONE);
+	/* no configured LUN (up to 65535) is a well-known LUN */
+	KT_EXPECT(KT_LUN_REPORT_LUNS > 65535);
 }
 
 /* REPORT SUPPORTED OPERATION CODES -------------------------------------- */
@@ -1600,6 +1641,8 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(report_luns_with_nothing_mapped_reports_lun_0),
 	KT_TEST_ENTRY(report_luns_truncated_list_keeps_the_full_length),
 	KT_TEST_ENTRY(encode_lun_refuses_what_sam5_cannot_address_simply),
+	KT_TEST_ENTRY(decode_lun_is_encode_backwards),
+	KT_TEST_ENTRY(decode_lun_names_no_lu_beyond_one_level_or_bus_0),
 	KT_TEST_ENTRY(rsoc_all_commands_lists_every_command_of_the_issue),
 	KT_TEST_ENTRY(rsoc_all_commands_skips_features_that_are_off),
 	KT_TEST_ENTRY(sanitize_service_actions_follow_block_erase_support),
