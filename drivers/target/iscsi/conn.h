@@ -249,6 +249,7 @@ struct kt_iscsi_cmd {
 	struct kt_cmd		se;
 	struct kt_iscsi_conn	*conn;
 	struct kt_iscsi_tx	tx;
+	u64			lun_field;	/* as the initiator sent it */
 	u32			itt;
 	u32			ttt;
 	u32			cmdsn;

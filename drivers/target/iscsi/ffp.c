@@ -159,7 +159,8 @@ static void kt_iscsi_send_r2ts(struct kt_iscsi_conn *conn,
 	};
 	u8 bhs[KT_ISCSI_BHS_LEN];
 
-	r.lun = (u64)cmd->se.unpacked_lun << 48;
+	/* RFC 7143 11.8.3: the LUN field of the command, as it came */
+	r.lun = cmd->lun_field;
 	while (cmd->r2t_outstanding < conn->nego.max_r2t &&
 	       cmd->r2t_offset < cmd->write_end) {
 		r.r2tsn = cmd->r2t_sn++;
@@ -468,6 +469,7 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 	 */
 	WRITE_ONCE(conn->exp_stat_sn, h->exp_statsn);
 	cmd->conn = conn;
+	cmd->lun_field = h->lun;
 	cmd->itt = h->itt;
 	cmd->cmdsn = h->cmdsn;
 	if (conn->xport->cmd_init)

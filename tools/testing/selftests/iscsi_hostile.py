@@ -69,7 +69,8 @@ target kept its bound, 1 if not.
   lun-address      TEST UNIT READY to LUN fields that name no LU of a
                    single-level target (a second level, a bus other than
                    0): LOGICAL UNIT NOT SUPPORTED
-                   (5/25/00), not LUN 0's answer; flat LUN 0 is LUN 0.
+                   (5/25/00), not LUN 0's answer; flat LUN 0 is LUN 0,
+                   and a WRITE's R2T carries the command's LUN field.
 """
 import os
 import socket
@@ -648,7 +649,20 @@ def lun_address(addr, target, initiator):
                                 "status %#x sense %x/%02x/%02x" % got,
                                 "" if ok else " (wrong)"))
         good = good and ok
-    return good
+    # RFC 7143 11.8: an R2T carries the LUN field of its command
+    field = bytes.fromhex("4000000000000000")
+    w = login(addr, target, initiator + ":r2t", ["InitialR2T=Yes"])
+    bs = w.read_capacity(0)[1]
+    itt = w.command(field, write10(0, 1), write_len=bs)
+    end = time.monotonic() + 10
+    while itt not in w.r2t and itt not in w.rsp and time.monotonic() < end:
+        w.pump(1)
+    lun = w.r2t_lun.get(itt, b"").hex() or "no R2T"
+    if itt in w.r2t:
+        w.data_out(0, itt, b"\0" * bs)
+    st = w.wait(itt)[0]
+    print("WRITE to flat space LUN 0: R2T with LUN %s, status %#x" % (lun, st))
+    return good and st == 0 and lun == field.hex()
 
 
 def main():

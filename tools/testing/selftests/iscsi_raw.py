@@ -213,6 +213,7 @@ class Session(Conn):
         self.tmf_rsp = {}	# ITT -> response
         self.data = {}
         self.r2t = {}		# ITT -> (TTT, offset, length)
+        self.r2t_lun = {}	# ITT -> the LUN field of its last R2T
         self.order = []		# ITTs in the order their answers came
         self.last_window = None	# (ExpCmdSN, MaxCmdSN) last seen
         self.last_sense_data = b""	# the sense data of the last response
@@ -274,6 +275,7 @@ class Session(Conn):
             self.tmf_rsp[itt] = bhs[2]
         elif op == OP_R2T:
             self.r2t[itt] = struct.unpack(">I16xII", bhs[20:48])
+            self.r2t_lun[itt] = bhs[8:16]
 
     def pump_for(self, seconds):
         """Take in what comes for @seconds."""

@@ -109,7 +109,7 @@ main() {
 		'wrong digest: EOFError\|wrong digest: ConnectionResetError'
 	hostile reinstate-other "a login here leaves a session on another target alone" \
 		'afterwards: TEST UNIT READY 0x0' -- $KT_OTHER_IQN@127.0.0.1:3261
-	hostile lun-address "LUN fields that name no LU of this target reach none (5/25/00)" \
+	hostile lun-address "LUN fields that name no LU here reach none (5/25/00); an R2T echoes the field" \
 		'flat space LUN 0 (4000000000000000): GOOD'
 
 	check "the kernel log names no OOM or allocation failure" \
