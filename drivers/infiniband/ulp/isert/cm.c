@@ -166,10 +166,9 @@ static int kt_iser_connect(struct kt_iser_listener *l, struct rdma_cm_id *cm_id,
 		mutex_lock(&ic->res_lock);
 		ic->dev_removed = true;
 		mutex_unlock(&ic->res_lock);
-		kt_iscsi_conn_close(conn);
+		kt_iscsi_conn_close(conn);	/* its work drops the conn */
 		wait_for_completion(&ic->drained);
 		kt_iser_free_res(ic);
-		kt_iscsi_conn_put(conn);
 		kt_iser_conn_put(ic);			/* the cm_id's */
 		return ret;
 	}
