@@ -345,6 +345,9 @@ static sense_reason_t kt_mode_check_page(const struct kt_lu_info *lu,
 	spf = p[off] & 0x40;
 	if (spf && len - off < 4)
 		return KT_SENSE_PARAM_LIST_LENGTH;
+	/* FFh stands for every subpage in MODE SENSE only */
+	if (spf && p[off + 1] == SUBPAGE_ALL)
+		return kt_mode_bad_param(field, off + 1, -1);
 	mp = kt_mode_find(lu, p[off] & 0x3f, spf ? p[off + 1] : 0);
 	/* the page exists, not this subpage of it: SUBPAGE CODE */
 	if (!mp && spf && kt_mode_find(lu, p[off] & 0x3f, SUBPAGE_ALL))

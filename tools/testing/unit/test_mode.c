@@ -819,6 +819,15 @@ static void mode_select_lbp_threshold_sets_enabled_count_and_situa(void)
 	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
 		     KT_SENSE_INVALID_PARAM_FIELD);
 	EXPECT_PARAM(f, 8 + 1, -1);
+	/* subpage FFh of a page that has subpages */
+	lu = lbp_lu();
+	n = lbp_list(&lu, list);
+	list[8 + 1] = 0xff;
+	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	EXPECT_PARAM(f, 8 + 1, -1);
+	lu = test_lu();
+	list[8 + 1] = 0x02;
 	/* a page code no subpage of which exists: the PAGE CODE */
 	list[8] = 0x40 | 0x1a;
 	KT_EXPECT_EQ(select_list(&lu, true, 0x10, list, n, &sel, &f),
