@@ -15,10 +15,11 @@
  * write itself succeeds: only running out (7/27/07) fails one.
  *
  * Off, the cost on the write path is one load; on, one atomic, and the
- * filesystem is asked near the threshold or once a second.
+ * filesystem is asked as the threshold nears, or once a second.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -101,7 +102,7 @@ void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
 	if (changed) {
 		t->armed = true;
 		/* the next write samples the room left */
-		atomic64_set(&t->budget, 0);
+		WRITE_ONCE(t->sample_at, 0);
 	}
 	spin_unlock(&t->lock);
 	if (!changed)
@@ -116,45 +117,46 @@ void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
 /*
  * Sample the room left and act on it: reached below the count while
  * armed, re-armed once a set above it (so that free space hovering at the
- * count does not repeat the unit attention). Samples are acted on in the
- * order they were begun, so that a slow one cannot undo a newer one.
- * Process context: this asks the filesystem.
+ * count does not repeat the unit attention). One sample at a time; a
+ * write that finds one running leaves it to that one, whose count of the
+ * bytes written began before it asked the filesystem. Process context.
  */
 static void kt_lbp_sample(struct kt_dev *dev, struct kt_session *sess)
 {
 	struct kt_lbp_thresh *t = &dev->lbp;
-	u64 avail, sets, limit;
+	u64 avail = 0, sets, limit, margin = U64_MAX, w0;
 	bool reached = false, situa;
-	u32 seq;
-	s64 budget;
 	u8 exp = kt_lbp_thresh_exp(dev);
+	int ret;
 
-	spin_lock(&t->lock);
-	seq = ++t->begun;
-	spin_unlock(&t->lock);
-	if (dev->ops->lbp_available(dev, &avail))
+	if (test_and_set_bit_lock(0, &t->sampling))
 		return;
+	w0 = atomic64_read(&t->written);
+	ret = dev->ops->lbp_available(dev, &avail);
 	sets = div_u64(avail, dev->attrib.block_size) >> exp;
 
 	spin_lock(&t->lock);
-	if (!t->on || (s32)(seq - t->applied) <= 0) {
-		spin_unlock(&t->lock);
-		return;
+	if (!ret && t->on) {
+		if (t->armed && sets < t->count) {
+			t->armed = false;
+			reached = true;
+		} else if (!t->armed && sets > t->count) {
+			t->armed = true;
+		}
+		limit = ((u64)t->count << exp) * dev->attrib.block_size;
+		/*
+		 * Free space falls by at most what is written, or by more
+		 * where a small write fills a filesystem block: ask again
+		 * when half the margin above the count may be gone.
+		 */
+		if (t->armed)
+			margin = (avail - limit) / 2;
 	}
-	t->applied = seq;
-	if (t->armed && sets < t->count) {
-		t->armed = false;
-		reached = true;
-	} else if (!t->armed && sets > t->count) {
-		t->armed = true;
-	}
-	/* armed, no write can reach it before it has used up the margin */
-	limit = ((u64)t->count << exp) * dev->attrib.block_size;
-	budget = t->armed ? (s64)min(avail - limit, (u64)S64_MAX) : S64_MAX;
-	atomic64_set(&t->budget, budget);
-	WRITE_ONCE(t->next_sample, jiffies + KT_LBP_SAMPLE_EVERY);
+	WRITE_ONCE(t->sample_at, margin > U64_MAX - w0 ? U64_MAX : w0 + margin);
+	WRITE_ONCE(t->next_sample, get_jiffies_64() + KT_LBP_SAMPLE_EVERY);
 	situa = t->situa;
 	spin_unlock(&t->lock);
+	clear_bit_unlock(0, &t->sampling);
 	if (!reached)
 		return;
 
@@ -174,20 +176,22 @@ static bool kt_lbp_watched(struct kt_dev *dev)
 }
 
 /*
- * @bytes were written to @dev for @sess (process context). Free space
- * falls only by what is written, so the filesystem is asked only once
- * the writes since the last sample could have used up the margin above
- * the count, and otherwise every KT_LBP_SAMPLE_EVERY, for what others
- * use of the filesystem and for the room that comes back.
+ * @bytes were written to @dev for @sess (process context). The
+ * filesystem is asked only once the writes since the last sample could
+ * have used up half the margin above the count, and otherwise every
+ * KT_LBP_SAMPLE_EVERY, for what others use of the filesystem and for the
+ * room that comes back.
  */
 void kt_lbp_consumed(struct kt_dev *dev, struct kt_session *sess, u64 bytes)
 {
 	struct kt_lbp_thresh *t = &dev->lbp;
+	u64 total;
 
 	if (!kt_lbp_watched(dev))
 		return;
-	if (atomic64_sub_return(min_t(u64, bytes, S64_MAX), &t->budget) > 0 &&
-	    time_before(jiffies, READ_ONCE(t->next_sample)))
+	total = atomic64_add_return(bytes, &t->written);
+	if (total < READ_ONCE(t->sample_at) &&
+	    time_before64(get_jiffies_64(), READ_ONCE(t->next_sample)))
 		return;
 	kt_lbp_sample(dev, sess);
 }

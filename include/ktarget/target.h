@@ -110,16 +110,16 @@ struct kt_ua_ring {
  * blocks, set by MODE SELECT.
  */
 struct kt_lbp_thresh {
-	spinlock_t	lock;		/* the fields below but budget */
+	spinlock_t	lock;		/* writes of the fields below */
 	bool		offered;	/* set when the device is enabled */
 	bool		on;		/* ENABLED */
 	bool		situa;		/* SITUA: the UA for one I_T nexus */
 	bool		armed;		/* not reached since it was set */
 	u32		count;		/* THRESHOLD COUNT, in threshold sets */
-	u32		begun;		/* samples of the free room begun */
-	u32		applied;	/* ... the last one acted on */
-	unsigned long	next_sample;	/* jiffies: sample by then at last */
-	atomic64_t	budget;		/* bytes to write before the next */
+	u64		next_sample;	/* jiffies64: sample by then at last */
+	u64		sample_at;	/* ... or once written reaches this */
+	unsigned long	sampling;	/* bit 0: a sample is being taken */
+	atomic64_t	written;	/* bytes written to the device */
 };
 
 /* EXTENDED COPY counters of a copy manager: statistics/xcopy/ (xcopy_stat.c) */

@@ -15,34 +15,48 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
-/* INFORMATION of the sense data behind task->datain's length, if valid */
+/*
+ * INFORMATION of the sense data libiscsi keeps in task->datain (after
+ * its two-byte SenseLength), if the sense data has it valid.
+ */
 static int sense_info(const struct scsi_task *task, unsigned long long *info)
 {
-	const unsigned char *s = task->datain.data + 2;
-	int len = task->datain.size - 2, i;
+	const unsigned char *d = task->datain.data, *s = d + 2;
+	int len, i, j;
 
-	if (!task->datain.data || len < 8)
+	if (!d || task->datain.size < 10)
 		return -1;
-	if ((s[0] & 0x7e) == 0x70) {		/* fixed: VALID, bytes 3-6 */
-		if (!(s[0] & 0x80))
+	len = d[0] << 8 | d[1];
+	if (len > task->datain.size - 2)
+		len = task->datain.size - 2;
+	if (len < 8)
+		return -1;
+	/* the sense data's own length: ADDITIONAL SENSE LENGTH */
+	if (len > 8 + s[7])
+		len = 8 + s[7];
+	switch (s[0] & 0x7f) {
+	case 0x70: case 0x71:			/* fixed: VALID, bytes 3-6 */
+		if (!(s[0] & 0x80) || len < 7)
 			return -1;
 		*info = (unsigned long long)s[3] << 24 | s[4] << 16 |
 			s[5] << 8 | s[6];
 		return 0;
-	}
-	/* descriptor format: the information descriptor, type 00h */
-	for (i = 8; i + 12 <= len && i + 2 + s[i + 1] <= len;
-	     i += 2 + s[i + 1]) {
-		if (s[i] == 0x00 && s[i + 1] == 0x0a && (s[i + 2] & 0x80)) {
-			int j;
-
+	case 0x72: case 0x73:			/* descriptors from byte 8 */
+		for (i = 8; i + 2 <= len && i + 2 + s[i + 1] <= len;
+		     i += 2 + s[i + 1]) {
+			/* the information descriptor, type 00h, VALID */
+			if (s[i] != 0x00 || s[i + 1] != 0x0a ||
+			    !(s[i + 2] & 0x80))
+				continue;
 			*info = 0;
 			for (j = 4; j < 12; j++)
 				*info = *info << 8 | s[i + j];
 			return 0;
 		}
+		return -1;
+	default:
+		return -1;
 	}
-	return -1;
 }
 
 int main(int argc, char **argv)
@@ -56,7 +70,7 @@ int main(int argc, char **argv)
 	int has_info = 0, info_ok = 1;
 	unsigned char *buf;
 	uint32_t bs, n;
-	char got[16], want[24], info_s[24] = "none", *at;
+	char got[16], want[40], info_s[24] = "none", *at;
 
 	if (argc != 6) {
 		fprintf(stderr, "usage: %s URL read|write LBA BLOCKS KEY/ASC/ASCQ\n",

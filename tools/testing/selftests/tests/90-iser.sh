@@ -31,11 +31,13 @@ iser_setup() {
 # Raw connect requests (kt_rdma_cm_req.c, past librdmacm's checks): the
 # target answers each within what the initiator offered and the device
 # has. IB CM: the target may have at most the initiator's responder
-# resources in flight as RDMA READs (its initiator depth), and serves at
-# most the device's max_qp_rd_atom (its responder resources). A request
+# resources in flight as RDMA READs (its initiator depth), and serves what
+# the initiator will have in flight, up to the device's max_qp_rd_atom (its
+# responder resources). A request
 # for 255 each way is what a hostile or broken initiator sends.
 depths_ok() {
 	local ini=$1 res=$2 out dev_res dev_ini got_ini got_res want_ini
+	command -v ibv_devinfo >/dev/null || { echo "no ibv_devinfo"; return 1; }
 	dev_res=$(ibv_devinfo -v -d kt_rxe0 | awk '$1 == "max_qp_rd_atom:" { print $2 }')
 	dev_ini=$(ibv_devinfo -v -d kt_rxe0 | awk '$1 == "max_qp_init_rd_atom:" { print $2 }')
 	out=$(/run/kt_rdma_cm_req $A 3260 "$ini" "$res" 2>&1)
@@ -44,8 +46,8 @@ depths_ok() {
 		's/^target: initiator depth \([0-9]*\), responder resources \([0-9]*\)$/\1 \2/p')
 	[ -n "$got_res" ] || return 1
 	want_ini=$((res < dev_ini ? res : dev_ini))
-	[ "$got_ini" -eq "$want_ini" ] && [ "$got_res" -le "$dev_res" ] &&
-		[ "$got_res" -ge $((ini < dev_res ? ini : dev_res)) ]
+	[ "$got_ini" -eq "$want_ini" ] &&
+		[ "$got_res" -eq $((ini < dev_res ? ini : dev_res)) ]
 }
 
 deep_connect() {
