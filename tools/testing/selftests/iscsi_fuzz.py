@@ -445,7 +445,22 @@ class Fuzzer:
             time.sleep(1 + attempt)
         self.failures.append(why)
         print("health check failed: %s" % why, flush=True)
+        snapshot()
         return False
+
+
+def snapshot():
+    """What the target holds when a health check fails: its object counts,
+    and the blocked tasks' stacks in the kernel log (sysrq w)."""
+    try:
+        with open("/sys/kernel/debug/ktarget/objects") as f:
+            for line in f:
+                print("  objects: " + line.rstrip())
+        with open("/proc/sysrq-trigger", "w") as f:
+            f.write("w")
+        print("  blocked tasks: see the kernel log (sysrq w)", flush=True)
+    except OSError as e:
+        print("  no snapshot: %s" % e, flush=True)
 
 
 def main():
