@@ -164,7 +164,7 @@ void kt_alua_gp_remove(struct kt_alua_gp *gp)
 	mutex_unlock(&dev->alua.lock);
 	/* SPC-4 5.15.2.3: the ports moved may now be in another state */
 	if (moved && gp->state != def->state)
-		kt_ua_raise(dev, 0x2a06, KT_UA_ALL, NULL);
+		kt_ua_raise(dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
 }
 
 /* A LUN was linked to its device: a new port, in default_tg_pt_gp. */
@@ -391,7 +391,7 @@ sense_reason_t kt_alua_stpg_execute(struct kt_cmd *cmd)
 	mutex_unlock(&a->lock);
 	/* SPC-4 5.15.2.3: every other I_T nexus hears of the change */
 	if (changed)
-		kt_ua_raise(cmd->dev, 0x2a06, KT_UA_OTHERS, cmd->sess);
+		kt_ua_raise(cmd->dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_OTHERS, cmd->sess);
 out:
 	kfree(gps);
 	kfree(d);

@@ -117,7 +117,7 @@ static ssize_t kt_gp_alua_access_state_store(struct config_item *item,
 	kt_alua_set_state(gp, state, KT_ALUA_STATUS_IMPLICIT);
 	mutex_unlock(&dev->alua.lock);
 	if (changed)
-		kt_ua_raise(dev, 0x2a06, KT_UA_ALL, NULL);
+		kt_ua_raise(dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
 	return count;
 }
 
@@ -486,7 +486,7 @@ static ssize_t kt_lun_move_gp(struct kt_lun *lun, void *arg)
 	kt_alua_move_port(lun, gp);
 	/* SPC-4 5.15.2.3: the port is now in its new group's state */
 	if (!old || old->state != gp->state)
-		kt_ua_raise(lun->dev, 0x2a06, KT_UA_ALL, NULL);
+		kt_ua_raise(lun->dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
 	return 0;
 }
 
@@ -518,7 +518,7 @@ static ssize_t kt_lun_set_offline(struct kt_lun *lun, void *arg)
 
 	if (lun->alua.offline != offline) {
 		kt_alua_set_offline(lun, offline);
-		kt_ua_raise(lun->dev, 0x2a06, KT_UA_ALL, NULL);
+		kt_ua_raise(lun->dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
 	}
 	return 0;
 }

@@ -60,8 +60,8 @@ struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
 unsigned int kt_session_list_luns(struct kt_session *sess, u64 *luns,
 				  unsigned int max);
 /* @fn on every registered session, of every TPG, under a spinlock */
-void kt_for_each_session(void (*fn)(struct kt_session *sess, void *arg),
-			 void *arg);
+typedef void (*kt_session_fn)(struct kt_session *sess, void *arg);
+void kt_session_walk(kt_session_fn fn, void *arg);
 
 /* cmd.c, exec.c, spc.c, sbc.c */
 struct kt_cdb;

@@ -31,9 +31,6 @@
 
 #include "core.h"
 
-#define KT_ASC_SOFT_THRESHOLD	0x3807	/* THIN PROVISIONING SOFT THRESHOLD REACHED */
-#define KT_ASC_MODE_CHANGED	0x2a01	/* MODE PARAMETERS CHANGED */
-
 /* the longest the room left goes unsampled while writes come */
 #define KT_LBP_SAMPLE_EVERY	HZ
 
@@ -111,7 +108,7 @@ void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
 			    dev->index, sel->lbp_on ? "on" : "off",
 			    sel->lbp_count, kt_lbp_thresh_exp(dev));
 	/* SPC-4 7.5.1: MODE PARAMETERS CHANGED for the other nexuses */
-	kt_ua_raise(dev, KT_ASC_MODE_CHANGED, KT_UA_OTHERS, cmd->sess);
+	kt_ua_raise(dev, KT_ASC_MODE_PARAMS_CHANGED, KT_UA_OTHERS, cmd->sess);
 }
 
 /*

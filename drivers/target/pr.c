@@ -33,9 +33,6 @@
 #define KT_PR_PARAM_MAX		(64 * 1024)	/* longest PR OUT list taken */
 
 /* SPC-4 annex D: unit attentions of reservations */
-#define KT_ASC_RESV_PREEMPTED	0x2a03
-#define KT_ASC_RESV_RELEASED	0x2a04
-#define KT_ASC_REGS_PREEMPTED	0x2a05
 
 /* A unit attention for the I_T nexus (or nexuses) of @reg. */
 static struct kt_pr_nexus kt_pr_reg_nexus(const struct kt_pr_reg *reg)
@@ -69,7 +66,7 @@ struct kt_pr_gone {
 static void kt_pr_preempted(struct kt_dev *dev, struct kt_pr_reg *r,
 			    struct kt_pr_gone *gone)
 {
-	kt_pr_ua(dev, r, KT_ASC_REGS_PREEMPTED);
+	kt_pr_ua(dev, r, KT_ASC_REGISTRATIONS_PREEMPTED);
 	if (gone->nexus)
 		gone->nexus[gone->nr++] = kt_pr_reg_nexus(r);
 }
@@ -223,7 +220,7 @@ static void kt_pr_unregister(struct kt_dev *dev, struct kt_pr_reg *reg)
 		} else if (res->holder == reg) {
 			kt_pr_clear_resv(dev);
 			if (type == KT_PR_TYPE_WE_RO || type == KT_PR_TYPE_EA_RO)
-				kt_pr_ua_others(dev, NULL, KT_ASC_RESV_RELEASED);
+				kt_pr_ua_others(dev, NULL, KT_ASC_RESERVATIONS_RELEASED);
 		}
 	}
 	kfree(reg);
@@ -367,7 +364,7 @@ static sense_reason_t kt_pr_release(struct kt_dev *dev,
 		return KT_SENSE_INVALID_RELEASE_OF_PR;
 	kt_pr_clear_resv(dev);
 	if (kt_pr_type_reg_only(type))
-		kt_pr_ua_others(dev, reg, KT_ASC_RESV_RELEASED);
+		kt_pr_ua_others(dev, reg, KT_ASC_RESERVATIONS_RELEASED);
 	return KT_SENSE_NONE;
 }
 
@@ -380,7 +377,7 @@ static sense_reason_t kt_pr_clear(struct kt_dev *dev,
 
 	if (!reg || out->res_key != reg->key)
 		return KT_SENSE_RESERVATION_CONFLICT;
-	kt_pr_ua_others(dev, reg, KT_ASC_RESV_PREEMPTED);
+	kt_pr_ua_others(dev, reg, KT_ASC_RESERVATIONS_PREEMPTED);
 	kt_pr_clear_resv(dev);
 	list_for_each_entry_safe(r, tmp, &dev->res.regs, node) {
 		list_del(&r->node);
@@ -453,7 +450,7 @@ static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 		kt_pr_remove_key(dev, out->sa_key, reg, gone);
 		kt_pr_set_resv(dev, reg, out->type);
 		if (old_type != out->type)
-			kt_pr_ua_others(dev, reg, KT_ASC_RESV_RELEASED);
+			kt_pr_ua_others(dev, reg, KT_ASC_RESERVATIONS_RELEASED);
 		goto done;
 	}
 	/* only registrations go; the reservation stays */

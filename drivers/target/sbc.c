@@ -18,8 +18,6 @@
 
 #include "core.h"
 
-#define KT_ASC_CAPACITY_CHANGED	0x2a09	/* CAPACITY DATA HAS CHANGED */
-
 /*
  * The later steps of multi-step commands (COMPARE AND WRITE, ORWRITE,
  * WRITE SAME) and zeroing: I/O the data path depends on, with a rescuer.

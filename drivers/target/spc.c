@@ -325,7 +325,7 @@ static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
 	    READ_ONCE(cmd->dev->attrib.emulate_write_cache) != sel.wce) {
 		WRITE_ONCE(cmd->dev->attrib.emulate_write_cache, sel.wce);
 		/* SPC-4 7.5.1: MODE PARAMETERS CHANGED for the other nexuses */
-		kt_ua_raise(cmd->dev, 0x2a01, KT_UA_OTHERS, cmd->sess);
+		kt_ua_raise(cmd->dev, KT_ASC_MODE_PARAMS_CHANGED, KT_UA_OTHERS, cmd->sess);
 	}
 	if (sel.set & KT_MODE_SET_LBP)
 		kt_lbp_thresh_select(cmd, &sel);
@@ -333,7 +333,7 @@ static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
 		WRITE_ONCE(cmd->dev->swp, sel.swp);
 		pr_info("device %u: software write protect %s by MODE SELECT\n",
 			cmd->dev->index, sel.swp ? "on" : "off");
-		kt_ua_raise(cmd->dev, 0x2a01, KT_UA_OTHERS, cmd->sess);
+		kt_ua_raise(cmd->dev, KT_ASC_MODE_PARAMS_CHANGED, KT_UA_OTHERS, cmd->sess);
 	}
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
 	return KT_SENSE_NONE;

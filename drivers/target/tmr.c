@@ -26,9 +26,6 @@
 #include "core.h"
 #include "pr.h"
 
-#define KT_ASC_RESET_OCCURRED		0x2900	/* POWER ON, RESET, OR ... */
-#define KT_ASC_LU_RESET_OCCURRED	0x2903	/* BUS DEVICE RESET FUNCTION OCCURRED */
-
 struct kt_tmr_scope {
 	struct kt_tmr		*tmr;
 	struct kt_dev		*dev;		/* the LU, or NULL: all of them */
@@ -132,7 +129,7 @@ static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
 	unsigned long idx;
 
 	if (s->dev) {
-		kt_ua_raise(s->dev, KT_ASC_LU_RESET_OCCURRED, KT_UA_ALL, NULL);
+		kt_ua_raise(s->dev, KT_ASC_BUS_DEVICE_RESET, KT_UA_ALL, NULL);
 		/* SAM-5 6.3: a reset ends SPC-2 reservations, not PRs */
 		kt_reserve_reset(s->dev);
 		return;
@@ -140,7 +137,7 @@ static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
 	mutex_lock(&tpg->lock);
 	xa_for_each(&tpg->luns, idx, lun)
 		if (lun->dev) {
-			kt_ua_raise(lun->dev, KT_ASC_RESET_OCCURRED, KT_UA_ALL,
+			kt_ua_raise(lun->dev, KT_ASC_POWER_ON_RESET, KT_UA_ALL,
 				    NULL);
 			kt_reserve_reset(lun->dev);
 		}
@@ -215,7 +212,7 @@ void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 	};
 
 	INIT_LIST_HEAD(&s.victims);
-	kt_for_each_session(kt_tmr_collect_gone, &s);
+	kt_session_walk(kt_tmr_collect_gone, &s);
 	kt_tmr_release_victims(&s);
 	if (s.count)
 		pr_debug("PREEMPT AND ABORT aborted %u command(s)\n", s.count);

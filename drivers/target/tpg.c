@@ -67,8 +67,7 @@ EXPORT_SYMBOL_GPL(kt_tpg_find_acl);
 static LIST_HEAD(kt_all_sessions);
 static DEFINE_SPINLOCK(kt_all_sessions_lock);
 
-void kt_for_each_session(void (*fn)(struct kt_session *sess, void *arg),
-			 void *arg)
+void kt_session_walk(kt_session_fn fn, void *arg)
 {
 	struct kt_session *sess;
 

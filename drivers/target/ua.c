@@ -34,9 +34,6 @@
 
 #include "core.h"
 
-#define KT_ASC_POWER_ON		0x2900	/* POWER ON, RESET, OR BUS DEVICE ... */
-#define KT_ASC_LUNS_CHANGED	0x3f0e	/* REPORTED LUNS DATA HAS CHANGED */
-
 static atomic64_t kt_ua_clock = ATOMIC64_INIT(0);
 
 /*
@@ -198,7 +195,7 @@ u16 kt_ua_take(struct kt_cmd *cmd)
 	entry = xa_load(&sess->ua_seen, dev->index);
 	if (!entry) {
 		/* the nexus's first word from this LU; what follows is news */
-		asc = KT_ASC_POWER_ON;
+		asc = KT_ASC_POWER_ON_RESET;
 		next = sess->ua_base;
 	} else {
 		asc = kt_ua_oldest(dev, sess, xa_to_value(entry), &next);

@@ -169,19 +169,19 @@ u16 kt_alua_access_check(u8 state, const u8 *cdb)
 	case KT_ALUA_STANDBY:
 		if (kt_alua_always_allowed(cdb) || kt_alua_standby_allowed(cdb))
 			return 0;
-		return 0x040b;	/* NOT ACCESSIBLE, TARGET PORT IN STANDBY STATE */
+		return KT_ASC_NOT_READY_STANDBY;
 	case KT_ALUA_UNAVAILABLE:
 		if (kt_alua_always_allowed(cdb))
 			return 0;
-		return 0x040c;	/* NOT ACCESSIBLE, TARGET PORT IN UNAVAILABLE STATE */
+		return KT_ASC_NOT_READY_UNAVAILABLE;
 	case KT_ALUA_TRANSITIONING:
 		if (kt_alua_always_allowed(cdb))
 			return 0;
-		return 0x040a;	/* NOT ACCESSIBLE, ASYMMETRIC ACCESS STATE TRANSITION */
+		return KT_ASC_NOT_READY_TRANSITIONING;
 	case KT_ALUA_OFFLINE:
 	default:
 		if (kt_alua_always_allowed(cdb))
 			return 0;
-		return 0x0412;	/* NOT READY, OFFLINE */
+		return KT_ASC_NOT_READY_OFFLINE;
 	}
 }

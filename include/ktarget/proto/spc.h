@@ -266,7 +266,6 @@ sense_reason_t kt_spc_report_luns(const u8 *cdb, const u64 *luns, u32 nr,
 				  bool wlun, u8 *buf, u32 buf_len,
 				  u32 *data_len, struct kt_sense_field *field);
 
-
 /*
  * The 16 bytes of the NAA IEEE Registered Extended designator of @lu: the
  * COMPANY ID, 36 bits derived from the unit serial and the 64-bit device
