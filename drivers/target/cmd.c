@@ -3,7 +3,8 @@
  * ktarget_core: the life of a SCSI command, from the fabric's submission to
  * its release:
  *
- *   kt_cmd_submit()          LUN lookup, CDB decode, length checks, buffer
+ *   kt_cmd_setup()           LUN lookup, CDB decode, length checks, buffer
+ *   kt_cmd_run()
  *     -> write_pending()      (DATA OUT) the fabric fetches the data ...
  *     -> kt_cmd_data_out_done()
  *   kt_cmd_execute()         cmd->execute: emulation or a backstore call
@@ -376,19 +377,6 @@ void kt_cmd_run(struct kt_cmd *cmd)
 	kt_cmd_execute(cmd);
 }
 EXPORT_SYMBOL_GPL(kt_cmd_run);
-
-int kt_cmd_submit(struct kt_cmd *cmd, const u8 *cdb, unsigned int cdb_len,
-		  u64 unpacked_lun)
-{
-	sense_reason_t reason = kt_cmd_setup(cmd, cdb, cdb_len, unpacked_lun);
-
-	if (reason)
-		kt_cmd_complete(cmd, reason);
-	else
-		kt_cmd_run(cmd);
-	return 0;
-}
-EXPORT_SYMBOL_GPL(kt_cmd_submit);
 
 /*
  * An emulated command built its response, @len bytes at @buf (already cut

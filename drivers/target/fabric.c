@@ -23,11 +23,27 @@
 static LIST_HEAD(kt_fabrics);
 static DEFINE_MUTEX(kt_fabrics_lock);
 
+/* What the core calls without looking first (fabric.h says which). */
+static bool kt_fabric_ops_complete(const struct kt_fabric_ops *ops)
+{
+	return ops->name && ops->write_pending && ops->queue_data_in &&
+	       ops->queue_status && ops->queue_tm_rsp && ops->release_cmd &&
+	       ops->aborted && ops->make_wwn && ops->drop_wwn &&
+	       ops->make_tpg && ops->drop_tpg &&
+	       (!ops->make_np || ops->drop_np) &&
+	       !ops->alloc_acl == !ops->free_acl;
+}
+
 int kt_fabric_register(const struct kt_fabric_ops *ops)
 {
 	struct kt_fabric *f;
 	int ret;
 
+	if (!kt_fabric_ops_complete(ops)) {
+		pr_err("fabric %s lacks a required hook\n",
+		       ops->name ? ops->name : "(no name)");
+		return -EINVAL;
+	}
 	mutex_lock(&kt_fabrics_lock);
 	list_for_each_entry(f, &kt_fabrics, node) {
 		if (!strcmp(f->ops->name, ops->name)) {

@@ -12,8 +12,9 @@
  *
  * with the fabric's own attributes and hooks at every level.
  *
- * Commands: a fabric embeds struct kt_cmd in its command, calls kt_cmd_init()
- * and kt_cmd_submit(), and is called back through the data-path hooks. The
+ * Commands: a fabric embeds struct kt_cmd in its command, calls kt_cmd_init(),
+ * kt_cmd_setup() and kt_cmd_run(), and is called back through the data-path
+ * hooks. The
  * core holds a reference for every stage it runs; the fabric drops its own
  * with kt_cmd_put() when the response has been sent. The last put calls
  * release_cmd.
@@ -91,18 +92,21 @@ struct kt_fabric_ops {
 	struct module	*owner;
 	u8		proto_id;	/* SPC-4 7.6.1: iSCSI is 5 */
 
-	/* --- data path; optional hooks may be NULL --- */
+	/*
+	 * --- data path: every hook is required but abort_data_out;
+	 * kt_fabric_register() refuses a fabric without one ---
+	 */
 
 	/*
-	 * Move the write data into cmd->sgl, then call kt_cmd_data_out_done().
-	 * Data that came with the command (immediate / unsolicited) may
-	 * already be there; cmd->data_received says how much.
+	 * Move the write data into cmd->sgl, then call kt_cmd_data_out_done()
+	 * (or kt_cmd_fail()). Data that came with the command (immediate /
+	 * unsolicited) may already be there; cmd->data_received says how much.
 	 */
-	int	(*write_pending)(struct kt_cmd *cmd);
+	void	(*write_pending)(struct kt_cmd *cmd);
 	/* Send cmd->sgl (cmd->data_length bytes) and then the status. */
-	int	(*queue_data_in)(struct kt_cmd *cmd);
+	void	(*queue_data_in)(struct kt_cmd *cmd);
 	/* Send the status (and sense) of a command with no data to return. */
-	int	(*queue_status)(struct kt_cmd *cmd);
+	void	(*queue_status)(struct kt_cmd *cmd);
 	/* The answer to a task management request; from a work item. */
 	void	(*queue_tm_rsp)(struct kt_tmr *tmr);
 	/* The last reference is gone: free the fabric's command. */
@@ -120,7 +124,11 @@ struct kt_fabric_ops {
 	 */
 	void	(*abort_data_out)(struct kt_cmd *cmd);
 
-	/* --- configuration --- */
+	/*
+	 * --- configuration: the wwn and tpg hooks are required; without
+	 * make_np the TPG has no portals (with it, drop_np is required);
+	 * without alloc_acl / free_acl the core allocates a plain ACL ---
+	 */
 
 	struct kt_wwn	*(*make_wwn)(const char *name);
 	void		(*drop_wwn)(struct kt_wwn *wwn);
@@ -378,9 +386,6 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 sense_reason_t kt_cmd_refuse(struct kt_cmd *cmd, u64 unpacked_lun,
 			     sense_reason_t reason);
 void kt_cmd_run(struct kt_cmd *cmd);
-/* kt_cmd_setup() and kt_cmd_run() in one, for fabrics with no early data. */
-int kt_cmd_submit(struct kt_cmd *cmd, const u8 *cdb, unsigned int cdb_len,
-		  u64 unpacked_lun);
 /* The write data is all in cmd->sgl. */
 void kt_cmd_data_out_done(struct kt_cmd *cmd);
 /* Fail a command before or during data transfer. */

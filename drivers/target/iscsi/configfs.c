@@ -708,11 +708,18 @@ static struct configfs_attribute *kt_iscsi_acl_attrib_attrs[] = {
 	NULL,
 };
 
-/* The data-path hooks are set by module init before kt_fabric_register(). */
-struct kt_fabric_ops kt_iscsi_ops = {
+const struct kt_fabric_ops kt_iscsi_ops = {
 	.name			= "iscsi",
 	.owner			= THIS_MODULE,
 	.proto_id		= 5,	/* SPC-4 7.6.1: iSCSI */
+
+	.write_pending		= kt_iscsi_write_pending,
+	.queue_data_in		= kt_iscsi_queue_data_in,
+	.queue_status		= kt_iscsi_queue_status,
+	.queue_tm_rsp		= kt_iscsi_queue_tm_rsp,
+	.release_cmd		= kt_iscsi_release_cmd,
+	.aborted		= kt_iscsi_aborted,
+	.abort_data_out		= kt_iscsi_abort_data_out,
 
 	.make_wwn		= kt_iscsi_make_wwn,
 	.drop_wwn		= kt_iscsi_drop_wwn,

@@ -362,7 +362,6 @@ enum kt_iscsi_obj {
 
 extern struct kt_obj_count kt_iscsi_objs[KT_ISCSI_OBJ_NR];
 
-void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops);
 void kt_iscsi_queue_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
 			void *data, u32 len, bool statsn);
 
@@ -381,7 +380,6 @@ void kt_iscsi_dataout_stop(struct kt_iscsi_conn *conn);
 
 /* tmf.c */
 void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn);
-void kt_iscsi_queue_tm_rsp(struct kt_tmr *tmr);
 
 /* discovery.c */
 int kt_iscsi_sendtargets(struct kt_iscsi_conn *conn, u8 *buf, size_t size,

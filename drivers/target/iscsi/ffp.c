@@ -337,7 +337,7 @@ out:
 
 /* ---- fabric hooks ---- */
 
-static int kt_iscsi_write_pending(struct kt_cmd *se)
+void kt_iscsi_write_pending(struct kt_cmd *se)
 {
 	struct kt_iscsi_cmd *cmd = to_icmd(se);
 	struct kt_iscsi_conn *conn = cmd->conn;
@@ -354,29 +354,26 @@ static int kt_iscsi_write_pending(struct kt_cmd *se)
 		/* RFC 7145 7.3.3: the target reads the rest with RDMA READ */
 		if (conn->xport->get_data(conn, cmd))
 			kt_cmd_fail(se, KT_SENSE_ABORTED_COMMAND);
-		return 0;
+		return;
 	}
 	/* the high half of the TTT space is the keepalive's */
 	cmd->ttt = conn->next_ttt++ & KT_ISCSI_TTT_R2T_MASK;
 	if (cmd->r2t_offset < cmd->write_end)
 		kt_iscsi_cmd_queue(cmd, KT_TX_R2T);
-	return 0;
 }
 
-static int kt_iscsi_queue_data_in(struct kt_cmd *se)
+void kt_iscsi_queue_data_in(struct kt_cmd *se)
 {
 	kt_iscsi_cmd_queue(to_icmd(se), KT_TX_DATA_IN);
-	return 0;
 }
 
-static int kt_iscsi_queue_status(struct kt_cmd *se)
+void kt_iscsi_queue_status(struct kt_cmd *se)
 {
 	kt_iscsi_cmd_queue(to_icmd(se), KT_TX_STATUS);
-	return 0;
 }
 
 /* SAM-5 7.2: an aborted command sends nothing; the transmit side lets go. */
-static void kt_iscsi_aborted(struct kt_cmd *se)
+void kt_iscsi_aborted(struct kt_cmd *se)
 {
 	struct kt_iscsi_cmd *cmd = to_icmd(se);
 
@@ -389,7 +386,7 @@ static void kt_iscsi_aborted(struct kt_cmd *se)
  * (MC/S), whose abort ends the command; a Data-Out PDU being read into it
  * holds a reference (kt_iscsi_data_out_cmd()) and then finds it gone.
  */
-static void kt_iscsi_abort_data_out(struct kt_cmd *se)
+void kt_iscsi_abort_data_out(struct kt_cmd *se)
 {
 	struct kt_iscsi_cmd *cmd = to_icmd(se);
 
@@ -399,7 +396,7 @@ static void kt_iscsi_abort_data_out(struct kt_cmd *se)
 	kt_cmd_fail(se, KT_SENSE_ABORTED_COMMAND);
 }
 
-static void kt_iscsi_release_cmd(struct kt_cmd *se)
+void kt_iscsi_release_cmd(struct kt_cmd *se)
 {
 	struct kt_iscsi_cmd *cmd = to_icmd(se);
 	struct kt_iscsi_conn *conn = cmd->conn;
@@ -410,17 +407,6 @@ static void kt_iscsi_release_cmd(struct kt_cmd *se)
 	kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_CMD]);
 	kt_iscsi_conn_put(conn);
 	kt_iscsi_sess_put(sess);
-}
-
-void kt_iscsi_ffp_set_ops(struct kt_fabric_ops *ops)
-{
-	ops->write_pending = kt_iscsi_write_pending;
-	ops->queue_data_in = kt_iscsi_queue_data_in;
-	ops->queue_status = kt_iscsi_queue_status;
-	ops->release_cmd = kt_iscsi_release_cmd;
-	ops->aborted = kt_iscsi_aborted;
-	ops->abort_data_out = kt_iscsi_abort_data_out;
-	ops->queue_tm_rsp = kt_iscsi_queue_tm_rsp;
 }
 
 /* ---- receive side: where data goes ---- */

@@ -190,11 +190,20 @@ static inline struct kt_iscsi_tiqn *to_iscsi_tiqn(struct kt_wwn *wwn)
 	return container_of(wwn, struct kt_iscsi_tiqn, wwn);
 }
 
+/* ffp.c, tmf.c: the data-path hooks of kt_iscsi_ops */
+void kt_iscsi_write_pending(struct kt_cmd *se);
+void kt_iscsi_queue_data_in(struct kt_cmd *se);
+void kt_iscsi_queue_status(struct kt_cmd *se);
+void kt_iscsi_queue_tm_rsp(struct kt_tmr *tmr);
+void kt_iscsi_release_cmd(struct kt_cmd *se);
+void kt_iscsi_aborted(struct kt_cmd *se);
+void kt_iscsi_abort_data_out(struct kt_cmd *se);
+
 /*
  * configfs.c, configfs_auth.c
  *
- * kt_iscsi_ops holds the configuration hooks and attributes; module init
- * sets the data-path hooks before kt_fabric_register().
+ * kt_iscsi_ops is the fabric: its data-path and configuration hooks and
+ * its attributes.
  *
  * kt_iscsi_config_lock protects kt_iscsi_tiqns, every tiqn->tpgs and
  * tpg->nps list, and every value below target/iscsi that configfs writes:
@@ -203,7 +212,7 @@ static inline struct kt_iscsi_tiqn *to_iscsi_tiqn(struct kt_wwn *wwn)
  * Readers (login, discovery) copy what they need under it. It is never
  * held while calling into portal.c or session.c.
  */
-extern struct kt_fabric_ops kt_iscsi_ops;
+extern const struct kt_fabric_ops kt_iscsi_ops;
 extern struct mutex kt_iscsi_config_lock;
 extern struct list_head kt_iscsi_tiqns;
 extern struct kt_iscsi_auth kt_iscsi_discovery_auth;

@@ -69,7 +69,6 @@ static int __init kt_iscsi_init(void)
 	if (!kt_iscsi_cmd_cache)
 		goto out_close_wq;
 
-	kt_iscsi_ffp_set_ops(&kt_iscsi_ops);
 	ret = kt_fabric_register(&kt_iscsi_ops);
 	if (ret)
 		goto out_cache;
