@@ -493,7 +493,7 @@ static ssize_t kt_lun_move_gp(struct kt_lun *lun, void *arg)
 static ssize_t kt_lun_alua_tg_pt_gp_store(struct config_item *item,
 					  const char *page, size_t count)
 {
-	struct kt_alua_name n = { page, kt_strip_value(page, count) };
+	struct kt_alua_name n = { page, kt_cfs_value_len(page, count) };
 	ssize_t ret;
 
 	if (!n.len) {

@@ -52,13 +52,11 @@ static ssize_t kt_root_dbroot_show(struct config_item *item, char *page)
 static ssize_t kt_root_dbroot_store(struct config_item *item,
 				    const char *page, size_t count)
 {
-	size_t len = strnlen(page, count);
+	size_t len = kt_cfs_value_len(page, count);
 	struct path path;
 	char *dir;
 	int ret;
 
-	if (len && page[len - 1] == '\n')
-		len--;
 	if (!len || page[0] != '/') {
 		pr_warn_ratelimited("dbroot: '%.*s' is not an absolute path\n",
 				    (int)min_t(size_t, len, 64), page);
@@ -92,6 +90,14 @@ out:
 	return ret;
 }
 
+size_t kt_cfs_value_len(const char *page, size_t count)
+{
+	while (count && (page[count - 1] == '\n' || page[count - 1] == '\r'))
+		count--;
+	return count;
+}
+EXPORT_SYMBOL_GPL(kt_cfs_value_len);
+
 /* The current dbroot, for the files the core keeps there (pr_aptpl.c). */
 void kt_dbroot_get(char *buf, size_t size)
 {
@@ -114,7 +120,7 @@ static ssize_t kt_root_data_buffer_limit_mb_store(struct config_item *item,
 
 	if (kstrtoul(page, 0, &mb)) {
 		pr_warn_ratelimited("data_buffer_limit_mb: '%.*s' is not a number of MiB\n",
-				    (int)kt_strip_value(page, count), page);
+				    (int)kt_cfs_value_len(page, count), page);
 		return -EINVAL;
 	}
 	ret = kt_data_limit_set_mb(mb);

@@ -43,7 +43,6 @@ extern const struct config_item_type kt_core_type;
 /* dev.c */
 int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 		const char *name);
-size_t kt_strip_value(const char *page, size_t count);
 
 struct kt_dev *kt_dev_from_link_target(struct config_item *item);
 void kt_dev_export(struct kt_dev *dev);

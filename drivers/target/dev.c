@@ -53,19 +53,6 @@ static const struct kt_dev_attrib kt_dev_attrib_default = {
 	.max_write_same_len	= 65535,
 };
 
-/*
- * Copy a configfs value without the newline echo adds: "count" bytes,
- * not NUL-terminated by the caller's guarantee we rely on.
- */
-size_t kt_strip_value(const char *page, size_t count)
-{
-	size_t len = strnlen(page, count);
-
-	while (len && (page[len - 1] == '\n' || page[len - 1] == '\r'))
-		len--;
-	return len;
-}
-
 static ssize_t kt_dev_info_show(struct config_item *item, char *page)
 {
 	struct kt_dev *dev = kt_dev_from_item(item);
@@ -92,7 +79,7 @@ static ssize_t kt_dev_control_store(struct config_item *item,
 	char *buf, *opts, *opt, *val;
 	int ret = 0;
 
-	buf = kmemdup_nul(page, kt_strip_value(page, count), GFP_KERNEL);
+	buf = kmemdup_nul(page, kt_cfs_value_len(page, count), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 
@@ -189,7 +176,7 @@ static ssize_t kt_dev_store_string(struct kt_dev *dev, const char *what,
 				   char *dst, size_t size,
 				   const char *page, size_t count)
 {
-	size_t len = kt_strip_value(page, count);
+	size_t len = kt_cfs_value_len(page, count);
 	size_t i;
 
 	if (len >= size) {

@@ -37,7 +37,7 @@ static ssize_t kt_attrib_store(struct config_item *item, const char *name,
 	if (ret) {
 		pr_warn_ratelimited("%s: attrib/%s: '%.*s' is not a number\n",
 				    devname, name,
-				    (int)min_t(size_t, kt_strip_value(page, count), 32),
+				    (int)min_t(size_t, kt_cfs_value_len(page, count), 32),
 				    page);
 		return ret;
 	}

@@ -43,7 +43,7 @@ static ssize_t kt_wwn_store_ascii(struct config_item *item, const char *what,
 {
 	struct kt_dev *dev = wwn_to_dev(item);
 	const char *name = config_item_name(&dev->group.cg_item);
-	size_t len = kt_strip_value(page, count);
+	size_t len = kt_cfs_value_len(page, count);
 	size_t i;
 
 	if (!len || len >= size) {

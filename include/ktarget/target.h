@@ -229,4 +229,11 @@ static inline struct kt_dev *kt_dev_from_item(struct config_item *item)
 	return container_of(to_config_group(item), struct kt_dev, group);
 }
 
+/*
+ * The length of a value written to a configfs attribute without the
+ * trailing newline echo adds ("\n", "\r\n"). A NUL inside stays, for the
+ * caller to refuse or to end the string at.
+ */
+size_t kt_cfs_value_len(const char *page, size_t count);
+
 #endif /* KTARGET_TARGET_H */

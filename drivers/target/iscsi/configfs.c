@@ -63,16 +63,6 @@ const char *kt_iscsi_cfs_path(struct config_item *item, char *buf, size_t size)
 	return buf;
 }
 
-size_t kt_iscsi_cfs_strip(const char *page, size_t count)
-{
-	if (count && page[count - 1] == '\n') {
-		count--;
-		if (count && page[count - 1] == '\r')
-			count--;
-	}
-	return count;
-}
-
 ssize_t kt_iscsi_cfs_ctrl(const char *s, size_t len)
 {
 	size_t i;
@@ -87,7 +77,7 @@ ssize_t kt_iscsi_cfs_ctrl(const char *s, size_t len)
 static int kt_cfs_number(const char *page, size_t count, char *buf,
 			 size_t size)
 {
-	size_t len = kt_iscsi_cfs_strip(page, count);
+	size_t len = kt_cfs_value_len(page, count);
 
 	if (len >= size)
 		return -EINVAL;
@@ -100,7 +90,7 @@ static int kt_cfs_number(const char *page, size_t count, char *buf,
 
 int kt_iscsi_cfs_shown(const char *page, size_t count)
 {
-	return min_t(size_t, kt_iscsi_cfs_strip(page, count), KT_CFS_SHOWN);
+	return min_t(size_t, kt_cfs_value_len(page, count), KT_CFS_SHOWN);
 }
 
 /*
@@ -152,7 +142,7 @@ static ssize_t kt_root_cpus_allowed_list_store(struct config_item *item,
 
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	buf = kmemdup_nul(page, kt_iscsi_cfs_strip(page, count), GFP_KERNEL);
+	buf = kmemdup_nul(page, kt_cfs_value_len(page, count), GFP_KERNEL);
 	if (!buf) {
 		ret = -ENOMEM;
 		goto out;
@@ -579,7 +569,7 @@ static ssize_t kt_acl_tag_store(struct config_item *item, const char *page,
 				size_t count)
 {
 	struct kt_iscsi_acl *iacl = to_iscsi_acl(to_acl(item));
-	size_t len = kt_iscsi_cfs_strip(page, count);
+	size_t len = kt_cfs_value_len(page, count);
 	ssize_t bad = kt_iscsi_cfs_ctrl(page, len);
 	char where[KT_ISCSI_WHERE_LEN];
 

@@ -48,7 +48,7 @@ static ssize_t kt_auth_store(struct config_item *item,
 			     struct kt_iscsi_auth *auth, const char *name,
 			     size_t offset, const char *page, size_t count)
 {
-	size_t len = kt_iscsi_cfs_strip(page, count);
+	size_t len = kt_cfs_value_len(page, count);
 	ssize_t bad = kt_iscsi_cfs_ctrl(page, len);
 	char where[KT_ISCSI_WHERE_LEN];
 	char *dst = (char *)auth + offset;

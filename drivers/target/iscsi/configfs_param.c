@@ -149,7 +149,7 @@ static ssize_t kt_tpg_param_store(struct config_item *item,
 {
 	const struct kt_iscsi_key *key = kt_iscsi_key_get(kt_params[p].key);
 	struct kt_iscsi_tpg *tpg = param_to_tpg(item);
-	size_t len = kt_iscsi_cfs_strip(page, count);
+	size_t len = kt_cfs_value_len(page, count);
 	ssize_t bad = kt_iscsi_cfs_ctrl(page, len);
 	char where[KT_ISCSI_WHERE_LEN];
 	char why[80];

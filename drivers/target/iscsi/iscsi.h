@@ -242,8 +242,6 @@ void kt_iscsi_drop_np(struct kt_tpg *tpg, struct config_group *np);
 /* @item's path below target/iscsi, for log lines */
 const char *kt_iscsi_cfs_path(struct config_item *item, char *buf,
 			      size_t size);
-/* Length of a written value without one trailing "\n" or "\r\n" */
-size_t kt_iscsi_cfs_strip(const char *page, size_t count);
 /* Index of the first control character (NUL included) in @s, or -1 */
 ssize_t kt_iscsi_cfs_ctrl(const char *s, size_t len);
 /* How many bytes of a refused value to log */
