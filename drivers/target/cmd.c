@@ -277,6 +277,7 @@ static sense_reason_t kt_cmd_parse(struct kt_cmd *cmd, unsigned int cdb_len)
 		cmd->sense_field = KT_FIELD_CDB(0);
 		return KT_SENSE_INVALID_OPCODE;
 	}
+	cmd->desc = c.desc;
 	cmd->lba = c.lba;
 	cmd->nr_blocks = c.nr_blocks;
 	cmd->cdb_flags = c.flags;

@@ -25,6 +25,7 @@
 
 #include <ktarget/backend.h>
 #include <ktarget/fabric.h>
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
 
 #include "core.h"
@@ -44,12 +45,8 @@ sense_reason_t kt_sanitize_check(struct kt_cmd *cmd)
 	if (likely(atomic_read(&cmd->dev->sanitize.state) !=
 		   KT_SANITIZE_RUNNING))
 		return KT_SENSE_NONE;
-	switch (cmd->cdb[0]) {
-	case 0x12:				/* INQUIRY */
-	case 0x03:				/* REQUEST SENSE */
-	case 0xa0:				/* REPORT LUNS */
+	if (cmd->desc->flags & KT_CDB_D_IN_SANITIZE)
 		return KT_SENSE_NONE;
-	}
 	return KT_SENSE_SANITIZE_IN_PROGRESS;
 }
 

@@ -252,7 +252,7 @@ static void kt_sbc_rmw_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
 
-	if (cmd->cdb[0] == 0x89)
+	if (cmd->cdb[0] == COMPARE_AND_WRITE)
 		kt_sbc_caw_compare(cmd, cmd->loop_reason);
 	else
 		kt_sbc_orwrite_merge(cmd, cmd->loop_reason);
@@ -596,9 +596,9 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		return reason;
 
 	switch (c->opcode) {
-	case 0x08: case 0x28: case 0xa8: case 0x88:	/* READ */
-	case 0x0a: case 0x2a: case 0xaa: case 0x8a:	/* WRITE */
-	case 0x2e: case 0xae: case 0x8e:		/* WRITE AND VERIFY */
+	case READ_6: case READ_10: case READ_12: case READ_16:
+	case WRITE_6: case WRITE_10: case WRITE_12: case WRITE_16:
+	case WRITE_VERIFY: case WRITE_VERIFY_12: case WRITE_VERIFY_16:
 		reason = kt_sbc_range(cmd, c, cap) ?: kt_sbc_max_xfer(cmd, c);
 		if (reason)
 			return reason;
@@ -609,7 +609,7 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		cmd->execute = kt_sbc_execute_rw;
 		return *dir == KT_DATA_OUT ? kt_sbc_overflow(cmd, *needed) :
 					     KT_SENSE_NONE;
-	case 0x2f: case 0xaf: case 0x8f:		/* VERIFY */
+	case VERIFY: case VERIFY_12: case VERIFY_16:
 		reason = kt_sbc_range(cmd, c, cap);
 		if (reason)
 			return reason;
@@ -631,7 +631,7 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*dir = KT_DATA_OUT;
 		cmd->execute = kt_sbc_execute_verify;
 		return kt_sbc_overflow(cmd, *needed);
-	case 0x89:					/* COMPARE AND WRITE */
+	case COMPARE_AND_WRITE:
 		/*
 		 * SBC-3 5.2: the data-out is exactly the verify and the write
 		 * data; any other length means NUMBER OF BLOCKS is wrong.
@@ -654,7 +654,7 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*dir = KT_DATA_OUT;
 		cmd->execute = kt_sbc_execute_caw;
 		return KT_SENSE_NONE;
-	case 0x8b:					/* ORWRITE (16) */
+	case ORWRITE_16:
 		reason = kt_sbc_range(cmd, c, cap) ?: kt_sbc_max_xfer(cmd, c);
 		if (reason)
 			return reason;
@@ -668,13 +668,13 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*dir = KT_DATA_OUT;
 		cmd->execute = kt_sbc_execute_orwrite;
 		return kt_sbc_overflow(cmd, *needed);
-	case 0x34: case 0x90:				/* PRE-FETCH */
+	case PRE_FETCH: case PRE_FETCH_16:
 		reason = kt_sbc_range(cmd, c, cap);
 		if (reason)
 			return reason;
 		cmd->execute = kt_sbc_execute_good;
 		return KT_SENSE_NONE;
-	case 0x35: case 0x91:				/* SYNCHRONIZE CACHE */
+	case SYNCHRONIZE_CACHE: case SYNCHRONIZE_CACHE_16:
 		/* SBC-3 5.22: NUMBER OF BLOCKS 0 means to the end */
 		if (!kt_cdb_range_ok(c->lba, c->nr_blocks, cap)) {
 			cmd->sense_info = c->lba;
@@ -682,13 +682,13 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		}
 		cmd->execute = kt_sbc_execute_sync;
 		return KT_SENSE_NONE;
-	case 0x41: case 0x93:				/* WRITE SAME */
+	case WRITE_SAME: case WRITE_SAME_16:
 		if (!dev->ops->write_zeroes)
 			break;
 		if (cmd->write_protected)
 			return KT_SENSE_WRITE_PROTECTED;
 		/* SBC-3 5.43: NDOB: no data-out buffer */
-		if (!(c->opcode == 0x93 && (cmd->cdb[1] & 0x01))) {
+		if (!(c->opcode == WRITE_SAME_16 && (cmd->cdb[1] & 0x01))) {
 			/*
 			 * else exactly one logical block: with less there is
 			 * no block to repeat, more is no block at all
@@ -700,9 +700,9 @@ sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		}
 		cmd->execute = kt_sbc_execute_write_same;
 		return KT_SENSE_NONE;
-	case 0x48:					/* SANITIZE */
+	case SANITIZE:
 		return kt_sanitize_parse(cmd, needed, dir);
-	case 0x42:					/* UNMAP */
+	case UNMAP:
 		if (!dev->ops->write_zeroes)
 			break;
 		if (cmd->write_protected)

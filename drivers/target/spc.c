@@ -347,7 +347,6 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			    u32 *needed, enum kt_data_dir *dir)
 {
 	const u8 *cdb = cmd->cdb;
-	bool lu_less = false;
 	sense_reason_t (*exec)(struct kt_cmd *cmd) = NULL;
 	/* a parameter list of a 32-bit length: the most we take, and where */
 	sense_reason_t too_long = KT_SENSE_INVALID_CDB_FIELD;
@@ -355,48 +354,51 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	u8 len_byte = 0;
 
 	switch (c->opcode) {
-	case 0x5e: case 0x5f:			/* PERSISTENT RESERVE IN/OUT */
+	case PERSISTENT_RESERVE_IN:
+	case PERSISTENT_RESERVE_OUT:
 		return kt_pr_parse(cmd, c, needed, dir);
-	case 0x16: case 0x17:			/* RESERVE, RELEASE (6) */
-	case 0x56: case 0x57:			/* RESERVE, RELEASE (10) */
+	case RESERVE:
+	case RELEASE:
+	case RESERVE_10:
+	case RELEASE_10:
 		return kt_reserve_parse(cmd, needed, dir);
-	case 0x12:				/* INQUIRY */
+	case INQUIRY:
 		exec = kt_x_inquiry;
-		lu_less = true;
 		break;
-	case 0xa0:				/* REPORT LUNS */
+	case REPORT_LUNS:
 		exec = kt_x_report_luns;
-		lu_less = true;
 		break;
-	case 0x03:				/* REQUEST SENSE */
+	case REQUEST_SENSE:
 		exec = kt_x_request_sense;
-		lu_less = true;
 		break;
-	case 0x00:				/* TEST UNIT READY */
-	case 0x1b:				/* START STOP UNIT */
-	case 0x1e:				/* PREVENT ALLOW MEDIUM REMOVAL */
+	case TEST_UNIT_READY:
+	case START_STOP:
+	case ALLOW_MEDIUM_REMOVAL:
 		exec = kt_x_good;
 		break;
-	case 0x25:				/* READ CAPACITY (10) */
+	case READ_CAPACITY:
 		exec = kt_x_read_capacity;
 		break;
-	case 0x1a: case 0x5a:			/* MODE SENSE */
+	case MODE_SENSE:
+	case MODE_SENSE_10:
 		exec = kt_x_mode_sense;
 		break;
-	case 0x15: case 0x55:			/* MODE SELECT */
+	case MODE_SELECT:
+	case MODE_SELECT_10:
 		exec = kt_x_mode_select;
 		*dir = KT_DATA_OUT;
 		break;
-	case 0x37: case 0xb7:			/* READ DEFECT DATA */
+	case READ_DEFECT_DATA:
+	case READ_DEFECT_DATA_12:
 		exec = kt_x_read_defect;
 		break;
-	case 0x9e:				/* SERVICE ACTION IN (16) */
-		if ((cdb[1] & 0x1f) == 0x10)
+	case SERVICE_ACTION_IN_16:
+		if ((cdb[1] & 0x1f) == SAI_READ_CAPACITY_16)
 			exec = kt_x_read_capacity;
-		else if ((cdb[1] & 0x1f) == 0x12)
+		else if ((cdb[1] & 0x1f) == SAI_GET_LBA_STATUS)
 			exec = kt_x_get_lba_status;
 		break;
-	case 0x83:				/* EXTENDED COPY */
+	case EXTENDED_COPY:
 		exec = kt_xcopy_execute;
 		*dir = KT_DATA_OUT;
 		/*
@@ -407,19 +409,19 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		too_long = KT_SENSE_PARAM_LIST_LENGTH;
 		len_byte = 10;
 		break;
-	case 0x84:				/* RECEIVE COPY RESULTS */
+	case RECEIVE_COPY_RESULTS:
 		exec = kt_xcopy_rcr_execute;
 		break;
-	case 0xa3:				/* MAINTENANCE IN */
-		if ((cdb[1] & 0x1f) == 0x0c)
+	case MAINTENANCE_IN:
+		if ((cdb[1] & 0x1f) == MI_REPORT_SUPPORTED_OPERATION_CODES)
 			exec = kt_x_rsoc;
-		else if ((cdb[1] & 0x1f) == 0x0d)
+		else if ((cdb[1] & 0x1f) == MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS)
 			exec = kt_x_rstmf;
-		else if ((cdb[1] & 0x1f) == 0x0a)
+		else if ((cdb[1] & 0x1f) == MI_REPORT_TARGET_PGS)
 			exec = kt_x_rtpg;
 		break;
-	case 0xa4:				/* MAINTENANCE OUT */
-		if ((cdb[1] & 0x1f) == 0x0a) {	/* SET TARGET PORT GROUPS */
+	case MAINTENANCE_OUT:
+		if ((cdb[1] & 0x1f) == MO_SET_TARGET_PGS) {
 			exec = kt_alua_stpg_execute;
 			*dir = KT_DATA_OUT;
 			max_param = KT_STPG_MAX_LEN;
@@ -431,7 +433,7 @@ sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		cmd->sense_field = KT_FIELD_CDB(0);
 		return KT_SENSE_INVALID_OPCODE;
 	}
-	if (!cmd->dev && !lu_less)
+	if (!cmd->dev && !(c->desc->flags & KT_CDB_D_NO_LU))
 		return KT_SENSE_LUN_NOT_SUPPORTED;
 
 	*needed = kt_spc_alloc_len(cdb);

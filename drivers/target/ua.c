@@ -31,6 +31,7 @@
 #include <linux/xarray.h>
 
 #include <ktarget/fabric.h>
+#include <ktarget/proto/cdb.h>
 
 #include "core.h"
 
@@ -209,23 +210,20 @@ u16 kt_ua_take(struct kt_cmd *cmd)
 }
 
 /*
- * SPC-4 5.14: INQUIRY, REPORT LUNS and REQUEST SENSE run with a unit
- * attention pending (REQUEST SENSE returns it, REPORT LUNS clears the
- * changed-LUNs one); every other command is refused with it.
+ * SPC-4 5.14: the commands the table marks KT_CDB_D_NO_UA (INQUIRY, REPORT
+ * LUNS, REQUEST SENSE) run with a unit attention pending: REQUEST SENSE
+ * returns it, REPORT LUNS clears the changed-LUNs one. Every other command
+ * is refused with it.
  */
 sense_reason_t kt_ua_check(struct kt_cmd *cmd)
 {
 	u16 asc;
 
-	switch (cmd->cdb[0]) {
-	case 0x12:				/* INQUIRY */
-	case 0x03:				/* REQUEST SENSE */
-		return KT_SENSE_NONE;
-	case 0xa0:				/* REPORT LUNS */
+	if (cmd->desc->opcode == REPORT_LUNS)
 		WRITE_ONCE(cmd->sess->lun_gen_seen,
 			   atomic_read(&cmd->sess->tpg->lun_gen));
+	if (cmd->desc->flags & KT_CDB_D_NO_UA)
 		return KT_SENSE_NONE;
-	}
 	asc = kt_ua_take(cmd);
 	if (!asc)
 		return KT_SENSE_NONE;

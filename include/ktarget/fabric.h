@@ -36,6 +36,7 @@
 #include <ktarget/target.h>
 #include <ktarget/proto/sense.h>
 
+struct kt_cdb_desc;
 struct kt_cmd;
 struct kt_tmr;
 struct kt_tpg;
@@ -298,6 +299,8 @@ struct kt_cmd {
 	u64			lba;
 	u32			nr_blocks;
 	u8			cdb_flags;
+	/* what the core knows of the command, once kt_cmd_setup() took it */
+	const struct kt_cdb_desc *desc;
 	sense_reason_t		(*execute)(struct kt_cmd *cmd);
 
 	/* for the backstore: bios in flight and their worst outcome */

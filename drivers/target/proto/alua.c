@@ -12,6 +12,7 @@
 #include <asm/unaligned.h>
 
 #include <ktarget/proto/alua.h>
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/sense.h>
 
 #define KT_RTPG_HDR_LEN		4
@@ -124,63 +125,41 @@ sense_reason_t kt_alua_stpg_parse(const u8 *buf, u32 len,
 }
 
 /* SPC-4 5.15.2.4.5: what a port in any access state still answers */
-static bool kt_alua_always_allowed(const u8 *cdb)
+static bool kt_alua_always_allowed(const struct kt_cdb_desc *d)
 {
-	switch (cdb[0]) {
-	case 0x12:		/* INQUIRY */
-	case 0xa0:		/* REPORT LUNS */
-	case 0x03:		/* REQUEST SENSE */
-		return true;
-	case 0xa3:		/* MAINTENANCE IN */
-		switch (cdb[1] & 0x1f) {
-		case 0x0a:	/* REPORT TARGET PORT GROUPS */
-		case 0x0c:	/* REPORT SUPPORTED OPERATION CODES */
-		case 0x0d:	/* REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS */
-			return true;
-		}
-		return false;
-	case 0xa4:		/* MAINTENANCE OUT */
-		return (cdb[1] & 0x1f) == 0x0a;	/* SET TARGET PORT GROUPS */
-	}
-	return false;
+	return d && (d->flags & KT_CDB_D_ALUA_ANY);
 }
 
 /* SPC-4 5.15.2.4.4: what a port in standby answers on top of those */
-static bool kt_alua_standby_allowed(const u8 *cdb)
+static bool kt_alua_standby_allowed(const struct kt_cdb_desc *d)
 {
-	switch (cdb[0]) {
-	case 0x15: case 0x55:	/* MODE SELECT */
-	case 0x1a: case 0x5a:	/* MODE SENSE */
-	case 0x4c: case 0x4d:	/* LOG SELECT, LOG SENSE */
-	case 0x1c: case 0x1d:	/* RECEIVE DIAGNOSTIC RESULTS, SEND DIAGNOSTIC */
-	case 0x5e: case 0x5f:	/* PERSISTENT RESERVE IN/OUT */
-		return true;
-	}
-	return false;
+	return d && (d->flags & KT_CDB_D_ALUA_STANDBY);
 }
 
 u16 kt_alua_access_check(u8 state, const u8 *cdb)
 {
+	const struct kt_cdb_desc *cmd = kt_cdb_desc_find(cdb, 2);
+
 	switch (state) {
 	case KT_ALUA_AO:
 	case KT_ALUA_ANO:
 	case KT_ALUA_LBA_DEPENDENT:
 		return 0;
 	case KT_ALUA_STANDBY:
-		if (kt_alua_always_allowed(cdb) || kt_alua_standby_allowed(cdb))
+		if (kt_alua_always_allowed(cmd) || kt_alua_standby_allowed(cmd))
 			return 0;
 		return KT_ASC_NOT_READY_STANDBY;
 	case KT_ALUA_UNAVAILABLE:
-		if (kt_alua_always_allowed(cdb))
+		if (kt_alua_always_allowed(cmd))
 			return 0;
 		return KT_ASC_NOT_READY_UNAVAILABLE;
 	case KT_ALUA_TRANSITIONING:
-		if (kt_alua_always_allowed(cdb))
+		if (kt_alua_always_allowed(cmd))
 			return 0;
 		return KT_ASC_NOT_READY_TRANSITIONING;
 	case KT_ALUA_OFFLINE:
 	default:
-		if (kt_alua_always_allowed(cdb))
+		if (kt_alua_always_allowed(cmd))
 			return 0;
 		return KT_ASC_NOT_READY_OFFLINE;
 	}

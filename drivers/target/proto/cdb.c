@@ -5,48 +5,279 @@
  */
 #include <linux/types.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <asm/unaligned.h>
 
 #include <ktarget/proto/cdb.h>
+#include <ktarget/proto/pr.h>
+#include <ktarget/proto/spc.h>
 
-struct kt_cdb_desc {
-	u8 layout;
-	u8 flags;
+#define OP(op, l)		.opcode = (op), .len = (l)
+#define OP_SA(op, s, l)		.opcode = (op), .sa = (s), .has_sa = 1, .len = (l)
+#define USAGE(...)		.usage = { __VA_ARGS__ }
+
+#define IN		KT_CDB_D_BLOCKS_IN
+#define OUT		KT_CDB_D_BLOCKS_OUT
+#define DPOFUA		KT_CDB_D_DPOFUA
+#define LONG		KT_CDB_D_LONG
+#define PARAM		KT_CDB_D_PARAM
+#define PROTECT		KT_CDB_D_PROTECT
+/* INQUIRY, REPORT LUNS, REQUEST SENSE: about the target, not the medium */
+#define FOR_TARGET	(KT_CDB_D_NO_LU | KT_CDB_D_NO_UA | KT_CDB_D_IN_SANITIZE | \
+			 KT_CDB_D_RESERVED_OK | KT_CDB_D_ALUA_ANY)
+#define STANDBY		KT_CDB_D_ALUA_STANDBY
+
+/*
+ * Every command ktarget implements. SPC-4 commands are described in
+ * SPC-4 6, block commands in SBC-3 5. Keep it sorted (a unit test checks).
+ */
+const struct kt_cdb_desc kt_cdb_descs[] = {
+	{ OP(TEST_UNIT_READY, 6), .pr = KT_PRC_ANY },
+	/* DESC */
+	{ OP(REQUEST_SENSE, 6), .flags = FOR_TARGET, .pr = KT_PRC_ANY,
+	  .alen_off = 4, .alen_size = 1, USAGE(0x01, 0, 0, 0xff) },
+	{ OP(READ_6, 6), .layout = KT_CDB_RW6, .flags = IN, .pr = KT_PRC_READ,
+	  USAGE(0x1f, 0xff, 0xff, 0xff) },
+	{ OP(WRITE_6, 6), .layout = KT_CDB_RW6, .flags = OUT,
+	  USAGE(0x1f, 0xff, 0xff, 0xff) },
+	/* EVPD (CMDDT is obsolete) */
+	{ OP(INQUIRY, 6), .flags = FOR_TARGET, .pr = KT_PRC_ANY,
+	  .alen_off = 3, .alen_size = 2, USAGE(0x01, 0xff, 0xff, 0xff) },
+	/* PF, SP */
+	{ OP(MODE_SELECT, 6), .flags = PARAM | STANDBY,
+	  .alen_off = 4, .alen_size = 1, USAGE(0x11, 0, 0, 0xff) },
+	/* no third-party or extents */
+	{ OP(RESERVE, 6), .gate = KT_GATE_PR, .pr = KT_PRC_RESV },
+	{ OP(RELEASE, 6), .gate = KT_GATE_PR, .pr = KT_PRC_RESV,
+	  .flags = KT_CDB_D_RESERVED_OK },
+	/* DBD, PC, PAGE CODE, SUBPAGE CODE */
+	{ OP(MODE_SENSE, 6), .flags = STANDBY, .pr = KT_PRC_READ,
+	  .alen_off = 4, .alen_size = 1, USAGE(0x08, 0xff, 0xff, 0xff) },
+	/* IMMED, modifier, POWER CONDITION, NO_FLUSH, START */
+	{ OP(START_STOP, 6), .flags = LONG, .pr = KT_PRC_START_STOP,
+	  USAGE(0x01, 0, 0x0f, 0xf5) },
+	{ OP(ALLOW_MEDIUM_REMOVAL, 6), .pr = KT_PRC_PREVENT_ALLOW,
+	  USAGE(0, 0, 0, 0x03) },
+	/* LBA, PMI */
+	{ OP(READ_CAPACITY, 10), .pr = KT_PRC_ANY,
+	  USAGE(0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x01) },
+	/* DPO, FUA, RARC, FUA_NV */
+	{ OP(READ_10, 10), .layout = KT_CDB_RW10,
+	  .flags = IN | DPOFUA | PROTECT, .pr = KT_PRC_READ,
+	  USAGE(0x1e, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
+	/* DPO, FUA, FUA_NV */
+	{ OP(WRITE_10, 10), .layout = KT_CDB_RW10, .flags = OUT | DPOFUA | PROTECT,
+	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
+	/* DPO, BYTCHK */
+	{ OP(WRITE_VERIFY, 10), .layout = KT_CDB_RW10,
+	  .flags = OUT | DPOFUA | PROTECT,
+	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
+	/* DPO, BYTCHK */
+	{ OP(VERIFY, 10), .layout = KT_CDB_RW10,
+	  .flags = DPOFUA | LONG | PROTECT, .pr = KT_PRC_READ,
+	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
+	/* IMMED */
+	{ OP(PRE_FETCH, 10), .layout = KT_CDB_RW10, .pr = KT_PRC_READ,
+	  USAGE(0x02, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
+	/* SYNC_NV (obsolete, ignored), IMMED */
+	{ OP(SYNCHRONIZE_CACHE, 10), .layout = KT_CDB_RW10, .flags = LONG,
+	  USAGE(0x06, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
+	/* REQ_PLIST, REQ_GLIST, DEFECT LIST FORMAT */
+	{ OP(READ_DEFECT_DATA, 10), .pr = KT_PRC_READ,
+	  .alen_off = 7, .alen_size = 2, USAGE(0, 0x1f, 0, 0, 0, 0, 0xff, 0xff) },
+	/* UNMAP (ANCHOR unsupported) */
+	{ OP(WRITE_SAME, 10), .layout = KT_CDB_RW10,
+	  .flags = KT_CDB_D_WS_UNMAP | LONG | PROTECT,
+	  USAGE(0x08, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
+	/* ANCHOR unsupported */
+	{ OP(UNMAP, 10), .flags = PARAM | LONG, .gate = KT_GATE_TPU,
+	  .alen_off = 7, .alen_size = 2, USAGE(0, 0, 0, 0, 0, 0x1f, 0xff, 0xff) },
+	/* IMMED, AUSE */
+	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_OVERWRITE, 10), .flags = PARAM | LONG,
+	  .alen_off = 7, .alen_size = 2, USAGE(0xa1, 0, 0, 0, 0, 0, 0xff, 0xff) },
+	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_BLOCK_ERASE, 10), .flags = PARAM | LONG,
+	  .gate = KT_GATE_BLOCK_ERASE,
+	  .alen_off = 7, .alen_size = 2, USAGE(0xa2, 0, 0, 0, 0, 0, 0xff, 0xff) },
+	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_EXIT_FAILURE, 10), .flags = PARAM,
+	  .alen_off = 7, .alen_size = 2, USAGE(0xbf, 0, 0, 0, 0, 0, 0xff, 0xff) },
+	/* PF, SP */
+	{ OP(MODE_SELECT_10, 10), .flags = PARAM | STANDBY,
+	  .alen_off = 7, .alen_size = 2, USAGE(0x11, 0, 0, 0, 0, 0, 0xff, 0xff) },
+	/* no third-party */
+	{ OP(RESERVE_10, 10), .gate = KT_GATE_PR, .pr = KT_PRC_RESV },
+	{ OP(RELEASE_10, 10), .gate = KT_GATE_PR, .pr = KT_PRC_RESV,
+	  .flags = KT_CDB_D_RESERVED_OK },
+	/* LLBAA, DBD, PC, PAGE CODE, SUBPAGE CODE */
+	{ OP(MODE_SENSE_10, 10), .flags = STANDBY, .pr = KT_PRC_READ,
+	  .alen_off = 7, .alen_size = 2, USAGE(0x18, 0xff, 0xff, 0, 0, 0, 0xff, 0xff) },
+#define PR_IN(s)	{ OP_SA(PERSISTENT_RESERVE_IN, (s), 10), .gate = KT_GATE_PR, \
+			  .flags = STANDBY, .pr = KT_PRC_ANY, .alen_off = 7, \
+			  .alen_size = 2, USAGE((s), 0, 0, 0, 0, 0, 0xff, 0xff) }
+	PR_IN(KT_PRI_READ_KEYS),
+	PR_IN(KT_PRI_READ_RESERVATION),
+	PR_IN(KT_PRI_REPORT_CAPABILITIES),
+	PR_IN(KT_PRI_READ_FULL_STATUS),
+#undef PR_IN
+	/* SCOPE, TYPE; the service actions' own rules are pr.c's */
+#define PR_OUT(s)	{ OP_SA(PERSISTENT_RESERVE_OUT, (s), 10), .gate = KT_GATE_PR, \
+			  .flags = PARAM | STANDBY, .pr = KT_PRC_ANY, .alen_off = 5, \
+			  .alen_size = 4, USAGE((s), 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff) }
+	PR_OUT(KT_PRO_REGISTER),
+	PR_OUT(KT_PRO_RESERVE),
+	PR_OUT(KT_PRO_RELEASE),
+	PR_OUT(KT_PRO_CLEAR),
+	PR_OUT(KT_PRO_PREEMPT),
+	PR_OUT(KT_PRO_PREEMPT_AND_ABORT),
+	PR_OUT(KT_PRO_REGISTER_AND_IGNORE),
+	PR_OUT(KT_PRO_REGISTER_AND_MOVE),
+#undef PR_OUT
+	{ OP_SA(EXTENDED_COPY, KT_SA_XCOPY_LID1, 16), .flags = PARAM | LONG,
+	  .gate = KT_GATE_3PC, .alen_off = 10, .alen_size = 4,
+	  USAGE(KT_SA_XCOPY_LID1, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* LIST IDENTIFIER */
+	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_COPY_STATUS, 16), .gate = KT_GATE_3PC,
+	  .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
+	  USAGE(KT_SA_RCR_COPY_STATUS, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_OPERATING, 16), .gate = KT_GATE_3PC,
+	  .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
+	  USAGE(KT_SA_RCR_OPERATING, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* LIST IDENTIFIER */
+	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_FAILURE, 16), .gate = KT_GATE_3PC,
+	  .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
+	  USAGE(KT_SA_RCR_FAILURE, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* DPO, FUA, RARC, FUA_NV */
+	{ OP(READ_16, 16), .layout = KT_CDB_RW16, .flags = IN | DPOFUA | PROTECT,
+	  .pr = KT_PRC_READ, USAGE(0x1e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				  0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* DPO, FUA, FUA_NV, NUMBER OF LOGICAL BLOCKS */
+	{ OP(COMPARE_AND_WRITE, 16), .layout = KT_CDB_CAW16,
+	  .flags = OUT | DPOFUA | PROTECT, .gate = KT_GATE_CAW,
+	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0, 0, 0, 0xff, 0x1f) },
+	/* DPO, FUA, FUA_NV */
+	{ OP(WRITE_16, 16), .layout = KT_CDB_RW16, .flags = OUT | DPOFUA | PROTECT,
+	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* DPO, FUA, FUA_NV */
+	{ OP(ORWRITE_16, 16), .layout = KT_CDB_RW16, .flags = OUT | DPOFUA | PROTECT,
+	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* DPO, BYTCHK */
+	{ OP(WRITE_VERIFY_16, 16), .layout = KT_CDB_RW16,
+	  .flags = OUT | DPOFUA | PROTECT,
+	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* DPO, BYTCHK */
+	{ OP(VERIFY_16, 16), .layout = KT_CDB_RW16,
+	  .flags = DPOFUA | LONG | PROTECT, .pr = KT_PRC_READ,
+	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* IMMED */
+	{ OP(PRE_FETCH_16, 16), .layout = KT_CDB_RW16, .pr = KT_PRC_READ,
+	  USAGE(0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* SYNC_NV (obsolete, ignored), IMMED */
+	{ OP(SYNCHRONIZE_CACHE_16, 16), .layout = KT_CDB_RW16, .flags = LONG,
+	  USAGE(0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* UNMAP, NDOB (ANCHOR unsupported) */
+	{ OP(WRITE_SAME_16, 16), .layout = KT_CDB_RW16,
+	  .flags = KT_CDB_D_WS_UNMAP | LONG | PROTECT,
+	  USAGE(0x09, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* PMI */
+	{ OP_SA(SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, 16), .pr = KT_PRC_ANY,
+	  .alen_off = 10, .alen_size = 4,
+	  USAGE(SAI_READ_CAPACITY_16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x01) },
+	{ OP_SA(SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS, 16), .gate = KT_GATE_LBP,
+	  .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
+	  USAGE(SAI_GET_LBA_STATUS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* SELECT REPORT */
+	{ OP(REPORT_LUNS, 12), .flags = FOR_TARGET, .pr = KT_PRC_ANY,
+	  .alen_off = 6, .alen_size = 4,
+	  USAGE(0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* PARAMETER DATA FORMAT */
+	{ OP_SA(MAINTENANCE_IN, MI_REPORT_TARGET_PGS, 12), .gate = KT_GATE_ALUA,
+	  .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_ANY, .alen_off = 6, .alen_size = 4,
+	  USAGE(0xe0 | MI_REPORT_TARGET_PGS, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* RCTD, REPORTING OPTIONS, REQUESTED OPERATION CODE, ... */
+	{ OP_SA(MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPERATION_CODES, 12),
+	  .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_READ, .alen_off = 6, .alen_size = 4,
+	  USAGE(MI_REPORT_SUPPORTED_OPERATION_CODES, 0x87, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0) },
+	/* REPD */
+	{ OP_SA(MAINTENANCE_IN, MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS, 12),
+	  .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_READ, .alen_off = 6, .alen_size = 4,
+	  USAGE(MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS, 0x80, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0) },
+	{ OP_SA(MAINTENANCE_OUT, MO_SET_TARGET_PGS, 12), .gate = KT_GATE_ALUA_EXPL,
+	  .flags = PARAM | KT_CDB_D_ALUA_ANY, .alen_off = 6, .alen_size = 4,
+	  USAGE(MO_SET_TARGET_PGS, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* DPO, FUA, RARC, FUA_NV */
+	{ OP(READ_12, 12), .layout = KT_CDB_RW12, .flags = IN | DPOFUA | PROTECT,
+	  .pr = KT_PRC_READ,
+	  USAGE(0x1e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* DPO, FUA, FUA_NV */
+	{ OP(WRITE_12, 12), .layout = KT_CDB_RW12, .flags = OUT | DPOFUA | PROTECT,
+	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* DPO, BYTCHK */
+	{ OP(WRITE_VERIFY_12, 12), .layout = KT_CDB_RW12,
+	  .flags = OUT | DPOFUA | PROTECT,
+	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* DPO, BYTCHK */
+	{ OP(VERIFY_12, 12), .layout = KT_CDB_RW12,
+	  .flags = DPOFUA | LONG | PROTECT, .pr = KT_PRC_READ,
+	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* REQ_PLIST, REQ_GLIST, FORMAT, INDEX */
+	{ OP(READ_DEFECT_DATA_12, 12), .pr = KT_PRC_READ, .alen_off = 6, .alen_size = 4,
+	  USAGE(0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0) },
 };
 
-#define RD	KT_CDB_F_DATA_IN
-#define WR	KT_CDB_F_DATA_OUT
-#define CACHE	(KT_CDB_F_FUA | KT_CDB_F_DPO)	/* bits 3 and 4 of byte 1 are FUA, DPO */
+const unsigned int kt_cdb_nr_descs = ARRAY_SIZE(kt_cdb_descs);
 
-/* SBC-3 5: the block commands whose LBA and length the core must range-check. */
-static const struct kt_cdb_desc kt_cdb_table[256] = {
-	[0x08] = { KT_CDB_RW6,   RD },		/* READ (6) */
-	[0x0a] = { KT_CDB_RW6,   WR },		/* WRITE (6) */
-	[0x28] = { KT_CDB_RW10,  RD | CACHE },	/* READ (10) */
-	[0x2a] = { KT_CDB_RW10,  WR | CACHE },	/* WRITE (10) */
-	[0x2e] = { KT_CDB_RW10,  WR | KT_CDB_F_DPO },	/* WRITE AND VERIFY (10) */
-	[0x2f] = { KT_CDB_RW10,  KT_CDB_F_DPO },	/* VERIFY (10) */
-	[0x34] = { KT_CDB_RW10,  0 },		/* PRE-FETCH (10) */
-	[0x35] = { KT_CDB_RW10,  0 },		/* SYNCHRONIZE CACHE (10) */
-	[0x41] = { KT_CDB_RW10,  0 },		/* WRITE SAME (10) */
-	[0x88] = { KT_CDB_RW16,  RD | CACHE },	/* READ (16) */
-	[0x89] = { KT_CDB_CAW16, WR | CACHE },	/* COMPARE AND WRITE */
-	[0x8a] = { KT_CDB_RW16,  WR | CACHE },	/* WRITE (16) */
-	[0x8b] = { KT_CDB_RW16,  WR | CACHE },	/* ORWRITE (16) */
-	[0x8e] = { KT_CDB_RW16,  WR | KT_CDB_F_DPO },	/* WRITE AND VERIFY (16) */
-	[0x8f] = { KT_CDB_RW16,  KT_CDB_F_DPO },	/* VERIFY (16) */
-	[0x90] = { KT_CDB_RW16,  0 },		/* PRE-FETCH (16) */
-	[0x91] = { KT_CDB_RW16,  0 },		/* SYNCHRONIZE CACHE (16) */
-	[0x93] = { KT_CDB_RW16,  0 },		/* WRITE SAME (16) */
-	[0xa8] = { KT_CDB_RW12,  RD | CACHE },	/* READ (12) */
-	[0xaa] = { KT_CDB_RW12,  WR | CACHE },	/* WRITE (12) */
-	[0xae] = { KT_CDB_RW12,  WR | KT_CDB_F_DPO },	/* WRITE AND VERIFY (12) */
-	[0xaf] = { KT_CDB_RW12,  KT_CDB_F_DPO },	/* VERIFY (12) */
-};
+#undef OP
+#undef OP_SA
+#undef USAGE
+#undef IN
+#undef OUT
+#undef DPOFUA
+#undef LONG
+#undef PARAM
+#undef PROTECT
+#undef FOR_TARGET
+#undef STANDBY
 
-#undef RD
-#undef WR
-#undef CACHE
+static int kt_cdb_desc_cmp(const struct kt_cdb_desc *d, u8 opcode, u8 sa)
+{
+	if (d->opcode != opcode)
+		return d->opcode < opcode ? -1 : 1;
+	if (!d->has_sa || d->sa == sa)
+		return 0;
+	return d->sa < sa ? -1 : 1;
+}
+
+const struct kt_cdb_desc *kt_cdb_desc_find(const u8 *cdb, size_t len)
+{
+	unsigned int lo = 0, hi = kt_cdb_nr_descs, mid;
+	u8 sa = len > 1 ? cdb[1] & 0x1f : 0;
+	int cmp;
+
+	if (!len)
+		return NULL;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		cmp = kt_cdb_desc_cmp(&kt_cdb_descs[mid], cdb[0], sa);
+		if (!cmp)
+			return &kt_cdb_descs[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
 
 /* SPC-4 4.2.5.1, table 9: the group code (top three bits) gives the length. */
 unsigned int kt_cdb_group_len(u8 opcode)
@@ -103,12 +334,19 @@ enum kt_cdb_status kt_cdb_decode(const u8 *buf, size_t len, struct kt_cdb *cdb)
 	if (st != KT_CDB_OK)
 		return st;
 
-	d = &kt_cdb_table[buf[0]];
+	d = kt_cdb_desc_find(buf, cdb->len);
+	if (!d)
+		return KT_CDB_OK;
+	cdb->desc = d;
 	cdb->layout = d->layout;
-	cdb->flags = d->flags & (KT_CDB_F_DATA_IN | KT_CDB_F_DATA_OUT);
-	if ((d->flags & KT_CDB_F_FUA) && (buf[1] & 0x08))
+	if (d->flags & KT_CDB_D_BLOCKS_IN)
+		cdb->flags |= KT_CDB_F_DATA_IN;
+	if (d->flags & KT_CDB_D_BLOCKS_OUT)
+		cdb->flags |= KT_CDB_F_DATA_OUT;
+	/* the bits the command has (its usage data says where) and that are set */
+	if ((d->flags & KT_CDB_D_DPOFUA) && (buf[1] & d->usage[0] & 0x08))
 		cdb->flags |= KT_CDB_F_FUA;
-	if ((d->flags & KT_CDB_F_DPO) && (buf[1] & 0x10))
+	if ((d->flags & KT_CDB_D_DPOFUA) && (buf[1] & d->usage[0] & 0x10))
 		cdb->flags |= KT_CDB_F_DPO;
 
 	switch (d->layout) {

@@ -9,6 +9,7 @@
 #include <linux/string.h>
 #include <asm/unaligned.h>
 
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/pr.h>
 #include <ktarget/proto/sense.h>
 #include <ktarget/proto/spc.h>
@@ -392,75 +393,28 @@ sense_reason_t kt_pr_in(const struct kt_pr_info *pr, const u8 *cdb, u8 *buf,
  * Commands in the presence of reservations (SPC-4 5.13.1, SBC-3 4.17)
  */
 
-enum kt_pr_class {
-	KT_PRC_ANY,	/* allowed through every reservation */
-	KT_PRC_READ,	/* reads the medium or the LU's state */
-	KT_PRC_WRITE,	/* changes the medium or the LU's state */
-	KT_PRC_RESV,	/* RESERVE / RELEASE (6)/(10) */
-};
-
-static enum kt_pr_class kt_pr_class(const u8 *cdb)
+/* The class of @cdb: its descriptor's, refined by the fields that decide it */
+static enum kt_cdb_pr kt_pr_class(const u8 *cdb)
 {
-	u8 sa = cdb[1] & 0x1f;
+	const struct kt_cdb_desc *d = kt_cdb_desc_find(cdb, 2);
 
-	switch (cdb[0]) {
-	case 0x00:	/* TEST UNIT READY: ALLOW COMMANDS 011b */
-	case 0x03:	/* REQUEST SENSE */
-	case 0x12:	/* INQUIRY */
-	case 0x25:	/* READ CAPACITY (10) */
-	case 0x4d:	/* LOG SENSE */
-	case 0x5e:	/* PERSISTENT RESERVE IN */
-	case 0x5f:	/* PERSISTENT RESERVE OUT: per service action */
-	case 0xa0:	/* REPORT LUNS */
-		return KT_PRC_ANY;
-	case 0x9e:	/* SERVICE ACTION IN (16) */
-		if (sa == 0x10)		/* READ CAPACITY (16) */
-			return KT_PRC_ANY;
-		if (sa == 0x12)		/* GET LBA STATUS */
-			return KT_PRC_READ;
+	if (!d)
 		return KT_PRC_WRITE;
-	case 0xa3:	/* MAINTENANCE IN */
-		switch (sa) {
-		case 0x05:		/* REPORT IDENTIFYING INFORMATION */
-		case 0x0a:		/* REPORT TARGET PORT GROUPS */
-		case 0x0b:		/* REPORT ALIASES */
-		case 0x0e:		/* REPORT PRIORITY */
-		case 0x0f:		/* REPORT TIMESTAMP */
-			return KT_PRC_ANY;
-		}
-		return KT_PRC_READ;	/* RSOC, RSTMF */
-	case 0xab:	/* SERVICE ACTION IN (12) */
-		if (sa == 0x01)		/* READ MEDIA SERIAL NUMBER */
-			return KT_PRC_ANY;
-		return KT_PRC_WRITE;
-	case 0x08: case 0x28: case 0xa8: case 0x88:	/* READ */
-	case 0x2f: case 0xaf: case 0x8f:		/* VERIFY */
-	case 0x34: case 0x90:				/* PRE-FETCH */
-	case 0x37: case 0xb7:				/* READ DEFECT DATA */
-	case 0x1a: case 0x5a:				/* MODE SENSE */
-	case 0x1c:	/* RECEIVE DIAGNOSTIC RESULTS */
-	case 0x3c:	/* READ BUFFER */
-	case 0x84:	/* RECEIVE COPY RESULTS */
-	case 0x8c:	/* READ ATTRIBUTE */
-		return KT_PRC_READ;
-	case 0x1b:	/* START STOP UNIT: START with no power condition */
-		if ((cdb[4] & 0xf1) == 0x01)
-			return KT_PRC_ANY;
-		return KT_PRC_WRITE;
-	case 0x1e:	/* PREVENT ALLOW MEDIUM REMOVAL: ALLOW */
-		if (!(cdb[4] & 0x03))
-			return KT_PRC_ANY;
-		return KT_PRC_WRITE;
-	case 0x16: case 0x17: case 0x56: case 0x57:
-		return KT_PRC_RESV;
+	switch (d->pr) {
+	case KT_PRC_START_STOP:
+		/* SPC-4 5.13.1: START with no power condition passes */
+		return (cdb[4] & 0xf1) == 0x01 ? KT_PRC_ANY : KT_PRC_WRITE;
+	case KT_PRC_PREVENT_ALLOW:
+		/* ... and so does ALLOW */
+		return cdb[4] & 0x03 ? KT_PRC_WRITE : KT_PRC_ANY;
 	}
-	return KT_PRC_WRITE;
+	return d->pr;
 }
 
 sense_reason_t kt_pr_check_access(const u8 *cdb, u8 type, bool registered,
 				  bool holder)
 {
-	enum kt_pr_class cls = kt_pr_class(cdb);
+	enum kt_cdb_pr cls = kt_pr_class(cdb);
 
 	if (type == KT_PR_TYPE_NONE || cls == KT_PRC_ANY)
 		return KT_SENSE_NONE;
@@ -491,13 +445,9 @@ sense_reason_t kt_pr_check_access(const u8 *cdb, u8 type, bool registered,
 
 sense_reason_t kt_pr_check_reserve(const u8 *cdb)
 {
-	switch (cdb[0]) {
-	case 0x03:	/* REQUEST SENSE */
-	case 0x12:	/* INQUIRY */
-	case 0x17:	/* RELEASE (6): GOOD, no effect */
-	case 0x57:	/* RELEASE (10) */
-	case 0xa0:	/* REPORT LUNS */
+	const struct kt_cdb_desc *d = kt_cdb_desc_find(cdb, 2);
+
+	if (d && (d->flags & KT_CDB_D_RESERVED_OK))
 		return KT_SENSE_NONE;
-	}
 	return KT_SENSE_RESERVATION_CONFLICT;
 }

@@ -2,8 +2,8 @@
 /*
  * SPC-4 responses and CDB checks: INQUIRY with its VPD pages, REPORT LUNS,
  * REPORT SUPPORTED OPERATION CODES / TASK MANAGEMENT FUNCTIONS, REQUEST
- * SENSE, and the command table that drives both REPORT SUPPORTED OPERATION
- * CODES and the reserved-bit checks of every CDB. No allocation, locking or
+ * SENSE, and the reserved-bit checks of every CDB, both read from the one
+ * command table (kt_cdb_descs[], proto/cdb.c). No allocation, locking or
  * logging here: this file is compiled unchanged into the userspace unit and
  * fuzz tests.
  */
@@ -13,241 +13,10 @@
 #include <linux/bits.h>
 #include <asm/unaligned.h>
 
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/sense.h>
 #include <ktarget/proto/lun.h>
 #include <ktarget/proto/spc.h>
-
-/* Features a command needs before it is offered (struct kt_spc_cmd.gate) */
-enum kt_spc_gate {
-	G_ALWAYS = 0,
-	G_PR,		/* KT_LU_PR */
-	G_CAW,		/* KT_LU_CAW */
-	G_TPU,		/* KT_LU_TPU */
-	G_LBP,		/* KT_LU_TPU or KT_LU_TPWS */
-	G_3PC,		/* KT_LU_3PC */
-	G_ALUA,		/* TPGS not zero */
-	G_ALUA_EXPL,	/* explicit ALUA */
-	G_BLOCK_ERASE,	/* KT_LU_BLOCK_ERASE */
-};
-
-/* Bits of struct kt_spc_cmd.flags */
-#define C_SA		BIT(0)	/* SERVICE ACTION in byte 1 bits 4..0 */
-#define C_DPOFUA	BIT(1)	/* DPO/FUA bits of byte 1 follow DPOFUA */
-#define C_WS_UNMAP	BIT(2)	/* UNMAP bit of byte 1 follows KT_LU_TPWS */
-#define C_LONG		BIT(3)	/* may take long: longer recommended timeout */
-#define C_PARAM		BIT(4)	/* .alen_* is a PARAMETER LIST LENGTH */
-#define C_PROTECT	BIT(5)	/* byte 1 bits 7..5: RD/WR/VR/ORPROTECT */
-
-struct kt_spc_cmd {
-	u8	opcode;
-	u8	sa;
-	u8	len;		/* CDB length */
-	u8	flags;		/* C_* */
-	u8	gate;		/* enum kt_spc_gate */
-	u8	alen_off;	/* ALLOCATION / PARAMETER LIST LENGTH field */
-	u8	alen_size;	/* its size in bytes, 0 if none */
-	/*
-	 * SPC-4 6.35.3: CDB USAGE DATA from byte 1 on (byte 0 is the
-	 * operation code). The service action sits where the CDB has it,
-	 * every other bit is one when the device server looks at it. The
-	 * CONTROL byte is zero here and checked on its own.
-	 */
-	u8	usage[15];
-};
-
-#define CMD(op, l, f, g, ao, as, ...) \
-	{ .opcode = (op), .len = (l), .flags = (f), .gate = (g), \
-	  .alen_off = (ao), .alen_size = (as), .usage = { __VA_ARGS__ } }
-#define CMD_SA(op, s, l, f, g, ao, as, ...) \
-	{ .opcode = (op), .sa = (s), .len = (l), .flags = (f) | C_SA, \
-	  .gate = (g), .alen_off = (ao), .alen_size = (as), \
-	  .usage = { __VA_ARGS__ } }
-
-/*
- * Every command ktarget implements, sorted by operation code and service
- * action (the order REPORT SUPPORTED OPERATION CODES lists them in). SPC-4
- * commands are described in SPC-4 6, block commands in SBC-3 5.
- */
-static const struct kt_spc_cmd kt_spc_cmds[] = {
-	/* TEST UNIT READY */
-	CMD(0x00, 6, 0, G_ALWAYS, 0, 0, 0, 0, 0, 0),
-	/* REQUEST SENSE: DESC */
-	CMD(0x03, 6, 0, G_ALWAYS, 4, 1, 0x01, 0, 0, 0xff),
-	/* READ (6) */
-	CMD(0x08, 6, 0, G_ALWAYS, 0, 0, 0x1f, 0xff, 0xff, 0xff),
-	/* WRITE (6) */
-	CMD(0x0a, 6, 0, G_ALWAYS, 0, 0, 0x1f, 0xff, 0xff, 0xff),
-	/* INQUIRY: EVPD (CMDDT is obsolete) */
-	CMD(0x12, 6, 0, G_ALWAYS, 3, 2, 0x01, 0xff, 0xff, 0xff),
-	/* MODE SELECT (6): PF, SP */
-	CMD(0x15, 6, C_PARAM, G_ALWAYS, 4, 1, 0x11, 0, 0, 0xff),
-	/* RESERVE (6) and RELEASE (6), no third-party or extents */
-	CMD(0x16, 6, 0, G_PR, 0, 0, 0, 0, 0, 0),
-	CMD(0x17, 6, 0, G_PR, 0, 0, 0, 0, 0, 0),
-	/* MODE SENSE (6): DBD, PC, PAGE CODE, SUBPAGE CODE */
-	CMD(0x1a, 6, 0, G_ALWAYS, 4, 1, 0x08, 0xff, 0xff, 0xff),
-	/* START STOP UNIT: IMMED, modifier, POWER CONDITION, NO_FLUSH, START */
-	CMD(0x1b, 6, C_LONG, G_ALWAYS, 0, 0, 0x01, 0, 0x0f, 0xf5),
-	/* PREVENT ALLOW MEDIUM REMOVAL */
-	CMD(0x1e, 6, 0, G_ALWAYS, 0, 0, 0, 0, 0, 0x03),
-	/* READ CAPACITY (10): LBA, PMI */
-	CMD(0x25, 10, 0, G_ALWAYS, 0, 0,
-	    0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x01),
-	/* READ (10): DPO, FUA, RARC, FUA_NV */
-	CMD(0x28, 10, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x1e, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff),
-	/* WRITE (10): DPO, FUA, FUA_NV */
-	CMD(0x2a, 10, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x1a, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff),
-	/* WRITE AND VERIFY (10): DPO, BYTCHK */
-	CMD(0x2e, 10, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x16, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff),
-	/* VERIFY (10): DPO, BYTCHK */
-	CMD(0x2f, 10, C_DPOFUA | C_LONG | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x16, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff),
-	/* PRE-FETCH (10): IMMED */
-	CMD(0x34, 10, 0, G_ALWAYS, 0, 0,
-	    0x02, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff),
-	/* SYNCHRONIZE CACHE (10): SYNC_NV (obsolete, ignored), IMMED */
-	CMD(0x35, 10, C_LONG, G_ALWAYS, 0, 0,
-	    0x06, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff),
-	/* READ DEFECT DATA (10): REQ_PLIST, REQ_GLIST, DEFECT LIST FORMAT */
-	CMD(0x37, 10, 0, G_ALWAYS, 7, 2,
-	    0, 0x1f, 0, 0, 0, 0, 0xff, 0xff),
-	/* WRITE SAME (10): UNMAP (ANCHOR unsupported) */
-	CMD(0x41, 10, C_WS_UNMAP | C_LONG | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x08, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff),
-	/* UNMAP (ANCHOR unsupported) */
-	CMD(0x42, 10, C_PARAM | C_LONG, G_TPU, 7, 2,
-	    0, 0, 0, 0, 0, 0x1f, 0xff, 0xff),
-	/* SANITIZE OVERWRITE, BLOCK ERASE, EXIT FAILURE MODE: IMMED, AUSE */
-	CMD_SA(0x48, 0x01, 10, C_PARAM | C_LONG, G_ALWAYS, 7, 2,
-	       0xa1, 0, 0, 0, 0, 0, 0xff, 0xff),
-	CMD_SA(0x48, 0x02, 10, C_PARAM | C_LONG, G_BLOCK_ERASE, 7, 2,
-	       0xa2, 0, 0, 0, 0, 0, 0xff, 0xff),
-	CMD_SA(0x48, 0x1f, 10, C_PARAM, G_ALWAYS, 7, 2,
-	       0xbf, 0, 0, 0, 0, 0, 0xff, 0xff),
-	/* MODE SELECT (10): PF, SP */
-	CMD(0x55, 10, C_PARAM, G_ALWAYS, 7, 2,
-	    0x11, 0, 0, 0, 0, 0, 0xff, 0xff),
-	/* RESERVE (10) and RELEASE (10), no third-party */
-	CMD(0x56, 10, 0, G_PR, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-	CMD(0x57, 10, 0, G_PR, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-	/* MODE SENSE (10): LLBAA, DBD, PC, PAGE CODE, SUBPAGE CODE */
-	CMD(0x5a, 10, 0, G_ALWAYS, 7, 2,
-	    0x18, 0xff, 0xff, 0, 0, 0, 0xff, 0xff),
-	/* PERSISTENT RESERVE IN: READ KEYS .. READ FULL STATUS */
-	CMD_SA(0x5e, 0x00, 10, 0, G_PR, 7, 2, 0x00, 0, 0, 0, 0, 0, 0xff, 0xff),
-	CMD_SA(0x5e, 0x01, 10, 0, G_PR, 7, 2, 0x01, 0, 0, 0, 0, 0, 0xff, 0xff),
-	CMD_SA(0x5e, 0x02, 10, 0, G_PR, 7, 2, 0x02, 0, 0, 0, 0, 0, 0xff, 0xff),
-	CMD_SA(0x5e, 0x03, 10, 0, G_PR, 7, 2, 0x03, 0, 0, 0, 0, 0, 0xff, 0xff),
-	/* PERSISTENT RESERVE OUT: REGISTER .. REGISTER AND MOVE; SCOPE, TYPE */
-	CMD_SA(0x5f, 0x00, 10, C_PARAM, G_PR, 5, 4,
-	       0x00, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff),
-	CMD_SA(0x5f, 0x01, 10, C_PARAM, G_PR, 5, 4,
-	       0x01, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff),
-	CMD_SA(0x5f, 0x02, 10, C_PARAM, G_PR, 5, 4,
-	       0x02, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff),
-	CMD_SA(0x5f, 0x03, 10, C_PARAM, G_PR, 5, 4,
-	       0x03, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff),
-	CMD_SA(0x5f, 0x04, 10, C_PARAM, G_PR, 5, 4,
-	       0x04, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff),
-	CMD_SA(0x5f, 0x05, 10, C_PARAM, G_PR, 5, 4,
-	       0x05, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff),
-	CMD_SA(0x5f, 0x06, 10, C_PARAM, G_PR, 5, 4,
-	       0x06, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff),
-	CMD_SA(0x5f, 0x07, 10, C_PARAM, G_PR, 5, 4,
-	       0x07, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff),
-	/* EXTENDED COPY (LID1) */
-	CMD_SA(0x83, 0x00, 16, C_PARAM | C_LONG, G_3PC, 10, 4,
-	       0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0),
-	/* RECEIVE COPY STATUS (LID1): LIST IDENTIFIER */
-	CMD_SA(0x84, 0x00, 16, 0, G_3PC, 10, 4,
-	       0x00, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0),
-	/* RECEIVE COPY OPERATING PARAMETERS */
-	CMD_SA(0x84, 0x03, 16, 0, G_3PC, 10, 4,
-	       0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0),
-	/* RECEIVE COPY FAILURE DETAILS (LID1): LIST IDENTIFIER */
-	CMD_SA(0x84, 0x04, 16, 0, G_3PC, 10, 4,
-	       0x04, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0),
-	/* READ (16): DPO, FUA, RARC, FUA_NV */
-	CMD(0x88, 16, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x1e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	    0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* COMPARE AND WRITE: DPO, FUA, FUA_NV, NUMBER OF LOGICAL BLOCKS */
-	CMD(0x89, 16, C_DPOFUA | C_PROTECT, G_CAW, 0, 0,
-	    0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	    0, 0, 0, 0xff, 0x1f),
-	/* WRITE (16): DPO, FUA, FUA_NV */
-	CMD(0x8a, 16, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	    0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* ORWRITE (16): DPO, FUA, FUA_NV */
-	CMD(0x8b, 16, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	    0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* WRITE AND VERIFY (16): DPO, BYTCHK */
-	CMD(0x8e, 16, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	    0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* VERIFY (16): DPO, BYTCHK */
-	CMD(0x8f, 16, C_DPOFUA | C_LONG | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	    0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* PRE-FETCH (16): IMMED */
-	CMD(0x90, 16, 0, G_ALWAYS, 0, 0,
-	    0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	    0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* SYNCHRONIZE CACHE (16): SYNC_NV (obsolete, ignored), IMMED */
-	CMD(0x91, 16, C_LONG, G_ALWAYS, 0, 0,
-	    0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	    0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* WRITE SAME (16): UNMAP, NDOB (ANCHOR unsupported) */
-	CMD(0x93, 16, C_WS_UNMAP | C_LONG | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x09, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	    0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* READ CAPACITY (16): PMI */
-	CMD_SA(0x9e, 0x10, 16, 0, G_ALWAYS, 10, 4,
-	       0x10, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	       0xff, 0xff, 0xff, 0xff, 0x01),
-	/* GET LBA STATUS */
-	CMD_SA(0x9e, 0x12, 16, 0, G_LBP, 10, 4,
-	       0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	       0xff, 0xff, 0xff, 0xff, 0),
-	/* REPORT LUNS: SELECT REPORT */
-	CMD(0xa0, 12, 0, G_ALWAYS, 6, 4,
-	    0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0),
-	/* REPORT TARGET PORT GROUPS: PARAMETER DATA FORMAT */
-	CMD_SA(0xa3, 0x0a, 12, 0, G_ALUA, 6, 4,
-	       0xea, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0),
-	/* REPORT SUPPORTED OPERATION CODES: RCTD, REPORTING OPTIONS, ... */
-	CMD_SA(0xa3, 0x0c, 12, 0, G_ALWAYS, 6, 4,
-	       0x0c, 0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0),
-	/* REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS: REPD */
-	CMD_SA(0xa3, 0x0d, 12, 0, G_ALWAYS, 6, 4,
-	       0x0d, 0x80, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0),
-	/* SET TARGET PORT GROUPS */
-	CMD_SA(0xa4, 0x0a, 12, C_PARAM, G_ALUA_EXPL, 6, 4,
-	       0x0a, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0),
-	/* READ (12): DPO, FUA, RARC, FUA_NV */
-	CMD(0xa8, 12, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x1e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* WRITE (12): DPO, FUA, FUA_NV */
-	CMD(0xaa, 12, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* WRITE AND VERIFY (12): DPO, BYTCHK */
-	CMD(0xae, 12, C_DPOFUA | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* VERIFY (12): DPO, BYTCHK */
-	CMD(0xaf, 12, C_DPOFUA | C_LONG | C_PROTECT, G_ALWAYS, 0, 0,
-	    0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f),
-	/* READ DEFECT DATA (12): REQ_PLIST, REQ_GLIST, FORMAT, INDEX */
-	CMD(0xb7, 12, 0, G_ALWAYS, 6, 4,
-	    0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0),
-};
-
-#undef CMD
-#undef CMD_SA
 
 /* Recommended command timeouts we report (SPC-4 6.35.4), in seconds */
 #define KT_SPC_TIMEOUT		30
@@ -256,23 +25,23 @@ static const struct kt_spc_cmd kt_spc_cmds[] = {
 static bool kt_spc_gate_open(const struct kt_lu_info *lu, u8 gate)
 {
 	switch (gate) {
-	case G_ALWAYS:
+	case KT_GATE_ALWAYS:
 		return true;
-	case G_PR:
+	case KT_GATE_PR:
 		return lu->flags & KT_LU_PR;
-	case G_CAW:
+	case KT_GATE_CAW:
 		return lu->flags & KT_LU_CAW;
-	case G_TPU:
+	case KT_GATE_TPU:
 		return lu->flags & KT_LU_TPU;
-	case G_LBP:
+	case KT_GATE_LBP:
 		return kt_spc_lbpme(lu);
-	case G_3PC:
+	case KT_GATE_3PC:
 		return lu->flags & KT_LU_3PC;
-	case G_ALUA:
+	case KT_GATE_ALUA:
 		return lu->tpgs & 0x3;
-	case G_ALUA_EXPL:
+	case KT_GATE_ALUA_EXPL:
 		return lu->tpgs & 0x2;
-	case G_BLOCK_ERASE:
+	case KT_GATE_BLOCK_ERASE:
 		return lu->flags & KT_LU_BLOCK_ERASE;
 	}
 	return false;
@@ -280,13 +49,13 @@ static bool kt_spc_gate_open(const struct kt_lu_info *lu, u8 gate)
 
 /* The usage data of @c for @lu: optional bits cleared when off */
 static void kt_spc_usage(const struct kt_lu_info *lu,
-			 const struct kt_spc_cmd *c, u8 *usage)
+			 const struct kt_cdb_desc *c, u8 *usage)
 {
 	usage[0] = c->opcode;
 	memcpy(&usage[1], c->usage, c->len - 1);
-	if ((c->flags & C_DPOFUA) && !kt_spc_dpofua(lu))
+	if ((c->flags & KT_CDB_D_DPOFUA) && !kt_spc_dpofua(lu))
 		usage[1] &= ~0x18;
-	if ((c->flags & C_WS_UNMAP) && !(lu->flags & KT_LU_TPWS))
+	if ((c->flags & KT_CDB_D_WS_UNMAP) && !(lu->flags & KT_LU_TPWS))
 		usage[1] &= ~0x08;
 }
 
@@ -295,23 +64,23 @@ static void kt_spc_usage(const struct kt_lu_info *lu,
  * commands @lu offers. *@has_sa tells whether the operation code has
  * service actions, *@known whether it is offered at all.
  */
-static const struct kt_spc_cmd *kt_spc_find(const struct kt_lu_info *lu,
-					    u8 opcode, u16 sa, bool *known,
-					    bool *has_sa)
+static const struct kt_cdb_desc *kt_spc_find(const struct kt_lu_info *lu,
+					     u8 opcode, u16 sa, bool *known,
+					     bool *has_sa)
 {
-	const struct kt_spc_cmd *c;
+	const struct kt_cdb_desc *c;
 	unsigned int i;
 
 	*known = false;
 	*has_sa = false;
-	for (i = 0; i < ARRAY_SIZE(kt_spc_cmds); i++) {
-		c = &kt_spc_cmds[i];
+	for (i = 0; i < kt_cdb_nr_descs; i++) {
+		c = &kt_cdb_descs[i];
 		if (c->opcode != opcode || !kt_spc_gate_open(lu, c->gate))
 			continue;
 		*known = true;
-		if (c->flags & C_SA)
+		if (c->has_sa)
 			*has_sa = true;
-		if (!(c->flags & C_SA) || c->sa == sa)
+		if (!c->has_sa || c->sa == sa)
 			return c;
 	}
 	return NULL;
@@ -376,37 +145,37 @@ static sense_reason_t kt_spc_check_fields(const struct kt_lu_info *lu,
 	u8 bytchk;
 
 	switch (cdb[0]) {
-	case 0x2f:	/* VERIFY (10), (12), (16) */
-	case 0xaf:
-	case 0x8f:
+	case VERIFY:
+	case VERIFY_12:
+	case VERIFY_16:
 		/* SBC-3 VERIFY: BYTCHK 10b is reserved */
 		bytchk = (cdb[1] >> 1) & 0x3;
 		if (bytchk == 0x2)
 			return kt_spc_bad_bit(field, 1, 2);
 		break;
-	case 0x2e:	/* WRITE AND VERIFY (10), (12), (16) */
-	case 0xae:
-	case 0x8e:
+	case WRITE_VERIFY:
+	case WRITE_VERIFY_12:
+	case WRITE_VERIFY_16:
 		/* SBC-3 WRITE AND VERIFY: BYTCHK 10b and 11b are reserved */
 		bytchk = (cdb[1] >> 1) & 0x3;
 		if (bytchk & 0x2)
 			return kt_spc_bad_bit(field, 1, 2);
 		break;
-	case 0x89:
+	case COMPARE_AND_WRITE:
 		/* SBC-3 COMPARE AND WRITE: at most the Block Limits maximum */
 		if (cdb[13] > lu->max_caw_blocks)
 			return kt_spc_bad_byte(field, 13);
 		break;
-	case 0x1b:
+	case START_STOP:
 		return kt_spc_check_ssu(cdb, field);
-	case 0x1e:
+	case ALLOW_MEDIUM_REMOVAL:
 		/* SBC-3 PREVENT ALLOW MEDIUM REMOVAL: 10b and 11b */
 		if (cdb[4] & 0x2)
 			return kt_spc_bad_bit(field, 4, 1);
 		break;
-	case 0xa3:
+	case MAINTENANCE_IN:
 		/* SPC-4 REPORT TARGET PORT GROUPS: formats 000b and 001b */
-		if ((cdb[1] & 0x1f) == 0x0a && (cdb[1] >> 5) > 1)
+		if ((cdb[1] & 0x1f) == MI_REPORT_TARGET_PGS && (cdb[1] >> 5) > 1)
 			return kt_spc_bad_bit(field, 1, 7);
 		break;
 	}
@@ -416,7 +185,7 @@ static sense_reason_t kt_spc_check_fields(const struct kt_lu_info *lu,
 sense_reason_t kt_spc_check_cdb(const struct kt_lu_info *lu, const u8 *cdb,
 				u32 len, struct kt_sense_field *field)
 {
-	const struct kt_spc_cmd *c;
+	const struct kt_cdb_desc *c;
 	u8 usage[16], allowed, bad;
 	bool known, has_sa;
 	unsigned int i;
@@ -440,11 +209,11 @@ sense_reason_t kt_spc_check_cdb(const struct kt_lu_info *lu, const u8 *cdb,
 	kt_spc_usage(lu, c, usage);
 	for (i = 1; i < c->len - 1U; i++) {
 		allowed = usage[i];
-		if (i == 1 && (c->flags & C_SA))
+		if (i == 1 && c->has_sa)
 			allowed |= 0x1f;
 		bad = cdb[i] & ~allowed;
 		/* SPC-4 4.5.2.4.2: a field in error is named by its first bit */
-		if (i == 1 && (c->flags & C_PROTECT) && (bad & 0xe0))
+		if (i == 1 && (c->flags & KT_CDB_D_PROTECT) && (bad & 0xe0))
 			return kt_spc_bad_bit(field, 1, 7);
 		if (bad)
 			return kt_spc_bad_bit(field, i, kt_spc_top_bit(bad));
@@ -463,26 +232,20 @@ sense_reason_t kt_spc_check_cdb(const struct kt_lu_info *lu, const u8 *cdb,
 
 u32 kt_spc_alloc_len(const u8 *cdb)
 {
-	const struct kt_spc_cmd *c;
-	unsigned int i;
+	const struct kt_cdb_desc *c;
 
-	if (cdb[0] == 0x25)	/* SBC-3 READ CAPACITY (10): 8 bytes */
+	if (cdb[0] == READ_CAPACITY)	/* SBC-3 READ CAPACITY (10): 8 bytes */
 		return 8;
-	for (i = 0; i < ARRAY_SIZE(kt_spc_cmds); i++) {
-		c = &kt_spc_cmds[i];
-		if (c->opcode != cdb[0])
-			continue;
-		if ((c->flags & C_SA) && c->sa != (cdb[1] & 0x1f))
-			continue;
-		switch (c->alen_size) {
-		case 1:
-			return cdb[c->alen_off];
-		case 2:
-			return get_unaligned_be16(&cdb[c->alen_off]);
-		case 4:
-			return get_unaligned_be32(&cdb[c->alen_off]);
-		}
+	c = kt_cdb_desc_find(cdb, 2);
+	if (!c)
 		return 0;
+	switch (c->alen_size) {
+	case 1:
+		return cdb[c->alen_off];
+	case 2:
+		return get_unaligned_be16(&cdb[c->alen_off]);
+	case 4:
+		return get_unaligned_be32(&cdb[c->alen_off]);
 	}
 	return 0;
 }
@@ -884,13 +647,13 @@ sense_reason_t kt_spc_report_luns(const u8 *cdb, const u64 *luns, u32 nr,
 
 /* SPC-4 6.35.4: command timeouts descriptor */
 static void kt_spc_out_timeouts(struct kt_spc_out *o,
-				const struct kt_spc_cmd *c)
+				const struct kt_cdb_desc *c)
 {
 	kt_spc_out_be16(o, 0x0a);		/* DESCRIPTOR LENGTH */
 	kt_spc_out_u8(o, 0);
 	kt_spc_out_u8(o, 0);			/* COMMAND SPECIFIC */
 	kt_spc_out_be32(o, 0);			/* NOMINAL: not reported */
-	kt_spc_out_be32(o, c->flags & C_LONG ? KT_SPC_TIMEOUT_LONG :
+	kt_spc_out_be32(o, c->flags & KT_CDB_D_LONG ? KT_SPC_TIMEOUT_LONG :
 			KT_SPC_TIMEOUT);
 }
 
@@ -898,20 +661,20 @@ static void kt_spc_out_timeouts(struct kt_spc_out *o,
 static void kt_spc_rsoc_all(const struct kt_lu_info *lu, bool rctd,
 			    struct kt_spc_out *o)
 {
-	const struct kt_spc_cmd *c;
+	const struct kt_cdb_desc *c;
 	unsigned int i;
 
 	kt_spc_out_be32(o, 0);		/* COMMAND DATA LENGTH, filled in below */
-	for (i = 0; i < ARRAY_SIZE(kt_spc_cmds); i++) {
-		c = &kt_spc_cmds[i];
+	for (i = 0; i < kt_cdb_nr_descs; i++) {
+		c = &kt_cdb_descs[i];
 		if (!kt_spc_gate_open(lu, c->gate))
 			continue;
 		kt_spc_out_u8(o, c->opcode);
 		kt_spc_out_u8(o, 0);
-		kt_spc_out_be16(o, c->flags & C_SA ? c->sa : 0);
+		kt_spc_out_be16(o, c->has_sa ? c->sa : 0);
 		kt_spc_out_u8(o, 0);
 		/* CTDP, SERVACTV */
-		kt_spc_out_u8(o, (rctd ? 0x02 : 0) | (c->flags & C_SA ? 1 : 0));
+		kt_spc_out_u8(o, (rctd ? 0x02 : 0) | (c->has_sa ? 1 : 0));
 		kt_spc_out_be16(o, c->len);
 		if (rctd)
 			kt_spc_out_timeouts(o, c);
@@ -921,7 +684,7 @@ static void kt_spc_rsoc_all(const struct kt_lu_info *lu, bool rctd,
 
 /* SPC-4 6.35.3: one_command parameter data */
 static void kt_spc_rsoc_one(const struct kt_lu_info *lu,
-			    const struct kt_spc_cmd *c, bool rctd,
+			    const struct kt_cdb_desc *c, bool rctd,
 			    struct kt_spc_out *o)
 {
 	u8 usage[16];
@@ -949,7 +712,7 @@ sense_reason_t kt_spc_rsoc(const struct kt_lu_info *lu, const u8 *cdb,
 	u8 options = cdb[2] & 0x07, opcode = cdb[3];
 	u16 sa = get_unaligned_be16(&cdb[4]);
 	bool rctd = cdb[2] & 0x80, known, has_sa;
-	const struct kt_spc_cmd *c;
+	const struct kt_cdb_desc *c;
 	struct kt_spc_out o;
 
 	*data_len = 0;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SCSI CDB decoding: a pure function over the CDB bytes, built into
- * ktarget_core and into the userspace unit and fuzz tests.
+ * The commands ktarget implements, one descriptor each (kt_cdb_descs[]),
+ * and CDB decoding: pure code over the CDB bytes, built into ktarget_core
+ * and into the userspace unit and fuzz tests. Opcodes go by their
+ * <scsi/scsi_proto.h> names.
  *
  * References: SPC-4 4.2.5 (CDB formats), SBC-3 5 (command descriptions).
  */
@@ -10,8 +12,27 @@
 
 #include <linux/bits.h>
 #include <linux/types.h>
+#include <scsi/scsi_proto.h>
 
 #define KT_CDB_MAX_LEN		260	/* SPC-4 4.2.5.3: 8 + 252 additional */
+
+/* Operation codes and service actions <scsi/scsi_proto.h> (6.1) lacks */
+#ifndef SANITIZE
+#define SANITIZE		0x48	/* SBC-3 5.19 */
+#endif
+#ifndef ORWRITE_16
+#define ORWRITE_16		0x8b	/* SBC-3 5.9 */
+#endif
+#ifndef PRE_FETCH_16
+#define PRE_FETCH_16		0x90	/* SBC-3 5.11 */
+#endif
+#ifndef READ_DEFECT_DATA_12
+#define READ_DEFECT_DATA_12	0xb7	/* SBC-3 5.18 */
+#endif
+#define KT_SA_XCOPY_LID1	0x00	/* SPC-4 6.3: EXTENDED COPY (LID1) */
+#define KT_SA_RCR_COPY_STATUS	0x00	/* SPC-4 6.18: RECEIVE COPY STATUS (LID1) */
+#define KT_SA_RCR_OPERATING	0x03	/* ... RECEIVE COPY OPERATING PARAMETERS */
+#define KT_SA_RCR_FAILURE	0x04	/* ... RECEIVE COPY FAILURE DETAILS (LID1) */
 
 /* Where the LBA and transfer length sit in a CDB (SBC-3 5.x). */
 enum kt_cdb_layout {
@@ -22,6 +43,81 @@ enum kt_cdb_layout {
 	KT_CDB_RW16,		/* 64-bit LBA at 2, 32-bit length at 10 */
 	KT_CDB_CAW16,		/* 64-bit LBA at 2, 8-bit length at 13 */
 };
+
+/* What a command needs the LU to offer before it exists (kt_cdb_desc.gate) */
+enum kt_cdb_gate {
+	KT_GATE_ALWAYS = 0,
+	KT_GATE_PR,		/* emulate_pr */
+	KT_GATE_CAW,		/* emulate_caw */
+	KT_GATE_TPU,		/* emulate_tpu */
+	KT_GATE_LBP,		/* emulate_tpu or emulate_tpws */
+	KT_GATE_3PC,		/* emulate_3pc */
+	KT_GATE_ALUA,		/* TPGS not zero */
+	KT_GATE_ALUA_EXPL,	/* explicit ALUA */
+	KT_GATE_BLOCK_ERASE,	/* the backstore can BLOCK ERASE */
+};
+
+/* SPC-4 5.13.1, SBC-3 4.17: how a command meets reservations (kt_cdb_desc.pr) */
+enum kt_cdb_pr {
+	KT_PRC_WRITE = 0,	/* changes the medium or the LU's state */
+	KT_PRC_READ,		/* reads the medium or the LU's state */
+	KT_PRC_ANY,		/* allowed through every reservation */
+	KT_PRC_RESV,		/* RESERVE / RELEASE (6)/(10) */
+	KT_PRC_START_STOP,	/* ANY when it only STARTs, else WRITE */
+	KT_PRC_PREVENT_ALLOW,	/* ANY when it ALLOWs, else WRITE */
+};
+
+/* Bits of struct kt_cdb_desc.flags */
+#define KT_CDB_D_DPOFUA		BIT(0)	/* DPO/FUA of byte 1 follow the LU's DPOFUA */
+#define KT_CDB_D_WS_UNMAP	BIT(1)	/* UNMAP of byte 1 follows emulate_tpws */
+#define KT_CDB_D_LONG		BIT(2)	/* may take long: longer recommended timeout */
+#define KT_CDB_D_PARAM		BIT(3)	/* .alen_* is a PARAMETER LIST LENGTH */
+#define KT_CDB_D_PROTECT	BIT(4)	/* byte 1 bits 7..5: RD/WR/VR/ORPROTECT */
+#define KT_CDB_D_BLOCKS_IN	BIT(5)	/* returns logical blocks */
+#define KT_CDB_D_BLOCKS_OUT	BIT(6)	/* carries logical blocks to the target */
+/* exemptions: what a command is answered in spite of */
+#define KT_CDB_D_NO_LU		BIT(7)	/* answered for a LUN with no LU (SPC-4 4.6.5) */
+#define KT_CDB_D_NO_UA		BIT(8)	/* reports no unit attention (SAM-5 5.14) */
+#define KT_CDB_D_IN_SANITIZE	BIT(9)	/* runs while a SANITIZE does (SBC-3 4.11) */
+#define KT_CDB_D_RESERVED_OK	BIT(10)	/* passes another nexus's RESERVE (SPC-2 5.5.1) */
+#define KT_CDB_D_ALUA_STANDBY	BIT(11)	/* runs in Standby (SPC-4 5.15.2.4.4) */
+#define KT_CDB_D_ALUA_ANY	BIT(12)	/* runs in every ALUA state (SPC-4 5.15.2.4.5) */
+
+/*
+ * One command ktarget implements: an operation code, or an operation code
+ * and service action. Decoding, the reserved-bit checks, REPORT SUPPORTED
+ * OPERATION CODES, and the unit attention, reservation, ALUA and SANITIZE
+ * gates all read it; kt_cdb_descs[] holds them all.
+ */
+struct kt_cdb_desc {
+	u8	opcode;
+	u8	sa;		/* SERVICE ACTION in byte 1 bits 4..0, with has_sa */
+	u8	has_sa;
+	u8	len;		/* CDB length */
+	u8	layout;		/* enum kt_cdb_layout */
+	u8	gate;		/* enum kt_cdb_gate */
+	u8	pr;		/* enum kt_cdb_pr */
+	u8	alen_off;	/* ALLOCATION / PARAMETER LIST LENGTH field */
+	u8	alen_size;	/* its size in bytes, 0 if none */
+	u16	flags;		/* KT_CDB_D_* */
+	/*
+	 * SPC-4 6.35.3: CDB USAGE DATA from byte 1 on (byte 0 is the
+	 * operation code). The service action sits where the CDB has it,
+	 * every other bit is one when the device server looks at it. The
+	 * CONTROL byte is zero here and checked on its own.
+	 */
+	u8	usage[15];
+};
+
+/* Sorted by operation code and service action, the order RSOC lists them in */
+extern const struct kt_cdb_desc kt_cdb_descs[];
+extern const unsigned int kt_cdb_nr_descs;
+
+/*
+ * The descriptor of the command @cdb (@len bytes) starts, whatever the LU
+ * offers; NULL when ktarget implements no such command.
+ */
+const struct kt_cdb_desc *kt_cdb_desc_find(const u8 *cdb, size_t len);
 
 /* Bits of struct kt_cdb.flags */
 #define KT_CDB_F_FUA		BIT(0)	/* force unit access */
@@ -37,6 +133,7 @@ enum kt_cdb_status {
 };
 
 struct kt_cdb {
+	const struct kt_cdb_desc *desc;	/* NULL: not a command of ours */
 	u64	lba;
 	u32	nr_blocks;	/* transfer length in logical blocks */
 	u16	len;		/* CDB length in bytes */

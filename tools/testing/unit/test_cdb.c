@@ -159,6 +159,85 @@ static void range_check_is_overflow_safe(void)
 	KT_EXPECT(kt_cdb_range_ok(U64_MAX - 1, 1, U64_MAX));
 }
 
+static void command_table_is_sorted_and_each_entry_finds_itself(void)
+{
+	const struct kt_cdb_desc *d, *prev = NULL;
+	unsigned int i;
+	u8 cdb[16];
+
+	KT_EXPECT(kt_cdb_nr_descs > 40);
+	for (i = 0; i < kt_cdb_nr_descs; i++) {
+		d = &kt_cdb_descs[i];
+		/* sorted by opcode, then service action, no duplicates */
+		if (prev)
+			KT_EXPECT(prev->opcode < d->opcode ||
+				  (prev->opcode == d->opcode && prev->has_sa &&
+				   d->has_sa && prev->sa < d->sa));
+		prev = d;
+		/* the CDB length is the one its group code gives */
+		KT_EXPECT_EQ(d->len, kt_cdb_group_len(d->opcode));
+		KT_EXPECT(d->has_sa || !d->sa);
+		KT_EXPECT(d->sa <= 0x1f);
+		/* the usage data names the service action where the CDB has it */
+		if (d->has_sa)
+			KT_EXPECT_EQ(d->usage[0] & 0x1f, d->sa);
+		/* the allocation length lies inside the CDB, before CONTROL */
+		KT_EXPECT(!d->alen_size ||
+			  d->alen_off + d->alen_size <= d->len - 1U);
+		KT_EXPECT(!(d->flags & KT_CDB_D_BLOCKS_IN) ||
+			  !(d->flags & KT_CDB_D_BLOCKS_OUT));
+		/* block data comes with an LBA and a length to check */
+		if (d->flags & (KT_CDB_D_BLOCKS_IN | KT_CDB_D_BLOCKS_OUT))
+			KT_EXPECT(d->layout != KT_CDB_NONE);
+
+		memset(cdb, 0, sizeof(cdb));
+		cdb[0] = d->opcode;
+		cdb[1] = d->sa;
+		KT_EXPECT(kt_cdb_desc_find(cdb, d->len) == d);
+	}
+}
+
+static void command_not_in_the_table_finds_nothing(void)
+{
+	const u8 log_sense[10] = { LOG_SENSE };
+	const u8 rtpg_other_sa[12] = { MAINTENANCE_IN, MI_REPORT_ALIASES };
+	const u8 sai_other[16] = { SERVICE_ACTION_IN_16, SAI_REPORT_REFERRALS };
+	struct kt_cdb c;
+
+	KT_EXPECT(!kt_cdb_desc_find(log_sense, sizeof(log_sense)));
+	KT_EXPECT(!kt_cdb_desc_find(rtpg_other_sa, sizeof(rtpg_other_sa)));
+	KT_EXPECT(!kt_cdb_desc_find(sai_other, sizeof(sai_other)));
+	KT_EXPECT(!kt_cdb_desc_find(log_sense, 0));
+	/* decoding still knows its length: the core answers INVALID OPCODE */
+	KT_EXPECT_EQ(kt_cdb_decode(log_sense, sizeof(log_sense), &c), KT_CDB_OK);
+	KT_EXPECT(!c.desc);
+	KT_EXPECT_EQ(c.len, 10);
+}
+
+static void target_commands_are_exempt_from_every_lu_condition(void)
+{
+	static const u8 ops[] = { INQUIRY, REPORT_LUNS, REQUEST_SENSE };
+	const u16 all = KT_CDB_D_NO_LU | KT_CDB_D_NO_UA | KT_CDB_D_IN_SANITIZE |
+			KT_CDB_D_RESERVED_OK | KT_CDB_D_ALUA_ANY;
+	const struct kt_cdb_desc *d;
+	unsigned int i, n = 0;
+	u8 cdb[12] = { 0 };
+
+	for (i = 0; i < sizeof(ops); i++) {
+		cdb[0] = ops[i];
+		d = kt_cdb_desc_find(cdb, sizeof(cdb));
+		KT_EXPECT(d);
+		KT_EXPECT_EQ(d->flags & all, all);
+		KT_EXPECT_EQ(d->pr, KT_PRC_ANY);
+	}
+	/* and no other command needs no LU or skips unit attentions */
+	for (i = 0; i < kt_cdb_nr_descs; i++)
+		if (kt_cdb_descs[i].flags & (KT_CDB_D_NO_LU | KT_CDB_D_NO_UA |
+					     KT_CDB_D_IN_SANITIZE))
+			n++;
+	KT_EXPECT_EQ(n, sizeof(ops));
+}
+
 static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(read10_decodes_lba_length_and_fua),
 	KT_TEST_ENTRY(read6_length_zero_means_256_blocks),
@@ -170,6 +249,9 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(variable_length_cdb_bounds_are_checked),
 	KT_TEST_ENTRY(every_opcode_decodes_without_reading_past_the_cdb),
 	KT_TEST_ENTRY(range_check_is_overflow_safe),
+	KT_TEST_ENTRY(command_table_is_sorted_and_each_entry_finds_itself),
+	KT_TEST_ENTRY(command_not_in_the_table_finds_nothing),
+	KT_TEST_ENTRY(target_commands_are_exempt_from_every_lu_condition),
 };
 
 KT_TEST_MAIN(tests)

@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #include <asm/unaligned.h>
 
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/sense.h>
 #include <ktarget/proto/lun.h>
 #include <ktarget/proto/spc.h>
@@ -906,6 +907,47 @@ static void rsoc_all_commands_lists_every_command_of_the_issue(void)
 	}
 }
 
+/* RSOC lists exactly the table, in its order, with each entry's CDB length */
+static void rsoc_all_commands_is_the_command_table(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct desc d[128];
+	unsigned int n, i;
+	u8 usage[16];
+
+	lu.tpgs = 3;
+	lu.flags |= KT_LU_BLOCK_ERASE;
+	n = rsoc_all(&lu, false, d, 128);
+	KT_EXPECT_EQ(n, kt_cdb_nr_descs);
+	for (i = 0; i < n && i < kt_cdb_nr_descs; i++) {
+		KT_EXPECT_EQ(d[i].opcode, kt_cdb_descs[i].opcode);
+		KT_EXPECT_EQ(d[i].sa, kt_cdb_descs[i].sa);
+		KT_EXPECT_EQ(d[i].servactv, kt_cdb_descs[i].has_sa);
+		KT_EXPECT_EQ(d[i].cdb_len, kt_cdb_descs[i].len);
+	}
+	/* and a CDB whose every usage bit is set passes the reserved-bit check */
+	for (i = 0; i < kt_cdb_nr_descs; i++) {
+		const struct kt_cdb_desc *c = &kt_cdb_descs[i];
+		struct kt_sense_field f;
+		sense_reason_t ret;
+
+		memset(usage, 0, sizeof(usage));
+		usage[0] = c->opcode;
+		memcpy(&usage[1], c->usage, c->len - 1);
+		ret = kt_spc_check_cdb(&lu, usage, c->len, &f);
+		/* only the per-command field checks may still object */
+		KT_EXPECT(ret == KT_SENSE_NONE || ret == KT_SENSE_INVALID_CDB_FIELD);
+		if (ret)
+			KT_EXPECT(f.byte != 0);
+		/* one bit more than the usage data allows is refused */
+		if (c->len > 2 && (u8)~usage[1] && !c->has_sa) {
+			usage[1] |= (u8)~usage[1] & -(u8)~usage[1];
+			KT_EXPECT_EQ(kt_spc_check_cdb(&lu, usage, c->len, &f),
+				     KT_SENSE_INVALID_CDB_FIELD);
+		}
+	}
+}
+
 static void rsoc_all_commands_skips_features_that_are_off(void)
 {
 	struct kt_lu_info lu = test_lu();
@@ -1644,6 +1686,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(decode_lun_is_encode_backwards),
 	KT_TEST_ENTRY(decode_lun_names_no_lu_beyond_one_level_or_bus_0),
 	KT_TEST_ENTRY(rsoc_all_commands_lists_every_command_of_the_issue),
+	KT_TEST_ENTRY(rsoc_all_commands_is_the_command_table),
 	KT_TEST_ENTRY(rsoc_all_commands_skips_features_that_are_off),
 	KT_TEST_ENTRY(sanitize_service_actions_follow_block_erase_support),
 	KT_TEST_ENTRY(sanitize_cdb_checks_reserved_bits_and_service_action),
