@@ -5,7 +5,8 @@ initiator of iscsi_raw.py.
 
   iscsi_sanitize.py tmf HOST:PORT TARGET INITIATOR LUN
       start a SANITIZE OVERWRITE of LUN (a LU that takes seconds to
-      overwrite), then ABORT TASK it and reset the LU. Both must answer
+      overwrite); an EXTENDED COPY to LUN 0 that reads LUN meanwhile gets
+      SANITIZE IN PROGRESS; then ABORT TASK it and reset the LU. Both must answer
       FUNCTION COMPLETE and the SANITIZE gets no response, but the
       operation goes on (SBC-4 4.11): TEST UNIT READY reports SANITIZE IN
       PROGRESS before and after, until it ends with GOOD.
@@ -21,6 +22,7 @@ import sys
 import time
 
 from iscsi_raw import Session
+from xcopy import cscd, segment
 
 TMF_ABORT_TASK, TMF_LUN_RESET = 0x01, 0x05
 PATTERN = bytes([0xA5, 0x5A, 0xC3, 0x3C])
@@ -55,14 +57,42 @@ def until_done(c, lun, limit):
     return False
 
 
+def naa(c, lun):
+    """The NAA designator of @lun's Device Identification VPD page."""
+    st, _, page = c.wait(c.command(lun, [0x12, 0x01, 0x83, 0x04, 0x00, 0],
+                                   read_len=1024))
+    off, end = 4, 4 + struct.unpack(">H", page[2:4])[0] if st == 0 else 0
+    while off + 4 <= min(end, len(page)):
+        kind, n = page[off + 1], page[off + 3]
+        if (kind & 0x30) == 0 and (kind & 0x0F) == 3:
+            return page[off + 4:off + 4 + n]
+        off += 4 + n
+    raise RuntimeError("LUN %d: no NAA designator (status %#x)" % (lun, st))
+
+
+def xcopy_from(c, lun, src_naa):
+    """EXTENDED COPY sent to @lun: one block of the LU @src_naa to @lun."""
+    desc = cscd(src_naa)
+    seg = segment("0:ffff:1:0:0")
+    param = struct.pack(">BBHIII", 0, 3 << 3, len(desc), 0, len(seg), 0) + \
+        desc + seg
+    cdb = bytes([0x83, 0] + [0] * 8) + struct.pack(">I", len(param)) + b"\0\0"
+    return c.wait(c.command(lun, cdb, param))
+
+
 def tmf(c, lun):
     ok = True
+    src_naa = naa(c, lun)
     param = sanitize_param()
     itt = c.command(lun, sanitize_cdb(False, len(param)), param)
     cmdsn = c.cmdsn - 1
     time.sleep(0.3)
     st, sense, _ = c.tur(lun)
     print("TEST UNIT READY while it runs: " + fmt(st, sense))
+    ok &= (st, sense) == (2, IN_PROGRESS)
+    # the copy's own READ of the LU faces the SANITIZE as the nexus's would
+    st, sense, _ = xcopy_from(c, 0, src_naa)
+    print("EXTENDED COPY to LUN 0 from the sanitizing LU: " + fmt(st, sense))
     ok &= (st, sense) == (2, IN_PROGRESS)
 
     r = c.wait(c.tmf(TMF_ABORT_TASK, lun, itt, cmdsn))

@@ -99,12 +99,12 @@ sanitize_tmf() {
 	if [ -e /sys/module/null_blk ]; then
 		# another test's null_blk: nullb0 would not be this 32 GiB disk
 		not_ok "SANITIZE under task management" "null_blk is already loaded"
-		skip "SANITIZE under task management" "null_blk is already loaded" 8
+		skip "SANITIZE under task management" "null_blk is already loaded" 9
 		return
 	fi
 	if ! modprobe null_blk nr_devices=1 gb=32 2>/dev/null; then
-		# the 9 checks below
-		skip "SANITIZE under task management" "no null_blk module" 9
+		# the 10 checks below
+		skip "SANITIZE under task management" "no null_blk module" 10
 		return
 	fi
 	check "iblock LUN 3 on a 32 GiB null_blk" sh -c "mkdir -p $dev &&
@@ -115,6 +115,8 @@ sanitize_tmf() {
 	echo "$out" | sed 's/^/# /'
 	check "SANITIZE IN PROGRESS while the overwrite runs" \
 		output_has "$out" 'while it runs: status 0x2 sense 2/04/1b'
+	check "an EXTENDED COPY reading the LU meanwhile: SANITIZE IN PROGRESS" \
+		output_has "$out" 'from the sanitizing LU: status 0x2 sense 2/04/1b'
 	check "ABORT TASK: FUNCTION COMPLETE, and the SANITIZE has no response" \
 		output_has "$out" 'ABORT TASK of the SANITIZE: response 0' \
 			'Response of the aborted SANITIZE: none'
@@ -149,7 +151,7 @@ main() {
 	for t in iscsiadm sg_reset sg_turs sg_wr_mode; do
 		command -v $t >/dev/null || { skip_all "TMF tests: $t missing"; return; }
 	done
-	plan 41
+	plan 42
 	check "target set up" kt_iscsi_setup
 	check "iscsid starts" kt_iscsid_start
 	check "login" iscsiadm -m discovery -t st -p $p -l
