@@ -28,6 +28,7 @@
 
 #include <ktarget/backend.h>
 #include <ktarget/fabric.h>
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
 
 #include "alua.h"
@@ -700,9 +701,14 @@ sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
 		    KT_DATA_IN, 0, KT_TASK_SIMPLE);
 	kt_cmd_init(&op->wr, &kt_internal_ops, cmd->sess, cmd->tag,
 		    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
-	/* what reservations see of them: READ (16) and WRITE (16) */
-	op->rd.cdb[0] = 0x88;
-	op->wr.cdb[0] = 0x8a;
+	/*
+	 * What the checks of kt_xcopy_io_check() see of them: a READ (16)
+	 * and a WRITE (16), with the descriptors the table has for those.
+	 */
+	op->rd.cdb[0] = READ_16;
+	op->wr.cdb[0] = WRITE_16;
+	op->rd.desc = kt_cdb_desc_find(op->rd.cdb, sizeof(op->rd.cdb));
+	op->wr.desc = kt_cdb_desc_find(op->wr.cdb, sizeof(op->wr.cdb));
 	INIT_WORK(&op->work, kt_xcopy_work);
 	queue_work(kt_xcopy_wq, &op->work);
 	return KT_SENSE_NONE;
