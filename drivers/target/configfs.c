@@ -57,6 +57,10 @@ static ssize_t kt_root_dbroot_store(struct config_item *item,
 	char *dir;
 	int ret;
 
+	if (memchr(page, '\0', len)) {
+		pr_warn_ratelimited("dbroot: the path holds a NUL byte\n");
+		return -EINVAL;
+	}
 	if (!len || page[0] != '/') {
 		pr_warn_ratelimited("dbroot: '%.*s' is not an absolute path\n",
 				    (int)min_t(size_t, len, 64), page);
