@@ -83,6 +83,7 @@ def xcopy_from(c, lun, src_naa):
 def tmf(c, lun):
     ok = True
     src_naa = naa(c, lun)
+    c.settle(0)		# the copy goes to LUN 0: its POWER ON first
     param = sanitize_param()
     itt = c.command(lun, sanitize_cdb(False, len(param)), param)
     cmdsn = c.cmdsn - 1
