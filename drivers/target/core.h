@@ -69,8 +69,24 @@ sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			     u32 *needed, enum kt_data_dir *dir);
 sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			    u32 *needed, enum kt_data_dir *dir);
-sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
-			    u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_rw(struct kt_cmd *cmd, const struct kt_cdb *c,
+			       u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_verify(struct kt_cmd *cmd, const struct kt_cdb *c,
+				   u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_caw(struct kt_cmd *cmd, const struct kt_cdb *c,
+				u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_orwrite(struct kt_cmd *cmd, const struct kt_cdb *c,
+				    u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_pre_fetch(struct kt_cmd *cmd,
+				      const struct kt_cdb *c, u32 *needed,
+				      enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_sync(struct kt_cmd *cmd, const struct kt_cdb *c,
+				 u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_write_same(struct kt_cmd *cmd,
+				       const struct kt_cdb *c, u32 *needed,
+				       enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_unmap(struct kt_cmd *cmd, const struct kt_cdb *c,
+				  u32 *needed, enum kt_data_dir *dir);
 u64 kt_dev_nr_lblocks(struct kt_dev *dev);
 u32 kt_dev_max_xfer_blocks(const struct kt_dev *dev);
 bool kt_dev_capacity_check(struct kt_cmd *cmd);
@@ -154,8 +170,8 @@ void kt_sanitize_dev_init(struct kt_dev *dev);
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd);
 sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd);
 bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress);
-sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, u32 *needed,
-				 enum kt_data_dir *dir);
+sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+				 u32 *needed, enum kt_data_dir *dir);
 
 /* dev_attrib.c, dev_wwn.c */
 extern const struct config_item_type kt_dev_attrib_type;

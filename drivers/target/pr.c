@@ -681,7 +681,7 @@ sense_reason_t kt_pr_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	if (!cmd->dev)
 		return KT_SENSE_LUN_NOT_SUPPORTED;
 	*needed = kt_spc_alloc_len(cmd->cdb);
-	if (cmd->cdb[0] == 0x5e) {
+	if (cmd->cdb[0] == PERSISTENT_RESERVE_IN) {
 		*dir = KT_DATA_IN;
 		cmd->execute = kt_pr_in_exec;
 		return KT_SENSE_NONE;

@@ -48,8 +48,8 @@ void kt_pr_aptpl_load(struct kt_dev *dev);
 extern const struct config_item_type kt_dev_pr_type;
 
 /* reserve.c */
-sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, u32 *needed,
-				enum kt_data_dir *dir);
+sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+				u32 *needed, enum kt_data_dir *dir);
 /* under dev->res.lock: may @cmd pass an SPC-2 reservation? */
 sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd);
 void kt_reserve_session_release(struct kt_session *sess);

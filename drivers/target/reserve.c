@@ -18,6 +18,7 @@
 #include <linux/module.h>
 
 #include <ktarget/fabric.h>
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/pr.h>
 
 #include "core.h"
@@ -47,7 +48,7 @@ sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd)
 static sense_reason_t kt_reserve_exec(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
-	bool reserve = cmd->cdb[0] == 0x16 || cmd->cdb[0] == 0x56;
+	bool reserve = cmd->cdb[0] == RESERVE || cmd->cdb[0] == RESERVE_10;
 	sense_reason_t ret = KT_SENSE_NONE;
 
 	mutex_lock(&kt_reserve_lock);
@@ -73,8 +74,8 @@ static sense_reason_t kt_reserve_exec(struct kt_cmd *cmd)
 	return ret;
 }
 
-sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, u32 *needed,
-				enum kt_data_dir *dir)
+sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+				u32 *needed, enum kt_data_dir *dir)
 {
 	if (!cmd->dev)
 		return KT_SENSE_LUN_NOT_SUPPORTED;

@@ -50,11 +50,15 @@ sense_reason_t kt_sanitize_check(struct kt_cmd *cmd)
 	return KT_SENSE_SANITIZE_IN_PROGRESS;
 }
 
-/* Block commands on a LU whose last sanitize failed. */
+/*
+ * Commands that reach the medium (KT_CDB_D_MEDIUM) on a LU whose last
+ * sanitize failed; SANITIZE itself, to retry or to EXIT FAILURE MODE, is
+ * not one of them.
+ */
 sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd)
 {
 	if (likely(atomic_read(&cmd->dev->sanitize.state) !=
-		   KT_SANITIZE_FAILED) || cmd->cdb[0] == 0x48)
+		   KT_SANITIZE_FAILED))
 		return KT_SENSE_NONE;
 	return KT_SENSE_SANITIZE_FAILED;
 }
@@ -378,9 +382,9 @@ out:
 	return reason;
 }
 
-/* kt_sbc_parse(): the transfer SANITIZE implies */
-sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, u32 *needed,
-				 enum kt_data_dir *dir)
+/* The transfer SANITIZE implies (kt_exec_parse() calls it) */
+sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+				 u32 *needed, enum kt_data_dir *dir)
 {
 	struct kt_sbc_sanitize p;
 	struct kt_lu_info lu;

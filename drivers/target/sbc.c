@@ -578,140 +578,182 @@ static sense_reason_t kt_sbc_max_xfer(struct kt_cmd *cmd,
 }
 
 /*
- * The block commands. Sets the transfer length and direction the CDB
- * implies; range errors are found here, before any data moves. The CDB's
- * reserved bits were checked by kt_spc_check_cdb() already.
+ * The block commands, one parse function per kind (kt_cdb_desc.run says
+ * which): each sets the transfer length and direction the CDB implies and
+ * finds range errors before any data moves. The CDB's reserved bits were
+ * checked by kt_spc_check_cdb(), a failed SANITIZE by kt_exec_parse().
  */
-sense_reason_t kt_sbc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
-			    u32 *needed, enum kt_data_dir *dir)
+
+/* A transfer of blocks: within the LU, within MAXIMUM TRANSFER LENGTH, writable */
+static sense_reason_t kt_sbc_transfer_ok(struct kt_cmd *cmd,
+					 const struct kt_cdb *c, bool write)
 {
-	struct kt_dev *dev = cmd->dev;
-	u64 cap = kt_dev_nr_lblocks(dev);
-	u32 bs = dev->attrib.block_size;
+	return kt_sbc_range(cmd, c, kt_dev_nr_lblocks(cmd->dev)) ?:
+	       kt_sbc_max_xfer(cmd, c) ?:
+	       (write && cmd->write_protected ? KT_SENSE_WRITE_PROTECTED :
+						KT_SENSE_NONE);
+}
+
+/* READ, WRITE, WRITE AND VERIFY */
+sense_reason_t kt_sbc_parse_rw(struct kt_cmd *cmd, const struct kt_cdb *c,
+			       u32 *needed, enum kt_data_dir *dir)
+{
+	sense_reason_t reason;
+
+	reason = kt_sbc_transfer_ok(cmd, c, c->flags & KT_CDB_F_DATA_OUT);
+	if (reason)
+		return reason;
+	*needed = c->nr_blocks * cmd->dev->attrib.block_size;
+	*dir = (c->flags & KT_CDB_F_DATA_OUT) ? KT_DATA_OUT : KT_DATA_IN;
+	cmd->execute = kt_sbc_execute_rw;
+	return *dir == KT_DATA_OUT ? kt_sbc_overflow(cmd, *needed) :
+				     KT_SENSE_NONE;
+}
+
+sense_reason_t kt_sbc_parse_verify(struct kt_cmd *cmd, const struct kt_cdb *c,
+				   u32 *needed, enum kt_data_dir *dir)
+{
 	sense_reason_t reason;
 	u8 bytchk;
 
-	reason = kt_sanitize_medium_check(cmd);
+	reason = kt_sbc_range(cmd, c, kt_dev_nr_lblocks(cmd->dev));
 	if (reason)
 		return reason;
-
-	switch (c->opcode) {
-	case READ_6: case READ_10: case READ_12: case READ_16:
-	case WRITE_6: case WRITE_10: case WRITE_12: case WRITE_16:
-	case WRITE_VERIFY: case WRITE_VERIFY_12: case WRITE_VERIFY_16:
-		reason = kt_sbc_range(cmd, c, cap) ?: kt_sbc_max_xfer(cmd, c);
-		if (reason)
-			return reason;
-		if ((c->flags & KT_CDB_F_DATA_OUT) && cmd->write_protected)
-			return KT_SENSE_WRITE_PROTECTED;
-		*needed = c->nr_blocks * bs;
-		*dir = (c->flags & KT_CDB_F_DATA_OUT) ? KT_DATA_OUT : KT_DATA_IN;
-		cmd->execute = kt_sbc_execute_rw;
-		return *dir == KT_DATA_OUT ? kt_sbc_overflow(cmd, *needed) :
-					     KT_SENSE_NONE;
-	case VERIFY: case VERIFY_12: case VERIFY_16:
-		reason = kt_sbc_range(cmd, c, cap);
-		if (reason)
-			return reason;
-		/* SBC-3 5.33: BYTCHK 00b checks the medium only; 01b compares */
-		bytchk = (cmd->cdb[1] >> 1) & 0x3;
-		if (bytchk == 0 || !c->nr_blocks) {
-			cmd->execute = kt_sbc_execute_good;
-			return KT_SENSE_NONE;
-		}
-		if (bytchk == 3) {
-			/* 11b (one block for all) is not offered */
-			cmd->sense_field = KT_FIELD_CDB_BIT(1, 2);
-			return KT_SENSE_INVALID_CDB_FIELD;
-		}
-		reason = kt_sbc_max_xfer(cmd, c);
-		if (reason)
-			return reason;
-		*needed = c->nr_blocks * bs;
-		*dir = KT_DATA_OUT;
-		cmd->execute = kt_sbc_execute_verify;
-		return kt_sbc_overflow(cmd, *needed);
-	case COMPARE_AND_WRITE:
-		/*
-		 * SBC-3 5.2: the data-out is exactly the verify and the write
-		 * data; any other length means NUMBER OF BLOCKS is wrong.
-		 */
-		if (cmd->expected_len != 2 * c->nr_blocks * bs) {
-			cmd->sense_field = KT_FIELD_CDB(13);
-			return KT_SENSE_INVALID_CDB_FIELD;
-		}
-		if (!c->nr_blocks) {
-			cmd->execute = kt_sbc_execute_good;
-			return KT_SENSE_NONE;
-		}
-		reason = kt_sbc_range(cmd, c, cap);
-		if (reason)
-			return reason;
-		if (cmd->write_protected)
-			return KT_SENSE_WRITE_PROTECTED;
-		/* SBC-3 5.2: the verify data, then the write data */
-		*needed = 2 * c->nr_blocks * bs;
-		*dir = KT_DATA_OUT;
-		cmd->execute = kt_sbc_execute_caw;
-		return KT_SENSE_NONE;
-	case ORWRITE_16:
-		reason = kt_sbc_range(cmd, c, cap) ?: kt_sbc_max_xfer(cmd, c);
-		if (reason)
-			return reason;
-		if (cmd->write_protected)
-			return KT_SENSE_WRITE_PROTECTED;
-		if (!c->nr_blocks) {
-			cmd->execute = kt_sbc_execute_good;
-			return KT_SENSE_NONE;
-		}
-		*needed = c->nr_blocks * bs;
-		*dir = KT_DATA_OUT;
-		cmd->execute = kt_sbc_execute_orwrite;
-		return kt_sbc_overflow(cmd, *needed);
-	case PRE_FETCH: case PRE_FETCH_16:
-		reason = kt_sbc_range(cmd, c, cap);
-		if (reason)
-			return reason;
+	/* SBC-3 5.33: BYTCHK 00b checks the medium only; 01b compares */
+	bytchk = (cmd->cdb[1] >> 1) & 0x3;
+	if (bytchk == 0 || !c->nr_blocks) {
 		cmd->execute = kt_sbc_execute_good;
 		return KT_SENSE_NONE;
-	case SYNCHRONIZE_CACHE: case SYNCHRONIZE_CACHE_16:
-		/* SBC-3 5.22: NUMBER OF BLOCKS 0 means to the end */
-		if (!kt_cdb_range_ok(c->lba, c->nr_blocks, cap)) {
-			cmd->sense_info = c->lba;
-			return KT_SENSE_LBA_OUT_OF_RANGE;
-		}
-		cmd->execute = kt_sbc_execute_sync;
-		return KT_SENSE_NONE;
-	case WRITE_SAME: case WRITE_SAME_16:
-		if (!dev->ops->write_zeroes)
-			break;
-		if (cmd->write_protected)
-			return KT_SENSE_WRITE_PROTECTED;
-		/* SBC-3 5.43: NDOB: no data-out buffer */
-		if (!(c->opcode == WRITE_SAME_16 && (cmd->cdb[1] & 0x01))) {
-			/*
-			 * else exactly one logical block: with less there is
-			 * no block to repeat, more is no block at all
-			 */
-			if (cmd->expected_len != bs)
-				return KT_SENSE_INVALID_CDB_FIELD;
-			*needed = bs;
-			*dir = KT_DATA_OUT;
-		}
-		cmd->execute = kt_sbc_execute_write_same;
-		return KT_SENSE_NONE;
-	case SANITIZE:
-		return kt_sanitize_parse(cmd, needed, dir);
-	case UNMAP:
-		if (!dev->ops->write_zeroes)
-			break;
-		if (cmd->write_protected)
-			return KT_SENSE_WRITE_PROTECTED;
-		*needed = get_unaligned_be16(&cmd->cdb[7]);
-		*dir = KT_DATA_OUT;
-		cmd->execute = kt_sbc_execute_unmap;
+	}
+	if (bytchk == 3) {
+		/* 11b (one block for all) is not offered */
+		cmd->sense_field = KT_FIELD_CDB_BIT(1, 2);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
+	reason = kt_sbc_max_xfer(cmd, c);
+	if (reason)
+		return reason;
+	*needed = c->nr_blocks * cmd->dev->attrib.block_size;
+	*dir = KT_DATA_OUT;
+	cmd->execute = kt_sbc_execute_verify;
+	return kt_sbc_overflow(cmd, *needed);
+}
+
+sense_reason_t kt_sbc_parse_caw(struct kt_cmd *cmd, const struct kt_cdb *c,
+				u32 *needed, enum kt_data_dir *dir)
+{
+	u32 bs = cmd->dev->attrib.block_size;
+	sense_reason_t reason;
+
+	/*
+	 * SBC-3 5.2: the data-out is exactly the verify and the write
+	 * data; any other length means NUMBER OF BLOCKS is wrong.
+	 */
+	if (cmd->expected_len != 2 * c->nr_blocks * bs) {
+		cmd->sense_field = KT_FIELD_CDB(13);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
+	if (!c->nr_blocks) {
+		cmd->execute = kt_sbc_execute_good;
 		return KT_SENSE_NONE;
 	}
+	reason = kt_sbc_range(cmd, c, kt_dev_nr_lblocks(cmd->dev));
+	if (reason)
+		return reason;
+	if (cmd->write_protected)
+		return KT_SENSE_WRITE_PROTECTED;
+	/* SBC-3 5.2: the verify data, then the write data */
+	*needed = 2 * c->nr_blocks * bs;
+	*dir = KT_DATA_OUT;
+	cmd->execute = kt_sbc_execute_caw;
+	return KT_SENSE_NONE;
+}
+
+sense_reason_t kt_sbc_parse_orwrite(struct kt_cmd *cmd, const struct kt_cdb *c,
+				    u32 *needed, enum kt_data_dir *dir)
+{
+	sense_reason_t reason;
+
+	reason = kt_sbc_transfer_ok(cmd, c, true);
+	if (reason)
+		return reason;
+	if (!c->nr_blocks) {
+		cmd->execute = kt_sbc_execute_good;
+		return KT_SENSE_NONE;
+	}
+	*needed = c->nr_blocks * cmd->dev->attrib.block_size;
+	*dir = KT_DATA_OUT;
+	cmd->execute = kt_sbc_execute_orwrite;
+	return kt_sbc_overflow(cmd, *needed);
+}
+
+sense_reason_t kt_sbc_parse_pre_fetch(struct kt_cmd *cmd,
+				      const struct kt_cdb *c, u32 *needed,
+				      enum kt_data_dir *dir)
+{
+	sense_reason_t reason;
+
+	reason = kt_sbc_range(cmd, c, kt_dev_nr_lblocks(cmd->dev));
+	if (reason)
+		return reason;
+	cmd->execute = kt_sbc_execute_good;
+	return KT_SENSE_NONE;
+}
+
+sense_reason_t kt_sbc_parse_sync(struct kt_cmd *cmd, const struct kt_cdb *c,
+				 u32 *needed, enum kt_data_dir *dir)
+{
+	/* SBC-3 5.22: NUMBER OF BLOCKS 0 means to the end */
+	if (!kt_cdb_range_ok(c->lba, c->nr_blocks,
+			     kt_dev_nr_lblocks(cmd->dev))) {
+		cmd->sense_info = c->lba;
+		return KT_SENSE_LBA_OUT_OF_RANGE;
+	}
+	cmd->execute = kt_sbc_execute_sync;
+	return KT_SENSE_NONE;
+}
+
+/* A backstore that cannot write zeroes offers neither WRITE SAME nor UNMAP */
+static sense_reason_t kt_sbc_no_zeroes(struct kt_cmd *cmd)
+{
 	cmd->sense_field = KT_FIELD_CDB(0);
 	return KT_SENSE_INVALID_OPCODE;
+}
+
+sense_reason_t kt_sbc_parse_write_same(struct kt_cmd *cmd,
+				       const struct kt_cdb *c, u32 *needed,
+				       enum kt_data_dir *dir)
+{
+	u32 bs = cmd->dev->attrib.block_size;
+
+	if (!cmd->dev->ops->write_zeroes)
+		return kt_sbc_no_zeroes(cmd);
+	if (cmd->write_protected)
+		return KT_SENSE_WRITE_PROTECTED;
+	/* SBC-3 5.43: NDOB: no data-out buffer */
+	if (!(c->opcode == WRITE_SAME_16 && (cmd->cdb[1] & 0x01))) {
+		/*
+		 * else exactly one logical block: with less there is
+		 * no block to repeat, more is no block at all
+		 */
+		if (cmd->expected_len != bs)
+			return KT_SENSE_INVALID_CDB_FIELD;
+		*needed = bs;
+		*dir = KT_DATA_OUT;
+	}
+	cmd->execute = kt_sbc_execute_write_same;
+	return KT_SENSE_NONE;
+}
+
+sense_reason_t kt_sbc_parse_unmap(struct kt_cmd *cmd, const struct kt_cdb *c,
+				  u32 *needed, enum kt_data_dir *dir)
+{
+	if (!cmd->dev->ops->write_zeroes)
+		return kt_sbc_no_zeroes(cmd);
+	if (cmd->write_protected)
+		return KT_SENSE_WRITE_PROTECTED;
+	*needed = get_unaligned_be16(&cmd->cdb[7]);
+	*dir = KT_DATA_OUT;
+	cmd->execute = kt_sbc_execute_unmap;
+	return KT_SENSE_NONE;
 }

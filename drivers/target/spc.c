@@ -339,111 +339,59 @@ static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
 	return KT_SENSE_NONE;
 }
 
+/* What runs each command the core answers itself (kt_cdb_desc.run) */
+static const struct kt_spc_run {
+	sense_reason_t	(*exec)(struct kt_cmd *cmd);
+	u32		max_param;	/* the longest parameter list taken, or 0 */
+	sense_reason_t	too_long;	/* the answer to a longer one */
+} kt_spc_runs[KT_RUN_NR] = {
+	[KT_RUN_GOOD]		= { kt_x_good },
+	[KT_RUN_REQUEST_SENSE]	= { kt_x_request_sense },
+	[KT_RUN_INQUIRY]	= { kt_x_inquiry },
+	[KT_RUN_REPORT_LUNS]	= { kt_x_report_luns },
+	[KT_RUN_MODE_SENSE]	= { kt_x_mode_sense },
+	[KT_RUN_MODE_SELECT]	= { kt_x_mode_select },
+	[KT_RUN_READ_CAPACITY]	= { kt_x_read_capacity },
+	[KT_RUN_READ_DEFECT]	= { kt_x_read_defect },
+	[KT_RUN_GET_LBA_STATUS]	= { kt_x_get_lba_status },
+	[KT_RUN_RSOC]		= { kt_x_rsoc },
+	[KT_RUN_RSTMF]		= { kt_x_rstmf },
+	[KT_RUN_RTPG]		= { kt_x_rtpg },
+	[KT_RUN_STPG]		= { kt_alua_stpg_execute, KT_STPG_MAX_LEN,
+				    KT_SENSE_INVALID_CDB_FIELD },
+	/*
+	 * the longest list RECEIVE COPY RESULTS says we take; longer is a
+	 * PARAMETER LIST LENGTH ERROR, as kt_xcopy_parse() says
+	 */
+	[KT_RUN_XCOPY]		= { kt_xcopy_execute, KT_XCOPY_MAX_PARAM_LEN,
+				    KT_SENSE_PARAM_LIST_LENGTH },
+	[KT_RUN_RECEIVE_COPY]	= { kt_xcopy_rcr_execute },
+};
+
 /*
- * Commands answered here. @needed and @dir describe the data phase the
- * CDB asks for; INVALID OPCODE sends the command on to sbc.c.
+ * A command the core answers itself: its data phase is its ALLOCATION
+ * LENGTH (data-in) or PARAMETER LIST LENGTH (data-out), from the table.
  */
 sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			    u32 *needed, enum kt_data_dir *dir)
 {
-	const u8 *cdb = cmd->cdb;
-	sense_reason_t (*exec)(struct kt_cmd *cmd) = NULL;
-	/* a parameter list of a 32-bit length: the most we take, and where */
-	sense_reason_t too_long = KT_SENSE_INVALID_CDB_FIELD;
-	u32 max_param = 0;
-	u8 len_byte = 0;
+	const struct kt_cdb_desc *d = c->desc;
+	const struct kt_spc_run *r = &kt_spc_runs[d->run];
 
-	switch (c->opcode) {
-	case PERSISTENT_RESERVE_IN:
-	case PERSISTENT_RESERVE_OUT:
-		return kt_pr_parse(cmd, c, needed, dir);
-	case RESERVE:
-	case RELEASE:
-	case RESERVE_10:
-	case RELEASE_10:
-		return kt_reserve_parse(cmd, needed, dir);
-	case INQUIRY:
-		exec = kt_x_inquiry;
-		break;
-	case REPORT_LUNS:
-		exec = kt_x_report_luns;
-		break;
-	case REQUEST_SENSE:
-		exec = kt_x_request_sense;
-		break;
-	case TEST_UNIT_READY:
-	case START_STOP:
-	case ALLOW_MEDIUM_REMOVAL:
-		exec = kt_x_good;
-		break;
-	case READ_CAPACITY:
-		exec = kt_x_read_capacity;
-		break;
-	case MODE_SENSE:
-	case MODE_SENSE_10:
-		exec = kt_x_mode_sense;
-		break;
-	case MODE_SELECT:
-	case MODE_SELECT_10:
-		exec = kt_x_mode_select;
-		*dir = KT_DATA_OUT;
-		break;
-	case READ_DEFECT_DATA:
-	case READ_DEFECT_DATA_12:
-		exec = kt_x_read_defect;
-		break;
-	case SERVICE_ACTION_IN_16:
-		if ((cdb[1] & 0x1f) == SAI_READ_CAPACITY_16)
-			exec = kt_x_read_capacity;
-		else if ((cdb[1] & 0x1f) == SAI_GET_LBA_STATUS)
-			exec = kt_x_get_lba_status;
-		break;
-	case EXTENDED_COPY:
-		exec = kt_xcopy_execute;
-		*dir = KT_DATA_OUT;
-		/*
-		 * the longest list RECEIVE COPY RESULTS says we take; longer
-		 * is a PARAMETER LIST LENGTH ERROR, as kt_xcopy_parse() says
-		 */
-		max_param = KT_XCOPY_MAX_PARAM_LEN;
-		too_long = KT_SENSE_PARAM_LIST_LENGTH;
-		len_byte = 10;
-		break;
-	case RECEIVE_COPY_RESULTS:
-		exec = kt_xcopy_rcr_execute;
-		break;
-	case MAINTENANCE_IN:
-		if ((cdb[1] & 0x1f) == MI_REPORT_SUPPORTED_OPERATION_CODES)
-			exec = kt_x_rsoc;
-		else if ((cdb[1] & 0x1f) == MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS)
-			exec = kt_x_rstmf;
-		else if ((cdb[1] & 0x1f) == MI_REPORT_TARGET_PGS)
-			exec = kt_x_rtpg;
-		break;
-	case MAINTENANCE_OUT:
-		if ((cdb[1] & 0x1f) == MO_SET_TARGET_PGS) {
-			exec = kt_alua_stpg_execute;
-			*dir = KT_DATA_OUT;
-			max_param = KT_STPG_MAX_LEN;
-			len_byte = 6;
-		}
-		break;
-	}
-	if (!exec) {
+	if (WARN_ON_ONCE(!r->exec)) {
 		cmd->sense_field = KT_FIELD_CDB(0);
 		return KT_SENSE_INVALID_OPCODE;
 	}
-	if (!cmd->dev && !(c->desc->flags & KT_CDB_D_NO_LU))
-		return KT_SENSE_LUN_NOT_SUPPORTED;
-
-	*needed = kt_spc_alloc_len(cdb);
-	if (*needed && *dir == KT_DATA_NONE)
+	*needed = kt_spc_alloc_len(cmd->cdb);
+	if (d->flags & KT_CDB_D_PARAM)
+		*dir = KT_DATA_OUT;
+	else if (*needed)
 		*dir = KT_DATA_IN;
 	/* refused before a buffer of that size is allocated for it */
-	if (max_param && *needed > max_param) {
-		cmd->sense_field = KT_FIELD_CDB(len_byte);
-		return too_long;
+	if (r->max_param && *needed > r->max_param) {
+		cmd->sense_field = KT_FIELD_CDB(d->alen_off);
+		return r->too_long;
 	}
-	cmd->execute = exec;
+	cmd->execute = r->exec;
 	return KT_SENSE_NONE;
 }

@@ -26,102 +26,111 @@
 #define FOR_TARGET	(KT_CDB_D_NO_LU | KT_CDB_D_NO_UA | KT_CDB_D_IN_SANITIZE | \
 			 KT_CDB_D_RESERVED_OK | KT_CDB_D_ALUA_ANY)
 #define STANDBY		KT_CDB_D_ALUA_STANDBY
+#define MEDIUM		KT_CDB_D_MEDIUM
 
 /*
  * Every command ktarget implements. SPC-4 commands are described in
  * SPC-4 6, block commands in SBC-3 5. Keep it sorted (a unit test checks).
  */
 const struct kt_cdb_desc kt_cdb_descs[] = {
-	{ OP(TEST_UNIT_READY, 6), .pr = KT_PRC_ANY },
+	{ OP(TEST_UNIT_READY, 6), .run = KT_RUN_GOOD, .pr = KT_PRC_ANY },
 	/* DESC */
-	{ OP(REQUEST_SENSE, 6), .flags = FOR_TARGET, .pr = KT_PRC_ANY,
-	  .alen_off = 4, .alen_size = 1, USAGE(0x01, 0, 0, 0xff) },
-	{ OP(READ_6, 6), .layout = KT_CDB_RW6, .flags = IN, .pr = KT_PRC_READ,
-	  USAGE(0x1f, 0xff, 0xff, 0xff) },
-	{ OP(WRITE_6, 6), .layout = KT_CDB_RW6, .flags = OUT,
+	{ OP(REQUEST_SENSE, 6), .run = KT_RUN_REQUEST_SENSE, .flags = FOR_TARGET,
+	  .pr = KT_PRC_ANY, .alen_off = 4, .alen_size = 1, USAGE(0x01, 0, 0, 0xff) },
+	{ OP(READ_6, 6), .run = KT_RUN_RW, .layout = KT_CDB_RW6, .flags = MEDIUM | IN,
+	  .pr = KT_PRC_READ, USAGE(0x1f, 0xff, 0xff, 0xff) },
+	{ OP(WRITE_6, 6), .run = KT_RUN_RW, .layout = KT_CDB_RW6, .flags = MEDIUM | OUT,
 	  USAGE(0x1f, 0xff, 0xff, 0xff) },
 	/* EVPD (CMDDT is obsolete) */
-	{ OP(INQUIRY, 6), .flags = FOR_TARGET, .pr = KT_PRC_ANY,
+	{ OP(INQUIRY, 6), .run = KT_RUN_INQUIRY, .flags = FOR_TARGET, .pr = KT_PRC_ANY,
 	  .alen_off = 3, .alen_size = 2, USAGE(0x01, 0xff, 0xff, 0xff) },
 	/* PF, SP */
-	{ OP(MODE_SELECT, 6), .flags = PARAM | STANDBY,
+	{ OP(MODE_SELECT, 6), .run = KT_RUN_MODE_SELECT, .flags = PARAM | STANDBY,
 	  .alen_off = 4, .alen_size = 1, USAGE(0x11, 0, 0, 0xff) },
 	/* no third-party or extents */
-	{ OP(RESERVE, 6), .gate = KT_GATE_PR, .pr = KT_PRC_RESV },
-	{ OP(RELEASE, 6), .gate = KT_GATE_PR, .pr = KT_PRC_RESV,
+	{ OP(RESERVE, 6), .run = KT_RUN_RESERVE, .gate = KT_GATE_PR, .pr = KT_PRC_RESV },
+	{ OP(RELEASE, 6), .run = KT_RUN_RESERVE, .gate = KT_GATE_PR, .pr = KT_PRC_RESV,
 	  .flags = KT_CDB_D_RESERVED_OK },
 	/* DBD, PC, PAGE CODE, SUBPAGE CODE */
-	{ OP(MODE_SENSE, 6), .flags = STANDBY, .pr = KT_PRC_READ,
+	{ OP(MODE_SENSE, 6), .run = KT_RUN_MODE_SENSE, .flags = STANDBY, .pr = KT_PRC_READ,
 	  .alen_off = 4, .alen_size = 1, USAGE(0x08, 0xff, 0xff, 0xff) },
 	/* IMMED, modifier, POWER CONDITION, NO_FLUSH, START */
-	{ OP(START_STOP, 6), .flags = LONG, .pr = KT_PRC_START_STOP,
+	{ OP(START_STOP, 6), .run = KT_RUN_GOOD, .flags = LONG, .pr = KT_PRC_START_STOP,
 	  USAGE(0x01, 0, 0x0f, 0xf5) },
-	{ OP(ALLOW_MEDIUM_REMOVAL, 6), .pr = KT_PRC_PREVENT_ALLOW,
+	{ OP(ALLOW_MEDIUM_REMOVAL, 6), .run = KT_RUN_GOOD, .pr = KT_PRC_PREVENT_ALLOW,
 	  USAGE(0, 0, 0, 0x03) },
 	/* LBA, PMI */
-	{ OP(READ_CAPACITY, 10), .pr = KT_PRC_ANY,
+	{ OP(READ_CAPACITY, 10), .run = KT_RUN_READ_CAPACITY, .pr = KT_PRC_ANY,
 	  USAGE(0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x01) },
 	/* DPO, FUA, RARC, FUA_NV */
-	{ OP(READ_10, 10), .layout = KT_CDB_RW10,
-	  .flags = IN | DPOFUA | PROTECT, .pr = KT_PRC_READ,
+	{ OP(READ_10, 10), .run = KT_RUN_RW, .layout = KT_CDB_RW10,
+	  .flags = MEDIUM | IN | DPOFUA | PROTECT, .pr = KT_PRC_READ,
 	  USAGE(0x1e, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
 	/* DPO, FUA, FUA_NV */
-	{ OP(WRITE_10, 10), .layout = KT_CDB_RW10, .flags = OUT | DPOFUA | PROTECT,
+	{ OP(WRITE_10, 10), .run = KT_RUN_RW, .layout = KT_CDB_RW10,
+	  .flags = MEDIUM | OUT | DPOFUA | PROTECT,
 	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
 	/* DPO, BYTCHK */
-	{ OP(WRITE_VERIFY, 10), .layout = KT_CDB_RW10,
-	  .flags = OUT | DPOFUA | PROTECT,
+	{ OP(WRITE_VERIFY, 10), .run = KT_RUN_RW, .layout = KT_CDB_RW10,
+	  .flags = MEDIUM | OUT | DPOFUA | PROTECT,
 	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
 	/* DPO, BYTCHK */
-	{ OP(VERIFY, 10), .layout = KT_CDB_RW10,
-	  .flags = DPOFUA | LONG | PROTECT, .pr = KT_PRC_READ,
+	{ OP(VERIFY, 10), .run = KT_RUN_VERIFY, .layout = KT_CDB_RW10,
+	  .flags = MEDIUM | DPOFUA | LONG | PROTECT, .pr = KT_PRC_READ,
 	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
 	/* IMMED */
-	{ OP(PRE_FETCH, 10), .layout = KT_CDB_RW10, .pr = KT_PRC_READ,
+	{ OP(PRE_FETCH, 10), .run = KT_RUN_PRE_FETCH, .flags = MEDIUM,
+	  .layout = KT_CDB_RW10, .pr = KT_PRC_READ,
 	  USAGE(0x02, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
 	/* SYNC_NV (obsolete, ignored), IMMED */
-	{ OP(SYNCHRONIZE_CACHE, 10), .layout = KT_CDB_RW10, .flags = LONG,
-	  USAGE(0x06, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
+	{ OP(SYNCHRONIZE_CACHE, 10), .run = KT_RUN_SYNC_CACHE, .layout = KT_CDB_RW10,
+	  .flags = MEDIUM | LONG, USAGE(0x06, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
 	/* REQ_PLIST, REQ_GLIST, DEFECT LIST FORMAT */
-	{ OP(READ_DEFECT_DATA, 10), .pr = KT_PRC_READ,
+	{ OP(READ_DEFECT_DATA, 10), .run = KT_RUN_READ_DEFECT, .pr = KT_PRC_READ,
 	  .alen_off = 7, .alen_size = 2, USAGE(0, 0x1f, 0, 0, 0, 0, 0xff, 0xff) },
 	/* UNMAP (ANCHOR unsupported) */
-	{ OP(WRITE_SAME, 10), .layout = KT_CDB_RW10,
-	  .flags = KT_CDB_D_WS_UNMAP | LONG | PROTECT,
+	{ OP(WRITE_SAME, 10), .run = KT_RUN_WRITE_SAME, .layout = KT_CDB_RW10,
+	  .flags = MEDIUM | KT_CDB_D_WS_UNMAP | LONG | PROTECT,
 	  USAGE(0x08, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
 	/* ANCHOR unsupported */
-	{ OP(UNMAP, 10), .flags = PARAM | LONG, .gate = KT_GATE_TPU,
-	  .alen_off = 7, .alen_size = 2, USAGE(0, 0, 0, 0, 0, 0x1f, 0xff, 0xff) },
+	{ OP(UNMAP, 10), .run = KT_RUN_UNMAP, .flags = MEDIUM | PARAM | LONG,
+	  .gate = KT_GATE_TPU, .alen_off = 7, .alen_size = 2,
+	  USAGE(0, 0, 0, 0, 0, 0x1f, 0xff, 0xff) },
 	/* IMMED, AUSE */
-	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_OVERWRITE, 10), .flags = PARAM | LONG,
-	  .alen_off = 7, .alen_size = 2, USAGE(0xa1, 0, 0, 0, 0, 0, 0xff, 0xff) },
-	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_BLOCK_ERASE, 10), .flags = PARAM | LONG,
-	  .gate = KT_GATE_BLOCK_ERASE,
-	  .alen_off = 7, .alen_size = 2, USAGE(0xa2, 0, 0, 0, 0, 0, 0xff, 0xff) },
-	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_EXIT_FAILURE, 10), .flags = PARAM,
-	  .alen_off = 7, .alen_size = 2, USAGE(0xbf, 0, 0, 0, 0, 0, 0xff, 0xff) },
+	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_OVERWRITE, 10), .run = KT_RUN_SANITIZE,
+	  .flags = PARAM | LONG, .alen_off = 7, .alen_size = 2,
+	  USAGE(0xa1, 0, 0, 0, 0, 0, 0xff, 0xff) },
+	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_BLOCK_ERASE, 10), .run = KT_RUN_SANITIZE,
+	  .flags = PARAM | LONG, .gate = KT_GATE_BLOCK_ERASE, .alen_off = 7, .alen_size = 2,
+	  USAGE(0xa2, 0, 0, 0, 0, 0, 0xff, 0xff) },
+	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_EXIT_FAILURE, 10), .run = KT_RUN_SANITIZE,
+	  .flags = PARAM, .alen_off = 7, .alen_size = 2,
+	  USAGE(0xbf, 0, 0, 0, 0, 0, 0xff, 0xff) },
 	/* PF, SP */
-	{ OP(MODE_SELECT_10, 10), .flags = PARAM | STANDBY,
+	{ OP(MODE_SELECT_10, 10), .run = KT_RUN_MODE_SELECT, .flags = PARAM | STANDBY,
 	  .alen_off = 7, .alen_size = 2, USAGE(0x11, 0, 0, 0, 0, 0, 0xff, 0xff) },
 	/* no third-party */
-	{ OP(RESERVE_10, 10), .gate = KT_GATE_PR, .pr = KT_PRC_RESV },
-	{ OP(RELEASE_10, 10), .gate = KT_GATE_PR, .pr = KT_PRC_RESV,
+	{ OP(RESERVE_10, 10), .run = KT_RUN_RESERVE, .gate = KT_GATE_PR, .pr = KT_PRC_RESV },
+	{ OP(RELEASE_10, 10), .run = KT_RUN_RESERVE, .gate = KT_GATE_PR, .pr = KT_PRC_RESV,
 	  .flags = KT_CDB_D_RESERVED_OK },
 	/* LLBAA, DBD, PC, PAGE CODE, SUBPAGE CODE */
-	{ OP(MODE_SENSE_10, 10), .flags = STANDBY, .pr = KT_PRC_READ,
-	  .alen_off = 7, .alen_size = 2, USAGE(0x18, 0xff, 0xff, 0, 0, 0, 0xff, 0xff) },
-#define PR_IN(s)	{ OP_SA(PERSISTENT_RESERVE_IN, (s), 10), .gate = KT_GATE_PR, \
-			  .flags = STANDBY, .pr = KT_PRC_ANY, .alen_off = 7, \
-			  .alen_size = 2, USAGE((s), 0, 0, 0, 0, 0, 0xff, 0xff) }
+	{ OP(MODE_SENSE_10, 10), .run = KT_RUN_MODE_SENSE, .flags = STANDBY,
+	  .pr = KT_PRC_READ, .alen_off = 7, .alen_size = 2,
+	  USAGE(0x18, 0xff, 0xff, 0, 0, 0, 0xff, 0xff) },
+#define PR_IN(s)	{ OP_SA(PERSISTENT_RESERVE_IN, (s), 10), .run = KT_RUN_PR, \
+			  .gate = KT_GATE_PR, .flags = STANDBY, .pr = KT_PRC_ANY, \
+			  .alen_off = 7, .alen_size = 2, \
+			  USAGE((s), 0, 0, 0, 0, 0, 0xff, 0xff) }
 	PR_IN(KT_PRI_READ_KEYS),
 	PR_IN(KT_PRI_READ_RESERVATION),
 	PR_IN(KT_PRI_REPORT_CAPABILITIES),
 	PR_IN(KT_PRI_READ_FULL_STATUS),
 #undef PR_IN
 	/* SCOPE, TYPE; the service actions' own rules are pr.c's */
-#define PR_OUT(s)	{ OP_SA(PERSISTENT_RESERVE_OUT, (s), 10), .gate = KT_GATE_PR, \
-			  .flags = PARAM | STANDBY, .pr = KT_PRC_ANY, .alen_off = 5, \
-			  .alen_size = 4, USAGE((s), 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff) }
+#define PR_OUT(s)	{ OP_SA(PERSISTENT_RESERVE_OUT, (s), 10), .run = KT_RUN_PR, \
+			  .gate = KT_GATE_PR, .flags = PARAM | STANDBY, \
+			  .pr = KT_PRC_ANY, .alen_off = 5, .alen_size = 4, \
+			  USAGE((s), 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff) }
 	PR_OUT(KT_PRO_REGISTER),
 	PR_OUT(KT_PRO_RESERVE),
 	PR_OUT(KT_PRO_RELEASE),
@@ -131,107 +140,119 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	PR_OUT(KT_PRO_REGISTER_AND_IGNORE),
 	PR_OUT(KT_PRO_REGISTER_AND_MOVE),
 #undef PR_OUT
-	{ OP_SA(EXTENDED_COPY, KT_SA_XCOPY_LID1, 16), .flags = PARAM | LONG,
-	  .gate = KT_GATE_3PC, .alen_off = 10, .alen_size = 4,
+	{ OP_SA(EXTENDED_COPY, KT_SA_XCOPY_LID1, 16), .run = KT_RUN_XCOPY,
+	  .flags = PARAM | LONG, .gate = KT_GATE_3PC, .alen_off = 10, .alen_size = 4,
 	  USAGE(KT_SA_XCOPY_LID1, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
 	/* LIST IDENTIFIER */
-	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_COPY_STATUS, 16), .gate = KT_GATE_3PC,
-	  .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
-	  USAGE(KT_SA_RCR_COPY_STATUS, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
-	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_OPERATING, 16), .gate = KT_GATE_3PC,
-	  .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
+	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_COPY_STATUS, 16),
+	  .run = KT_RUN_RECEIVE_COPY, .gate = KT_GATE_3PC, .pr = KT_PRC_READ,
+	  .alen_off = 10, .alen_size = 4,
+	  USAGE(KT_SA_RCR_COPY_STATUS, 0xff, 0, 0, 0, 0, 0, 0,
+		0, 0xff, 0xff, 0xff, 0xff, 0) },
+	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_OPERATING, 16), .run = KT_RUN_RECEIVE_COPY,
+	  .gate = KT_GATE_3PC, .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
 	  USAGE(KT_SA_RCR_OPERATING, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
 	/* LIST IDENTIFIER */
-	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_FAILURE, 16), .gate = KT_GATE_3PC,
-	  .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
+	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_FAILURE, 16), .run = KT_RUN_RECEIVE_COPY,
+	  .gate = KT_GATE_3PC, .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
 	  USAGE(KT_SA_RCR_FAILURE, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
 	/* DPO, FUA, RARC, FUA_NV */
-	{ OP(READ_16, 16), .layout = KT_CDB_RW16, .flags = IN | DPOFUA | PROTECT,
-	  .pr = KT_PRC_READ, USAGE(0x1e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-				  0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
+	{ OP(READ_16, 16), .run = KT_RUN_RW, .layout = KT_CDB_RW16,
+	  .flags = MEDIUM | IN | DPOFUA | PROTECT, .pr = KT_PRC_READ,
+	  USAGE(0x1e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* DPO, FUA, FUA_NV, NUMBER OF LOGICAL BLOCKS */
-	{ OP(COMPARE_AND_WRITE, 16), .layout = KT_CDB_CAW16,
-	  .flags = OUT | DPOFUA | PROTECT, .gate = KT_GATE_CAW,
-	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0, 0, 0, 0xff, 0x1f) },
+	{ OP(COMPARE_AND_WRITE, 16), .run = KT_RUN_CAW, .layout = KT_CDB_CAW16,
+	  .flags = MEDIUM | OUT | DPOFUA | PROTECT, .gate = KT_GATE_CAW,
+	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0, 0, 0, 0xff, 0x1f) },
 	/* DPO, FUA, FUA_NV */
-	{ OP(WRITE_16, 16), .layout = KT_CDB_RW16, .flags = OUT | DPOFUA | PROTECT,
-	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	{ OP(WRITE_16, 16), .run = KT_RUN_RW, .layout = KT_CDB_RW16,
+	  .flags = MEDIUM | OUT | DPOFUA | PROTECT,
+	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* DPO, FUA, FUA_NV */
-	{ OP(ORWRITE_16, 16), .layout = KT_CDB_RW16, .flags = OUT | DPOFUA | PROTECT,
-	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	{ OP(ORWRITE_16, 16), .run = KT_RUN_ORWRITE, .layout = KT_CDB_RW16,
+	  .flags = MEDIUM | OUT | DPOFUA | PROTECT,
+	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* DPO, BYTCHK */
-	{ OP(WRITE_VERIFY_16, 16), .layout = KT_CDB_RW16,
-	  .flags = OUT | DPOFUA | PROTECT,
-	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	{ OP(WRITE_VERIFY_16, 16), .run = KT_RUN_RW, .layout = KT_CDB_RW16,
+	  .flags = MEDIUM | OUT | DPOFUA | PROTECT,
+	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* DPO, BYTCHK */
-	{ OP(VERIFY_16, 16), .layout = KT_CDB_RW16,
-	  .flags = DPOFUA | LONG | PROTECT, .pr = KT_PRC_READ,
-	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	{ OP(VERIFY_16, 16), .run = KT_RUN_VERIFY, .layout = KT_CDB_RW16,
+	  .flags = MEDIUM | DPOFUA | LONG | PROTECT, .pr = KT_PRC_READ,
+	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* IMMED */
-	{ OP(PRE_FETCH_16, 16), .layout = KT_CDB_RW16, .pr = KT_PRC_READ,
-	  USAGE(0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	{ OP(PRE_FETCH_16, 16), .run = KT_RUN_PRE_FETCH, .flags = MEDIUM,
+	  .layout = KT_CDB_RW16, .pr = KT_PRC_READ,
+	  USAGE(0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* SYNC_NV (obsolete, ignored), IMMED */
-	{ OP(SYNCHRONIZE_CACHE_16, 16), .layout = KT_CDB_RW16, .flags = LONG,
-	  USAGE(0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	{ OP(SYNCHRONIZE_CACHE_16, 16), .run = KT_RUN_SYNC_CACHE, .layout = KT_CDB_RW16,
+	  .flags = MEDIUM | LONG,
+	  USAGE(0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* UNMAP, NDOB (ANCHOR unsupported) */
-	{ OP(WRITE_SAME_16, 16), .layout = KT_CDB_RW16,
-	  .flags = KT_CDB_D_WS_UNMAP | LONG | PROTECT,
-	  USAGE(0x09, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	{ OP(WRITE_SAME_16, 16), .run = KT_RUN_WRITE_SAME, .layout = KT_CDB_RW16,
+	  .flags = MEDIUM | KT_CDB_D_WS_UNMAP | LONG | PROTECT,
+	  USAGE(0x09, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* PMI */
-	{ OP_SA(SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, 16), .pr = KT_PRC_ANY,
-	  .alen_off = 10, .alen_size = 4,
+	{ OP_SA(SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, 16),
+	  .run = KT_RUN_READ_CAPACITY, .pr = KT_PRC_ANY, .alen_off = 10, .alen_size = 4,
 	  USAGE(SAI_READ_CAPACITY_16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0x01) },
-	{ OP_SA(SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS, 16), .gate = KT_GATE_LBP,
-	  .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
+	{ OP_SA(SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS, 16), .run = KT_RUN_GET_LBA_STATUS,
+	  .gate = KT_GATE_LBP, .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
 	  USAGE(SAI_GET_LBA_STATUS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0) },
 	/* SELECT REPORT */
-	{ OP(REPORT_LUNS, 12), .flags = FOR_TARGET, .pr = KT_PRC_ANY,
-	  .alen_off = 6, .alen_size = 4,
+	{ OP(REPORT_LUNS, 12), .run = KT_RUN_REPORT_LUNS, .flags = FOR_TARGET,
+	  .pr = KT_PRC_ANY, .alen_off = 6, .alen_size = 4,
 	  USAGE(0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
 	/* PARAMETER DATA FORMAT */
-	{ OP_SA(MAINTENANCE_IN, MI_REPORT_TARGET_PGS, 12), .gate = KT_GATE_ALUA,
-	  .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_ANY, .alen_off = 6, .alen_size = 4,
+	{ OP_SA(MAINTENANCE_IN, MI_REPORT_TARGET_PGS, 12), .run = KT_RUN_RTPG,
+	  .gate = KT_GATE_ALUA, .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_ANY, .alen_off = 6,
+	  .alen_size = 4,
 	  USAGE(0xe0 | MI_REPORT_TARGET_PGS, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
 	/* RCTD, REPORTING OPTIONS, REQUESTED OPERATION CODE, ... */
 	{ OP_SA(MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPERATION_CODES, 12),
-	  .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_READ, .alen_off = 6, .alen_size = 4,
-	  USAGE(MI_REPORT_SUPPORTED_OPERATION_CODES, 0x87, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0) },
+	  .run = KT_RUN_RSOC, .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_READ, .alen_off = 6,
+	  .alen_size = 4,
+	  USAGE(MI_REPORT_SUPPORTED_OPERATION_CODES, 0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0) },
 	/* REPD */
 	{ OP_SA(MAINTENANCE_IN, MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS, 12),
-	  .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_READ, .alen_off = 6, .alen_size = 4,
-	  USAGE(MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS, 0x80, 0, 0, 0,
-		0xff, 0xff, 0xff, 0xff, 0) },
-	{ OP_SA(MAINTENANCE_OUT, MO_SET_TARGET_PGS, 12), .gate = KT_GATE_ALUA_EXPL,
-	  .flags = PARAM | KT_CDB_D_ALUA_ANY, .alen_off = 6, .alen_size = 4,
-	  USAGE(MO_SET_TARGET_PGS, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	  .run = KT_RUN_RSTMF, .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_READ, .alen_off = 6,
+	  .alen_size = 4,
+	  USAGE(MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS, 0x80, 0, 0, 0, 0xff, 0xff, 0xff,
+		0xff, 0) },
+	{ OP_SA(MAINTENANCE_OUT, MO_SET_TARGET_PGS, 12), .run = KT_RUN_STPG,
+	  .gate = KT_GATE_ALUA_EXPL, .flags = PARAM | KT_CDB_D_ALUA_ANY, .alen_off = 6,
+	  .alen_size = 4, USAGE(MO_SET_TARGET_PGS, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
 	/* DPO, FUA, RARC, FUA_NV */
-	{ OP(READ_12, 12), .layout = KT_CDB_RW12, .flags = IN | DPOFUA | PROTECT,
-	  .pr = KT_PRC_READ,
+	{ OP(READ_12, 12), .run = KT_RUN_RW, .layout = KT_CDB_RW12,
+	  .flags = MEDIUM | IN | DPOFUA | PROTECT, .pr = KT_PRC_READ,
 	  USAGE(0x1e, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* DPO, FUA, FUA_NV */
-	{ OP(WRITE_12, 12), .layout = KT_CDB_RW12, .flags = OUT | DPOFUA | PROTECT,
+	{ OP(WRITE_12, 12), .run = KT_RUN_RW, .layout = KT_CDB_RW12,
+	  .flags = MEDIUM | OUT | DPOFUA | PROTECT,
 	  USAGE(0x1a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* DPO, BYTCHK */
-	{ OP(WRITE_VERIFY_12, 12), .layout = KT_CDB_RW12,
-	  .flags = OUT | DPOFUA | PROTECT,
+	{ OP(WRITE_VERIFY_12, 12), .run = KT_RUN_RW, .layout = KT_CDB_RW12,
+	  .flags = MEDIUM | OUT | DPOFUA | PROTECT,
 	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* DPO, BYTCHK */
-	{ OP(VERIFY_12, 12), .layout = KT_CDB_RW12,
-	  .flags = DPOFUA | LONG | PROTECT, .pr = KT_PRC_READ,
+	{ OP(VERIFY_12, 12), .run = KT_RUN_VERIFY, .layout = KT_CDB_RW12,
+	  .flags = MEDIUM | DPOFUA | LONG | PROTECT, .pr = KT_PRC_READ,
 	  USAGE(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* REQ_PLIST, REQ_GLIST, FORMAT, INDEX */
-	{ OP(READ_DEFECT_DATA_12, 12), .pr = KT_PRC_READ, .alen_off = 6, .alen_size = 4,
+	{ OP(READ_DEFECT_DATA_12, 12), .run = KT_RUN_READ_DEFECT, .pr = KT_PRC_READ,
+	  .alen_off = 6, .alen_size = 4,
 	  USAGE(0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0) },
 };
 
@@ -248,6 +269,7 @@ const unsigned int kt_cdb_nr_descs = ARRAY_SIZE(kt_cdb_descs);
 #undef PROTECT
 #undef FOR_TARGET
 #undef STANDBY
+#undef MEDIUM
 
 static int kt_cdb_desc_cmp(const struct kt_cdb_desc *d, u8 opcode, u8 sa)
 {

@@ -11,6 +11,7 @@
 #include <linux/bits.h>
 #include <asm/unaligned.h>
 
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/sense.h>
 #include <ktarget/proto/spc.h>
 
@@ -195,7 +196,7 @@ sense_reason_t kt_spc_mode_sense(const struct kt_lu_info *lu, const u8 *cdb,
 				 u8 *buf, u32 buf_len, u32 *data_len,
 				 struct kt_sense_field *field)
 {
-	bool six = cdb[0] == 0x1a, dbd = cdb[1] & 0x08;
+	bool six = cdb[0] == MODE_SENSE, dbd = cdb[1] & 0x08;
 	bool llbaa = !six && (cdb[1] & 0x10);
 	u8 pc = cdb[2] >> 6, code = cdb[2] & 0x3f, sub = cdb[3];
 	u32 alloc = six ? cdb[4] : get_unaligned_be16(&cdb[7]);
@@ -396,7 +397,7 @@ sense_reason_t kt_spc_mode_select(const struct kt_lu_info *lu, const u8 *cdb,
 				  struct kt_mode_select *sel,
 				  struct kt_sense_field *field)
 {
-	bool six = cdb[0] == 0x15, long_lba = false;
+	bool six = cdb[0] == MODE_SELECT, long_lba = false;
 	u32 plen = six ? cdb[4] : get_unaligned_be16(&cdb[7]);
 	u32 hdr = six ? 4 : 8, bdl, off, bd_len;
 	struct kt_mode_select res = { 0 };

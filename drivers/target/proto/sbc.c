@@ -45,7 +45,7 @@ sense_reason_t kt_sbc_read_capacity(const struct kt_lu_info *lu,
 	*data_len = 0;
 	*field = (struct kt_sense_field){ 0 };
 
-	if (cdb[0] == 0x25) {
+	if (cdb[0] == READ_CAPACITY) {
 		/* the LOGICAL BLOCK ADDRESS must be zero unless PMI is set */
 		if (!(cdb[8] & 0x01) && get_unaligned_be32(&cdb[2]))
 			return kt_sbc_bad_cdb(field, 2, -1);
@@ -85,7 +85,7 @@ sense_reason_t kt_sbc_write_same(const struct kt_lu_info *lu, const u8 *cdb,
 				 struct kt_sbc_ws *ws,
 				 struct kt_sense_field *field)
 {
-	bool ten = cdb[0] == 0x41;
+	bool ten = cdb[0] == WRITE_SAME;
 	u8 b1 = cdb[1], nr_byte = ten ? 7 : 10;
 
 	*ws = (struct kt_sbc_ws){ 0 };
@@ -248,7 +248,7 @@ sense_reason_t kt_sbc_read_defect_data(const u8 *cdb, u8 *buf, u32 buf_len,
 
 	*field = (struct kt_sense_field){ 0 };
 
-	if (cdb[0] == 0x37) {
+	if (cdb[0] == READ_DEFECT_DATA) {
 		kt_spc_out_init(&o, buf, buf_len, get_unaligned_be16(&cdb[7]));
 		kt_spc_out_u8(&o, 0);
 		/* REQ_PLIST, REQ_GLIST, DEFECT LIST FORMAT as requested */

@@ -67,6 +67,38 @@ enum kt_cdb_pr {
 	KT_PRC_PREVENT_ALLOW,	/* ANY when it ALLOWs, else WRITE */
 };
 
+/* Which of the core's functions takes a command on (kt_cdb_desc.run) */
+enum kt_cdb_run {
+	KT_RUN_NONE = 0,	/* an entry that forgot its .run: refused */
+	KT_RUN_GOOD,		/* nothing to do but answer GOOD */
+	KT_RUN_REQUEST_SENSE,
+	KT_RUN_INQUIRY,
+	KT_RUN_REPORT_LUNS,
+	KT_RUN_MODE_SENSE,
+	KT_RUN_MODE_SELECT,
+	KT_RUN_READ_CAPACITY,	/* (10) and (16) */
+	KT_RUN_READ_DEFECT,
+	KT_RUN_GET_LBA_STATUS,
+	KT_RUN_RSOC,
+	KT_RUN_RSTMF,
+	KT_RUN_RTPG,
+	KT_RUN_STPG,
+	KT_RUN_XCOPY,
+	KT_RUN_RECEIVE_COPY,
+	KT_RUN_RESERVE,		/* RESERVE and RELEASE (6)/(10) */
+	KT_RUN_PR,		/* PERSISTENT RESERVE IN and OUT */
+	KT_RUN_RW,		/* READ, WRITE, WRITE AND VERIFY */
+	KT_RUN_VERIFY,
+	KT_RUN_CAW,
+	KT_RUN_ORWRITE,
+	KT_RUN_PRE_FETCH,
+	KT_RUN_SYNC_CACHE,
+	KT_RUN_WRITE_SAME,
+	KT_RUN_UNMAP,
+	KT_RUN_SANITIZE,
+	KT_RUN_NR
+};
+
 /* Bits of struct kt_cdb_desc.flags */
 #define KT_CDB_D_DPOFUA		BIT(0)	/* DPO/FUA of byte 1 follow the LU's DPOFUA */
 #define KT_CDB_D_WS_UNMAP	BIT(1)	/* UNMAP of byte 1 follows emulate_tpws */
@@ -82,12 +114,15 @@ enum kt_cdb_pr {
 #define KT_CDB_D_RESERVED_OK	BIT(10)	/* passes another nexus's RESERVE (SPC-2 5.5.1) */
 #define KT_CDB_D_ALUA_STANDBY	BIT(11)	/* runs in Standby (SPC-4 5.15.2.4.4) */
 #define KT_CDB_D_ALUA_ANY	BIT(12)	/* runs in every ALUA state (SPC-4 5.15.2.4.5) */
+/* reaches the medium: refused once a SANITIZE failed (SBC-3 4.11.2) */
+#define KT_CDB_D_MEDIUM		BIT(13)
 
 /*
  * One command ktarget implements: an operation code, or an operation code
  * and service action. Decoding, the reserved-bit checks, REPORT SUPPORTED
- * OPERATION CODES, and the unit attention, reservation, ALUA and SANITIZE
- * gates all read it; kt_cdb_descs[] holds them all.
+ * OPERATION CODES, the unit attention, reservation, ALUA and SANITIZE
+ * gates and the core's dispatch (.run) all read it; kt_cdb_descs[] holds
+ * them all.
  */
 struct kt_cdb_desc {
 	u8	opcode;
@@ -95,6 +130,7 @@ struct kt_cdb_desc {
 	u8	has_sa;
 	u8	len;		/* CDB length */
 	u8	layout;		/* enum kt_cdb_layout */
+	u8	run;		/* enum kt_cdb_run */
 	u8	gate;		/* enum kt_cdb_gate */
 	u8	pr;		/* enum kt_cdb_pr */
 	u8	alen_off;	/* ALLOCATION / PARAMETER LIST LENGTH field */

@@ -189,6 +189,16 @@ static void command_table_is_sorted_and_each_entry_finds_itself(void)
 		/* block data comes with an LBA and a length to check */
 		if (d->flags & (KT_CDB_D_BLOCKS_IN | KT_CDB_D_BLOCKS_OUT))
 			KT_EXPECT(d->layout != KT_CDB_NONE);
+		/* a command with an LBA reaches the medium, and is the core's to run */
+		if (d->layout != KT_CDB_NONE)
+			KT_EXPECT(d->flags & KT_CDB_D_MEDIUM);
+		KT_EXPECT(d->run != KT_RUN_NONE && d->run < KT_RUN_NR);
+		/* SANITIZE must get through after a failed one */
+		if (d->run == KT_RUN_SANITIZE)
+			KT_EXPECT(!(d->flags & KT_CDB_D_MEDIUM));
+		/* a parameter list goes out, never in */
+		if (d->flags & KT_CDB_D_PARAM)
+			KT_EXPECT(!(d->flags & KT_CDB_D_BLOCKS_IN));
 
 		memset(cdb, 0, sizeof(cdb));
 		cdb[0] = d->opcode;
