@@ -356,7 +356,7 @@ static sense_reason_t kt_alua_stpg_check(struct kt_cmd *cmd,
 }
 
 /* SET TARGET PORT GROUPS (SPC-4 6.36): the parameter list is in cmd->sgl. */
-sense_reason_t kt_alua_stpg_execute(struct kt_cmd *cmd)
+void kt_alua_stpg_execute(struct kt_cmd *cmd)
 {
 	struct kt_alua *a = &cmd->dev->alua;
 	struct kt_alua_stpg_desc *d = NULL;
@@ -396,7 +396,5 @@ out:
 	kfree(gps);
 	kfree(d);
 	kfree(buf);
-	if (!reason)
-		kt_cmd_complete(cmd, KT_SENSE_NONE);
-	return reason;
+	kt_cmd_complete(cmd, reason);
 }

@@ -25,7 +25,7 @@ sense_reason_t kt_alua_report(struct kt_cmd *cmd, u8 *buf, u32 len,
 #define KT_STPG_MAX_DESC	4096
 #define KT_STPG_MAX_LEN		(KT_ALUA_STPG_HDR_LEN + \
 				 KT_STPG_MAX_DESC * KT_ALUA_STPG_DESC_LEN)
-sense_reason_t kt_alua_stpg_execute(struct kt_cmd *cmd);
+void kt_alua_stpg_execute(struct kt_cmd *cmd);
 
 /* Under dev->alua.lock: */
 struct kt_alua_gp *kt_alua_find_gp(struct kt_dev *dev, const char *name,

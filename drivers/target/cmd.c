@@ -193,17 +193,13 @@ EXPORT_SYMBOL_GPL(kt_cmd_complete);
 /* The command's data is in: run it, unless its task attribute holds it. */
 void kt_cmd_execute(struct kt_cmd *cmd)
 {
-	sense_reason_t reason;
-
 	if (!kt_task_set_may_run(cmd))
 		return;
 	if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
 		kt_cmd_complete(cmd, KT_SENSE_ABORTED_COMMAND);
 		return;
 	}
-	reason = cmd->execute(cmd);
-	if (reason)
-		kt_cmd_complete(cmd, reason);
+	cmd->execute(cmd);
 }
 
 void kt_cmd_data_out_done(struct kt_cmd *cmd)

@@ -518,7 +518,7 @@ static sense_reason_t kt_pr_move(struct kt_dev *dev, struct kt_cmd *cmd,
 	return KT_SENSE_NONE;
 }
 
-static sense_reason_t kt_pr_out_exec(struct kt_cmd *cmd)
+static void kt_pr_out_exec(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	struct kt_pr_gone gone = { };
@@ -533,8 +533,10 @@ static sense_reason_t kt_pr_out_exec(struct kt_cmd *cmd)
 
 	if (cmd->data_length) {
 		param = kmalloc(cmd->data_length, GFP_KERNEL);
-		if (!param)
-			return KT_SENSE_OUT_OF_RESOURCES;
+		if (!param) {
+			kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+			return;
+		}
 		sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, param,
 				  cmd->data_length);
 	}
@@ -600,15 +602,14 @@ unlock:
 	mutex_unlock(&dev->res.lock);
 out:
 	kfree(param);
-	if (!ret && gone.abort)
+	if (!ret && gone.abort) {
 		/* SPC-4 5.13.11.5: GOOD once their commands have ended */
 		kt_tmr_preempt_abort(gone.abort, gone.nexus, gone.nr);
-	else if (!ret)
-		kt_cmd_complete(cmd, KT_SENSE_NONE);
-	else
+	} else {
 		kfree(gone.abort);
+		kt_cmd_complete(cmd, ret);
+	}
 	kfree(gone.nexus);
-	return ret;
 }
 
 /* A copy of the state for the PR IN builders; under res->lock. */
@@ -640,7 +641,7 @@ static struct kt_pr_reg_info *kt_pr_snapshot(struct kt_dev *dev,
 	return regs;
 }
 
-static sense_reason_t kt_pr_in_exec(struct kt_cmd *cmd)
+static void kt_pr_in_exec(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	struct kt_pr_reg_info *regs;
@@ -654,25 +655,30 @@ static sense_reason_t kt_pr_in_exec(struct kt_cmd *cmd)
 		kt_pr_aptpl_load(dev);
 	if (dev->res.spc2_holder) {
 		mutex_unlock(&dev->res.lock);
-		return KT_SENSE_RESERVATION_CONFLICT;
+		kt_cmd_complete(cmd, KT_SENSE_RESERVATION_CONFLICT);
+		return;
 	}
 	regs = kt_pr_snapshot(dev, &info);
 	mutex_unlock(&dev->res.lock);
-	if (!regs)
-		return KT_SENSE_OUT_OF_RESOURCES;
+	if (!regs) {
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
 
 	buf = kzalloc(max_t(u32, len, 1), GFP_KERNEL);
 	if (!buf) {
 		kvfree(regs);
-		return KT_SENSE_OUT_OF_RESOURCES;
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
 	}
 	ret = kt_pr_in(&info, cmd->cdb, buf, len, &data_len,
 		       &cmd->sense_field);
 	kvfree(regs);
-	if (!ret)
+	if (ret)
+		kt_cmd_complete(cmd, ret);
+	else
 		kt_cmd_complete_data(cmd, buf, min(len, data_len));
 	kfree(buf);
-	return ret;
 }
 
 sense_reason_t kt_pr_parse(struct kt_cmd *cmd, const struct kt_cdb *c,

@@ -45,7 +45,7 @@ sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd)
 	return kt_pr_check_reserve(cmd->cdb);
 }
 
-static sense_reason_t kt_reserve_exec(struct kt_cmd *cmd)
+static void kt_reserve_exec(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	bool reserve = cmd->cdb[0] == RESERVE || cmd->cdb[0] == RESERVE_10;
@@ -69,9 +69,7 @@ static sense_reason_t kt_reserve_exec(struct kt_cmd *cmd)
 	/* SPC-2 7.24: RELEASE from another nexus is GOOD and does nothing */
 	mutex_unlock(&dev->res.lock);
 	mutex_unlock(&kt_reserve_lock);
-	if (!ret)
-		kt_cmd_complete(cmd, KT_SENSE_NONE);
-	return ret;
+	kt_cmd_complete(cmd, ret);
 }
 
 sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, const struct kt_cdb *c,

@@ -272,7 +272,7 @@ static sense_reason_t kt_sanitize_pattern(struct kt_sanitize_op *op,
 	return KT_SENSE_NONE;
 }
 
-static sense_reason_t kt_sanitize_exit_failure(struct kt_cmd *cmd)
+static void kt_sanitize_exit_failure(struct kt_cmd *cmd)
 {
 	struct kt_sanitize *s = &cmd->dev->sanitize;
 
@@ -280,14 +280,14 @@ static sense_reason_t kt_sanitize_exit_failure(struct kt_cmd *cmd)
 	if (atomic_read(&s->state) == KT_SANITIZE_FAILED) {
 		if (!s->ause) {
 			cmd->sense_field = KT_FIELD_CDB_BIT(1, 4);
-			return KT_SENSE_INVALID_CDB_FIELD;
+			kt_cmd_complete(cmd, KT_SENSE_INVALID_CDB_FIELD);
+			return;
 		}
 		atomic_cmpxchg(&s->state, KT_SANITIZE_FAILED, KT_SANITIZE_IDLE);
 		pr_info("device %u: left sanitize failure mode\n",
 			cmd->dev->index);
 	}
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
-	return KT_SENSE_NONE;
 }
 
 /* The operation @p asks for, its pattern from @param for OVERWRITE. */
@@ -324,7 +324,7 @@ static struct kt_sanitize_op *kt_sanitize_op_alloc(struct kt_cmd *cmd,
 	return op;
 }
 
-static sense_reason_t kt_sanitize_execute(struct kt_cmd *cmd)
+static void kt_sanitize_execute(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	struct kt_sanitize *s = &dev->sanitize;
@@ -338,14 +338,18 @@ static sense_reason_t kt_sanitize_execute(struct kt_cmd *cmd)
 	kt_lu_info_fill(cmd, &lu);
 	reason = kt_sbc_sanitize_cdb(&lu, cmd->cdb, &p, &cmd->sense_field);
 	if (reason)
-		return reason;
-	if (p.sa == KT_SBC_SANITIZE_EXIT_FAILURE)
-		return kt_sanitize_exit_failure(cmd);
+		goto out;
+	if (p.sa == KT_SBC_SANITIZE_EXIT_FAILURE) {
+		kt_sanitize_exit_failure(cmd);
+		return;
+	}
 
 	if (p.sa == KT_SBC_SANITIZE_OVERWRITE) {
 		param = kmalloc(p.param_len, GFP_KERNEL);
-		if (!param)
-			return KT_SENSE_OUT_OF_RESOURCES;
+		if (!param) {
+			reason = KT_SENSE_OUT_OF_RESOURCES;
+			goto out;
+		}
 		sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, param, p.param_len);
 		reason = kt_sbc_sanitize_overwrite(&lu, param, p.param_len, &p,
 						   &cmd->sense_field);
@@ -379,7 +383,9 @@ static sense_reason_t kt_sanitize_execute(struct kt_cmd *cmd)
 	queue_work(kt_sanitize_wq, &op->work);
 out:
 	kfree(param);
-	return reason;
+	/* started: the operation (or IMMED above) completes it */
+	if (reason)
+		kt_cmd_complete(cmd, reason);
 }
 
 /* The transfer SANITIZE implies (kt_exec_parse() calls it) */

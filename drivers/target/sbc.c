@@ -58,7 +58,7 @@ static u32 kt_sbc_backend_len(struct kt_cmd *cmd, bool write)
 	return len + extra;
 }
 
-static sense_reason_t kt_sbc_execute_rw(struct kt_cmd *cmd)
+static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	bool write = cmd->cdb_flags & KT_CDB_F_DATA_OUT;
@@ -67,23 +67,21 @@ static sense_reason_t kt_sbc_execute_rw(struct kt_cmd *cmd)
 
 	if (!len) {
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
-		return KT_SENSE_NONE;
+		return;
 	}
 	/* the core's own buffer, and nothing reads it once it is written */
 	cmd->be_take_pages = write && cmd->sgl_owned &&
 			     cmd->sgl == cmd->data_sgl;
 	dev->ops->rw(cmd, write, cmd->lba * dev->attrib.block_size, len, fua);
-	return KT_SENSE_NONE;
 }
 
-static sense_reason_t kt_sbc_execute_sync(struct kt_cmd *cmd)
+static void kt_sbc_execute_sync(struct kt_cmd *cmd)
 {
 	if (cmd->dev->ops->flush) {
 		cmd->dev->ops->flush(cmd);
-		return KT_SENSE_NONE;
+		return;
 	}
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
-	return KT_SENSE_NONE;
 }
 
 /* Capacity in logical blocks: the backstore counts in hw blocks. */
@@ -127,10 +125,9 @@ bool kt_dev_capacity_check(struct kt_cmd *cmd)
 	return true;
 }
 
-static sense_reason_t kt_sbc_execute_good(struct kt_cmd *cmd)
+static void kt_sbc_execute_good(struct kt_cmd *cmd)
 {
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
-	return KT_SENSE_NONE;
 }
 
 /* ---- VERIFY with BYTCHK: read the range, compare with the data-out ---- */
@@ -246,65 +243,75 @@ static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
  * The read-modify-write commands share their first step: the data-out
  * moves aside to aux_sgl, @len bytes of the medium are read into a list of
  * their own, under the device's semaphore. The read may end in a bio's
- * interrupt: the compare or merge and the write start from a work item.
+ * interrupt: the compare or merge and the write start from a work item,
+ * the one @next names.
  */
-static void kt_sbc_rmw_work(struct work_struct *work)
+static void kt_sbc_caw_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
 
-	if (cmd->cdb[0] == COMPARE_AND_WRITE)
-		kt_sbc_caw_compare(cmd, cmd->loop_reason);
-	else
-		kt_sbc_orwrite_merge(cmd, cmd->loop_reason);
+	kt_sbc_caw_compare(cmd, cmd->loop_reason);
+}
+
+static void kt_sbc_orwrite_work(struct work_struct *work)
+{
+	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
+
+	kt_sbc_orwrite_merge(cmd, cmd->loop_reason);
 }
 
 static void kt_sbc_rmw_read_done(struct kt_cmd *cmd, sense_reason_t reason)
 {
 	cmd->loop_reason = reason;
-	INIT_WORK(&cmd->work, kt_sbc_rmw_work);
 	queue_work(kt_sbc_wq, &cmd->work);
 }
 
-static sense_reason_t kt_sbc_rmw_start(struct kt_cmd *cmd, u32 len)
+static void kt_sbc_rmw_start(struct kt_cmd *cmd, u32 len, work_func_t next)
 {
 	struct kt_dev *dev = cmd->dev;
 
 	cmd->aux_sgl = sgl_alloc(len, GFP_KERNEL, &cmd->aux_nents);
-	if (!cmd->aux_sgl)
-		return KT_SENSE_OUT_OF_RESOURCES;
+	if (!cmd->aux_sgl) {
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
 	swap(cmd->sgl, cmd->aux_sgl);
 	swap(cmd->sg_nents, cmd->aux_nents);
-	if (down_interruptible(&dev->caw_sem))
-		return KT_SENSE_OUT_OF_RESOURCES;
+	if (down_interruptible(&dev->caw_sem)) {
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
+	INIT_WORK(&cmd->work, next);
 	cmd->be_done = kt_sbc_rmw_read_done;
 	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size, len, false);
-	return KT_SENSE_NONE;
 }
 
-static sense_reason_t kt_sbc_execute_caw(struct kt_cmd *cmd)
+static void kt_sbc_execute_caw(struct kt_cmd *cmd)
 {
-	return kt_sbc_rmw_start(cmd, cmd->nr_blocks * cmd->dev->attrib.block_size);
+	kt_sbc_rmw_start(cmd, cmd->nr_blocks * cmd->dev->attrib.block_size,
+			 kt_sbc_caw_work);
 }
 
-static sense_reason_t kt_sbc_execute_orwrite(struct kt_cmd *cmd)
+static void kt_sbc_execute_orwrite(struct kt_cmd *cmd)
 {
-	return kt_sbc_rmw_start(cmd, cmd->data_length);
+	kt_sbc_rmw_start(cmd, cmd->data_length, kt_sbc_orwrite_work);
 }
 
-static sense_reason_t kt_sbc_execute_verify(struct kt_cmd *cmd)
+static void kt_sbc_execute_verify(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 
 	cmd->aux_sgl = sgl_alloc(cmd->data_length, GFP_KERNEL, &cmd->aux_nents);
-	if (!cmd->aux_sgl)
-		return KT_SENSE_OUT_OF_RESOURCES;
+	if (!cmd->aux_sgl) {
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
 	/* the initiator's data moves aside; the medium is read into sgl */
 	swap(cmd->sgl, cmd->aux_sgl);
 	swap(cmd->sg_nents, cmd->aux_nents);
 	cmd->be_done = kt_sbc_verify_done;
 	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size,
 		     kt_sbc_backend_len(cmd, false), false);
-	return KT_SENSE_NONE;
 }
 
 /* ---- WRITE SAME and UNMAP ---- */
@@ -364,7 +371,7 @@ static void kt_sbc_ws_run(struct kt_cmd *cmd)
 
 #define KT_WS_CHUNK	(1024 * 1024)
 
-static sense_reason_t kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
+static void kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
 {
 	u32 bs = cmd->dev->attrib.block_size;
 	u32 chunk = min_t(u64, len, KT_WS_CHUNK);
@@ -372,13 +379,16 @@ static sense_reason_t kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
 	u8 *block;
 
 	block = kmalloc(bs, GFP_KERNEL);
-	if (!block)
-		return KT_SENSE_OUT_OF_RESOURCES;
+	if (!block) {
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
 	sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, block, bs);
 	cmd->aux_sgl = sgl_alloc(chunk, GFP_KERNEL, &cmd->aux_nents);
 	if (!cmd->aux_sgl) {
 		kfree(block);
-		return KT_SENSE_OUT_OF_RESOURCES;
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
 	}
 	/* the chunk is the block repeated; pages hold whole blocks */
 	sg_miter_start(&m, cmd->aux_sgl, cmd->aux_nents, SG_MITER_TO_SG);
@@ -397,7 +407,6 @@ static sense_reason_t kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
 	cmd->loop_end = pos + len;
 	cmd->loop_reason = KT_SENSE_NONE;
 	kt_sbc_ws_run(cmd);
-	return KT_SENSE_NONE;
 }
 
 /*
@@ -440,7 +449,7 @@ static bool kt_sbc_data_is_zero(struct kt_cmd *cmd, u32 len)
 	return zero;
 }
 
-static sense_reason_t kt_sbc_execute_write_same(struct kt_cmd *cmd)
+static void kt_sbc_execute_write_same(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	struct kt_lu_info lu;
@@ -450,16 +459,18 @@ static sense_reason_t kt_sbc_execute_write_same(struct kt_cmd *cmd)
 
 	kt_lu_info_fill(cmd, &lu);
 	reason = kt_sbc_write_same(&lu, cmd->cdb, &ws, &cmd->sense_field);
-	if (reason)
-		return reason;
+	if (reason) {
+		kt_cmd_complete(cmd, reason);
+		return;
+	}
 	if ((ws.flags & KT_SBC_WS_NDOB) || kt_sbc_data_is_zero(cmd, bs)) {
 		/* zeroes: deallocate where the backstore can (LBPRZ) */
 		cmd->loop_pos = ws.lba * bs;
 		cmd->loop_end = cmd->loop_pos + (u64)ws.nr_blocks * bs;
 		kt_sbc_zero_defer(cmd, kt_sbc_ws_zero_work);
-		return KT_SENSE_NONE;
+		return;
 	}
-	return kt_sbc_ws_pattern(cmd, ws.lba * bs, ws.nr_blocks * bs);
+	kt_sbc_ws_pattern(cmd, ws.lba * bs, ws.nr_blocks * bs);
 }
 
 static sense_reason_t kt_sbc_unmap(struct kt_cmd *cmd)
@@ -502,10 +513,9 @@ static void kt_sbc_unmap_work(struct work_struct *work)
 	kt_cmd_complete(cmd, reason);
 }
 
-static sense_reason_t kt_sbc_execute_unmap(struct kt_cmd *cmd)
+static void kt_sbc_execute_unmap(struct kt_cmd *cmd)
 {
 	kt_sbc_zero_defer(cmd, kt_sbc_unmap_work);
-	return KT_SENSE_NONE;
 }
 
 static sense_reason_t kt_sbc_range(struct kt_cmd *cmd, const struct kt_cdb *c,

@@ -107,7 +107,7 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 }
 
 /* Build into a bounce buffer, copy into the command's data, complete it. */
-static sense_reason_t kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
+static void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
 {
 	struct kt_lu_info lu;
 	u32 len = min_t(u32, cmd->data_length, KT_SPC_BUF_MAX);
@@ -116,14 +116,17 @@ static sense_reason_t kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
 	u8 *buf;
 
 	buf = kzalloc(max_t(u32, len, 1), GFP_KERNEL);
-	if (!buf)
-		return KT_SENSE_OUT_OF_RESOURCES;
+	if (!buf) {
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
 	kt_lu_info_fill(cmd, &lu);
 	reason = fn(cmd, &lu, buf, len, &data_len);
-	if (!reason)
+	if (reason)
+		kt_cmd_complete(cmd, reason);
+	else
 		kt_cmd_complete_data(cmd, buf, min(len, data_len));
 	kfree(buf);
-	return reason;
 }
 
 static sense_reason_t kt_b_inquiry(struct kt_cmd *cmd,
@@ -275,9 +278,9 @@ static sense_reason_t kt_b_rtpg(struct kt_cmd *cmd,
 }
 
 #define KT_EXEC(name, fn)						\
-static sense_reason_t kt_x_##name(struct kt_cmd *cmd)			\
+static void kt_x_##name(struct kt_cmd *cmd)				\
 {									\
-	return kt_spc_run_builder(cmd, fn);				\
+	kt_spc_run_builder(cmd, fn);					\
 }
 
 KT_EXEC(inquiry, kt_b_inquiry)
@@ -290,20 +293,19 @@ KT_EXEC(read_defect, kt_b_read_defect)
 KT_EXEC(get_lba_status, kt_b_get_lba_status)
 KT_EXEC(rtpg, kt_b_rtpg)
 
-static sense_reason_t kt_x_read_capacity(struct kt_cmd *cmd)
+static void kt_x_read_capacity(struct kt_cmd *cmd)
 {
 	kt_dev_capacity_check(cmd);
-	return kt_spc_run_builder(cmd, kt_b_read_capacity);
+	kt_spc_run_builder(cmd, kt_b_read_capacity);
 }
 
-static sense_reason_t kt_x_good(struct kt_cmd *cmd)
+static void kt_x_good(struct kt_cmd *cmd)
 {
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
-	return KT_SENSE_NONE;
 }
 
 /* MODE SELECT: the parameter list has arrived in cmd->sgl. */
-static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
+static void kt_x_mode_select(struct kt_cmd *cmd)
 {
 	struct kt_mode_select sel = { 0 };
 	struct kt_lu_info lu;
@@ -312,15 +314,19 @@ static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
 	u8 *buf;
 
 	buf = kzalloc(max_t(u32, len, 1), GFP_KERNEL);
-	if (!buf)
-		return KT_SENSE_OUT_OF_RESOURCES;
+	if (!buf) {
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
 	sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, buf, len);
 	kt_lu_info_fill(cmd, &lu);
 	reason = kt_spc_mode_select(&lu, cmd->cdb, buf, len, &sel,
 				    &cmd->sense_field);
 	kfree(buf);
-	if (reason)
-		return reason;
+	if (reason) {
+		kt_cmd_complete(cmd, reason);
+		return;
+	}
 	if ((sel.set & KT_MODE_SET_WCE) &&
 	    READ_ONCE(cmd->dev->attrib.emulate_write_cache) != sel.wce) {
 		WRITE_ONCE(cmd->dev->attrib.emulate_write_cache, sel.wce);
@@ -336,12 +342,11 @@ static sense_reason_t kt_x_mode_select(struct kt_cmd *cmd)
 		kt_ua_raise(cmd->dev, KT_ASC_MODE_PARAMS_CHANGED, KT_UA_OTHERS, cmd->sess);
 	}
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
-	return KT_SENSE_NONE;
 }
 
 /* What runs each command the core answers itself (kt_cdb_desc.run) */
 static const struct kt_spc_run {
-	sense_reason_t	(*exec)(struct kt_cmd *cmd);
+	void		(*exec)(struct kt_cmd *cmd);
 	u32		max_param;	/* the longest parameter list taken, or 0 */
 	sense_reason_t	too_long;	/* the answer to a longer one */
 } kt_spc_runs[KT_RUN_NR] = {

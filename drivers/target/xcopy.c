@@ -642,7 +642,7 @@ static void kt_xcopy_work(struct work_struct *work)
 }
 
 /* EXTENDED COPY (LID1): the parameter list is in cmd->sgl. */
-sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
+void kt_xcopy_execute(struct kt_cmd *cmd)
 {
 	u32 len = min_t(u32, cmd->data_length, KT_XCOPY_MAX_PARAM_LEN);
 	sense_reason_t reason = KT_SENSE_NONE;
@@ -656,7 +656,8 @@ sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
 	if (!op || !buf) {
 		kfree(buf);
 		kfree(op);
-		return KT_SENSE_OUT_OF_RESOURCES;
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
 	}
 	sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, buf, len);
 
@@ -667,18 +668,20 @@ sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
 		kfree(buf);
 		kfree(op);
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
-		return KT_SENSE_NONE;
+		return;
 	default:
 		reason = kt_xcopy_set_err(cmd, &err);
 		kfree(buf);
 		kfree(op);
-		return reason;
+		kt_cmd_complete(cmd, reason);
+		return;
 	}
 	kfree(buf);
 
 	if (!kt_xcopy_run_get(cmd)) {
 		kfree(op);
-		return KT_SENSE_OUT_OF_RESOURCES;	/* BUSY */
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);	/* BUSY */
+		return;
 	}
 	op->slot = KT_XCOPY_NO_SLOT;
 	usage = op->list.list_id_usage;
@@ -689,7 +692,8 @@ sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
 		if (op->slot == KT_XCOPY_NO_SLOT) {
 			kt_xcopy_run_put(cmd);
 			kfree(op);
-			return reason;
+			kt_cmd_complete(cmd, reason);
+			return;
 		}
 	}
 
@@ -711,7 +715,6 @@ sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd)
 	op->wr.desc = kt_cdb_desc_find(op->wr.cdb, sizeof(op->wr.cdb));
 	INIT_WORK(&op->work, kt_xcopy_work);
 	queue_work(kt_xcopy_wq, &op->work);
-	return KT_SENSE_NONE;
 }
 
 int kt_xcopy_init(void)

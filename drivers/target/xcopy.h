@@ -18,7 +18,7 @@ struct scatterlist;
 /* xcopy.c */
 int kt_xcopy_init(void);
 void kt_xcopy_exit(void);
-sense_reason_t kt_xcopy_execute(struct kt_cmd *cmd);
+void kt_xcopy_execute(struct kt_cmd *cmd);
 /* Fail @cmd with the sense @err describes; returns the reason to report. */
 sense_reason_t kt_xcopy_set_err(struct kt_cmd *cmd,
 				const struct kt_xcopy_err *err);
@@ -38,7 +38,7 @@ void kt_xcopy_ids_progress(struct kt_session *sess, int slot, u64 bytes,
 /* The copy ended with @reason; its sense data is kept for FAILURE DETAILS. */
 void kt_xcopy_ids_finish(struct kt_cmd *cmd, int slot, sense_reason_t reason);
 void kt_xcopy_session_release(struct kt_session *sess);
-sense_reason_t kt_xcopy_rcr_execute(struct kt_cmd *cmd);
+void kt_xcopy_rcr_execute(struct kt_cmd *cmd);
 
 /* xcopy_buf.c: copy buffers, kept a while for the next copy */
 struct scatterlist *kt_xcopy_buf_get(u32 len, unsigned int *nents,

@@ -224,7 +224,7 @@ static unsigned int kt_xcopy_rcr_failure(u8 *buf,
 }
 
 /* RECEIVE COPY RESULTS; the CDB was checked against the opcode table. */
-sense_reason_t kt_xcopy_rcr_execute(struct kt_cmd *cmd)
+void kt_xcopy_rcr_execute(struct kt_cmd *cmd)
 {
 	u8 sa = cmd->cdb[1] & 0x1f;
 	u8 list_id = cmd->cdb[2];
@@ -233,8 +233,10 @@ sense_reason_t kt_xcopy_rcr_execute(struct kt_cmd *cmd)
 	u8 *buf;
 
 	buf = kzalloc(KT_XCOPY_RCR_BUF, GFP_KERNEL);
-	if (!buf)
-		return KT_SENSE_OUT_OF_RESOURCES;
+	if (!buf) {
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
 	switch (sa) {
 	case KT_XCOPY_RCR_OP_PARAMS:
 		full = kt_xcopy_build_op_params(buf, KT_XCOPY_RCR_BUF);
@@ -245,7 +247,8 @@ sense_reason_t kt_xcopy_rcr_execute(struct kt_cmd *cmd)
 		if (!kt_xcopy_ids_read(cmd, list_id, sa, &h)) {
 			kfree(buf);
 			cmd->sense_field = KT_FIELD_CDB(2);
-			return KT_SENSE_INVALID_CDB_FIELD;
+			kt_cmd_complete(cmd, KT_SENSE_INVALID_CDB_FIELD);
+			return;
 		}
 		if (sa == KT_XCOPY_RCR_COPY_STATUS)
 			full = kt_xcopy_build_copy_status(buf, KT_XCOPY_RCR_BUF,
@@ -256,9 +259,9 @@ sense_reason_t kt_xcopy_rcr_execute(struct kt_cmd *cmd)
 	default:
 		kfree(buf);
 		cmd->sense_field = KT_FIELD_CDB(1);
-		return KT_SENSE_INVALID_CDB_FIELD;
+		kt_cmd_complete(cmd, KT_SENSE_INVALID_CDB_FIELD);
+		return;
 	}
 	kt_cmd_complete_data(cmd, buf, min_t(u32, full, KT_XCOPY_RCR_BUF));
 	kfree(buf);
-	return KT_SENSE_NONE;
 }

@@ -301,7 +301,12 @@ struct kt_cmd {
 	u8			cdb_flags;
 	/* what the core knows of the command, once kt_cmd_setup() took it */
 	const struct kt_cdb_desc *desc;
-	sense_reason_t		(*execute)(struct kt_cmd *cmd);
+	/*
+	 * Runs the command once its data is in. Whatever happens, it ends
+	 * in exactly one kt_cmd_complete() (or kt_cmd_complete_data()), now
+	 * or from the context a backstore or a work item finishes in.
+	 */
+	void			(*execute)(struct kt_cmd *cmd);
 
 	/* for the backstore: bios in flight and their worst outcome */
 	atomic_t		be_pending;
