@@ -20,6 +20,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include <ktarget/backend.h>
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
@@ -47,8 +48,8 @@ EXPORT_SYMBOL_GPL(kt_cmd_init);
 
 /*
  * The core's own commands (EXTENDED COPY's READs and WRITEs, SANITIZE's
- * writes) never reach a fabric: every backend call they make ends in their
- * be_done continuation. Nothing releases them either; they live and die
+ * writes) never reach a fabric: every backend call they make ends, through
+ * kt_be_done(), in their be_done continuation. Nothing releases them either; they live and die
  * with the operation that embeds them.
  */
 static void kt_internal_release(struct kt_cmd *cmd)
@@ -155,14 +156,8 @@ static void kt_cmd_end_aborted(struct kt_cmd *cmd)
  */
 void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 {
-	void (*cont)(struct kt_cmd *cmd, sense_reason_t r) = cmd->be_done;
-
-	/* a step of a multi-step command: the core goes on from there */
-	if (cont) {
-		cmd->be_done = NULL;
-		cont(cmd, reason);
-		return;
-	}
+	/* a command between two steps is the backstore's: kt_be_done() */
+	WARN_ON_ONCE(cmd->be_done);
 	if (!kt_cmd_claim(cmd, KT_CMD_COMPLETE)) {
 		/* aborted: the first completion ends it, a second is a bug */
 		if (!WARN_ON_ONCE(!test_bit(KT_CMD_ABORTED, &cmd->flags) ||
@@ -189,6 +184,20 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 	kt_cmd_put(cmd);
 }
 EXPORT_SYMBOL_GPL(kt_cmd_complete);
+
+void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	void (*next)(struct kt_cmd *cmd, sense_reason_t r) = cmd->be_done;
+
+	/* a step of a multi-step command: the core goes on from there */
+	if (next) {
+		cmd->be_done = NULL;
+		next(cmd, reason);
+		return;
+	}
+	kt_cmd_complete(cmd, reason);
+}
+EXPORT_SYMBOL_GPL(kt_be_done);
 
 /* The command's data is in: run it, unless its task attribute holds it. */
 void kt_cmd_execute(struct kt_cmd *cmd)

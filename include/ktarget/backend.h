@@ -53,7 +53,7 @@ struct kt_backend_ops {
 
 	/*
 	 * Data path: move @len bytes at byte offset @pos between the device
-	 * and cmd->sgl, and end with kt_cmd_complete(), from any context.
+	 * and cmd->sgl, and end with kt_be_done(), from any context.
 	 * @fua: the write must be on stable storage before it completes.
 	 * With cmd->be_take_pages a write may trade whole pages of cmd->sgl
 	 * for order-0 pages of its own (sg_set_page()), which the core
@@ -62,7 +62,7 @@ struct kt_backend_ops {
 	void		(*rw)(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 			      bool fua);
 	/*
-	 * Optional: make completed writes stable, then kt_cmd_complete().
+	 * Optional: make completed writes stable, then kt_be_done().
 	 * Called, like rw(), from the fabric's receive work: whatever waits
 	 * for the disk runs elsewhere (a bio's end_io, a work item).
 	 */
@@ -100,6 +100,13 @@ struct kt_backend_ops {
 };
 
 void kt_lbp_written(struct kt_cmd *cmd);
+
+/*
+ * The backstore's rw() or flush() of @cmd has ended with @reason: the
+ * command goes on to the core's next step of it, or completes. From any
+ * context; exactly once per rw() or flush() call.
+ */
+void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason);
 
 int kt_backend_register(const struct kt_backend_ops *ops);
 void kt_backend_unregister(const struct kt_backend_ops *ops);

@@ -324,9 +324,10 @@ struct kt_cmd {
 	 */
 	bool			be_take_pages;
 	/*
-	 * Commands of several backstore steps (WRITE SAME, VERIFY): the
-	 * core's continuation, run by kt_cmd_complete() instead of
-	 * completing, and the core's own buffer for the steps.
+	 * Commands of several backstore steps (WRITE SAME, VERIFY, the
+	 * read-modify-writes, the copy's and SANITIZE's own I/O): the step
+	 * kt_be_done() goes on to when the backstore's call ends, instead
+	 * of completing the command, and the core's own buffer for the steps.
 	 */
 	void			(*be_done)(struct kt_cmd *cmd, sense_reason_t r);
 	struct scatterlist	*aux_sgl;

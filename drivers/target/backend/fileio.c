@@ -230,12 +230,12 @@ static void kt_fd_fail(struct kt_cmd *cmd, bool write, loff_t off, int err)
 	/* a block device says ENOSPC past its end: that is no full disk */
 	if ((err == -ENOSPC || err == -EDQUOT) &&
 	    S_ISREG(file_inode(fd->file)->i_mode)) {
-		kt_cmd_complete(cmd, KT_SENSE_SPACE_ALLOC_FAILED);
+		kt_be_done(cmd, KT_SENSE_SPACE_ALLOC_FAILED);
 		return;
 	}
 	cmd->sense_info = div_u64(off, cmd->dev->attrib.block_size);
 	cmd->sense_info_valid = true;
-	kt_cmd_complete(cmd, write ? KT_SENSE_WRITE_ERROR :
+	kt_be_done(cmd, write ? KT_SENSE_WRITE_ERROR :
 				     KT_SENSE_MEDIUM_ERROR);
 }
 
@@ -263,7 +263,7 @@ static void kt_fd_io(struct kt_cmd *cmd)
 	}
 	if (write)
 		kt_lbp_written(cmd);
-	kt_cmd_complete(cmd, KT_SENSE_NONE);
+	kt_be_done(cmd, KT_SENSE_NONE);
 }
 
 static void kt_fd_work(struct work_struct *work)
@@ -288,7 +288,7 @@ static void kt_fd_flush_work(struct work_struct *work)
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, be_work);
 	struct kt_fd_dev *fd = to_fd(cmd->dev);
 
-	kt_cmd_complete(cmd, vfs_fsync(fd->file, 1) ? KT_SENSE_WRITE_ERROR :
+	kt_be_done(cmd, vfs_fsync(fd->file, 1) ? KT_SENSE_WRITE_ERROR :
 						       KT_SENSE_NONE);
 }
 

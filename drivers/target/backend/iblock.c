@@ -126,7 +126,7 @@ static void kt_ib_done(struct kt_cmd *cmd)
 		KT_SENSE_SPACE_ALLOC_FAILED,
 	};
 
-	kt_cmd_complete(cmd, reason[READ_ONCE(cmd->be_error)]);
+	kt_be_done(cmd, reason[READ_ONCE(cmd->be_error)]);
 }
 
 /* The last bio of a command completes it. */
@@ -155,7 +155,7 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 	unsigned int i;
 
 	if (write && ib->readonly) {
-		kt_cmd_complete(cmd, KT_SENSE_WRITE_PROTECTED);
+		kt_be_done(cmd, KT_SENSE_WRITE_PROTECTED);
 		return;
 	}
 	if (write && kt_ib_writes_through(cmd->dev))
@@ -194,7 +194,7 @@ static void kt_ib_flush_end_io(struct bio *bio)
 	blk_status_t st = bio->bi_status;
 
 	bio_put(bio);
-	kt_cmd_complete(cmd, st ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE);
+	kt_be_done(cmd, st ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE);
 }
 
 static void kt_ib_flush(struct kt_cmd *cmd)

@@ -255,7 +255,7 @@ static void kt_rd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		}
 	}
 	sg_miter_stop(&miter);
-	kt_cmd_complete(cmd, done == len ? KT_SENSE_NONE : KT_SENSE_LU_COMM_FAILURE);
+	kt_be_done(cmd, done == len ? KT_SENSE_NONE : KT_SENSE_LU_COMM_FAILURE);
 }
 
 static sense_reason_t kt_rd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
