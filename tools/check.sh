@@ -29,6 +29,14 @@ files=$(git ls-files 'drivers/*.[ch]' 'include/*.h')
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,CONST_STRUCT \
 	-f $files || status=1
 
+echo "check: one version"
+have=$(sed -n 's/^#define KT_VERSION[[:space:]]*"\(.*\)"$/\1/p' include/ktarget/version.h)
+pkg=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
+if [ -z "$have" ] || [ "$have" != "$pkg" ]; then
+	echo "include/ktarget/version.h says '$have', dkms.conf '$pkg'"
+	status=1
+fi
+
 echo "check: sparse"
 make -s --no-print-directory modules C=2 CHECK="sparse -Wbitwise -Wcontext" 2>&1 |
 	grep -E 'warning|error' && status=1

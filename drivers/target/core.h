@@ -15,7 +15,7 @@ struct kt_cmd;
 struct kt_backend_ops;
 struct scatterlist;
 
-#define KT_VERSION		"0.1"
+#include <ktarget/version.h>
 #define KT_DBROOT_DEFAULT	"/var/target"
 #define KT_DBROOT_MAX		4096
 

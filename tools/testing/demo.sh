@@ -96,7 +96,7 @@ main() {
 	rmdir $cfs/core/rd_mcp_0 $cfs/core/fileio_0
 	run rmmod ktarget_iscsi ktarget_rd ktarget_fileio ktarget_core
 	echo
-	echo "iSER arrives with the next issue."
+	echo "The same portal takes iSER logins once 'echo 1 > np/ADDR:PORT/iser' (Documentation/iser.md)."
 }
 
 main "$@"

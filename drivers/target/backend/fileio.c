@@ -27,6 +27,7 @@
 
 #include <ktarget/backend.h>
 #include <ktarget/fabric.h>
+#include <ktarget/version.h>
 
 #define KT_FD_BATCH	16	/* pages per vfs_iter_* call */
 
@@ -479,5 +480,6 @@ module_init(kt_fd_init);
 module_exit(kt_fd_exit);
 
 MODULE_DESCRIPTION("ktarget file backstore (fileio)");
+MODULE_VERSION(KT_VERSION);
 MODULE_LICENSE("GPL");
 MODULE_ALIAS("ktarget-backend-fileio");

@@ -15,6 +15,7 @@
 
 #include <ktarget/backend.h>
 #include <ktarget/fabric.h>
+#include <ktarget/version.h>
 
 struct kt_ib_dev {
 	struct kt_dev		dev;
@@ -263,5 +264,6 @@ module_init(kt_ib_init);
 module_exit(kt_ib_exit);
 
 MODULE_DESCRIPTION("ktarget block device backstore (iblock)");
+MODULE_VERSION(KT_VERSION);
 MODULE_LICENSE("GPL");
 MODULE_ALIAS("ktarget-backend-iblock");

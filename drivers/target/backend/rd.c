@@ -16,6 +16,7 @@
 
 #include <ktarget/backend.h>
 #include <ktarget/fabric.h>
+#include <ktarget/version.h>
 
 #define KT_RD_BLOCK_SIZE	512
 #define KT_RD_LOCKS		64	/* a power of two */
@@ -345,5 +346,6 @@ module_init(kt_rd_init);
 module_exit(kt_rd_exit);
 
 MODULE_DESCRIPTION("ktarget RAM backstore (rd_mcp)");
+MODULE_VERSION(KT_VERSION);
 MODULE_LICENSE("GPL");
 MODULE_ALIAS("ktarget-backend-rd_mcp");

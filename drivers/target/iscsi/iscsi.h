@@ -18,10 +18,11 @@
 #include <linux/workqueue.h>
 
 #include <ktarget/fabric.h>
+#include <ktarget/version.h>
 #include <ktarget/proto/iscsi_pdu.h>
 #include <ktarget/proto/iscsi_text.h>
 
-#define KT_ISCSI_RELEASE	"ktarget iSCSI 0.1"
+#define KT_ISCSI_RELEASE	"ktarget iSCSI " KT_VERSION
 #define KT_ISCSI_AUTH_LEN	256	/* CHAP names and secrets */
 #define KT_ISCSI_PARAM_LEN	256
 

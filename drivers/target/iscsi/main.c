@@ -100,5 +100,6 @@ module_init(kt_iscsi_init);
 module_exit(kt_iscsi_exit);
 
 MODULE_DESCRIPTION("ktarget iSCSI fabric (TCP)");
+MODULE_VERSION(KT_VERSION);
 MODULE_LICENSE("GPL");
 MODULE_ALIAS("ktarget-fabric-iscsi");

@@ -7,6 +7,8 @@
 
 #include <linux/module.h>
 
+#include <ktarget/version.h>
+
 #include "isert.h"
 
 static const struct kt_iscsi_rdma_ops kt_iser_ops = {
@@ -41,4 +43,5 @@ module_init(kt_iser_init);
 module_exit(kt_iser_exit);
 
 MODULE_DESCRIPTION("ktarget iSER transport for ktarget_iscsi");
+MODULE_VERSION(KT_VERSION);
 MODULE_LICENSE("GPL");
