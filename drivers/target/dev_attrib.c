@@ -55,28 +55,49 @@ static ssize_t kt_attrib_store(struct config_item *item, const char *name,
 	return ret ? ret : count;
 }
 
-#define KT_ATTRIB_SHOW(_name)						\
-static ssize_t _name##_show(struct config_item *item, char *page)	\
-{									\
-	return sysfs_emit(page, "%u\n", attrib_to_dev(item)->attrib._name); \
+static ssize_t kt_attrib_show(struct config_item *item, char *page,
+			      size_t offset)
+{
+	return sysfs_emit(page, "%u\n",
+			  *(u32 *)((u8 *)&attrib_to_dev(item)->attrib + offset));
 }
 
+/* attrib/NAME: a u32 of struct kt_dev_attrib in @_min.._max, @_check'ed */
 #define KT_ATTRIB_RW(_name, _min, _max, _check)				\
-KT_ATTRIB_SHOW(_name)							\
+static const size_t _name##_off = offsetof(struct kt_dev_attrib, _name); \
+static ssize_t _name##_show(struct config_item *item, char *page)	\
+{									\
+	return kt_attrib_show(item, page, _name##_off);			\
+}									\
 static ssize_t _name##_store(struct config_item *item,			\
 			     const char *page, size_t count)		\
 {									\
-	return kt_attrib_store(item, #_name,				\
-			       offsetof(struct kt_dev_attrib, _name),	\
-			       _min, _max, _check, page, count);	\
+	return kt_attrib_store(item, #_name, _name##_off, _min, _max,	\
+			       _check, page, count);			\
 }									\
-CONFIGFS_ATTR(, _name)
+static struct configfs_attribute attr_##_name = {			\
+	.ca_name	= __stringify(_name),				\
+	.ca_mode	= 0644,						\
+	.ca_owner	= THIS_MODULE,					\
+	.show		= _name##_show,					\
+	.store		= _name##_store,				\
+}
 
 #define KT_ATTRIB_BOOL(_name)	KT_ATTRIB_RW(_name, 0, 1, NULL)
 
+/* attrib/NAME, read only */
 #define KT_ATTRIB_RO(_name)						\
-KT_ATTRIB_SHOW(_name)							\
-CONFIGFS_ATTR_RO(, _name)
+static ssize_t _name##_show(struct config_item *item, char *page)	\
+{									\
+	return kt_attrib_show(item, page,				\
+			      offsetof(struct kt_dev_attrib, _name));	\
+}									\
+static struct configfs_attribute attr_##_name = {			\
+	.ca_name	= __stringify(_name),				\
+	.ca_mode	= 0444,						\
+	.ca_owner	= THIS_MODULE,					\
+	.show		= _name##_show,					\
+}
 
 /* SBC-3 6.5.2: the logical block length; the backstore must be able to serve it. */
 static int kt_check_block_size(struct kt_dev *dev, u32 val)

@@ -105,16 +105,15 @@ static void kt_hex(char *dst, const u8 *src, size_t len)
 	*dst = '\0';
 }
 
-#define KT_COPY(dst, kv)						\
-	({								\
-		size_t _n = (kv)->value_len;				\
-		bool _ok = _n < sizeof(dst);				\
-		if (_ok) {						\
-			memcpy(dst, (kv)->value, _n);			\
-			(dst)[_n] = '\0';				\
-		}							\
-		_ok;							\
-	})
+/* @kv's value, NUL-terminated, into @dst of @size bytes; false if too long */
+static bool kt_chap_copy(char *dst, size_t size, const struct kt_iscsi_kv *kv)
+{
+	if (kv->value_len >= size)
+		return false;
+	memcpy(dst, kv->value, kv->value_len);
+	dst[kv->value_len] = '\0';
+	return true;
+}
 
 /* Collect the CHAP_* keys of one request. */
 u16 kt_iscsi_chap_key(struct kt_iscsi_chap *chap, struct kt_iscsi_login *l,
@@ -129,23 +128,23 @@ u16 kt_iscsi_chap_key(struct kt_iscsi_chap *chap, struct kt_iscsi_login *l,
 	}
 	switch (k[5]) {
 	case 'A':
-		ok = KT_COPY(chap->a, kv);
+		ok = kt_chap_copy(chap->a, sizeof(chap->a), kv);
 		chap->got_a = ok;
 		break;
 	case 'N':
-		ok = KT_COPY(chap->n, kv);
+		ok = kt_chap_copy(chap->n, sizeof(chap->n), kv);
 		chap->got_n = ok;
 		break;
 	case 'R':
-		ok = KT_COPY(chap->r, kv);
+		ok = kt_chap_copy(chap->r, sizeof(chap->r), kv);
 		chap->got_r = ok;
 		break;
 	case 'I':
-		ok = KT_COPY(chap->i, kv);
+		ok = kt_chap_copy(chap->i, sizeof(chap->i), kv);
 		chap->got_i = ok;
 		break;
 	case 'C':
-		ok = KT_COPY(chap->c, kv);
+		ok = kt_chap_copy(chap->c, sizeof(chap->c), kv);
 		chap->got_c = ok;
 		break;
 	}
