@@ -200,9 +200,9 @@ void kt_lbp_resample(struct kt_dev *dev, struct kt_session *sess)
 		kt_lbp_sample(dev, sess);
 }
 
-/* A backstore's write of @cmd has completed. */
-void kt_lbp_written(struct kt_cmd *cmd)
+/* A backstore's write of @bytes for @cmd has completed. */
+void kt_lbp_written(struct kt_cmd *cmd, u32 bytes)
 {
-	kt_lbp_consumed(cmd->dev, cmd->sess, cmd->be_len);
+	kt_lbp_consumed(cmd->dev, cmd->sess, bytes);
 }
 EXPORT_SYMBOL_GPL(kt_lbp_written);

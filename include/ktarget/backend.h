@@ -13,10 +13,9 @@
 
 #include <linux/module.h>
 
+#include <ktarget/cmd.h>
 #include <ktarget/target.h>
 #include <ktarget/proto/sense.h>
-
-struct kt_cmd;
 
 struct kt_backend_ops {
 	const char	*name;
@@ -99,7 +98,7 @@ struct kt_backend_ops {
 	int		(*lbp_available)(struct kt_dev *dev, u64 *bytes);
 };
 
-void kt_lbp_written(struct kt_cmd *cmd);
+void kt_lbp_written(struct kt_cmd *cmd, u32 bytes);
 
 /*
  * The backstore's rw() or flush() of @cmd has ended with @reason: the

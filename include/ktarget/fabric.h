@@ -33,11 +33,10 @@
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
 
+#include <ktarget/cmd.h>
 #include <ktarget/target.h>
 #include <ktarget/proto/sense.h>
 
-struct kt_cdb_desc;
-struct kt_cmd;
 struct kt_tmr;
 struct kt_tpg;
 struct kt_wwn;
@@ -45,22 +44,7 @@ struct kt_node_acl;
 struct kt_session;
 struct kt_xcopy_ids;
 
-#define KT_CDB_INLINE		32	/* longer CDBs are refused */
 #define KT_INITIATOR_NAME_LEN	224	/* RFC 7143 4.2.7.1: iSCSI names */
-
-enum kt_data_dir {
-	KT_DATA_NONE,
-	KT_DATA_IN,		/* target to initiator (READ) */
-	KT_DATA_OUT,		/* initiator to target (WRITE) */
-};
-
-/* SAM-5 8.6: task attributes */
-enum kt_task_attr {
-	KT_TASK_SIMPLE,
-	KT_TASK_ORDERED,
-	KT_TASK_HEAD_OF_QUEUE,
-	KT_TASK_ACA,
-};
 
 /* SAM-5 7.1: task management functions */
 enum kt_tmf {
@@ -265,110 +249,6 @@ struct kt_session {
 	int			lun_gen_seen;	/* tpg->lun_gen last reported */
 };
 
-/* One SCSI command. Embedded in the fabric's command. */
-struct kt_cmd {
-	const struct kt_fabric_ops *ops;
-	struct kt_session	*sess;
-	struct kt_lun		*lun;		/* referenced while set */
-	struct kt_dev		*dev;
-	struct kref		kref;
-	struct list_head	sess_node;
-	struct work_struct	work;
-	/* aborted by a TMF: its request, and whether TAS answers it */
-	struct kt_tmr		*abort_tmr;
-	struct list_head	abort_node;
-	bool			abort_tas;
-
-	u8			cdb[KT_CDB_INLINE];
-	u64			tag;		/* fabric's task tag (ITT) */
-	u64			unpacked_lun;
-	enum kt_task_attr	task_attr;
-	u8			ts_state;	/* in the task set: KT_TS_* */
-	bool			ts_ready;	/* held, and its data is in */
-	struct list_head	ts_node;	/* task_set.held */
-	enum kt_data_dir	dir;		/* as the initiator declared it */
-	u32			expected_len;	/* initiator's expected transfer length */
-	u32			data_length;	/* what the command moves */
-	u32			data_received;	/* write data already in sgl */
-	u32			residual;
-	bool			overflow;	/* residual is an overflow */
-	bool			underflow;
-	bool			write_protected;
-
-	/* decoded by the core */
-	u64			lba;
-	u32			nr_blocks;
-	u8			cdb_flags;
-	/* what the core knows of the command, once kt_cmd_setup() took it */
-	const struct kt_cdb_desc *desc;
-	/*
-	 * Runs the command once its data is in. Whatever happens, it ends
-	 * in exactly one kt_cmd_complete() (or kt_cmd_complete_data()), now
-	 * or from the context a backstore or a work item finishes in.
-	 */
-	void			(*execute)(struct kt_cmd *cmd);
-
-	/* for the backstore: bios in flight and their worst outcome */
-	atomic_t		be_pending;
-	int			be_error;
-	/* for a backstore that runs I/O from a work item: what to do */
-	struct work_struct	be_work;
-	u64			be_pos;
-	u32			be_len;
-	bool			be_write;
-	bool			be_fua;
-	/*
-	 * the backstore may keep the pages of cmd->sgl, which the core
-	 * allocated, and put its own in their place: a WRITE whose buffer
-	 * nothing reads after it
-	 */
-	bool			be_take_pages;
-	/*
-	 * Commands of several backstore steps (WRITE SAME, VERIFY, the
-	 * read-modify-writes, the copy's and SANITIZE's own I/O): the step
-	 * kt_be_done() goes on to when the backstore's call ends, instead
-	 * of completing the command, and the core's own buffer for the steps.
-	 */
-	void			(*be_done)(struct kt_cmd *cmd, sense_reason_t r);
-	struct scatterlist	*aux_sgl;
-	unsigned int		aux_nents;
-	u64			loop_pos;
-	u64			loop_end;
-	atomic_t		loop_state;
-	sense_reason_t		loop_reason;
-
-	struct scatterlist	*sgl;
-	unsigned int		sg_nents;
-	bool			sgl_owned;	/* the core allocated sgl */
-	/*
-	 * the core builds the data-in itself (SPC emulation): its buffer is
-	 * allocated at completion for the answer, not for ALLOCATION LENGTH
-	 */
-	bool			data_in_built;
-	/* the buffer the core gave the command, from its session's cache */
-	struct scatterlist	*data_sgl;
-	unsigned int		data_cap;	/* its pages */
-
-	/* outcome */
-	u8			status;		/* SAM status */
-	sense_reason_t		sense_reason;
-	u16			sense_asc_ascq;
-	struct kt_sense_field	sense_field;
-	u64			sense_info;
-	bool			sense_info_valid;
-	/* EXTENDED COPY: ASC/ASCQ exactly as given, and the failed segment */
-	bool			sense_asc_exact;
-	bool			sense_csi_valid;
-	u32			sense_csi;
-	u8			sense[KT_SENSE_BUF_LEN];
-	u8			sense_len;
-
-	unsigned long		flags;		/* KT_CMD_* bits */
-};
-
-#define KT_CMD_ABORTED		0	/* a TMF aborted it */
-#define KT_CMD_COMPLETE		1	/* the response has been queued */
-
 /* A task management request. Embedded in the fabric's request. */
 struct kt_tmr {
 	struct kt_session	*sess;
@@ -399,12 +279,6 @@ void kt_cmd_run(struct kt_cmd *cmd);
 void kt_cmd_data_out_done(struct kt_cmd *cmd);
 /* Fail a command before or during data transfer. */
 void kt_cmd_fail(struct kt_cmd *cmd, sense_reason_t reason);
-void kt_cmd_get(struct kt_cmd *cmd);
-void kt_cmd_put(struct kt_cmd *cmd);
-
-/* The command's outcome; backstores and emulation end every command here. */
-void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason);
-void kt_cmd_set_data_in_len(struct kt_cmd *cmd, u32 len);
 
 /*
  * Run a task management function; the answer comes through the fabric's

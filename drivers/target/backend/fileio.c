@@ -26,7 +26,6 @@
 #include <linux/workqueue.h>
 
 #include <ktarget/backend.h>
-#include <ktarget/fabric.h>
 #include <ktarget/version.h>
 
 #define KT_FD_BATCH	16	/* pages per vfs_iter_* call */
@@ -243,14 +242,14 @@ static void kt_fd_fail(struct kt_cmd *cmd, bool write, loff_t off, int err)
 static void kt_fd_io(struct kt_cmd *cmd)
 {
 	struct kt_fd_dev *fd = to_fd(cmd->dev);
-	bool write = cmd->be_write;
+	bool write = cmd->be.wq.write;
 	struct scatterlist *sg = cmd->sgl;
-	loff_t off = cmd->be_pos;
-	u32 len = cmd->be_len, done = 0;
+	loff_t off = cmd->be.wq.pos;
+	u32 len = cmd->be.wq.len, done = 0;
 	ssize_t ret = -EIO;
 
 	/* an O_DSYNC file writes through by itself */
-	bool dsync = (fd->buffered && cmd->be_fua) || kt_fd_writes_through(fd);
+	bool dsync = (fd->buffered && cmd->be.wq.fua) || kt_fd_writes_through(fd);
 
 	while (done < len && sg) {
 		ret = kt_fd_batch(fd, &sg, write, &off, len - done, dsync);
@@ -263,30 +262,30 @@ static void kt_fd_io(struct kt_cmd *cmd)
 		return;
 	}
 	if (write)
-		kt_lbp_written(cmd);
+		kt_lbp_written(cmd, len);
 	kt_be_done(cmd, KT_SENSE_NONE);
 }
 
 static void kt_fd_work(struct work_struct *work)
 {
-	kt_fd_io(container_of(work, struct kt_cmd, be_work));
+	kt_fd_io(container_of(work, struct kt_cmd, be.wq.work));
 }
 
 static void kt_fd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		     bool fua)
 {
-	cmd->be_write = write;
-	cmd->be_pos = pos;
-	cmd->be_len = len;
-	cmd->be_fua = fua;
-	INIT_WORK(&cmd->be_work, kt_fd_work);
-	queue_work(kt_fd_wq, &cmd->be_work);
+	cmd->be.wq.write = write;
+	cmd->be.wq.pos = pos;
+	cmd->be.wq.len = len;
+	cmd->be.wq.fua = fua;
+	INIT_WORK(&cmd->be.wq.work, kt_fd_work);
+	queue_work(kt_fd_wq, &cmd->be.wq.work);
 }
 
 /* SYNCHRONIZE CACHE: a flush waits for the disk, on the workqueue too */
 static void kt_fd_flush_work(struct work_struct *work)
 {
-	struct kt_cmd *cmd = container_of(work, struct kt_cmd, be_work);
+	struct kt_cmd *cmd = container_of(work, struct kt_cmd, be.wq.work);
 	struct kt_fd_dev *fd = to_fd(cmd->dev);
 
 	kt_be_done(cmd, vfs_fsync(fd->file, 1) ? KT_SENSE_WRITE_ERROR :
@@ -295,8 +294,8 @@ static void kt_fd_flush_work(struct work_struct *work)
 
 static void kt_fd_flush(struct kt_cmd *cmd)
 {
-	INIT_WORK(&cmd->be_work, kt_fd_flush_work);
-	queue_work(kt_fd_wq, &cmd->be_work);
+	INIT_WORK(&cmd->be.wq.work, kt_fd_flush_work);
+	queue_work(kt_fd_wq, &cmd->be.wq.work);
 }
 
 /*

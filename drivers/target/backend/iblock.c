@@ -14,7 +14,6 @@
 #include <linux/slab.h>
 
 #include <ktarget/backend.h>
-#include <ktarget/fabric.h>
 #include <ktarget/version.h>
 
 struct kt_ib_dev {
@@ -117,31 +116,21 @@ static bool kt_ib_writes_through(struct kt_dev *dev)
 }
 
 /*
- * be_error: 0 fine, 1 a read failed, 2 a write failed, 3 thin storage
- * (dm-thin) has no space left
+ * The last bio of a command completes it, with what a failed one said:
+ * thin storage (dm-thin) out of space, or the read or write that failed.
  */
-static void kt_ib_done(struct kt_cmd *cmd)
-{
-	static const sense_reason_t reason[] = {
-		KT_SENSE_NONE, KT_SENSE_MEDIUM_ERROR, KT_SENSE_WRITE_ERROR,
-		KT_SENSE_SPACE_ALLOC_FAILED,
-	};
-
-	kt_be_done(cmd, reason[READ_ONCE(cmd->be_error)]);
-}
-
-/* The last bio of a command completes it. */
 static void kt_ib_end_io(struct bio *bio)
 {
 	struct kt_cmd *cmd = bio->bi_private;
 
 	if (bio->bi_status == BLK_STS_NOSPC)
-		WRITE_ONCE(cmd->be_error, 3);
+		WRITE_ONCE(cmd->be.bio.reason, KT_SENSE_SPACE_ALLOC_FAILED);
 	else if (bio->bi_status)
-		WRITE_ONCE(cmd->be_error, op_is_write(bio_op(bio)) ? 2 : 1);
+		WRITE_ONCE(cmd->be.bio.reason, op_is_write(bio_op(bio)) ?
+			   KT_SENSE_WRITE_ERROR : KT_SENSE_MEDIUM_ERROR);
 	bio_put(bio);
-	if (atomic_dec_and_test(&cmd->be_pending))
-		kt_ib_done(cmd);
+	if (atomic_dec_and_test(&cmd->be.bio.pending))
+		kt_be_done(cmd, READ_ONCE(cmd->be.bio.reason));
 }
 
 static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
@@ -162,8 +151,8 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 	if (write && kt_ib_writes_through(cmd->dev))
 		opf |= REQ_FUA;
 	/* one reference held while bios are built, dropped at the end */
-	atomic_set(&cmd->be_pending, 1);
-	cmd->be_error = 0;
+	atomic_set(&cmd->be.bio.pending, 1);
+	cmd->be.bio.reason = KT_SENSE_NONE;
 	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
 		u32 n = min(sg->length, len - done);
 
@@ -179,14 +168,14 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 			bio->bi_iter.bi_sector = sector;
 			bio->bi_private = cmd;
 			bio->bi_end_io = kt_ib_end_io;
-			atomic_inc(&cmd->be_pending);
+			atomic_inc(&cmd->be.bio.pending);
 		}
 		done += n;
 	}
 	if (bio)
 		submit_bio(bio);
-	if (atomic_dec_and_test(&cmd->be_pending))
-		kt_ib_done(cmd);
+	if (atomic_dec_and_test(&cmd->be.bio.pending))
+		kt_be_done(cmd, READ_ONCE(cmd->be.bio.reason));
 }
 
 static void kt_ib_flush_end_io(struct bio *bio)

@@ -15,7 +15,6 @@
 #include <linux/scatterlist.h>
 
 #include <ktarget/backend.h>
-#include <ktarget/fabric.h>
 #include <ktarget/version.h>
 
 #define KT_RD_BLOCK_SIZE	512
