@@ -7,7 +7,7 @@
  * GROUPS, and refuses what a port's access state does not allow. The wire
  * formats are in proto/alua.c, the configfs side in alua_configfs.c.
  *
- * Locking: dev->alua.lock guards the group list, the members and every
+ * Locking: dev->state->alua.lock guards the group list, the members and every
  * write of a state. The command path reads a LUN's group under RCU; groups
  * are freed after a grace period, once their members have moved away.
  */
@@ -42,7 +42,7 @@ void kt_alua_gp_init(struct kt_alua_gp *gp, struct kt_dev *dev)
 /* The device's groups: default_tg_pt_gp, id 0, under alua/. */
 void kt_alua_dev_init(struct kt_dev *dev)
 {
-	struct kt_alua *a = &dev->alua;
+	struct kt_alua *a = &dev->state->alua;
 
 	mutex_init(&a->lock);
 	INIT_LIST_HEAD(&a->groups);
@@ -69,7 +69,7 @@ static bool kt_alua_state_gated(u8 state)
 /* Recompute how many groups and ports refuse commands. */
 static void kt_alua_recount(struct kt_dev *dev)
 {
-	struct kt_alua *a = &dev->alua;
+	struct kt_alua *a = &dev->state->alua;
 	struct kt_alua_port *port;
 	struct kt_alua_gp *gp;
 	int n = 0;
@@ -90,8 +90,8 @@ struct kt_alua_gp *kt_alua_find_gp(struct kt_dev *dev, const char *name,
 {
 	struct kt_alua_gp *gp;
 
-	lockdep_assert_held(&dev->alua.lock);
-	list_for_each_entry(gp, &dev->alua.groups, node) {
+	lockdep_assert_held(&dev->state->alua.lock);
+	list_for_each_entry(gp, &dev->state->alua.groups, node) {
 		const char *n = config_item_name(&gp->group.cg_item);
 
 		if (gp->id_valid && strlen(n) == len && !memcmp(n, name, len))
@@ -104,7 +104,7 @@ static struct kt_alua_gp *kt_alua_find_id(struct kt_dev *dev, u16 id)
 {
 	struct kt_alua_gp *gp;
 
-	list_for_each_entry(gp, &dev->alua.groups, node)
+	list_for_each_entry(gp, &dev->state->alua.groups, node)
 		if (gp->id_valid && gp->id == id)
 			return gp;
 	return NULL;
@@ -115,14 +115,14 @@ bool kt_alua_id_in_use(struct kt_dev *dev, u16 id,
 {
 	struct kt_alua_gp *gp;
 
-	lockdep_assert_held(&dev->alua.lock);
+	lockdep_assert_held(&dev->state->alua.lock);
 	gp = kt_alua_find_id(dev, id);
 	return gp && gp != except;
 }
 
 void kt_alua_set_state(struct kt_alua_gp *gp, u8 state, u8 status)
 {
-	lockdep_assert_held(&gp->dev->alua.lock);
+	lockdep_assert_held(&gp->dev->state->alua.lock);
 	WRITE_ONCE(gp->state, state);
 	gp->status = status;
 	kt_alua_recount(gp->dev);
@@ -130,14 +130,14 @@ void kt_alua_set_state(struct kt_alua_gp *gp, u8 state, u8 status)
 
 void kt_alua_move_port(struct kt_lun *lun, struct kt_alua_gp *gp)
 {
-	lockdep_assert_held(&gp->dev->alua.lock);
+	lockdep_assert_held(&gp->dev->state->alua.lock);
 	list_move_tail(&lun->alua.node, &gp->members);
 	rcu_assign_pointer(lun->alua.gp, gp);
 }
 
 void kt_alua_set_offline(struct kt_lun *lun, bool offline)
 {
-	lockdep_assert_held(&lun->dev->alua.lock);
+	lockdep_assert_held(&lun->dev->state->alua.lock);
 	WRITE_ONCE(lun->alua.offline, offline);
 	lun->alua.status = KT_ALUA_STATUS_IMPLICIT;
 	kt_alua_recount(lun->dev);
@@ -150,18 +150,18 @@ void kt_alua_set_offline(struct kt_lun *lun, bool offline)
 void kt_alua_gp_remove(struct kt_alua_gp *gp)
 {
 	struct kt_dev *dev = gp->dev;
-	struct kt_alua_gp *def = &dev->alua.default_gp;
+	struct kt_alua_gp *def = &dev->state->alua.default_gp;
 	struct kt_alua_port *port, *tmp;
 	bool moved = false;
 
-	mutex_lock(&dev->alua.lock);
+	mutex_lock(&dev->state->alua.lock);
 	list_for_each_entry_safe(port, tmp, &gp->members, node) {
 		kt_alua_move_port(kt_alua_port_lun(port), def);
 		moved = true;
 	}
 	list_del_init(&gp->node);
 	kt_alua_recount(dev);
-	mutex_unlock(&dev->alua.lock);
+	mutex_unlock(&dev->state->alua.lock);
 	/* SPC-4 5.15.2.3: the ports moved may now be in another state */
 	if (moved && gp->state != def->state)
 		kt_ua_raise(dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
@@ -170,7 +170,7 @@ void kt_alua_gp_remove(struct kt_alua_gp *gp)
 /* A LUN was linked to its device: a new port, in default_tg_pt_gp. */
 void kt_alua_lun_attach(struct kt_lun *lun)
 {
-	struct kt_alua *a = &lun->dev->alua;
+	struct kt_alua *a = &lun->dev->state->alua;
 
 	mutex_lock(&a->lock);
 	lun->alua.offline = false;
@@ -184,7 +184,7 @@ void kt_alua_lun_attach(struct kt_lun *lun)
 /* The LUN is unlinked and idle: it leaves its group. */
 void kt_alua_lun_detach(struct kt_lun *lun)
 {
-	struct kt_alua *a = &lun->dev->alua;
+	struct kt_alua *a = &lun->dev->state->alua;
 
 	mutex_lock(&a->lock);
 	list_del_init(&lun->alua.node);
@@ -201,7 +201,7 @@ static const struct kt_alua_gp *kt_alua_cmd_gp(struct kt_cmd *cmd)
 
 	if (cmd->lun)
 		gp = rcu_dereference(cmd->lun->alua.gp);
-	return gp ? gp : &cmd->dev->alua.default_gp;
+	return gp ? gp : &cmd->dev->state->alua.default_gp;
 }
 
 /* INQUIRY's TPGS and the VPD 83h target port group, for this port. */
@@ -259,7 +259,7 @@ static unsigned int kt_alua_snapshot(struct kt_dev *dev,
 	unsigned int n = 0, used = 0;
 	u16 *p;
 
-	list_for_each_entry(gp, &dev->alua.groups, node) {
+	list_for_each_entry(gp, &dev->state->alua.groups, node) {
 		if (!gp->id_valid || n == max)
 			continue;
 		p = ports + used;
@@ -288,7 +288,7 @@ static unsigned int kt_alua_snapshot(struct kt_dev *dev,
 sense_reason_t kt_alua_report(struct kt_cmd *cmd, u8 *buf, u32 len,
 			      u32 *data_len)
 {
-	struct kt_alua *a = &cmd->dev->alua;
+	struct kt_alua *a = &cmd->dev->state->alua;
 	struct kt_alua_port *port;
 	struct kt_alua_desc *d;
 	struct kt_alua_gp *gp;
@@ -358,7 +358,7 @@ static sense_reason_t kt_alua_stpg_check(struct kt_cmd *cmd,
 /* SET TARGET PORT GROUPS (SPC-4 6.36): the parameter list is in cmd->sgl. */
 void kt_alua_stpg_execute(struct kt_cmd *cmd)
 {
-	struct kt_alua *a = &cmd->dev->alua;
+	struct kt_alua *a = &cmd->dev->state->alua;
 	struct kt_alua_stpg_desc *d = NULL;
 	struct kt_alua_gp **gps = NULL;
 	u32 len = cmd->data_length;

@@ -12,6 +12,8 @@
 #include <ktarget/proto/alua.h>
 #include <ktarget/target.h>
 
+#include "dev_state.h"
+
 /* alua.c: groups, ports, commands */
 void kt_alua_dev_init(struct kt_dev *dev);
 void kt_alua_gp_init(struct kt_alua_gp *gp, struct kt_dev *dev);
@@ -27,7 +29,7 @@ sense_reason_t kt_alua_report(struct kt_cmd *cmd, u8 *buf, u32 len,
 				 KT_STPG_MAX_DESC * KT_ALUA_STPG_DESC_LEN)
 void kt_alua_stpg_execute(struct kt_cmd *cmd);
 
-/* Under dev->alua.lock: */
+/* Under dev->state->alua.lock: */
 struct kt_alua_gp *kt_alua_find_gp(struct kt_dev *dev, const char *name,
 				   size_t len);
 bool kt_alua_id_in_use(struct kt_dev *dev, u16 id,
@@ -48,7 +50,7 @@ extern struct configfs_attribute *kt_alua_lun_attrs[];
  */
 static inline sense_reason_t kt_alua_check(struct kt_cmd *cmd)
 {
-	if (likely(!READ_ONCE(cmd->dev->alua.nr_gated)))
+	if (likely(!READ_ONCE(cmd->dev->state->alua.nr_gated)))
 		return KT_SENSE_NONE;
 	return kt_alua_check_slow(cmd);
 }

@@ -93,7 +93,7 @@ static ssize_t kt_gp_alua_access_state_store(struct config_item *item,
 	ret = kt_alua_parse_u32(gp, "alua_access_state", page, 0xf, &state);
 	if (ret)
 		return ret;
-	mutex_lock(&dev->alua.lock);
+	mutex_lock(&dev->state->alua.lock);
 	if (!gp->id_valid) {
 		pr_warn_ratelimited("alua/%s: alua_access_state: write tg_pt_gp_id first\n",
 				    kt_gp_name(gp));
@@ -110,12 +110,12 @@ static ssize_t kt_gp_alua_access_state_store(struct config_item *item,
 		ret = -EINVAL;
 	}
 	if (ret) {
-		mutex_unlock(&dev->alua.lock);
+		mutex_unlock(&dev->state->alua.lock);
 		return ret;
 	}
 	changed = gp->state != state;
 	kt_alua_set_state(gp, state, KT_ALUA_STATUS_IMPLICIT);
-	mutex_unlock(&dev->alua.lock);
+	mutex_unlock(&dev->state->alua.lock);
 	if (changed)
 		kt_ua_raise(dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
 	return count;
@@ -142,9 +142,9 @@ static ssize_t kt_gp_alua_access_status_store(struct config_item *item,
 				KT_ALUA_STATUS_IMPLICIT, &v);
 	if (ret)
 		return ret;
-	mutex_lock(&gp->dev->alua.lock);
+	mutex_lock(&gp->dev->state->alua.lock);
 	gp->status = v;
-	mutex_unlock(&gp->dev->alua.lock);
+	mutex_unlock(&gp->dev->state->alua.lock);
 	return count;
 }
 
@@ -166,9 +166,9 @@ static ssize_t kt_gp_alua_access_type_store(struct config_item *item,
 	ret = kt_alua_parse_u32(gp, "alua_access_type", page, 3, &v);
 	if (ret)
 		return ret;
-	mutex_lock(&gp->dev->alua.lock);
+	mutex_lock(&gp->dev->state->alua.lock);
 	WRITE_ONCE(gp->access_type, v);
-	mutex_unlock(&gp->dev->alua.lock);
+	mutex_unlock(&gp->dev->state->alua.lock);
 	return count;
 }
 
@@ -193,7 +193,7 @@ static ssize_t kt_gp_tg_pt_gp_id_store(struct config_item *item,
 	ret = kt_alua_parse_u32(gp, "tg_pt_gp_id", page, U16_MAX, &id);
 	if (ret)
 		return ret;
-	mutex_lock(&dev->alua.lock);
+	mutex_lock(&dev->state->alua.lock);
 	if (kt_alua_id_in_use(dev, id, gp)) {
 		pr_warn_ratelimited("alua/%s: tg_pt_gp_id: %u is taken by another group of %s\n",
 				    kt_gp_name(gp), id,
@@ -203,7 +203,7 @@ static ssize_t kt_gp_tg_pt_gp_id_store(struct config_item *item,
 		WRITE_ONCE(gp->id, id);
 		WRITE_ONCE(gp->id_valid, true);
 	}
-	mutex_unlock(&dev->alua.lock);
+	mutex_unlock(&dev->state->alua.lock);
 	return ret ? ret : count;
 }
 
@@ -213,7 +213,7 @@ static ssize_t kt_gp_members_show(struct config_item *item, char *page)
 	struct kt_alua_port *port;
 	ssize_t len = 0;
 
-	mutex_lock(&gp->dev->alua.lock);
+	mutex_lock(&gp->dev->state->alua.lock);
 	list_for_each_entry(port, &gp->members, node) {
 		struct kt_lun *lun = container_of(port, struct kt_lun, alua);
 		struct kt_tpg *tpg = lun->tpg;
@@ -223,7 +223,7 @@ static ssize_t kt_gp_members_show(struct config_item *item, char *page)
 				 tpg->wwn->name, tpg->tag,
 				 config_item_name(&lun->group.cg_item));
 	}
-	mutex_unlock(&gp->dev->alua.lock);
+	mutex_unlock(&gp->dev->state->alua.lock);
 	return len;
 }
 
@@ -243,9 +243,9 @@ static ssize_t kt_gp_##name##_store(struct config_item *item,		\
 									\
 	if (ret)							\
 		return ret;						\
-	mutex_lock(&gp->dev->alua.lock);				\
+	mutex_lock(&gp->dev->state->alua.lock);				\
 	WRITE_ONCE(gp->field, v);					\
-	mutex_unlock(&gp->dev->alua.lock);				\
+	mutex_unlock(&gp->dev->state->alua.lock);				\
 	return count;							\
 }									\
 CONFIGFS_ATTR(kt_gp_, name)
@@ -283,9 +283,9 @@ static ssize_t kt_gp_alua_support_##name##_store(struct config_item *item, \
 									\
 	if (ret)							\
 		return ret;						\
-	mutex_lock(&gp->dev->alua.lock);				\
+	mutex_lock(&gp->dev->state->alua.lock);				\
 	kt_gp_set_sup(gp, bit, v);					\
-	mutex_unlock(&gp->dev->alua.lock);				\
+	mutex_unlock(&gp->dev->state->alua.lock);				\
 	return count;							\
 }									\
 CONFIGFS_ATTR(kt_gp_, alua_support_##name)
@@ -339,7 +339,7 @@ static void kt_alua_gp_release(struct config_item *item)
 	struct kt_alua_gp *gp = to_kt_alua_gp(item);
 
 	/* default_tg_pt_gp lives in the device */
-	if (gp != &gp->dev->alua.default_gp)
+	if (gp != &gp->dev->state->alua.default_gp)
 		kfree_rcu(gp, rcu);
 }
 
@@ -366,9 +366,9 @@ static struct config_group *kt_alua_make_gp(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	kt_alua_gp_init(gp, dev);
 	config_group_init_type_name(&gp->group, name, &kt_alua_gp_type);
-	mutex_lock(&dev->alua.lock);
-	list_add_tail(&gp->node, &dev->alua.groups);
-	mutex_unlock(&dev->alua.lock);
+	mutex_lock(&dev->state->alua.lock);
+	list_add_tail(&gp->node, &dev->state->alua.groups);
+	mutex_unlock(&dev->state->alua.lock);
 	return &gp->group;
 }
 
@@ -414,9 +414,9 @@ static ssize_t kt_alua_lun_locked(struct config_item *item, const char *attr,
 				    config_item_name(item), attr);
 		return -ENODEV;
 	}
-	mutex_lock(&lun->dev->alua.lock);
+	mutex_lock(&lun->dev->state->alua.lock);
 	ret = fn(lun, arg);
-	mutex_unlock(&lun->dev->alua.lock);
+	mutex_unlock(&lun->dev->state->alua.lock);
 	mutex_unlock(&lun->tpg->lock);
 	return ret;
 }
@@ -424,7 +424,7 @@ static ssize_t kt_alua_lun_locked(struct config_item *item, const char *attr,
 static struct kt_alua_gp *kt_alua_lun_gp(struct kt_lun *lun)
 {
 	return rcu_dereference_protected(lun->alua.gp,
-				lockdep_is_held(&lun->dev->alua.lock));
+				lockdep_is_held(&lun->dev->state->alua.lock));
 }
 
 static ssize_t kt_lun_show_gp(struct kt_lun *lun, void *page)
@@ -455,9 +455,9 @@ static ssize_t kt_lun_alua_tg_pt_gp_show(struct config_item *item, char *page)
 	/* unlinked: empty, as LIO (rtslib reads that as "no group") */
 	mutex_lock(&lun->tpg->lock);
 	if (lun->dev) {
-		mutex_lock(&lun->dev->alua.lock);
+		mutex_lock(&lun->dev->state->alua.lock);
 		ret = kt_lun_show_gp(lun, page);
-		mutex_unlock(&lun->dev->alua.lock);
+		mutex_unlock(&lun->dev->state->alua.lock);
 	}
 	mutex_unlock(&lun->tpg->lock);
 	return ret;

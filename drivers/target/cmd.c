@@ -352,7 +352,7 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	if (cmd->lun)
 		cmd->dev = cmd->lun->dev;
 	/* an ACL's write protection, or the control mode page's SWP */
-	cmd->write_protected = wp || (cmd->dev && READ_ONCE(cmd->dev->swp));
+	cmd->write_protected = wp || (cmd->dev && READ_ONCE(cmd->dev->state->swp));
 
 	reason = kt_cmd_parse(cmd, cdb_len);
 	if (!reason && cmd->dev)
@@ -362,7 +362,7 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	if (!reason && cmd->dev)
 		reason = kt_alua_check(cmd);
 	/* SPC-4 5.13: one load when nobody reserved the device */
-	if (!reason && cmd->dev && READ_ONCE(cmd->dev->res.active))
+	if (!reason && cmd->dev && READ_ONCE(cmd->dev->state->res.active))
 		reason = kt_res_check(cmd);
 	/* an answer the core builds gets its buffer when it is known */
 	if (!reason && !cmd->data_in_built)

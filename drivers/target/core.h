@@ -10,6 +10,8 @@
 #include <ktarget/target.h>
 #include <ktarget/proto/sense.h>
 
+#include "dev_state.h"
+
 struct kt_dev;
 struct kt_cmd;
 struct kt_backend_ops;

@@ -162,9 +162,9 @@ static ssize_t kt_dev_enable_store(struct config_item *item,
 		kt_lbp_thresh_enable(dev);
 		dev->enabled = true;
 		/* SPC-4 5.13.5: registrations kept with APTPL come back */
-		mutex_lock(&dev->res.lock);
+		mutex_lock(&dev->state->res.lock);
 		kt_pr_aptpl_load(dev);
-		mutex_unlock(&dev->res.lock);
+		mutex_unlock(&dev->state->res.lock);
 	}
 out:
 	mutex_unlock(&dev->cfg_lock);
@@ -269,6 +269,7 @@ static void kt_dev_release(struct config_item *item)
 		dev->ops->disable(dev);
 	kt_res_dev_release(dev);
 	kt_task_set_dev_exit(dev);
+	kfree(dev->state);
 	dev->ops->free_dev(dev);
 	ida_free(&kt_dev_ida, index);
 }
@@ -292,19 +293,23 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 {
 	int index, ret;
 
+	dev->state = kzalloc(sizeof(*dev->state), GFP_KERNEL);
+	if (!dev->state)
+		return -ENOMEM;
+	dev->state->dev = dev;
 	index = ida_alloc(&kt_dev_ida, GFP_KERNEL);
-	if (index < 0)
-		return index;
-	ret = kt_task_set_dev_init(dev);
-	if (ret) {
-		ida_free(&kt_dev_ida, index);
-		return ret;
+	if (index < 0) {
+		ret = index;
+		goto out_state;
 	}
+	ret = kt_task_set_dev_init(dev);
+	if (ret)
+		goto out_ida;
 
 	dev->ops = ops;
 	dev->index = index;
 	mutex_init(&dev->cfg_lock);
-	sema_init(&dev->caw_sem, 1);
+	sema_init(&dev->state->caw_sem, 1);
 	kt_ua_dev_init(dev);
 	kt_lbp_thresh_dev_init(dev);
 	kt_res_dev_init(dev);
@@ -329,4 +334,11 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 	configfs_add_default_group(&dev->stat_group, &dev->group);
 	kt_xcopy_stat_init(dev);
 	return 0;
+
+out_ida:
+	ida_free(&kt_dev_ida, index);
+out_state:
+	kfree(dev->state);
+	dev->state = NULL;
+	return ret;
 }

@@ -36,7 +36,7 @@
 
 void kt_lbp_thresh_dev_init(struct kt_dev *dev)
 {
-	spin_lock_init(&dev->lbp.lock);
+	spin_lock_init(&dev->state->lbp.lock);
 }
 
 /* After the backstore's enable: whether it can tell its free room. */
@@ -44,7 +44,7 @@ void kt_lbp_thresh_enable(struct kt_dev *dev)
 {
 	u64 avail;
 
-	dev->lbp.offered = dev->ops->lbp_available &&
+	dev->state->lbp.offered = dev->ops->lbp_available &&
 			   !dev->ops->lbp_available(dev, &avail);
 }
 
@@ -68,7 +68,7 @@ static u8 kt_lbp_thresh_exp(struct kt_dev *dev)
  */
 void kt_lbp_thresh_lu_info(struct kt_dev *dev, struct kt_lu_info *lu)
 {
-	struct kt_lbp_thresh *t = &dev->lbp;
+	struct kt_lbp_thresh *t = &dev->state->lbp;
 
 	/* a fully provisioned LU has nothing to warn of */
 	if (!t->offered || !kt_spc_lbpme(lu))
@@ -86,7 +86,7 @@ void kt_lbp_thresh_lu_info(struct kt_dev *dev, struct kt_lu_info *lu)
 void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
 {
 	struct kt_dev *dev = cmd->dev;
-	struct kt_lbp_thresh *t = &dev->lbp;
+	struct kt_lbp_thresh *t = &dev->state->lbp;
 	bool changed;
 
 	spin_lock(&t->lock);
@@ -120,7 +120,7 @@ void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel)
  */
 static void kt_lbp_sample(struct kt_dev *dev, struct kt_session *sess)
 {
-	struct kt_lbp_thresh *t = &dev->lbp;
+	struct kt_lbp_thresh *t = &dev->state->lbp;
 	u64 avail = 0, sets, limit, margin = U64_MAX, w0;
 	bool reached = false, situa;
 	u8 exp = kt_lbp_thresh_exp(dev);
@@ -168,7 +168,7 @@ static void kt_lbp_sample(struct kt_dev *dev, struct kt_session *sess)
 /* Thin provisioning turned off since: the page is gone, and so is it. */
 static bool kt_lbp_watched(struct kt_dev *dev)
 {
-	return READ_ONCE(dev->lbp.on) &&
+	return READ_ONCE(dev->state->lbp.on) &&
 	       (dev->attrib.emulate_tpu || dev->attrib.emulate_tpws);
 }
 
@@ -181,7 +181,7 @@ static bool kt_lbp_watched(struct kt_dev *dev)
  */
 void kt_lbp_consumed(struct kt_dev *dev, struct kt_session *sess, u64 bytes)
 {
-	struct kt_lbp_thresh *t = &dev->lbp;
+	struct kt_lbp_thresh *t = &dev->state->lbp;
 	u64 total;
 
 	if (!kt_lbp_watched(dev))

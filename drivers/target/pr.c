@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktarget_core: persistent reservations (SPC-4 5.13). Each device keeps its
- * registrations and its reservation in dev->res, under dev->res.lock:
+ * registrations and its reservation in dev->state->res, under dev->state->res.lock:
  *
  *   PERSISTENT RESERVE OUT   REGISTER, REGISTER AND IGNORE EXISTING KEY
  *                            (SPEC_I_PT, ALL_TG_PT, APTPL), RESERVE,
@@ -73,7 +73,7 @@ static void kt_pr_preempted(struct kt_dev *dev, struct kt_pr_reg *r,
 
 void kt_res_dev_init(struct kt_dev *dev)
 {
-	struct kt_res *res = &dev->res;
+	struct kt_res *res = &dev->state->res;
 
 	mutex_init(&res->lock);
 	INIT_LIST_HEAD(&res->regs);
@@ -85,15 +85,15 @@ void kt_res_dev_release(struct kt_dev *dev)
 	struct kt_pr_reg *reg, *tmp;
 
 	kt_reserve_dev_release(dev);
-	mutex_lock(&dev->res.lock);
-	list_for_each_entry_safe(reg, tmp, &dev->res.regs, node) {
+	mutex_lock(&dev->state->res.lock);
+	list_for_each_entry_safe(reg, tmp, &dev->state->res.regs, node) {
 		list_del(&reg->node);
 		kfree(reg);
 	}
-	dev->res.nr_regs = 0;
-	dev->res.holder = NULL;
-	dev->res.type = KT_PR_TYPE_NONE;
-	mutex_unlock(&dev->res.lock);
+	dev->state->res.nr_regs = 0;
+	dev->state->res.holder = NULL;
+	dev->state->res.type = KT_PR_TYPE_NONE;
+	mutex_unlock(&dev->state->res.lock);
 }
 
 /* Publish what kt_res_check() must look at; under res->lock. */
@@ -101,12 +101,12 @@ void kt_res_update(struct kt_dev *dev)
 {
 	unsigned long active = 0;
 
-	lockdep_assert_held(&dev->res.lock);
-	if (dev->res.type != KT_PR_TYPE_NONE)
+	lockdep_assert_held(&dev->state->res.lock);
+	if (dev->state->res.type != KT_PR_TYPE_NONE)
 		active |= KT_RES_PR;
-	if (dev->res.spc2_holder)
+	if (dev->state->res.spc2_holder)
 		active |= KT_RES_SPC2;
-	WRITE_ONCE(dev->res.active, active);
+	WRITE_ONCE(dev->state->res.active, active);
 }
 
 /* The I_T nexus @cmd came through. */
@@ -124,7 +124,7 @@ static struct kt_pr_reg *kt_pr_find(struct kt_dev *dev,
 {
 	struct kt_pr_reg *reg;
 
-	list_for_each_entry(reg, &dev->res.regs, node)
+	list_for_each_entry(reg, &dev->state->res.regs, node)
 		if ((reg->all_tg_pt || reg->rtpi == rtpi) &&
 		    kt_pr_tid_match(&reg->tid, tid))
 			return reg;
@@ -138,7 +138,7 @@ static struct kt_pr_reg *kt_pr_find_exact(struct kt_dev *dev,
 {
 	struct kt_pr_reg *reg;
 
-	list_for_each_entry(reg, &dev->res.regs, node)
+	list_for_each_entry(reg, &dev->state->res.regs, node)
 		if (reg->rtpi == rtpi && reg->tid.has_isid == tid->has_isid &&
 		    kt_pr_tid_match(&reg->tid, tid))
 			return reg;
@@ -147,11 +147,11 @@ static struct kt_pr_reg *kt_pr_find_exact(struct kt_dev *dev,
 
 bool kt_pr_reg_holds(const struct kt_dev *dev, const struct kt_pr_reg *reg)
 {
-	if (!reg || dev->res.type == KT_PR_TYPE_NONE)
+	if (!reg || dev->state->res.type == KT_PR_TYPE_NONE)
 		return false;
-	if (kt_pr_type_all_reg(dev->res.type))
+	if (kt_pr_type_all_reg(dev->state->res.type))
 		return true;
-	return dev->res.holder == reg;
+	return dev->state->res.holder == reg;
 }
 
 static struct kt_pr_reg *kt_pr_reg_alloc(const struct kt_pr_tid *tid,
@@ -170,23 +170,23 @@ static struct kt_pr_reg *kt_pr_reg_alloc(const struct kt_pr_tid *tid,
 
 static void kt_pr_add(struct kt_dev *dev, struct kt_pr_reg *reg)
 {
-	list_add_tail(&reg->node, &dev->res.regs);
-	dev->res.nr_regs++;
+	list_add_tail(&reg->node, &dev->state->res.regs);
+	dev->state->res.nr_regs++;
 }
 
 static void kt_pr_set_resv(struct kt_dev *dev, struct kt_pr_reg *holder,
 			   u8 type)
 {
-	dev->res.type = type;
+	dev->state->res.type = type;
 	/* All Registrants: every registration holds it */
-	dev->res.holder = kt_pr_type_all_reg(type) ? NULL : holder;
+	dev->state->res.holder = kt_pr_type_all_reg(type) ? NULL : holder;
 	kt_res_update(dev);
 }
 
 static void kt_pr_clear_resv(struct kt_dev *dev)
 {
-	dev->res.type = KT_PR_TYPE_NONE;
-	dev->res.holder = NULL;
+	dev->state->res.type = KT_PR_TYPE_NONE;
+	dev->state->res.holder = NULL;
 	kt_res_update(dev);
 }
 
@@ -196,7 +196,7 @@ static void kt_pr_ua_others(struct kt_dev *dev, const struct kt_pr_reg *skip,
 {
 	struct kt_pr_reg *reg;
 
-	list_for_each_entry(reg, &dev->res.regs, node)
+	list_for_each_entry(reg, &dev->state->res.regs, node)
 		if (reg != skip)
 			kt_pr_ua(dev, reg, asc_ascq);
 }
@@ -208,7 +208,7 @@ static void kt_pr_ua_others(struct kt_dev *dev, const struct kt_pr_reg *skip,
  */
 static void kt_pr_unregister(struct kt_dev *dev, struct kt_pr_reg *reg)
 {
-	struct kt_res *res = &dev->res;
+	struct kt_res *res = &dev->state->res;
 	u8 type = res->type;
 
 	list_del(&reg->node);
@@ -257,7 +257,7 @@ static sense_reason_t kt_pr_spec_i_pt(struct kt_dev *dev, struct kt_cmd *cmd,
 			return KT_SENSE_INVALID_PARAM_FIELD;
 		}
 		if (!dup) {
-			if (dev->res.nr_regs + *nr_new + 1 >= KT_PR_MAX_REGS)
+			if (dev->state->res.nr_regs + *nr_new + 1 >= KT_PR_MAX_REGS)
 				return KT_SENSE_INSUFFICIENT_REG_RESOURCES;
 			reg = kt_pr_reg_alloc(&tid, rtpi, out->sa_key,
 					      out->all_tg_pt);
@@ -300,7 +300,7 @@ static sense_reason_t kt_pr_register(struct kt_dev *dev, struct kt_cmd *cmd,
 		return KT_SENSE_RESERVATION_CONFLICT;
 	if (!out->sa_key)
 		return KT_SENSE_NONE;		/* nothing to do */
-	if (dev->res.nr_regs >= KT_PR_MAX_REGS)
+	if (dev->state->res.nr_regs >= KT_PR_MAX_REGS)
 		return KT_SENSE_INSUFFICIENT_REG_RESOURCES;
 	if (out->spec_i_pt) {
 		ret = kt_pr_spec_i_pt(dev, cmd, out, param, me, rtpi, &new,
@@ -319,8 +319,8 @@ static sense_reason_t kt_pr_register(struct kt_dev *dev, struct kt_cmd *cmd,
 		kt_pr_add(dev, n);
 	}
 done:
-	dev->res.generation++;
-	dev->res.aptpl = out->aptpl;
+	dev->state->res.generation++;
+	dev->state->res.aptpl = out->aptpl;
 	return KT_SENSE_NONE;
 fail:
 	list_for_each_entry_safe(n, tmp, &new, node) {
@@ -337,9 +337,9 @@ static sense_reason_t kt_pr_reserve(struct kt_dev *dev,
 {
 	if (!reg || out->res_key != reg->key)
 		return KT_SENSE_RESERVATION_CONFLICT;
-	if (dev->res.type != KT_PR_TYPE_NONE) {
+	if (dev->state->res.type != KT_PR_TYPE_NONE) {
 		/* held by this nexus, same scope and type: nothing to do */
-		if (kt_pr_reg_holds(dev, reg) && dev->res.type == out->type)
+		if (kt_pr_reg_holds(dev, reg) && dev->state->res.type == out->type)
 			return KT_SENSE_NONE;
 		return KT_SENSE_RESERVATION_CONFLICT;
 	}
@@ -352,7 +352,7 @@ static sense_reason_t kt_pr_release(struct kt_dev *dev,
 				    const struct kt_pr_out *out,
 				    struct kt_pr_reg *reg)
 {
-	u8 type = dev->res.type;
+	u8 type = dev->state->res.type;
 
 	if (!reg)
 		return KT_SENSE_RESERVATION_CONFLICT;
@@ -379,12 +379,12 @@ static sense_reason_t kt_pr_clear(struct kt_dev *dev,
 		return KT_SENSE_RESERVATION_CONFLICT;
 	kt_pr_ua_others(dev, reg, KT_ASC_RESERVATIONS_PREEMPTED);
 	kt_pr_clear_resv(dev);
-	list_for_each_entry_safe(r, tmp, &dev->res.regs, node) {
+	list_for_each_entry_safe(r, tmp, &dev->state->res.regs, node) {
 		list_del(&r->node);
 		kfree(r);
 	}
-	dev->res.nr_regs = 0;
-	dev->res.generation++;
+	dev->state->res.nr_regs = 0;
+	dev->state->res.generation++;
 	return KT_SENSE_NONE;
 }
 
@@ -395,14 +395,14 @@ static u32 kt_pr_remove_key(struct kt_dev *dev, u64 key,
 	struct kt_pr_reg *r, *tmp;
 	u32 n = 0;
 
-	list_for_each_entry_safe(r, tmp, &dev->res.regs, node) {
+	list_for_each_entry_safe(r, tmp, &dev->state->res.regs, node) {
 		if (r == keep || r->key != key)
 			continue;
 		kt_pr_preempted(dev, r, gone);
 		list_del(&r->node);
-		dev->res.nr_regs--;
-		if (dev->res.holder == r)
-			dev->res.holder = NULL;
+		dev->state->res.nr_regs--;
+		if (dev->state->res.holder == r)
+			dev->state->res.holder = NULL;
 		kfree(r);
 		n++;
 	}
@@ -419,7 +419,7 @@ static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 				    struct kt_sense_field *field,
 				    struct kt_pr_gone *gone)
 {
-	struct kt_res *res = &dev->res;
+	struct kt_res *res = &dev->state->res;
 	struct kt_pr_reg *r, *tmp;
 	u8 old_type = res->type;
 
@@ -470,7 +470,7 @@ static sense_reason_t kt_pr_move(struct kt_dev *dev, struct kt_cmd *cmd,
 				 struct kt_pr_reg *reg,
 				 const struct kt_pr_tid *me, u16 rtpi)
 {
-	struct kt_res *res = &dev->res;
+	struct kt_res *res = &dev->state->res;
 	struct kt_pr_reg *dst;
 	struct kt_pr_tid tid;
 	sense_reason_t ret;
@@ -546,16 +546,16 @@ static void kt_pr_out_exec(struct kt_cmd *cmd)
 		goto out;
 	kt_pr_nexus(cmd, &me, &rtpi);
 
-	mutex_lock(&dev->res.lock);
-	if (!dev->res.aptpl_loaded)
+	mutex_lock(&dev->state->res.lock);
+	if (!dev->state->res.aptpl_loaded)
 		kt_pr_aptpl_load(dev);
 	/* SPC-4 5.13.3: not while an SPC-2 RESERVE holds the LU */
-	if (dev->res.spc2_holder) {
+	if (dev->state->res.spc2_holder) {
 		ret = KT_SENSE_RESERVATION_CONFLICT;
 		goto unlock;
 	}
-	was_aptpl = dev->res.aptpl;
-	gen = dev->res.generation;
+	was_aptpl = dev->state->res.aptpl;
+	gen = dev->state->res.generation;
 	reg = kt_pr_find(dev, &me, rtpi);
 	switch (out.sa) {
 	case KT_PRO_REGISTER:
@@ -572,7 +572,7 @@ static void kt_pr_out_exec(struct kt_cmd *cmd)
 		ret = kt_pr_clear(dev, &out, reg);
 		break;
 	case KT_PRO_PREEMPT_AND_ABORT:
-		gone.nexus = kmalloc_array(max_t(u32, dev->res.nr_regs, 1),
+		gone.nexus = kmalloc_array(max_t(u32, dev->state->res.nr_regs, 1),
 					   sizeof(*gone.nexus), GFP_KERNEL);
 		gone.abort = kt_tmr_preempt_alloc(cmd);
 		if (!gone.nexus || !gone.abort) {
@@ -593,13 +593,13 @@ static void kt_pr_out_exec(struct kt_cmd *cmd)
 	}
 	/* from now on the live state wins over any APTPL file */
 	if (!ret)
-		dev->res.aptpl_loaded = true;
-	if (!ret && (dev->res.aptpl || was_aptpl) &&
-	    (gen != dev->res.generation || out.sa == KT_PRO_RESERVE ||
+		dev->state->res.aptpl_loaded = true;
+	if (!ret && (dev->state->res.aptpl || was_aptpl) &&
+	    (gen != dev->state->res.generation || out.sa == KT_PRO_RESERVE ||
 	     out.sa == KT_PRO_RELEASE))
 		kt_pr_aptpl_save(dev);
 unlock:
-	mutex_unlock(&dev->res.lock);
+	mutex_unlock(&dev->state->res.lock);
 out:
 	kfree(param);
 	if (!ret && gone.abort) {
@@ -620,11 +620,11 @@ static struct kt_pr_reg_info *kt_pr_snapshot(struct kt_dev *dev,
 	struct kt_pr_reg *reg;
 	u32 i = 0;
 
-	regs = kvcalloc(max_t(u32, dev->res.nr_regs, 1), sizeof(*regs),
+	regs = kvcalloc(max_t(u32, dev->state->res.nr_regs, 1), sizeof(*regs),
 			GFP_KERNEL);
 	if (!regs)
 		return NULL;
-	list_for_each_entry(reg, &dev->res.regs, node) {
+	list_for_each_entry(reg, &dev->state->res.regs, node) {
 		regs[i].key = reg->key;
 		regs[i].rtpi = reg->rtpi;
 		regs[i].all_tg_pt = reg->all_tg_pt;
@@ -632,10 +632,10 @@ static struct kt_pr_reg_info *kt_pr_snapshot(struct kt_dev *dev,
 		regs[i].tid = reg->tid;
 		i++;
 	}
-	info->generation = dev->res.generation;
-	info->type = dev->res.type;
-	info->res_key = dev->res.holder ? dev->res.holder->key : 0;
-	info->aptpl = dev->res.aptpl;
+	info->generation = dev->state->res.generation;
+	info->type = dev->state->res.type;
+	info->res_key = dev->state->res.holder ? dev->state->res.holder->key : 0;
+	info->aptpl = dev->state->res.aptpl;
 	info->regs = regs;
 	info->nr_regs = i;
 	return regs;
@@ -650,16 +650,16 @@ static void kt_pr_in_exec(struct kt_cmd *cmd)
 	u32 len = cmd->data_length, data_len = 0;
 	u8 *buf;
 
-	mutex_lock(&dev->res.lock);
-	if (!dev->res.aptpl_loaded)
+	mutex_lock(&dev->state->res.lock);
+	if (!dev->state->res.aptpl_loaded)
 		kt_pr_aptpl_load(dev);
-	if (dev->res.spc2_holder) {
-		mutex_unlock(&dev->res.lock);
+	if (dev->state->res.spc2_holder) {
+		mutex_unlock(&dev->state->res.lock);
 		kt_cmd_complete(cmd, KT_SENSE_RESERVATION_CONFLICT);
 		return;
 	}
 	regs = kt_pr_snapshot(dev, &info);
-	mutex_unlock(&dev->res.lock);
+	mutex_unlock(&dev->state->res.lock);
 	if (!regs) {
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
 		return;
@@ -710,15 +710,15 @@ sense_reason_t kt_res_check(struct kt_cmd *cmd)
 	sense_reason_t ret = KT_SENSE_NONE;
 	u16 rtpi;
 
-	mutex_lock(&dev->res.lock);
-	if (dev->res.spc2_holder) {
+	mutex_lock(&dev->state->res.lock);
+	if (dev->state->res.spc2_holder) {
 		ret = kt_reserve_check_locked(cmd);
-	} else if (dev->res.type != KT_PR_TYPE_NONE) {
+	} else if (dev->state->res.type != KT_PR_TYPE_NONE) {
 		kt_pr_nexus(cmd, &me, &rtpi);
 		reg = kt_pr_find(dev, &me, rtpi);
-		ret = kt_pr_check_access(cmd->cdb, dev->res.type, reg,
+		ret = kt_pr_check_access(cmd->cdb, dev->state->res.type, reg,
 					 kt_pr_reg_holds(dev, reg));
 	}
-	mutex_unlock(&dev->res.lock);
+	mutex_unlock(&dev->state->res.lock);
 	return ret;
 }

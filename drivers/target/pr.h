@@ -10,11 +10,13 @@
 #include <ktarget/fabric.h>
 #include <ktarget/proto/pr.h>
 
+#include "dev_state.h"
+
 struct kt_cdb;
 
 /* One registered I_T nexus (or, ALL_TG_PT, one initiator port everywhere) */
 struct kt_pr_reg {
-	struct list_head	node;		/* dev->res.regs */
+	struct list_head	node;		/* dev->state->res.regs */
 	u64			key;
 	u16			rtpi;		/* target port it came through */
 	bool			all_tg_pt;
@@ -34,13 +36,13 @@ void kt_res_dev_init(struct kt_dev *dev);
 void kt_res_dev_release(struct kt_dev *dev);
 sense_reason_t kt_pr_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			   u32 *needed, enum kt_data_dir *dir);
-/* a reservation exists (dev->res.active): may @cmd run? */
+/* a reservation exists (dev->state->res.active): may @cmd run? */
 sense_reason_t kt_res_check(struct kt_cmd *cmd);
 bool kt_pr_reg_holds(const struct kt_dev *dev, const struct kt_pr_reg *reg);
-/* under dev->res.lock: publish dev->res.active */
+/* under dev->state->res.lock: publish dev->state->res.active */
 void kt_res_update(struct kt_dev *dev);
 
-/* pr_aptpl.c: under dev->res.lock */
+/* pr_aptpl.c: under dev->state->res.lock */
 void kt_pr_aptpl_save(struct kt_dev *dev);
 void kt_pr_aptpl_load(struct kt_dev *dev);
 
@@ -50,7 +52,7 @@ extern const struct config_item_type kt_dev_pr_type;
 /* reserve.c */
 sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 				u32 *needed, enum kt_data_dir *dir);
-/* under dev->res.lock: may @cmd pass an SPC-2 reservation? */
+/* under dev->state->res.lock: may @cmd pass an SPC-2 reservation? */
 sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd);
 void kt_reserve_session_release(struct kt_session *sess);
 void kt_reserve_dev_release(struct kt_dev *dev);

@@ -73,7 +73,7 @@ static int kt_aptpl_mkdir(const char *dir)
 
 static size_t kt_aptpl_format(struct kt_dev *dev, char *buf, size_t size)
 {
-	struct kt_res *res = &dev->res;
+	struct kt_res *res = &dev->state->res;
 	struct kt_pr_reg *reg;
 	char isid[2 * KT_PR_ISID_LEN + 1];
 	size_t len;
@@ -104,7 +104,7 @@ void kt_pr_aptpl_save(struct kt_dev *dev)
 	loff_t pos = 0;
 	ssize_t ret;
 
-	lockdep_assert_held(&dev->res.lock);
+	lockdep_assert_held(&dev->state->res.lock);
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	buf = kvmalloc(KT_APTPL_MAX, GFP_KERNEL);
 	if (!path || !buf)
@@ -168,10 +168,10 @@ static bool kt_aptpl_parse_reg(struct kt_dev *dev, const char *line,
 	reg->key = key;
 	reg->rtpi = rtpi;
 	reg->all_tg_pt = atp;
-	list_add_tail(&reg->node, &dev->res.regs);
-	dev->res.nr_regs++;
+	list_add_tail(&reg->node, &dev->state->res.regs);
+	dev->state->res.nr_regs++;
 	if (hold)
-		dev->res.holder = reg;
+		dev->state->res.holder = reg;
 	*holder |= hold;
 	reg = NULL;
 	ok = true;
@@ -183,7 +183,7 @@ out:
 
 static void kt_aptpl_parse(struct kt_dev *dev, char *buf)
 {
-	struct kt_res *res = &dev->res;
+	struct kt_res *res = &dev->state->res;
 	unsigned int gen = 0, type = 0;
 	bool holder = false;
 	int aptpl = 0;
@@ -213,7 +213,7 @@ static void kt_aptpl_parse(struct kt_dev *dev, char *buf)
 	kt_res_update(dev);
 }
 
-/* Under dev->res.lock: restore the state, if a file is there. */
+/* Under dev->state->res.lock: restore the state, if a file is there. */
 void kt_pr_aptpl_load(struct kt_dev *dev)
 {
 	struct file *f;
@@ -221,8 +221,8 @@ void kt_pr_aptpl_load(struct kt_dev *dev)
 	loff_t pos = 0;
 	ssize_t n;
 
-	lockdep_assert_held(&dev->res.lock);
-	if (dev->res.aptpl_loaded || dev->res.nr_regs)
+	lockdep_assert_held(&dev->state->res.lock);
+	if (dev->state->res.aptpl_loaded || dev->state->res.nr_regs)
 		return;
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!path || !kt_aptpl_path(dev, path, false))
@@ -240,11 +240,11 @@ void kt_pr_aptpl_load(struct kt_dev *dev)
 	}
 	buf[n] = '\0';
 	kt_aptpl_parse(dev, buf);
-	dev->res.aptpl_loaded = true;
-	if (dev->res.nr_regs)
+	dev->state->res.aptpl_loaded = true;
+	if (dev->state->res.nr_regs)
 		pr_info("%s: %u persistent reservation registration(s) restored from %s\n",
 			config_item_name(&dev->group.cg_item),
-			dev->res.nr_regs, path);
+			dev->state->res.nr_regs, path);
 out:
 	kvfree(buf);
 	kfree(path);

@@ -48,7 +48,7 @@ static int kt_pr_port_name(const struct kt_pr_reg *reg, char *buf, size_t n)
 static ssize_t kt_pr_res_holder_show(struct config_item *item, char *page)
 {
 	struct kt_dev *dev = kt_pr_dev(item);
-	struct kt_res *res = &dev->res;
+	struct kt_res *res = &dev->state->res;
 	ssize_t len = 0;
 
 	mutex_lock(&res->lock);
@@ -73,7 +73,7 @@ static ssize_t kt_pr_res_holder_show(struct config_item *item, char *page)
 static ssize_t kt_pr_res_pr_all_tgt_pts_show(struct config_item *item,
 					     char *page)
 {
-	struct kt_res *res = &kt_pr_dev(item)->res;
+	struct kt_res *res = &kt_pr_dev(item)->state->res;
 	ssize_t len;
 
 	mutex_lock(&res->lock);
@@ -91,13 +91,13 @@ static ssize_t kt_pr_res_pr_generation_show(struct config_item *item,
 					    char *page)
 {
 	return sysfs_emit(page, "0x%08x\n",
-			  READ_ONCE(kt_pr_dev(item)->res.generation));
+			  READ_ONCE(kt_pr_dev(item)->state->res.generation));
 }
 
 static ssize_t kt_pr_res_pr_holder_tg_port_show(struct config_item *item,
 						char *page)
 {
-	struct kt_res *res = &kt_pr_dev(item)->res;
+	struct kt_res *res = &kt_pr_dev(item)->state->res;
 	ssize_t len;
 
 	mutex_lock(&res->lock);
@@ -115,7 +115,7 @@ static ssize_t kt_pr_res_pr_holder_tg_port_show(struct config_item *item,
 static ssize_t kt_pr_res_pr_registered_i_pts_show(struct config_item *item,
 						  char *page)
 {
-	struct kt_res *res = &kt_pr_dev(item)->res;
+	struct kt_res *res = &kt_pr_dev(item)->state->res;
 	struct kt_pr_reg *reg;
 	ssize_t len;
 
@@ -141,7 +141,7 @@ static ssize_t kt_pr_res_pr_registered_i_pts_show(struct config_item *item,
 
 static ssize_t kt_pr_res_pr_type_show(struct config_item *item, char *page)
 {
-	struct kt_res *res = &kt_pr_dev(item)->res;
+	struct kt_res *res = &kt_pr_dev(item)->state->res;
 	ssize_t len;
 
 	mutex_lock(&res->lock);
@@ -158,7 +158,7 @@ static ssize_t kt_pr_res_type_show(struct config_item *item, char *page)
 {
 	struct kt_dev *dev = kt_pr_dev(item);
 
-	if (READ_ONCE(dev->res.active) & KT_RES_SPC2)
+	if (READ_ONCE(dev->state->res.active) & KT_RES_SPC2)
 		return sysfs_emit(page, "SPC2_RESERVATIONS\n");
 	return sysfs_emit(page, "SPC3_PERSISTENT_RESERVATIONS\n");
 }
@@ -167,7 +167,7 @@ static ssize_t kt_pr_res_aptpl_active_show(struct config_item *item,
 					   char *page)
 {
 	return sysfs_emit(page, "APTPL Bit Status: %s\n",
-			  READ_ONCE(kt_pr_dev(item)->res.aptpl) ?
+			  READ_ONCE(kt_pr_dev(item)->state->res.aptpl) ?
 			  "Activated" : "Disabled");
 }
 

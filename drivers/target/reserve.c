@@ -24,23 +24,23 @@
 #include "core.h"
 #include "pr.h"
 
-/* Lock order: kt_reserve_lock, then dev->res.lock */
+/* Lock order: kt_reserve_lock, then dev->state->res.lock */
 static DEFINE_MUTEX(kt_reserve_lock);
 static LIST_HEAD(kt_reserved_devs);
 
 static void kt_reserve_drop(struct kt_dev *dev)
 {
 	lockdep_assert_held(&kt_reserve_lock);
-	lockdep_assert_held(&dev->res.lock);
-	dev->res.spc2_holder = NULL;
-	list_del_init(&dev->res.spc2_node);
+	lockdep_assert_held(&dev->state->res.lock);
+	dev->state->res.spc2_holder = NULL;
+	list_del_init(&dev->state->res.spc2_node);
 	kt_res_update(dev);
 }
 
 sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd)
 {
-	lockdep_assert_held(&cmd->dev->res.lock);
-	if (cmd->dev->res.spc2_holder == cmd->sess)
+	lockdep_assert_held(&cmd->dev->state->res.lock);
+	if (cmd->dev->state->res.spc2_holder == cmd->sess)
 		return KT_SENSE_NONE;
 	return kt_pr_check_reserve(cmd->cdb);
 }
@@ -52,22 +52,22 @@ static void kt_reserve_exec(struct kt_cmd *cmd)
 	sense_reason_t ret = KT_SENSE_NONE;
 
 	mutex_lock(&kt_reserve_lock);
-	mutex_lock(&dev->res.lock);
-	if (dev->res.nr_regs || dev->res.type != KT_PR_TYPE_NONE) {
+	mutex_lock(&dev->state->res.lock);
+	if (dev->state->res.nr_regs || dev->state->res.type != KT_PR_TYPE_NONE) {
 		ret = KT_SENSE_RESERVATION_CONFLICT;
 	} else if (reserve) {
-		if (!dev->res.spc2_holder) {
-			dev->res.spc2_holder = cmd->sess;
-			list_add_tail(&dev->res.spc2_node, &kt_reserved_devs);
+		if (!dev->state->res.spc2_holder) {
+			dev->state->res.spc2_holder = cmd->sess;
+			list_add_tail(&dev->state->res.spc2_node, &kt_reserved_devs);
 			kt_res_update(dev);
-		} else if (dev->res.spc2_holder != cmd->sess) {
+		} else if (dev->state->res.spc2_holder != cmd->sess) {
 			ret = KT_SENSE_RESERVATION_CONFLICT;
 		}
-	} else if (dev->res.spc2_holder == cmd->sess) {
+	} else if (dev->state->res.spc2_holder == cmd->sess) {
 		kt_reserve_drop(dev);
 	}
 	/* SPC-2 7.24: RELEASE from another nexus is GOOD and does nothing */
-	mutex_unlock(&dev->res.lock);
+	mutex_unlock(&dev->state->res.lock);
 	mutex_unlock(&kt_reserve_lock);
 	kt_cmd_complete(cmd, ret);
 }
@@ -90,7 +90,7 @@ void kt_reserve_session_release(struct kt_session *sess)
 
 	mutex_lock(&kt_reserve_lock);
 	list_for_each_entry_safe(res, tmp, &kt_reserved_devs, spc2_node) {
-		dev = container_of(res, struct kt_dev, res);
+		dev = container_of(res, struct kt_dev_state, res)->dev;
 		mutex_lock(&res->lock);
 		if (res->spc2_holder == sess)
 			kt_reserve_drop(dev);
@@ -103,10 +103,10 @@ void kt_reserve_session_release(struct kt_session *sess)
 void kt_reserve_reset(struct kt_dev *dev)
 {
 	mutex_lock(&kt_reserve_lock);
-	mutex_lock(&dev->res.lock);
-	if (dev->res.spc2_holder)
+	mutex_lock(&dev->state->res.lock);
+	if (dev->state->res.spc2_holder)
 		kt_reserve_drop(dev);
-	mutex_unlock(&dev->res.lock);
+	mutex_unlock(&dev->state->res.lock);
 	mutex_unlock(&kt_reserve_lock);
 }
 

@@ -36,13 +36,13 @@
 
 void kt_sanitize_dev_init(struct kt_dev *dev)
 {
-	atomic_set(&dev->sanitize.state, KT_SANITIZE_IDLE);
+	atomic_set(&dev->state->sanitize.state, KT_SANITIZE_IDLE);
 }
 
 /* Called for every command with a LU, after the unit attention check. */
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd)
 {
-	if (likely(atomic_read(&cmd->dev->sanitize.state) !=
+	if (likely(atomic_read(&cmd->dev->state->sanitize.state) !=
 		   KT_SANITIZE_RUNNING))
 		return KT_SENSE_NONE;
 	if (cmd->desc->flags & KT_CDB_D_IN_SANITIZE)
@@ -57,7 +57,7 @@ sense_reason_t kt_sanitize_check(struct kt_cmd *cmd)
  */
 sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd)
 {
-	if (likely(atomic_read(&cmd->dev->sanitize.state) !=
+	if (likely(atomic_read(&cmd->dev->state->sanitize.state) !=
 		   KT_SANITIZE_FAILED))
 		return KT_SENSE_NONE;
 	return KT_SENSE_SANITIZE_FAILED;
@@ -69,7 +69,7 @@ sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd)
  */
 bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress)
 {
-	struct kt_sanitize *s = &dev->sanitize;
+	struct kt_sanitize *s = &dev->state->sanitize;
 	u64 done, total;
 
 	if (atomic_read(&s->state) != KT_SANITIZE_RUNNING)
@@ -162,7 +162,7 @@ static void kt_sanitize_invert(struct kt_cmd *io)
 static sense_reason_t kt_sanitize_overwrite(struct kt_sanitize_op *op,
 					    u64 size)
 {
-	struct kt_sanitize *s = &op->dev->sanitize;
+	struct kt_sanitize *s = &op->dev->state->sanitize;
 	sense_reason_t reason;
 	u64 pos;
 	u32 len;
@@ -187,7 +187,7 @@ static sense_reason_t kt_sanitize_overwrite(struct kt_sanitize_op *op,
 
 static sense_reason_t kt_sanitize_erase(struct kt_sanitize_op *op, u64 size)
 {
-	struct kt_sanitize *s = &op->dev->sanitize;
+	struct kt_sanitize *s = &op->dev->state->sanitize;
 	sense_reason_t reason;
 	u64 pos, len;
 
@@ -215,7 +215,7 @@ static void kt_sanitize_work(struct work_struct *work)
 	struct kt_sanitize_op *op = container_of(work, struct kt_sanitize_op,
 						 work);
 	struct kt_dev *dev = op->dev;
-	struct kt_sanitize *s = &dev->sanitize;
+	struct kt_sanitize *s = &dev->state->sanitize;
 	u64 size = kt_dev_nr_lblocks(dev) * dev->attrib.block_size;
 	struct kt_lun *lun = op->lun;
 	sense_reason_t reason;
@@ -274,7 +274,7 @@ static sense_reason_t kt_sanitize_pattern(struct kt_sanitize_op *op,
 
 static void kt_sanitize_exit_failure(struct kt_cmd *cmd)
 {
-	struct kt_sanitize *s = &cmd->dev->sanitize;
+	struct kt_sanitize *s = &cmd->dev->state->sanitize;
 
 	/* SBC-3 4.11.4: only after a sanitize that allowed it */
 	if (atomic_read(&s->state) == KT_SANITIZE_FAILED) {
@@ -327,7 +327,7 @@ static struct kt_sanitize_op *kt_sanitize_op_alloc(struct kt_cmd *cmd,
 static void kt_sanitize_execute(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
-	struct kt_sanitize *s = &dev->sanitize;
+	struct kt_sanitize *s = &dev->state->sanitize;
 	struct kt_sanitize_op *op;
 	struct kt_sbc_sanitize p;
 	struct kt_lu_info lu;

@@ -175,7 +175,7 @@ static void kt_sbc_verify_done(struct kt_cmd *cmd, sense_reason_t reason)
  */
 static void kt_sbc_caw_write_done(struct kt_cmd *cmd, sense_reason_t reason)
 {
-	up(&cmd->dev->caw_sem);
+	up(&cmd->dev->state->caw_sem);
 	kt_cmd_complete(cmd, reason);
 }
 
@@ -199,7 +199,7 @@ static void kt_sbc_caw_compare(struct kt_cmd *cmd, sense_reason_t reason)
 		}
 	}
 	if (reason) {
-		up(&dev->caw_sem);
+		up(&dev->state->caw_sem);
 		kt_cmd_complete(cmd, reason);
 		return;
 	}
@@ -230,7 +230,7 @@ static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
 		off += n;
 	}
 	if (reason) {
-		up(&dev->caw_sem);
+		up(&dev->state->caw_sem);
 		kt_cmd_complete(cmd, reason);
 		return;
 	}
@@ -277,7 +277,7 @@ static void kt_sbc_rmw_start(struct kt_cmd *cmd, u32 len, work_func_t next)
 	}
 	swap(cmd->sgl, cmd->aux_sgl);
 	swap(cmd->sg_nents, cmd->aux_nents);
-	if (down_interruptible(&dev->caw_sem)) {
+	if (down_interruptible(&dev->state->caw_sem)) {
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
 		return;
 	}

@@ -72,7 +72,7 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 		lu->flags |= KT_LU_READ_ONLY;
 	/* MODE SELECT may set SWP, the control page's write protection */
 	lu->flags |= KT_LU_SWP_CHANGEABLE;
-	if (READ_ONCE(dev->swp))
+	if (READ_ONCE(dev->state->swp))
 		lu->flags |= KT_LU_SWP;
 	if (dev->ops->write_zeroes) {
 		if (a->emulate_tpu)
@@ -335,8 +335,8 @@ static void kt_x_mode_select(struct kt_cmd *cmd)
 	}
 	if (sel.set & KT_MODE_SET_LBP)
 		kt_lbp_thresh_select(cmd, &sel);
-	if ((sel.set & KT_MODE_SET_SWP) && READ_ONCE(cmd->dev->swp) != sel.swp) {
-		WRITE_ONCE(cmd->dev->swp, sel.swp);
+	if ((sel.set & KT_MODE_SET_SWP) && READ_ONCE(cmd->dev->state->swp) != sel.swp) {
+		WRITE_ONCE(cmd->dev->state->swp, sel.swp);
 		pr_info("device %u: software write protect %s by MODE SELECT\n",
 			cmd->dev->index, sel.swp ? "on" : "off");
 		kt_ua_raise(cmd->dev, KT_ASC_MODE_PARAMS_CHANGED, KT_UA_OTHERS, cmd->sess);

@@ -42,7 +42,7 @@ static struct workqueue_struct *kt_task_set_wq;
 
 static struct kt_task_set *kt_ts(struct kt_cmd *cmd)
 {
-	return &cmd->dev->task_set;
+	return &cmd->dev->state->task_set;
 }
 
 /* The last command let in lock-free has left. */
@@ -199,7 +199,7 @@ void kt_task_set_leave(struct kt_cmd *cmd)
 		return;
 	case KT_TS_FAST:
 		cmd->ts_state = KT_TS_NONE;
-		percpu_ref_put(&cmd->dev->task_set.ref);
+		percpu_ref_put(&cmd->dev->state->task_set.ref);
 		return;
 	}
 	ts = kt_ts(cmd);
@@ -245,7 +245,7 @@ void kt_task_set_abort(struct kt_cmd *cmd)
 
 int kt_task_set_dev_init(struct kt_dev *dev)
 {
-	struct kt_task_set *ts = &dev->task_set;
+	struct kt_task_set *ts = &dev->state->task_set;
 
 	spin_lock_init(&ts->lock);
 	INIT_LIST_HEAD(&ts->held);
@@ -257,7 +257,7 @@ int kt_task_set_dev_init(struct kt_dev *dev)
 /* No command is left: the LU's LUNs are gone. */
 void kt_task_set_dev_exit(struct kt_dev *dev)
 {
-	struct kt_task_set *ts = &dev->task_set;
+	struct kt_task_set *ts = &dev->state->task_set;
 
 	flush_work(&ts->work);
 	WARN_ON_ONCE(!list_empty(&ts->held) || ts->nr_running);

@@ -60,7 +60,7 @@ u64 kt_nexus_key(const char *name, const u8 *isid)
 
 void kt_ua_dev_init(struct kt_dev *dev)
 {
-	spin_lock_init(&dev->ua.lock);
+	spin_lock_init(&dev->state->ua.lock);
 }
 
 void kt_ua_session_init(struct kt_session *sess)
@@ -87,17 +87,17 @@ void kt_ua_raise_nexus(struct kt_dev *dev, u16 asc_ascq,
 	struct kt_ua_event *ev;
 	unsigned long flags;
 
-	spin_lock_irqsave(&dev->ua.lock, flags);
-	ev = &dev->ua.ev[dev->ua.next];
-	dev->ua.next = (dev->ua.next + 1) % KT_UA_HISTORY;
+	spin_lock_irqsave(&dev->state->ua.lock, flags);
+	ev = &dev->state->ua.ev[dev->state->ua.next];
+	dev->state->ua.next = (dev->state->ua.next + 1) % KT_UA_HISTORY;
 	ev->seq = atomic64_inc_return(&kt_ua_clock);
 	ev->nexus = nexus;
 	ev->port = port;
 	ev->asc_ascq = asc_ascq;
 	ev->scope = scope;
 	/* pairs with the load-acquire in kt_ua_take() */
-	smp_store_release(&dev->ua.seq, ev->seq);
-	spin_unlock_irqrestore(&dev->ua.lock, flags);
+	smp_store_release(&dev->state->ua.seq, ev->seq);
+	spin_unlock_irqrestore(&dev->state->ua.lock, flags);
 }
 
 /* Record a unit attention for the nexuses @scope and @sess name. */
@@ -148,10 +148,10 @@ static u16 kt_ua_oldest(struct kt_dev *dev, const struct kt_session *sess,
 	unsigned long flags;
 	unsigned int i;
 
-	spin_lock_irqsave(&dev->ua.lock, flags);
-	*next = dev->ua.seq;
+	spin_lock_irqsave(&dev->state->ua.lock, flags);
+	*next = dev->state->ua.seq;
 	for (i = 0; i < KT_UA_HISTORY; i++) {
-		ev = &dev->ua.ev[i];
+		ev = &dev->state->ua.ev[i];
 		if (ev->seq <= seen || !kt_ua_applies(ev, sess))
 			continue;
 		if (!best || ev->seq < best->seq)
@@ -159,7 +159,7 @@ static u16 kt_ua_oldest(struct kt_dev *dev, const struct kt_session *sess,
 	}
 	if (best)
 		*next = best->seq;
-	spin_unlock_irqrestore(&dev->ua.lock, flags);
+	spin_unlock_irqrestore(&dev->state->ua.lock, flags);
 	return best ? best->asc_ascq : 0;
 }
 
@@ -186,7 +186,7 @@ u16 kt_ua_take(struct kt_cmd *cmd)
 	entry = xa_load(&sess->ua_seen, dev->index);
 	if (entry) {
 		/* pairs with the store-release in kt_ua_raise() */
-		newest = smp_load_acquire(&dev->ua.seq);
+		newest = smp_load_acquire(&dev->state->ua.seq);
 		if (newest <= xa_to_value(entry))
 			return 0;
 	}

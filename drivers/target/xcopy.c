@@ -243,7 +243,7 @@ static sense_reason_t kt_xcopy_io_check(struct kt_xcopy_op *op,
 	struct kt_dev *dev = kt_xcopy_dev(op, id);
 	sense_reason_t reason;
 
-	if (io == &op->wr && (kt_xcopy_wp(op, id) || READ_ONCE(dev->swp)))
+	if (io == &op->wr && (kt_xcopy_wp(op, id) || READ_ONCE(dev->state->swp)))
 		return KT_SENSE_WRITE_PROTECTED;
 	io->dev = dev;
 	io->lun = id == KT_XCOPY_CSCD_LOCAL ? op->cmd->lun : op->lun[id];
@@ -252,7 +252,7 @@ static sense_reason_t kt_xcopy_io_check(struct kt_xcopy_op *op,
 		reason = kt_sanitize_medium_check(io);
 	if (!reason)
 		reason = kt_alua_check(io);
-	if (!reason && READ_ONCE(dev->res.active))
+	if (!reason && READ_ONCE(dev->state->res.active))
 		reason = kt_res_check(io);
 	if (reason == KT_SENSE_NOT_READY)
 		op->cmd->sense_asc_ascq = io->sense_asc_ascq;
@@ -330,7 +330,7 @@ static sense_reason_t kt_xcopy_plan(struct kt_xcopy_op *op)
  */
 static sense_reason_t kt_xcopy_alloc(struct kt_xcopy_op *op)
 {
-	struct kt_xcopy_stat *st = &op->cmd->dev->xcopy_stat;
+	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
 	unsigned int half;
 	bool fresh;
 
@@ -462,7 +462,7 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 			 u64 src_pos, struct kt_dev *dst, u64 dst_pos,
 			 u64 len, u32 unit)
 {
-	struct kt_xcopy_stat *st = &op->cmd->dev->xcopy_stat;
+	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
 	s64 ret;
 
 	if (src->ops != dst->ops || !src->ops->copy_range || !len ||
@@ -504,7 +504,7 @@ static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 	const struct kt_xcopy_span *span = &op->span[nr];
 	struct kt_dev *src = kt_xcopy_dev(op, seg->src);
 	struct kt_dev *dst = kt_xcopy_dev(op, seg->dst);
-	struct kt_xcopy_stat *st = &op->cmd->dev->xcopy_stat;
+	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
 	u64 src_pos = span->src_lba * span->src_bs;
 	u64 dst_pos = span->dst_lba * span->dst_bs;
 	u32 unit = max(span->src_bs, span->dst_bs);
@@ -593,23 +593,23 @@ static bool kt_xcopy_run_get(struct kt_cmd *cmd)
 	if (atomic_inc_return(&cmd->sess->xcopy_running) >
 	    KT_XCOPY_MAX_CONCURRENT)
 		goto nexus;
-	if (atomic_inc_return(&cmd->dev->xcopy_running) >
+	if (atomic_inc_return(&cmd->dev->state->xcopy_running) >
 	    KT_XCOPY_MAX_CONCURRENT)
 		goto dev;
 	return true;
 dev:
-	atomic_dec(&cmd->dev->xcopy_running);
+	atomic_dec(&cmd->dev->state->xcopy_running);
 nexus:
 	atomic_dec(&cmd->sess->xcopy_running);
 	pr_debug("device %u: %d copies of this nexus, %d in all: EXTENDED COPY refused\n",
 		 cmd->dev->index, atomic_read(&cmd->sess->xcopy_running),
-		 atomic_read(&cmd->dev->xcopy_running));
+		 atomic_read(&cmd->dev->state->xcopy_running));
 	return false;
 }
 
 static void kt_xcopy_run_put(struct kt_cmd *cmd)
 {
-	atomic_dec(&cmd->dev->xcopy_running);
+	atomic_dec(&cmd->dev->state->xcopy_running);
 	atomic_dec(&cmd->sess->xcopy_running);
 }
 
@@ -617,7 +617,7 @@ static void kt_xcopy_work(struct work_struct *work)
 {
 	struct kt_xcopy_op *op = container_of(work, struct kt_xcopy_op, work);
 	struct kt_cmd *cmd = op->cmd;
-	struct kt_xcopy_stat *st = &cmd->dev->xcopy_stat;
+	struct kt_xcopy_stat *st = &cmd->dev->state->xcopy_stat;
 	sense_reason_t reason;
 	unsigned int i;
 

@@ -17,9 +17,10 @@
 static ssize_t kt_xcopy_stat_show(struct config_item *item, char *page,
 				  size_t off)
 {
-	struct kt_dev *dev = container_of(to_config_group(item), struct kt_dev,
-					  xcopy_stat_group);
-	atomic64_t *v = (atomic64_t *)((u8 *)&dev->xcopy_stat + off);
+	struct kt_dev_state *st = container_of(to_config_group(item),
+					       struct kt_dev_state,
+					       xcopy_stat_group);
+	atomic64_t *v = (atomic64_t *)((u8 *)&st->xcopy_stat + off);
 
 	return sysfs_emit(page, "%lld\n", (long long)atomic64_read(v));
 }
@@ -69,7 +70,7 @@ static const struct config_item_type kt_xcopy_stat_type = {
 /* statistics/xcopy under the device's statistics group */
 void kt_xcopy_stat_init(struct kt_dev *dev)
 {
-	config_group_init_type_name(&dev->xcopy_stat_group, "xcopy",
+	config_group_init_type_name(&dev->state->xcopy_stat_group, "xcopy",
 				    &kt_xcopy_stat_type);
-	configfs_add_default_group(&dev->xcopy_stat_group, &dev->stat_group);
+	configfs_add_default_group(&dev->state->xcopy_stat_group, &dev->stat_group);
 }

@@ -33,6 +33,7 @@
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
 
+#include <ktarget/alua.h>
 #include <ktarget/cmd.h>
 #include <ktarget/target.h>
 #include <ktarget/proto/sense.h>
