@@ -49,6 +49,7 @@ void kt_alua_dev_init(struct kt_dev *dev)
 	kt_alua_gp_init(&a->default_gp, dev);
 	a->default_gp.id = 0;
 	a->default_gp.id_valid = true;
+	a->default_gp.is_default = true;
 	list_add_tail(&a->default_gp.node, &a->groups);
 	config_group_init_type_name(&a->default_gp.group, "default_tg_pt_gp",
 				    &kt_alua_gp_type);

@@ -338,8 +338,11 @@ static void kt_alua_gp_release(struct config_item *item)
 {
 	struct kt_alua_gp *gp = to_kt_alua_gp(item);
 
-	/* default_tg_pt_gp lives in the device */
-	if (gp != &gp->dev->state->alua.default_gp)
+	/*
+	 * default_tg_pt_gp lives in the device's state, which may be gone:
+	 * the group itself says which it is
+	 */
+	if (!gp->is_default)
 		kfree_rcu(gp, rcu);
 }
 

@@ -22,6 +22,11 @@
 #include <ktarget/alua.h>
 #include <ktarget/target.h>
 
+/*
+ * Unit attention conditions of a device (SAM-5 5.14): a short history of
+ * events, each for every I_T nexus, for one, or for all but one. A nexus
+ * remembers the sequence number of the last event it has seen (ua.c).
+ */
 #define KT_UA_HISTORY	8
 
 enum kt_ua_scope {

@@ -259,6 +259,11 @@ void kt_task_set_dev_exit(struct kt_dev *dev)
 {
 	struct kt_task_set *ts = &dev->state->task_set;
 
+	/*
+	 * An ORDERED command's kill of @ref ends in an RCU callback that
+	 * may call kt_ts_drained() and queue ts->work: wait for both.
+	 */
+	rcu_barrier();
 	flush_work(&ts->work);
 	WARN_ON_ONCE(!list_empty(&ts->held) || ts->nr_running);
 	percpu_ref_exit(&ts->ref);

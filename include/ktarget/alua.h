@@ -26,6 +26,7 @@ struct kt_alua_gp {
 	struct list_head	members;	/* struct kt_alua_port.node */
 	u16			id;
 	bool			id_valid;	/* tg_pt_gp_id written */
+	bool			is_default;	/* default_tg_pt_gp, in the LU */
 	bool			preferred;
 	bool			write_metadata;	/* kept for rtslib, unused */
 	u8			state;		/* KT_ALUA_* */

@@ -76,11 +76,6 @@ struct kt_dev_wwn {
 	char	unit_serial[KT_VPD_SERIAL_LEN + 1];
 };
 
-/*
- * Unit attention conditions of a device (SAM-5 5.14): a short history of
- * events, each for every I_T nexus, for one, or for all but one. A nexus
- * remembers the sequence number of the last event it has seen (ua.c).
- */
 /* A SCSI logical unit's storage: core/HBA_N/NAME. */
 struct kt_dev {
 	struct config_group		group;
