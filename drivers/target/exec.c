@@ -65,13 +65,9 @@ sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	 * A command that passes has its descriptor.
 	 */
 	kt_lu_info_fill(cmd, &lu);
-	reason = kt_spc_check_cdb(&lu, cmd->cdb, c->len, &cmd->sense_field);
+	reason = kt_spc_check_desc(&lu, d, cmd->cdb, c->len, &cmd->sense_field);
 	if (reason)
 		return reason;
-	if (WARN_ON_ONCE(!d)) {
-		cmd->sense_field = KT_FIELD_CDB(0);
-		return KT_SENSE_INVALID_OPCODE;
-	}
 
 	/* SPC-4 4.6.5: a LUN this nexus cannot address */
 	if (!cmd->dev && !(d->flags & KT_CDB_D_NO_LU))

@@ -185,7 +185,14 @@ static sense_reason_t kt_spc_check_fields(const struct kt_lu_info *lu,
 sense_reason_t kt_spc_check_cdb(const struct kt_lu_info *lu, const u8 *cdb,
 				u32 len, struct kt_sense_field *field)
 {
-	const struct kt_cdb_desc *c;
+	return kt_spc_check_desc(lu, len ? kt_cdb_desc_find(cdb, len) : NULL,
+				 cdb, len, field);
+}
+
+sense_reason_t kt_spc_check_desc(const struct kt_lu_info *lu,
+				 const struct kt_cdb_desc *c, const u8 *cdb,
+				 u32 len, struct kt_sense_field *field)
+{
 	u8 usage[16], allowed, bad;
 	bool known, has_sa;
 	unsigned int i;
@@ -194,9 +201,10 @@ sense_reason_t kt_spc_check_cdb(const struct kt_lu_info *lu, const u8 *cdb,
 	if (!len)
 		return KT_SENSE_INVALID_OPCODE;
 
-	c = kt_spc_find(lu, cdb[0], len > 1 ? cdb[1] & 0x1f : 0, &known,
-			&has_sa);
-	if (!c) {
+	if (!c || !kt_spc_gate_open(lu, c->gate)) {
+		/* does the LU offer other service actions of the opcode? */
+		kt_spc_find(lu, cdb[0], len > 1 ? cdb[1] & 0x1f : 0, &known,
+			    &has_sa);
 		/* an unsupported SERVICE ACTION is an invalid field, not opcode */
 		if (known && has_sa)
 			return kt_spc_bad_bit(field, 1, 4);

@@ -37,6 +37,8 @@
 
 #include <ktarget/proto/sense.h>
 
+struct kt_cdb_desc;
+
 /* Bits of struct kt_lu_info.flags, the device attributes LIO names */
 #define KT_LU_WCE		BIT(0)	/* emulate_write_cache: WCE, V_SUP */
 #define KT_LU_FUA_WRITE		BIT(1)	/* emulate_fua_write */
@@ -242,6 +244,13 @@ static inline void kt_spc_out_set_be32(struct kt_spc_out *o, u32 pos, u32 v)
  */
 sense_reason_t kt_spc_check_cdb(const struct kt_lu_info *lu, const u8 *cdb,
 				u32 len, struct kt_sense_field *field);
+/*
+ * The same, with @c the descriptor kt_cdb_desc_find() gave for @cdb
+ * (NULL: none), as the core has it from decoding: no second lookup.
+ */
+sense_reason_t kt_spc_check_desc(const struct kt_lu_info *lu,
+				 const struct kt_cdb_desc *c, const u8 *cdb,
+				 u32 len, struct kt_sense_field *field);
 
 /*
  * ALLOCATION LENGTH of a command that returns parameter data, or the
