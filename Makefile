@@ -5,6 +5,7 @@
 #   make            build every module in one kbuild run
 #   make install    install into /lib/modules/$KVER/updates/ktarget, then depmod
 #   make deps       install the Debian packages the project needs
+#   make deb        the ktarget-dkms Debian package, in .deb/ (DKMS builds it per kernel)
 #   make unit       userspace unit tests of drivers/target/proto (ASan + UBSan)
 #   make fuzz       long libFuzzer runs of the protocol parsers
 #   make test       deps, build, unit tests, guest test suite; ends "N passed, N failed"
@@ -28,7 +29,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps unit fuzz test test-debug debug-kernel soak demo bench powercut check kver help
+.PHONY: all modules install clean deps deb unit fuzz test test-debug debug-kernel soak demo bench powercut check kver help
 
 all: modules
 
@@ -52,6 +53,11 @@ clean:
 
 deps:
 	@tools/deps.sh
+
+# The ktarget-dkms Debian package, in .deb/ (DKMS builds the modules on
+# the machine that installs it).
+deb: deps
+	@tools/packaging/deb.sh
 
 unit:
 	$(MAKE) -C tools/testing/unit run

@@ -51,6 +51,12 @@ main() {
 	count_tap "$out/unit.log"
 	grep -qE '^(ok|not ok) [0-9]+ ' "$out/unit.log" || { tail -30 "$out/unit.log"; result fail "unit tests built and ran"; }
 
+	echo "# packaging: ktarget-dkms built, installed, built by DKMS, removed"
+	tools/testing/packaging/dkms.sh > "$out/dkms.log" 2>&1
+	grep -E '^(ok|not ok|#)' "$out/dkms.log"
+	count_tap "$out/dkms.log"
+	grep -qE '^(ok|not ok) [0-9]+ ' "$out/dkms.log" || { tail -20 "$out/dkms.log"; result fail "packaging test ran"; }
+
 	echo "# fuzz smoke (${KT_FUZZ_SECONDS:-10}s per parser)"
 	if make -s --no-print-directory -C tools/testing/fuzz smoke \
 		FUZZ_SECONDS="${KT_FUZZ_SECONDS:-10}" > "$out/fuzz.log" 2>&1; then
