@@ -13,13 +13,13 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include <ktarget/iscsi_transport.h>
 #include <ktarget/objects.h>
 
 #include "iscsi.h"
 
 #define KT_ISCSI_LOGIN_BUF	8192	/* login and text data, one sequence */
 #define KT_ISCSI_MAX_KEYS	64
-#define KT_ISCSI_XPORT_CMD_SIZE	384	/* see struct kt_iscsi_cmd */
 
 /* What the session and connection agreed on (RFC 7143 13). */
 struct kt_iscsi_nego {
@@ -67,16 +67,6 @@ struct kt_iscsi_sess {
 	char			target[KT_INITIATOR_NAME_LEN];
 };
 
-enum kt_iscsi_rx_state {
-	KT_RX_BHS,
-	KT_RX_AHS,
-	KT_RX_HDIGEST,
-	KT_RX_DATA,
-	KT_RX_PAD,
-	KT_RX_DDIGEST,
-	KT_RX_DONE,		/* a whole PDU is in */
-};
-
 enum kt_iscsi_conn_state {
 	KT_CONN_LOGIN,
 	KT_CONN_FFP,
@@ -85,65 +75,10 @@ enum kt_iscsi_conn_state {
 	KT_CONN_DEAD,
 };
 
-struct kt_iscsi_cmd;
-struct kt_iscsi_conn;
-
-/*
- * How a connection moves PDUs and data. TCP (conn.c) sends every PDU on a
- * socket and asks for write data with R2Ts; an RDMA transport (iSER, the
- * ktarget_isert module) moves command data itself with RDMA READ and WRITE
- * and carries only the other PDUs as messages.
- */
-struct kt_iscsi_transport {
-	const char	*name;
-	struct module	*owner;
-	/* RFC 7145: RDMAExtensions=Yes, no digests, no R2T or Data-In PDUs */
-	bool		rdma;
-	/* the largest data segment one received message can hold, 0: any */
-	u32		max_recv_dsl;
-	/* send one PDU; @data, or @len bytes of @sgl from @sg_off */
-	int		(*xmit)(struct kt_iscsi_conn *conn, const u8 *bhs,
-				const void *data, struct scatterlist *sgl,
-				u32 sg_off, u32 len, bool more);
-	/* rdma: a SCSI Command PDU is being received; note its buffers */
-	void		(*cmd_init)(struct kt_iscsi_conn *conn,
-				    struct kt_iscsi_cmd *cmd);
-	/*
-	 * rdma: fetch write data from cmd->r2t_offset to cmd->write_end,
-	 * then call kt_cmd_data_out_done() (or kt_cmd_fail())
-	 */
-	int		(*get_data)(struct kt_iscsi_conn *conn,
-				    struct kt_iscsi_cmd *cmd);
-	/*
-	 * rdma: send a command's read data when @data, then the SCSI
-	 * Response in @bhs with @len bytes of @sense, from buffers of the
-	 * command. On success the transport owns the fabric's command
-	 * reference and puts it when both are done.
-	 */
-	int		(*put_data)(struct kt_iscsi_conn *conn,
-				    struct kt_iscsi_cmd *cmd, bool data,
-				    const u8 *bhs, const void *sense, u32 len);
-	/* stop moving data: nothing is received or sent after this */
-	void		(*shutdown)(struct kt_iscsi_conn *conn);
-	/* free what the transport holds for @conn (process context) */
-	void		(*release)(struct kt_iscsi_conn *conn);
-	/* the local address the initiator dialled */
-	int		(*local_addr)(struct kt_iscsi_conn *conn,
-				      struct sockaddr_storage *ss);
-};
-
-#define KT_RX_AHEAD	1024	/* TCP: read-ahead bytes (kt_iscsi_rx_fill()) */
-
-/* What the receive side is reading into now. */
+/* The PDU being received, as the fabric decoded its header. */
 struct kt_iscsi_rx {
-	enum kt_iscsi_rx_state	state;
 	u8			bhs[KT_ISCSI_BHS_LEN];
 	struct kt_iscsi_bhs	hdr;
-	u32			got;		/* bytes of the current part */
-	u32			need;
-	u8			pad[4];
-	__le32			digest;
-	u32			crc;		/* running data digest */
 	/* where the data segment goes */
 	u8			*buf;		/* a linear buffer, or */
 	struct kt_iscsi_cmd	*cmd;		/* a command's scatterlist ... */
@@ -154,21 +89,16 @@ struct kt_iscsi_rx {
 	struct kt_iscsi_cmd	*pdu_cmd;	/* the SCSI Command being received */
 	/* a Data-Out's command, referenced until its PDU is done */
 	struct kt_iscsi_cmd	*held;
-	/*
-	 * TCP: bytes read past the current part, so that one receive call
-	 * brings in a PDU's data and the headers that follow it
-	 */
-	u16			ahead_off;
-	u16			ahead_len;
-	u8			ahead[KT_RX_AHEAD];
 };
 
-/* One connection: TCP, or RDMA when @xport says so. */
+/*
+ * One connection. The transport's conn_size bytes follow it
+ * (kt_iscsi_conn_priv()).
+ */
 struct kt_iscsi_conn {
 	struct kref		kref;
 	const struct kt_iscsi_transport *xport;
-	void			*xport_priv;	/* an RDMA transport's state */
-	struct socket		*sock;		/* TCP */
+	struct kmem_cache	*cmd_cache;	/* the transport's commands */
 	struct kt_iscsi_sess	*sess;
 	struct kt_iscsi_portal	*portal;
 	struct list_head	sess_node;
@@ -195,7 +125,6 @@ struct kt_iscsi_conn {
 	spinlock_t		tx_lock;	/* tx_queue, commands' pending bits */
 	struct list_head	tx_queue;	/* kt_iscsi_tx */
 	struct mutex		tx_mutex;	/* one sender at a time */
-	bool			tx_corked;	/* TCP: the last send said MSG_MORE */
 	/* bytes of queued PDUs that are no command's (NOP-In, Text, Reject) */
 	atomic_long_t		tx_bytes;
 	bool			rx_throttled;	/* receiving stopped for tx_bytes */
@@ -221,10 +150,6 @@ struct kt_iscsi_conn {
 	bool			nopin_waiting;
 	u16			nopin_timeout;	/* s of silence before a ping, 0: off */
 	u16			nopin_rsp_timeout; /* s to answer it */
-
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_write_space)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
 };
 
 /* A PDU waiting to be sent. Commands embed theirs; others are allocated. */
@@ -269,32 +194,35 @@ struct kt_iscsi_cmd {
 	u32			imm_len;	/* immediate data in the command PDU */
 	unsigned long		data_at;	/* jiffies: last Data-Out or R2T */
 	u8			sense_pdu[2 + KT_SENSE_BUF_LEN];
-	/* an RDMA transport's per-command state (buffers, RDMA context) */
-	u8			xport_cmd[KT_ISCSI_XPORT_CMD_SIZE] __aligned(8);
+	/* the transport's cmd_size bytes follow (kt_iscsi_cmd_priv()) */
 };
 
-/* conn.c */
-struct kt_iscsi_conn *kt_iscsi_conn_create(struct socket *sock,
-					   struct kt_iscsi_portal *portal);
-/* A connection of another transport; start it with kt_iscsi_conn_start(). */
-struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
-					  const struct kt_iscsi_transport *xport,
-					  void *priv);
-int kt_iscsi_conn_start(struct kt_iscsi_conn *conn);
-/* A whole PDU received as one message (an RDMA transport's receive). */
-int kt_iscsi_rx_pdu(struct kt_iscsi_conn *conn, const u8 *pdu, u32 len);
-void kt_iscsi_conn_get(struct kt_iscsi_conn *conn);
-void kt_iscsi_conn_put(struct kt_iscsi_conn *conn);
-void kt_iscsi_conn_close(struct kt_iscsi_conn *conn);
+static inline size_t kt_iscsi_cmd_size(const struct kt_iscsi_transport *t)
+{
+	return sizeof(struct kt_iscsi_cmd) + t->cmd_size;
+}
+
+/* conn.c: a connection's life; the transport interface's conn functions */
+extern struct workqueue_struct *kt_iscsi_wq;
+extern struct workqueue_struct *kt_iscsi_close_wq;
+void kt_iscsi_flush(void);
+/* The allowed CPU online after @cpu, wrapping around; @cpu when none. */
+int kt_iscsi_next_cpu(int cpu);
+
+/* transport.c */
+struct kmem_cache *kt_iscsi_transport_cmds(const struct kt_iscsi_transport *t);
+const struct kt_iscsi_transport *kt_iscsi_transport_rdma_get(void);
+
+/* tx.c: the transmit queue */
 void kt_iscsi_queue_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_tx *tx);
+void kt_iscsi_tx_work(struct work_struct *work);
+/* A dead connection's queue: drop what is left (close work). */
+void kt_iscsi_tx_drop_all(struct kt_iscsi_conn *conn);
 void kt_iscsi_stamp(struct kt_iscsi_conn *conn, u8 *bhs, bool statsn);
 int kt_iscsi_send_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
 		      const void *data, u32 len);
 int kt_iscsi_send_sg(struct kt_iscsi_conn *conn, const u8 *bhs,
 		     struct scatterlist *sgl, u32 off, u32 len, bool more);
-extern struct workqueue_struct *kt_iscsi_wq;
-extern struct workqueue_struct *kt_iscsi_close_wq;
-void kt_iscsi_flush(void);
 
 /* login.c */
 int kt_iscsi_login_start(struct kt_iscsi_conn *conn);
@@ -337,18 +265,21 @@ void kt_iscsi_cmdsn_ready(struct kt_iscsi_conn *conn, u32 cmdsn);
 bool kt_iscsi_cmdsn_check(struct kt_iscsi_conn *conn, u32 cmdsn,
 			  bool immediate);
 
-/* ffp.c: full feature phase */
+/* requests.c: the full feature phase's requests */
 void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn);
 int kt_iscsi_ffp_data_dest(struct kt_iscsi_conn *conn);
 void kt_iscsi_rx_put_cmd(struct kt_iscsi_conn *conn, bool acted);
+void kt_iscsi_conn_abort_cmds(struct kt_iscsi_conn *conn);
+
+/* responses.c: what goes back */
 void kt_iscsi_send_reject(struct kt_iscsi_conn *conn, u8 reason);
+/* Ask for @kind (KT_TX_*) of @cmd to be sent (any context). */
+void kt_iscsi_cmd_queue(struct kt_iscsi_cmd *cmd, u8 kind);
 void kt_iscsi_cmd_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 		     bool more);
 /* Build and stamp @cmd's SCSI Response; its data is cmd->sense_pdu. */
 int kt_iscsi_build_status(struct kt_iscsi_conn *conn, struct kt_iscsi_cmd *cmd,
 			  u8 *bhs, u32 *len);
-void kt_iscsi_conn_abort_cmds(struct kt_iscsi_conn *conn);
-extern struct kmem_cache *kt_iscsi_cmd_cache;
 
 /* main.c: live counts, in /sys/kernel/debug/ktarget/objects */
 enum kt_iscsi_obj {
@@ -362,6 +293,7 @@ enum kt_iscsi_obj {
 
 extern struct kt_obj_count kt_iscsi_objs[KT_ISCSI_OBJ_NR];
 
+/* responses.c: a PDU of its own, @data owned by the queue (kfree'd) */
 void kt_iscsi_queue_pdu(struct kt_iscsi_conn *conn, const u8 *bhs,
 			void *data, u32 len, bool statsn);
 

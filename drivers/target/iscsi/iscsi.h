@@ -18,6 +18,7 @@
 #include <linux/workqueue.h>
 
 #include <ktarget/fabric.h>
+#include <ktarget/iscsi_transport.h>
 #include <ktarget/version.h>
 #include <ktarget/proto/iscsi_pdu.h>
 #include <ktarget/proto/iscsi_text.h>
@@ -159,22 +160,9 @@ struct kt_iscsi_portal {
 	bool				stopping;
 	/* the RDMA listener on the same address, while an np has iser=1 */
 	void				*rdma;
+	const struct kt_iscsi_transport	*rdma_xport;
 	unsigned int			rdma_users;
 };
-
-/*
- * An RDMA transport (ktarget_isert) registers how it listens. listen()
- * returns its listener for @portal's address or an ERR_PTR; connections
- * it accepts are made with kt_iscsi_conn_alloc(@portal, ...).
- */
-struct kt_iscsi_rdma_ops {
-	struct module	*owner;
-	void		*(*listen)(struct kt_iscsi_portal *portal);
-	void		(*unlisten)(void *listener);
-};
-
-int kt_iscsi_rdma_register(const struct kt_iscsi_rdma_ops *ops);
-void kt_iscsi_rdma_unregister(const struct kt_iscsi_rdma_ops *ops);
 
 static inline struct kt_iscsi_tpg *to_iscsi_tpg(struct kt_tpg *tpg)
 {
@@ -191,7 +179,7 @@ static inline struct kt_iscsi_tiqn *to_iscsi_tiqn(struct kt_wwn *wwn)
 	return container_of(wwn, struct kt_iscsi_tiqn, wwn);
 }
 
-/* ffp.c, tmf.c: the data-path hooks of kt_iscsi_ops */
+/* responses.c, tmf.c: the data-path hooks of kt_iscsi_ops */
 void kt_iscsi_write_pending(struct kt_cmd *se);
 void kt_iscsi_queue_data_in(struct kt_cmd *se);
 void kt_iscsi_queue_status(struct kt_cmd *se);

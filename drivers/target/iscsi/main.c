@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 
 #include "conn.h"
+#include "tcp.h"
 
 struct kt_obj_count kt_iscsi_objs[KT_ISCSI_OBJ_NR];
 
@@ -55,8 +56,8 @@ static int __init kt_iscsi_init(void)
 	/*
 	 * Receive and transmit work of each connection runs on its CPU, at
 	 * normal priority: as high-priority work it preempted a local
-	 * initiator's own processing on that CPU at every PDU, and fio
-	 * through open-iscsi at QD32 lost a third of its IOPS to it.
+	 * initiator's own processing on that CPU at every PDU
+	 * (Documentation/benchmarks.md, "What the benchmarks decided").
 	 */
 	kt_iscsi_wq = alloc_workqueue("ktarget_iscsi", WQ_MEM_RECLAIM, 0);
 	if (!kt_iscsi_wq)
@@ -65,17 +66,17 @@ static int __init kt_iscsi_init(void)
 					    WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!kt_iscsi_close_wq)
 		goto out_wq;
-	kt_iscsi_cmd_cache = KMEM_CACHE(kt_iscsi_cmd, 0);
-	if (!kt_iscsi_cmd_cache)
+	ret = kt_iscsi_transport_register(&kt_iscsi_tcp);
+	if (ret)
 		goto out_close_wq;
 
 	ret = kt_fabric_register(&kt_iscsi_ops);
 	if (ret)
-		goto out_cache;
+		goto out_tcp;
 	return 0;
 
-out_cache:
-	kmem_cache_destroy(kt_iscsi_cmd_cache);
+out_tcp:
+	kt_iscsi_transport_unregister(&kt_iscsi_tcp);
 out_close_wq:
 	destroy_workqueue(kt_iscsi_close_wq);
 out_wq:
@@ -92,7 +93,7 @@ static void __exit kt_iscsi_exit(void)
 	kt_iscsi_flush();
 	destroy_workqueue(kt_iscsi_close_wq);
 	destroy_workqueue(kt_iscsi_wq);
-	kmem_cache_destroy(kt_iscsi_cmd_cache);
+	kt_iscsi_transport_unregister(&kt_iscsi_tcp);
 	kt_iscsi_objs_exit();
 }
 

@@ -14,6 +14,7 @@
 #include <net/sock.h>
 
 #include "conn.h"
+#include "tcp.h"
 
 static LIST_HEAD(kt_iscsi_portals);
 static DEFINE_MUTEX(kt_iscsi_portals_lock);
@@ -40,7 +41,7 @@ static bool kt_sockaddr_equal(const struct sockaddr_storage *a,
 
 /*
  * A connection's socket is a clone of the listener's and starts with its
- * callbacks and sk_user_data: data that comes before kt_iscsi_conn_create()
+ * callbacks and sk_user_data: data that comes before kt_iscsi_tcp_accept()
  * takes it over (or after its close gives them back) lands here too. Only
  * the listener itself has connections to accept.
  */
@@ -69,7 +70,7 @@ static void kt_iscsi_accept_work(struct work_struct *work)
 		ret = kernel_accept(portal->sock, &sock, O_NONBLOCK);
 		if (ret)
 			break;
-		conn = kt_iscsi_conn_create(sock, portal);
+		conn = kt_iscsi_tcp_accept(portal, sock);
 		if (IS_ERR(conn))
 			pr_warn_ratelimited("cannot take a connection: %pe\n", conn);
 	}
@@ -167,35 +168,9 @@ void kt_iscsi_portal_put(struct kt_iscsi_portal *portal)
 
 /* ---- RDMA listeners (iSER) ---- */
 
-static const struct kt_iscsi_rdma_ops *kt_iscsi_rdma;
-
-int kt_iscsi_rdma_register(const struct kt_iscsi_rdma_ops *ops)
-{
-	int ret = 0;
-
-	mutex_lock(&kt_iscsi_portals_lock);
-	if (kt_iscsi_rdma)
-		ret = -EBUSY;
-	else
-		kt_iscsi_rdma = ops;
-	mutex_unlock(&kt_iscsi_portals_lock);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(kt_iscsi_rdma_register);
-
-/* Each listener pins the transport's module: none is left by now. */
-void kt_iscsi_rdma_unregister(const struct kt_iscsi_rdma_ops *ops)
-{
-	mutex_lock(&kt_iscsi_portals_lock);
-	if (kt_iscsi_rdma == ops)
-		kt_iscsi_rdma = NULL;
-	mutex_unlock(&kt_iscsi_portals_lock);
-}
-EXPORT_SYMBOL_GPL(kt_iscsi_rdma_unregister);
-
 int kt_iscsi_portal_rdma_get(struct kt_iscsi_portal *portal)
 {
-	const struct kt_iscsi_rdma_ops *ops;
+	const struct kt_iscsi_transport *t;
 	void *listener;
 	int ret = 0;
 
@@ -204,18 +179,19 @@ int kt_iscsi_portal_rdma_get(struct kt_iscsi_portal *portal)
 		portal->rdma_users++;
 		goto out;
 	}
-	ops = kt_iscsi_rdma;
-	if (!ops || !try_module_get(ops->owner)) {
+	t = kt_iscsi_transport_rdma_get();
+	if (!t) {
 		ret = -ENODEV;
 		goto out;
 	}
-	listener = ops->listen(portal);
+	listener = t->listen(portal);
 	if (IS_ERR(listener)) {
-		module_put(ops->owner);
+		module_put(t->owner);
 		ret = PTR_ERR(listener);
 		goto out;
 	}
 	portal->rdma = listener;
+	portal->rdma_xport = t;
 	portal->rdma_users = 1;
 out:
 	mutex_unlock(&kt_iscsi_portals_lock);
@@ -224,19 +200,20 @@ out:
 
 void kt_iscsi_portal_rdma_put(struct kt_iscsi_portal *portal)
 {
-	const struct kt_iscsi_rdma_ops *ops;
+	const struct kt_iscsi_transport *t = NULL;
 	void *listener = NULL;
 
 	mutex_lock(&kt_iscsi_portals_lock);
 	if (!WARN_ON_ONCE(!portal->rdma_users) && !--portal->rdma_users) {
 		listener = portal->rdma;
+		t = portal->rdma_xport;
 		portal->rdma = NULL;
+		portal->rdma_xport = NULL;
 	}
-	ops = kt_iscsi_rdma;
 	mutex_unlock(&kt_iscsi_portals_lock);
 	if (!listener)
 		return;
-	/* the listener pins the module, so ops is still the registered one */
-	ops->unlisten(listener);
-	module_put(ops->owner);
+	/* the listener pinned the transport's module */
+	t->unlisten(listener);
+	module_put(t->owner);
 }

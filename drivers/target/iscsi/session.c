@@ -239,7 +239,7 @@ int kt_iscsi_sess_close_conns(struct kt_iscsi_sess *sess,
 void kt_iscsi_conn_close_after_tx(struct kt_iscsi_conn *conn)
 {
 	cmpxchg(&conn->state, KT_CONN_FFP, KT_CONN_LOGOUT);
-	queue_work_on(conn->cpu, kt_iscsi_wq, &conn->tx_work);
+	kt_iscsi_conn_tx_kick(conn);
 }
 
 /*
@@ -500,7 +500,7 @@ static void kt_iscsi_cmdsn_kick(struct kt_iscsi_conn *conn)
 	spin_lock(&sess->lock);
 	list_for_each_entry(c, &sess->conns, sess_node)
 		if (c != conn && READ_ONCE(c->cmdsn_wait))
-			queue_work_on(c->cpu, kt_iscsi_wq, &c->rx_work);
+			kt_iscsi_conn_rx_kick(c);
 	spin_unlock(&sess->lock);
 }
 

@@ -7,7 +7,7 @@
 # the configuration under 8 sessions' I/O (tests/57, 2 rounds each), TMFs
 # and unit attentions (tests/55), slow and failing backstores (tests/47) and
 # the stateful PDU fuzzer (tests/95, 120 s). After each round it samples
-# Slab and MemAvailable (after drop_caches) and the kt_iscsi_cmd slab into
+# Slab and MemAvailable (after drop_caches) and the kt_iscsi_cmd_* slabs into
 # /ktout/soak-samples.txt; two rounds at least. Prints every test's TAP,
 # then two checks: the rounds all passed, and neither Slab nor MemAvailable
 # moved by more than 32 MiB between the end of the first round and the end
@@ -23,7 +23,7 @@ sample() {	# sample LABEL
 	echo 3 > /proc/sys/vm/drop_caches
 	printf '%s %s %s %s\n' "$SECONDS" \
 		"$(awk '/^Slab:/ { s = $2 } /^MemAvailable:/ { a = $2 } END { print s, a }' /proc/meminfo)" \
-		"$(awk '$1 == "kt_iscsi_cmd" { n = $2 } END { print n + 0 }' /proc/slabinfo)" \
+		"$(awk '$1 ~ /^kt_iscsi_cmd_/ { n += $2 } END { print n + 0 }' /proc/slabinfo)" \
 		"$1" >> $out
 }
 

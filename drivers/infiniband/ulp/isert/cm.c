@@ -114,6 +114,7 @@ static int kt_iser_connect(struct kt_iser_listener *l, struct rdma_cm_id *cm_id,
 		.retry_count = 7,
 		.rnr_retry_count = 7,
 	};
+	struct sockaddr_storage peer = {};
 	struct kt_iser_conn *ic;
 	struct kt_iscsi_conn *conn;
 	int ret;
@@ -140,13 +141,14 @@ static int kt_iser_connect(struct kt_iser_listener *l, struct rdma_cm_id *cm_id,
 	if (ret)
 		goto fail;
 
-	conn = kt_iscsi_conn_alloc(l->portal, &kt_iser_transport, ic);
+	memcpy(&peer, &cm_id->route.addr.dst_addr, sizeof(peer));
+	conn = kt_iscsi_conn_alloc(l->portal, &kt_iser_transport, &peer);
 	if (IS_ERR(conn)) {
 		ret = PTR_ERR(conn);
 		goto fail;
 	}
 	ic->conn = conn;
-	memcpy(&conn->peer, &cm_id->route.addr.dst_addr, sizeof(conn->peer));
+	*(struct kt_iser_conn **)kt_iscsi_conn_priv(conn) = ic;
 	memcpy(&ic->local, &cm_id->route.addr.src_addr, sizeof(ic->local));
 	kref_get(&ic->kref);
 	/* from here on, this cm_id's events are the connection's */
@@ -256,7 +258,8 @@ static int kt_iser_listen_handler(struct rdma_cm_id *cm_id,
 /* Called with l->setup held; the new cm_id is l->cm_id once it listens. */
 static int kt_iser_listen_id(struct kt_iser_listener *l)
 {
-	struct sockaddr_storage *ss = &l->portal->addr;
+	/* a copy: rdma_bind_addr() takes no const address */
+	struct sockaddr_storage ss = *kt_iscsi_portal_addr(l->portal);
 	struct rdma_cm_id *id;
 	int ret;
 
@@ -264,7 +267,7 @@ static int kt_iser_listen_id(struct kt_iser_listener *l)
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)ss);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
 	if (!ret)
 		ret = rdma_listen(id, KT_ISER_BACKLOG);
 	if (!ret) {
@@ -299,12 +302,12 @@ static void kt_iser_relisten(struct work_struct *work)
 	mutex_unlock(&l->lock);
 	if (old) {
 		pr_info("%pISpc: RDMA device gone or address moved, listening again when it is back\n",
-			&l->portal->addr);
+			kt_iscsi_portal_addr(l->portal));
 		rdma_destroy_id(old);
 	}
 	ret = kt_iser_listen_id(l);
 	if (!ret) {
-		pr_info("%pISpc: listening for iSER again\n", &l->portal->addr);
+		pr_info("%pISpc: listening for iSER again\n", kt_iscsi_portal_addr(l->portal));
 	} else if (ret != -ESHUTDOWN) {
 		mutex_lock(&l->lock);
 		if (!l->stopping)
@@ -353,12 +356,12 @@ void *kt_iser_listen(struct kt_iscsi_portal *portal)
 	mutex_unlock(&l->setup);
 	if (ret) {
 		pr_warn_ratelimited("cannot listen for iSER on %pISpc: %pe (no RDMA device with that address?)\n",
-				    &portal->addr, ERR_PTR(ret));
+				    kt_iscsi_portal_addr(portal), ERR_PTR(ret));
 		kt_iser_stop(l);
 		kfree(l);
 		return ERR_PTR(ret);
 	}
-	pr_info("listening for iSER on %pISpc\n", &portal->addr);
+	pr_info("listening for iSER on %pISpc\n", kt_iscsi_portal_addr(portal));
 	return l;
 }
 

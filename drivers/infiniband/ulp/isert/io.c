@@ -16,7 +16,7 @@
 
 static inline struct kt_iser_conn *to_ic(struct kt_iscsi_conn *conn)
 {
-	return conn->xport_priv;
+	return *(struct kt_iser_conn **)kt_iscsi_conn_priv(conn);
 }
 
 /* Post @wr unless the connection is going down. */
@@ -307,8 +307,8 @@ static void kt_iser_rw_done(struct kt_iser_conn *ic, struct kt_iscsi_cmd *cmd,
 
 	if (!c->rw_live)
 		return;
-	rdma_rw_ctx_destroy(&c->rw, ic->qp, ic->port, cmd->se.sgl, c->nents,
-			    dir);
+	rdma_rw_ctx_destroy(&c->rw, ic->qp, ic->port, kt_iscsi_cmd_se(cmd)->sgl,
+			    c->nents, dir);
 	kt_iser_sg_restore(c);
 	c->rw_live = false;
 }
@@ -319,7 +319,6 @@ static void kt_iser_cmd_init(struct kt_iscsi_conn *conn,
 	struct kt_iser_conn *ic = to_ic(conn);
 	struct kt_iser_cmd *c = kt_iser_cmd(cmd);
 
-	BUILD_BUG_ON(sizeof(*c) > KT_ISCSI_XPORT_CMD_SIZE);
 	c->flags = ic->rx_flags;
 	c->write_stag = ic->write_stag;
 	c->write_va = ic->write_va;
@@ -336,41 +335,36 @@ static void kt_iser_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * once it goes on, the command may be answered and freed before this
 	 * returns; the connection lives until the queue pair is drained
 	 */
-	struct kt_iscsi_conn *conn = cmd->conn;
+	struct kt_iscsi_conn *conn = kt_iscsi_cmd_conn(cmd);
 	struct kt_iser_conn *ic = to_ic(conn);
+	bool ok = wc->status == IB_WC_SUCCESS;
 
 	kt_iser_rw_done(ic, cmd, DMA_FROM_DEVICE);
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_warn_ratelimited("RDMA READ of ITT %#x failed: %s: closing the connection\n",
-					    cmd->itt, ib_wc_status_msg(wc->status));
-		kt_cmd_fail(&cmd->se, KT_SENSE_ABORTED_COMMAND);
+	if (!ok && wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("RDMA READ of ITT %#x failed: %s: closing the connection\n",
+				    kt_iscsi_cmd_itt(cmd),
+				    ib_wc_status_msg(wc->status));
+	kt_iscsi_cmd_data_fetched(cmd, ok);
+	if (!ok)
 		kt_iscsi_conn_close(conn);
-		return;
-	}
-	cmd->se.data_received = cmd->se.data_length;
-	/* its response may be posted from here (kt_iscsi_tx_now()) */
-	WRITE_ONCE(conn->rx_task, current);
-	kt_cmd_data_out_done(&cmd->se);
-	WRITE_ONCE(conn->rx_task, NULL);
 }
 
 static int kt_iser_get_data(struct kt_iscsi_conn *conn,
-			    struct kt_iscsi_cmd *cmd)
+			    struct kt_iscsi_cmd *cmd, u32 from, u32 to)
 {
 	struct kt_iser_conn *ic = to_ic(conn);
 	struct kt_iser_cmd *c = kt_iser_cmd(cmd);
+	struct kt_cmd *se = kt_iscsi_cmd_se(cmd);
 	int ret;
 
 	if (!(c->flags & KT_ISER_WSV)) {
 		pr_warn_ratelimited("ITT %#x: write of %u bytes without a write STag\n",
-				    cmd->itt, cmd->write_end);
+				    kt_iscsi_cmd_itt(cmd), to);
 		return -EPROTO;
 	}
-	c->nents = kt_iser_sg_fit(c, cmd->se.sgl, cmd->se.sg_nents,
-				  cmd->write_end);
-	ret = rdma_rw_ctx_init(&c->rw, ic->qp, ic->port, cmd->se.sgl, c->nents,
-			       cmd->r2t_offset, c->write_va, c->write_stag,
+	c->nents = kt_iser_sg_fit(c, se->sgl, se->sg_nents, to);
+	ret = rdma_rw_ctx_init(&c->rw, ic->qp, ic->port, se->sgl, c->nents,
+			       from, c->write_va, c->write_stag,
 			       DMA_FROM_DEVICE);
 	if (ret < 0) {
 		kt_iser_sg_restore(c);
@@ -390,16 +384,18 @@ static void kt_iser_data_in_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kt_iser_cmd *c = container_of(wc->wr_cqe, struct kt_iser_cmd, cqe);
 	struct kt_iscsi_cmd *cmd = kt_iser_icmd(c);
-	struct kt_iser_conn *ic = to_ic(cmd->conn);
+	struct kt_iscsi_conn *conn = kt_iscsi_cmd_conn(cmd);
+	struct kt_iser_conn *ic = to_ic(conn);
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
 		pr_warn_ratelimited("RDMA WRITE of ITT %#x failed: %s: closing the connection\n",
-				    cmd->itt, ib_wc_status_msg(wc->status));
-		kt_iscsi_conn_close(cmd->conn);
+				    kt_iscsi_cmd_itt(cmd),
+				    ib_wc_status_msg(wc->status));
+		kt_iscsi_conn_close(conn);
 	}
 	ib_dma_unmap_single(ic->dev, c->rsp_dma, c->sge.length, DMA_TO_DEVICE);
 	kt_iser_rw_done(ic, cmd, DMA_TO_DEVICE);
-	kt_cmd_put(&cmd->se);
+	kt_cmd_put(kt_iscsi_cmd_se(cmd));
 }
 
 static int kt_iser_put_data(struct kt_iscsi_conn *conn,
@@ -408,12 +404,13 @@ static int kt_iser_put_data(struct kt_iscsi_conn *conn,
 {
 	struct kt_iser_conn *ic = to_ic(conn);
 	struct kt_iser_cmd *c = kt_iser_cmd(cmd);
+	struct kt_cmd *se = kt_iscsi_cmd_se(cmd);
 	u32 rsp_len = KT_ISER_HDR_LEN + KT_ISCSI_BHS_LEN + len;
 	int ret;
 
 	if (data && !(c->flags & KT_ISER_RSV)) {
 		pr_warn_ratelimited("ITT %#x: read of %u bytes without a read STag\n",
-				    cmd->itt, cmd->se.data_length);
+				    kt_iscsi_cmd_itt(cmd), se->data_length);
 		return -EPROTO;
 	}
 	if (WARN_ON_ONCE(rsp_len > sizeof(c->rsp)))
@@ -442,9 +439,8 @@ static int kt_iser_put_data(struct kt_iscsi_conn *conn,
 		goto unmap;
 	}
 
-	c->nents = kt_iser_sg_fit(c, cmd->se.sgl, cmd->se.sg_nents,
-				  cmd->se.data_length);
-	ret = rdma_rw_ctx_init(&c->rw, ic->qp, ic->port, cmd->se.sgl, c->nents,
+	c->nents = kt_iser_sg_fit(c, se->sgl, se->sg_nents, se->data_length);
+	ret = rdma_rw_ctx_init(&c->rw, ic->qp, ic->port, se->sgl, c->nents,
 			       0, c->read_va, c->read_stag, DMA_TO_DEVICE);
 	if (ret < 0) {
 		kt_iser_sg_restore(c);
@@ -519,6 +515,10 @@ const struct kt_iscsi_transport kt_iser_transport = {
 	.owner		= THIS_MODULE,
 	.rdma		= true,
 	.max_recv_dsl	= KT_ISER_MAX_RECV_DSL,
+	.conn_size	= sizeof(struct kt_iser_conn *),
+	.cmd_size	= sizeof(struct kt_iser_cmd),
+	.listen		= kt_iser_listen,
+	.unlisten	= kt_iser_unlisten,
 	.xmit		= kt_iser_xmit,
 	.cmd_init	= kt_iser_cmd_init,
 	.get_data	= kt_iser_get_data,

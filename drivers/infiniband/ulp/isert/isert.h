@@ -16,7 +16,9 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rw.h>
 
-#include "conn.h"
+#include <ktarget/cmd.h>
+#include <ktarget/iscsi_transport.h>
+#include <ktarget/proto/iscsi_pdu.h>
 
 /* RFC 7145 9.2: the iSER header in front of every iSCSI PDU */
 #define KT_ISER_HDR_LEN		28
@@ -91,7 +93,7 @@ struct kt_iser_conn {
 	u64			read_va;
 };
 
-/* Per command, inside struct kt_iscsi_cmd's transport area. */
+/* Per command: the transport area of a struct kt_iscsi_cmd. */
 struct kt_iser_cmd {
 	struct ib_cqe		cqe;
 	struct rdma_rw_ctx	rw;
@@ -113,12 +115,12 @@ struct kt_iser_cmd {
 
 static inline struct kt_iser_cmd *kt_iser_cmd(struct kt_iscsi_cmd *cmd)
 {
-	return (struct kt_iser_cmd *)cmd->xport_cmd;
+	return kt_iscsi_cmd_priv(cmd);
 }
 
 static inline struct kt_iscsi_cmd *kt_iser_icmd(struct kt_iser_cmd *c)
 {
-	return container_of((void *)c, struct kt_iscsi_cmd, xport_cmd);
+	return kt_iscsi_priv_cmd(c);
 }
 
 /* cm.c */

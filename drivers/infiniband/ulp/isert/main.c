@@ -11,12 +11,6 @@
 
 #include "isert.h"
 
-static const struct kt_iscsi_rdma_ops kt_iser_ops = {
-	.owner		= THIS_MODULE,
-	.listen		= kt_iser_listen,
-	.unlisten	= kt_iser_unlisten,
-};
-
 static int __init kt_iser_init(void)
 {
 	int ret;
@@ -24,7 +18,7 @@ static int __init kt_iser_init(void)
 	kt_iser_wq = alloc_workqueue("ktarget_isert", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!kt_iser_wq)
 		return -ENOMEM;
-	ret = kt_iscsi_rdma_register(&kt_iser_ops);
+	ret = kt_iscsi_transport_register(&kt_iser_transport);
 	if (ret) {
 		destroy_workqueue(kt_iser_wq);
 		return ret;
@@ -35,7 +29,7 @@ static int __init kt_iser_init(void)
 static void __exit kt_iser_exit(void)
 {
 	/* listeners and connections pin this module: none is left */
-	kt_iscsi_rdma_unregister(&kt_iser_ops);
+	kt_iscsi_transport_unregister(&kt_iser_transport);
 	destroy_workqueue(kt_iser_wq);
 }
 
