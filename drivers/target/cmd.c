@@ -59,7 +59,6 @@ static void kt_internal_release(struct kt_cmd *cmd)
 const struct kt_fabric_ops kt_internal_ops = {
 	.name		= "internal",
 	.owner		= THIS_MODULE,
-	.proto_id	= KT_PROTO_ISCSI,
 	.release_cmd	= kt_internal_release,
 };
 

@@ -112,10 +112,7 @@ void kt_res_update(struct kt_dev *dev)
 /* The I_T nexus @cmd came through. */
 static void kt_pr_nexus(struct kt_cmd *cmd, struct kt_pr_tid *tid, u16 *rtpi)
 {
-	memset(tid, 0, sizeof(*tid));
-	strscpy(tid->name, cmd->sess->initiator, sizeof(tid->name));
-	memcpy(tid->isid, cmd->sess->isid, KT_PR_ISID_LEN);
-	tid->has_isid = true;
+	*tid = cmd->sess->tid;
 	*rtpi = cmd->lun ? cmd->lun->rtpi : 0;
 }
 

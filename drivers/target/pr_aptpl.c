@@ -14,7 +14,10 @@
  *	aptpl=1
  *	generation=N
  *	type=T
- *	reg key=0x... rtpi=N all_tg_pt=0|1 holder=0|1 isid=HEX12|- name=IQN
+ *	reg key=0x... rtpi=N all_tg_pt=0|1 holder=0|1 isid=HEX12|- name=NAME proto=P
+ *
+ * (P, the TransportID's PROTOCOL IDENTIFIER, is missing from older files:
+ * iSCSI's then, the only protocol they knew.)
  *
  * It does not start with LIO's "PR_REG_START:", so rtslib leaves it alone.
  */
@@ -26,7 +29,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <ktarget/fabric.h>
 #include <ktarget/proto/pr.h>
+#include <ktarget/proto/spc.h>
 
 #include "core.h"
 #include "pr.h"
@@ -89,9 +94,10 @@ static size_t kt_aptpl_format(struct kt_dev *dev, char *buf, size_t size)
 		else
 			strscpy(isid, "-", sizeof(isid));
 		len += scnprintf(buf + len, size - len,
-				 "reg key=0x%016llx rtpi=%u all_tg_pt=%d holder=%d isid=%s name=%s\n",
+				 "reg key=0x%016llx rtpi=%u all_tg_pt=%d holder=%d isid=%s name=%s proto=%u\n",
 				 reg->key, reg->rtpi, reg->all_tg_pt,
-				 res->holder == reg, isid, reg->tid.name);
+				 res->holder == reg, isid, reg->tid.name,
+				 reg->tid.proto);
 	}
 	return len;
 }
@@ -138,6 +144,9 @@ out:
 	kfree(path);
 }
 
+static const char kt_aptpl_reg_in[] =
+	"reg key=0x%llx rtpi=%u all_tg_pt=%d holder=%d isid=%15s name=%223s proto=%u";
+
 /* One "reg ..." line; false if it is not one we wrote. */
 static bool kt_aptpl_parse_reg(struct kt_dev *dev, const char *line,
 			       bool *holder)
@@ -146,18 +155,21 @@ static bool kt_aptpl_parse_reg(struct kt_dev *dev, const char *line,
 	struct kt_pr_reg *reg;
 	unsigned long long key;
 	unsigned int rtpi;
-	int atp, hold;
+	unsigned int proto = KT_PROTO_ISCSI;	/* files before proto= */
+	int atp, hold, n;
 	bool ok = false;
 
 	name = kmalloc(KT_PR_NAME_LEN, GFP_KERNEL);
 	reg = kzalloc(sizeof(*reg), GFP_KERNEL);
 	if (!name || !reg)
 		goto out;
-	if (sscanf(line, "reg key=0x%llx rtpi=%u all_tg_pt=%d holder=%d isid=%15s name=%223s",
-		   &key, &rtpi, &atp, &hold, isid, name) != 6)
+	n = sscanf(line, kt_aptpl_reg_in, &key, &rtpi, &atp, &hold, isid, name,
+		   &proto);
+	if (n != 6 && n != 7)
 		goto out;
-	if (rtpi > U16_MAX || !name[0])
+	if (rtpi > U16_MAX || !name[0] || proto > 0xf)
 		goto out;
+	reg->tid.proto = proto;
 	if (strcmp(isid, "-")) {
 		if (strlen(isid) != 2 * KT_PR_ISID_LEN ||
 		    hex2bin(reg->tid.isid, isid, KT_PR_ISID_LEN))

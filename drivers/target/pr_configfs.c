@@ -55,14 +55,16 @@ static ssize_t kt_pr_res_holder_show(struct config_item *item, char *page)
 	if (res->spc2_holder) {
 		const struct kt_session *sess = res->spc2_holder;
 
-		len = sysfs_emit(page, "SPC-2 Reservation: iSCSI Initiator: %s\n",
+		len = sysfs_emit(page, "SPC-2 Reservation: %s Initiator: %s\n",
+				 kt_pr_proto_name(sess->tid.proto),
 				 sess->initiator);
 	} else if (res->type == KT_PR_TYPE_NONE) {
 		len = sysfs_emit(page, KT_NO_PR_HOLDER);
 	} else if (!res->holder) {
 		len = sysfs_emit(page, "SPC-3 Reservation: All Target Registrants\n");
 	} else {
-		len = sysfs_emit(page, "SPC-3 Reservation: iSCSI Initiator: ");
+		len = sysfs_emit(page, "SPC-3 Reservation: %s Initiator: ",
+				 kt_pr_proto_name(res->holder->tid.proto));
 		len += kt_pr_port_name(res->holder, page + len, PAGE_SIZE - len);
 		len += sysfs_emit_at(page, len, "\n");
 	}

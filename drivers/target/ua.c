@@ -38,8 +38,8 @@
 static atomic64_t kt_ua_clock = ATOMIC64_INIT(0);
 
 /*
- * 64 bits naming an initiator port: its name (iSCSI names compare without
- * case) and, when given, its ISID.
+ * 64 bits naming an initiator port: its name (compared without case, as
+ * TransportIDs' names are) and, when given, its port identifier.
  */
 u64 kt_nexus_key(const char *name, const u8 *isid)
 {
@@ -65,8 +65,9 @@ void kt_ua_dev_init(struct kt_dev *dev)
 
 void kt_ua_session_init(struct kt_session *sess)
 {
-	sess->nexus_key = kt_nexus_key(sess->initiator, sess->isid);
-	sess->nexus_name_key = kt_nexus_key(sess->initiator, NULL);
+	sess->nexus_key = kt_nexus_key(sess->tid.name, sess->tid.has_isid ?
+						       sess->tid.isid : NULL);
+	sess->nexus_name_key = kt_nexus_key(sess->tid.name, NULL);
 	sess->ua_base = atomic64_read(&kt_ua_clock);
 	xa_init(&sess->ua_seen);
 	sess->lun_gen_seen = atomic_read(&sess->tpg->lun_gen);

@@ -36,6 +36,7 @@
 #include <ktarget/alua.h>
 #include <ktarget/cmd.h>
 #include <ktarget/target.h>
+#include <ktarget/proto/pr.h>
 #include <ktarget/proto/sense.h>
 
 struct kt_tmr;
@@ -234,13 +235,14 @@ struct kt_session {
 	struct list_head	all_node;	/* every session, all TPGs */
 	spinlock_t		cmd_lock;	/* cmds */
 	struct list_head	cmds;		/* commands in flight, for TMFs */
-	u8			isid[6];	/* iSCSI: for TransportID / PR */
+	/* the initiator port, as TransportIDs name it: the fabric's */
+	struct kt_pr_tid	tid;
 	char			initiator[KT_INITIATOR_NAME_LEN];
 	struct kt_xcopy_ids	*xcopy_ids;	/* held copy results (xcopy_rcr.c) */
 	atomic_t		xcopy_running;	/* its copies running (xcopy.c) */
 
 	/* unit attentions (ua.c) */
-	u64			nexus_key;	/* initiator name, ISID */
+	u64			nexus_key;	/* the initiator port */
 	u64			nexus_name_key;	/* initiator name alone */
 	u64			ua_base;	/* events before login don't apply */
 	struct xarray		ua_seen;	/* dev index -> last event seen */

@@ -665,7 +665,12 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 		sess->tpg = l->tpg;
 		sess->cmdsn_depth = l->acl ? to_iscsi_acl(l->acl)->cmdsn_depth :
 					     l->tpg->attrib.default_cmdsn_depth;
-		memcpy(sess->se.isid, l->isid, 6);
+		/* SPC-4 7.6.4.6: name and ISID, TransportID format 01b */
+		sess->se.tid.proto = kt_iscsi_ops.proto_id;
+		strscpy(sess->se.tid.name, l->initiator,
+			sizeof(sess->se.tid.name));
+		memcpy(sess->se.tid.isid, l->isid, KT_PR_ISID_LEN);
+		sess->se.tid.has_isid = true;
 		ret = kt_session_register(&sess->se, &l->tpg->tpg, l->acl,
 					  l->initiator);
 		if (ret) {

@@ -65,6 +65,16 @@ bad:
 	return KT_SENSE_INVALID_PARAM_FIELD;
 }
 
+const char *kt_pr_proto_name(u8 proto)
+{
+	static const char *const names[] = {
+		"FCP", "SPI", "SSA", "SBP", "SRP", "iSCSI", "SAS", "ADT",
+		"ATA", "UAS", "SOP", "PCIe",
+	};
+
+	return proto < ARRAY_SIZE(names) ? names[proto] : "Unknown";
+}
+
 sense_reason_t kt_pr_tid_parse(const u8 *buf, u32 len, u32 base, u32 *used,
 			       struct kt_pr_tid *tid,
 			       struct kt_sense_field *field)
@@ -83,6 +93,7 @@ sense_reason_t kt_pr_tid_parse(const u8 *buf, u32 len, u32 base, u32 *used,
 		*field = KT_FIELD_PARAM_BIT(base, 3);
 		return KT_SENSE_INVALID_PARAM_FIELD;
 	}
+	tid->proto = KT_PROTO_ISCSI;
 	fmt = buf[0] >> 6;
 	if (fmt > 1 || (buf[0] & 0x30)) {
 		*field = KT_FIELD_PARAM_BIT(base, 7);
@@ -157,7 +168,7 @@ u32 kt_pr_tid_build(const struct kt_pr_tid *tid, u8 *buf, u32 buf_len)
 
 bool kt_pr_tid_match(const struct kt_pr_tid *a, const struct kt_pr_tid *b)
 {
-	if (strcasecmp(a->name, b->name))
+	if (a->proto != b->proto || strcasecmp(a->name, b->name))
 		return false;
 	if (!a->has_isid || !b->has_isid)
 		return true;

@@ -78,14 +78,20 @@ static inline bool kt_pr_type_reg_only(u8 type)
 }
 
 /*
- * An initiator port as a TransportID names it: iSCSI name, and the ISID
- * when the TransportID has format 01b (a port of that initiator).
+ * An initiator port as a TransportID names it (SPC-4 7.6.4): the
+ * protocol, the initiator's name, and the port's identifier within it
+ * when there is one (iSCSI: the ISID of format 01b). The fabric names
+ * its sessions' ports so; kt_pr_tid_parse() takes iSCSI's.
  */
 struct kt_pr_tid {
 	char	name[KT_PR_NAME_LEN];		/* NUL-terminated */
 	u8	isid[KT_PR_ISID_LEN];
 	bool	has_isid;
+	u8	proto;				/* PROTOCOL IDENTIFIER */
 };
+
+/* SPC-4 7.6.1, table 362: a PROTOCOL IDENTIFIER's name, as LIO shows it */
+const char *kt_pr_proto_name(u8 proto);
 
 /*
  * Parse one iSCSI TransportID (SPC-4 7.6.4.6) at @buf, @len bytes

@@ -10,6 +10,7 @@
 
 #include <ktarget/proto/pr.h>
 #include <ktarget/proto/sense.h>
+#include <ktarget/proto/spc.h>
 
 #include "kt_test.h"
 
@@ -300,7 +301,8 @@ static void transport_id_format_1_needs_separator_and_12_hex_digits(void)
 static void transport_id_build_round_trips(void)
 {
 	struct kt_pr_tid tid = { .name = INI1, .has_isid = true,
-				 .isid = { 0x80, 0x12, 0x34, 0x56, 0x00, 0x01 } };
+				 .isid = { 0x80, 0x12, 0x34, 0x56, 0x00, 0x01 },
+				 .proto = KT_PROTO_ISCSI };
 	struct kt_pr_tid back;
 	struct kt_sense_field f;
 	u8 buf[KT_PR_TID_MAX];
@@ -315,7 +317,13 @@ static void transport_id_build_round_trips(void)
 	KT_EXPECT_EQ(kt_pr_tid_parse(buf, n, 0, &used, &back, &f),
 		     KT_SENSE_NONE);
 	KT_EXPECT_EQ(used, n);
+	KT_EXPECT_EQ(back.proto, KT_PROTO_ISCSI);
 	KT_EXPECT(kt_pr_tid_match(&tid, &back));
+	back.proto = KT_PROTO_ISCSI + 1;	/* another protocol's port */
+	KT_EXPECT(!kt_pr_tid_match(&tid, &back));
+	back.proto = KT_PROTO_ISCSI;
+	KT_EXPECT(!strcmp(kt_pr_proto_name(back.proto), "iSCSI"));
+	KT_EXPECT(!strcmp(kt_pr_proto_name(0x0f), "Unknown"));
 	back.isid[5] = 2;
 	KT_EXPECT(!kt_pr_tid_match(&tid, &back));
 	back.has_isid = false;			/* format 00b: any port */

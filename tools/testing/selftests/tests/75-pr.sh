@@ -86,6 +86,8 @@ pr_cmds() {
 		conflict -s 24 -i /dev/zero "$d2" 5f 01 01 00 00 00 00 00 18 00
 	check "pr/res_pr_type" grep -q "Write Exclusive Access" $DEV/pr/res_pr_type
 	check "pr/res_holder names initiator 1" grep -q "$I1" $DEV/pr/res_holder
+	check "pr/res_holder names its protocol as LIO does" \
+		grep -q "^SPC-3 Reservation: iSCSI Initiator: $I1" $DEV/pr/res_holder
 	check "pr/res_pr_registered_i_pts shows the key" \
 		grep -q "0x0000000000000abc" $DEV/pr/res_pr_registered_i_pts
 	check "pr/res_pr_generation counts the registration" \
@@ -181,7 +183,7 @@ pr_cmds() {
 main() {
 	local d1 d2 f
 
-	plan 82
+	plan 84
 	check "ktarget_core loads" modprobe ktarget_core
 	mkdir -p $DB
 	rm -rf $DB/pr
@@ -219,6 +221,8 @@ main() {
 		sh -c "sg_persist -n -i -c $d1 | grep -qi 'PTPL_A.*: 1'"
 	f=$DB/pr/aptpl_r0
 	check "APTPL state file in dbroot/pr" grep -q "key=0x0000000000001234" $f
+	check "the state file keeps the TransportID's protocol (iSCSI: 5)" \
+		grep -q "key=0x0000000000001234 .* proto=5$" $f
 	logout_all
 	kt_iscsi_teardown
 	check "device gone, state file stays" test -s $f
