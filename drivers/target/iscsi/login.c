@@ -147,9 +147,16 @@ static const char *kt_iscsi_mine_rdma(struct kt_iscsi_login *l,
 		return "None";
 	case KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH:
 	case KT_ISCSI_KEY_TARGET_RECV_DATA_SEGMENT_LENGTH:
-		if (l->tpg && kstrtou32(l->tpg->param[KT_P_MAX_XMIT_DATA_SEGMENT_LENGTH],
-					0, &mrdsl))
-			mrdsl = 8192;
+		if (l->tpg) {
+			const char *v = l->tpg->param[KT_P_MAX_XMIT_DATA_SEGMENT_LENGTH];
+			size_t bad;
+			u64 n;
+
+			/* configfs_param.c let only a valid number in */
+			if (!kt_iscsi_parse_number((const u8 *)v, strlen(v),
+						   U32_MAX, 0, &n, &bad))
+				mrdsl = n;
+		}
 		snprintf(l->recv_dsl, sizeof(l->recv_dsl), "%u",
 			 min(mrdsl, l->recv_cap));
 		return l->recv_dsl;
@@ -211,11 +218,19 @@ static bool kt_yes(const char *v)
 	return !strcmp(v, "Yes");
 }
 
+/*
+ * A number kt_iscsi_negotiate() has accepted (or answered), read by the
+ * same parser: RFC 7143 6.1 decimal or hex constants, no octal.
+ */
 static u32 kt_num(const char *v)
 {
-	u32 n;
+	size_t bad;
+	u64 n;
 
-	return kstrtou32(v, 0, &n) ? 0 : n;
+	if (WARN_ON_ONCE(kt_iscsi_parse_number((const u8 *)v, strlen(v),
+					       U32_MAX, 0, &n, &bad)))
+		return 0;
+	return n;
 }
 
 /* Remember the outcome of a key for the session. */
