@@ -60,11 +60,11 @@ static const char *kt_gp_name(struct kt_alua_gp *gp)
 	return config_item_name(&gp->group.cg_item);
 }
 
-/* "N" in 0..@max, base as kstrtou32 with 0 takes it; logs a refusal. */
+/* "N" in 0..@max (kt_cfs_u32()); logs a refusal. */
 static int kt_alua_parse_u32(struct kt_alua_gp *gp, const char *attr,
-			     const char *page, u32 max, u32 *val)
+			     const char *page, size_t count, u32 max, u32 *val)
 {
-	if (kstrtou32(page, 0, val) || *val > max) {
+	if (kt_cfs_u32(page, count, 0, max, val)) {
 		pr_warn_ratelimited("alua/%s: %s: want a number 0..%u\n",
 				    kt_gp_name(gp), attr, max);
 		return -EINVAL;
@@ -90,7 +90,7 @@ static ssize_t kt_gp_alua_access_state_store(struct config_item *item,
 	u32 state;
 	int ret;
 
-	ret = kt_alua_parse_u32(gp, "alua_access_state", page, 0xf, &state);
+	ret = kt_alua_parse_u32(gp, "alua_access_state", page, count, 0xf, &state);
 	if (ret)
 		return ret;
 	mutex_lock(&dev->state->alua.lock);
@@ -138,7 +138,7 @@ static ssize_t kt_gp_alua_access_status_store(struct config_item *item,
 	u32 v;
 	int ret;
 
-	ret = kt_alua_parse_u32(gp, "alua_access_status", page,
+	ret = kt_alua_parse_u32(gp, "alua_access_status", page, count,
 				KT_ALUA_STATUS_IMPLICIT, &v);
 	if (ret)
 		return ret;
@@ -163,7 +163,7 @@ static ssize_t kt_gp_alua_access_type_store(struct config_item *item,
 	u32 v;
 	int ret;
 
-	ret = kt_alua_parse_u32(gp, "alua_access_type", page, 3, &v);
+	ret = kt_alua_parse_u32(gp, "alua_access_type", page, count, 3, &v);
 	if (ret)
 		return ret;
 	mutex_lock(&gp->dev->state->alua.lock);
@@ -190,7 +190,7 @@ static ssize_t kt_gp_tg_pt_gp_id_store(struct config_item *item,
 	u32 id;
 	int ret;
 
-	ret = kt_alua_parse_u32(gp, "tg_pt_gp_id", page, U16_MAX, &id);
+	ret = kt_alua_parse_u32(gp, "tg_pt_gp_id", page, count, U16_MAX, &id);
 	if (ret)
 		return ret;
 	mutex_lock(&dev->state->alua.lock);
@@ -239,7 +239,7 @@ static ssize_t kt_gp_##name##_store(struct config_item *item,		\
 {									\
 	struct kt_alua_gp *gp = to_kt_alua_gp(item);			\
 	u32 v;								\
-	int ret = kt_alua_parse_u32(gp, #name, page, max, &v);		\
+	int ret = kt_alua_parse_u32(gp, #name, page, count, max, &v);	\
 									\
 	if (ret)							\
 		return ret;						\
@@ -279,7 +279,8 @@ static ssize_t kt_gp_alua_support_##name##_store(struct config_item *item, \
 {									\
 	struct kt_alua_gp *gp = to_kt_alua_gp(item);			\
 	u32 v;								\
-	int ret = kt_alua_parse_u32(gp, "alua_support_" #name, page, 1, &v); \
+	int ret = kt_alua_parse_u32(gp, "alua_support_" #name, page,	\
+				    count, 1, &v);			\
 									\
 	if (ret)							\
 		return ret;						\

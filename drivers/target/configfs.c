@@ -102,6 +102,26 @@ size_t kt_cfs_value_len(const char *page, size_t count)
 }
 EXPORT_SYMBOL_GPL(kt_cfs_value_len);
 
+/*
+ * A number written to an attribute: what kstrtou32() reads with base 0,
+ * as LIO takes it, a newline after it allowed, in @min..@max. -EINVAL
+ * otherwise, unlogged: the caller names the attribute and what it wants.
+ */
+int kt_cfs_u32(const char *page, size_t count, u32 min, u32 max, u32 *val)
+{
+	size_t len = kt_cfs_value_len(page, count);
+	char num[24];
+
+	if (!len || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, page, len);
+	num[len] = '\0';
+	if (kstrtou32(num, 0, val) || *val < min || *val > max)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kt_cfs_u32);
+
 /* The current dbroot, for the files the core keeps there (pr_aptpl.c). */
 void kt_dbroot_get(char *buf, size_t size)
 {

@@ -102,10 +102,8 @@ int kt_iscsi_cfs_u32(struct config_item *item, const char *name,
 		     u32 holes, const char *allowed, u32 *val)
 {
 	char where[KT_ISCSI_WHERE_LEN];
-	char num[24];
 
-	if (!kt_cfs_number(page, count, num, sizeof(num)) &&
-	    !kstrtou32(num, 0, val) && *val >= min && *val <= max &&
+	if (!kt_cfs_u32(page, count, min, max, val) &&
 	    !(*val < 32 && (holes & BIT(*val))))
 		return 0;
 	pr_warn_ratelimited("%s/%s: '%*pE': want %s\n",
