@@ -5,6 +5,7 @@
  * userspace unit and fuzz tests. Buffers are never assumed to be
  * NUL-terminated; every scan is bounded by an explicit length.
  */
+#include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/string.h>
 
@@ -320,17 +321,6 @@ enum kt_iscsi_text_status kt_iscsi_text_put(u8 *buf, size_t size, size_t *pos,
 	return KT_ISCSI_TEXT_OK;
 }
 
-static int kt_hex_digit(u8 c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* RFC 4648 4: the base64 alphabet; '=' is padding, not a digit */
 static int kt_b64_digit(u8 c)
 {
@@ -396,7 +386,7 @@ enum kt_iscsi_text_status kt_iscsi_parse_number(const u8 *val, size_t len,
 			return KT_ISCSI_TEXT_BAD_NUMBER;
 		}
 		for (i = 2; i < len; i++) {
-			d = kt_hex_digit(val[i]);
+			d = hex_to_bin(val[i]);
 			if (d < 0) {
 				kt_set_off(bad_off, i);
 				return KT_ISCSI_TEXT_BAD_NUMBER;
@@ -527,7 +517,7 @@ static enum kt_iscsi_text_status kt_hex_binary(const u8 *s, size_t n, u8 *out,
 		return KT_ISCSI_TEXT_BAD_BINARY;
 	}
 	for (i = 0; i < n; i++) {
-		if (kt_hex_digit(s[i]) < 0) {
+		if (hex_to_bin(s[i]) < 0) {
 			*bad = i;
 			return KT_ISCSI_TEXT_BAD_BINARY;
 		}
@@ -542,9 +532,9 @@ static enum kt_iscsi_text_status kt_hex_binary(const u8 *s, size_t n, u8 *out,
 
 	i = 0;
 	if (n % 2)
-		out[o++] = kt_hex_digit(s[i++]);
+		out[o++] = hex_to_bin(s[i++]);
 	for (; i < n; i += 2)
-		out[o++] = kt_hex_digit(s[i]) << 4 | kt_hex_digit(s[i + 1]);
+		out[o++] = hex_to_bin(s[i]) << 4 | hex_to_bin(s[i + 1]);
 	*out_len = o;
 	return KT_ISCSI_TEXT_OK;
 }

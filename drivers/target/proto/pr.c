@@ -5,6 +5,8 @@
  * tables of commands a reservation lets through. No allocation, locking or
  * logging: compiled unchanged into the userspace unit and fuzz tests.
  */
+#include <linux/ctype.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/string.h>
 #include <asm/unaligned.h>
@@ -20,22 +22,6 @@ static const char kt_pr_isid_sep[] = ",i,0x";
 #define KT_PR_TID_HDR		4
 #define KT_PR_TID_MIN_ADDL	20	/* SPC-4 7.6.4.6: at least 24 bytes */
 
-static int kt_pr_hex(u8 c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static u8 kt_pr_lower(u8 c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
 /* Format 01b: "NAME,i,0xISID": split at the last separator */
 static sense_reason_t kt_pr_tid_isid(const u8 *s, u32 n, u32 base,
 				     struct kt_pr_tid *tid, u32 *name_len,
@@ -48,11 +34,11 @@ static sense_reason_t kt_pr_tid_isid(const u8 *s, u32 n, u32 base,
 		goto bad;
 	i = n - 2 * KT_PR_ISID_LEN - KT_PR_SEP_LEN;
 	for (j = 0; j < KT_PR_SEP_LEN; j++)
-		if (kt_pr_lower(s[i + j]) != kt_pr_isid_sep[j])
+		if (tolower(s[i + j]) != kt_pr_isid_sep[j])
 			goto bad;
 	for (j = 0; j < KT_PR_ISID_LEN; j++) {
-		hi = kt_pr_hex(s[i + KT_PR_SEP_LEN + 2 * j]);
-		lo = kt_pr_hex(s[i + KT_PR_SEP_LEN + 2 * j + 1]);
+		hi = hex_to_bin(s[i + KT_PR_SEP_LEN + 2 * j]);
+		lo = hex_to_bin(s[i + KT_PR_SEP_LEN + 2 * j + 1]);
 		if (hi < 0 || lo < 0)
 			goto bad;
 		tid->isid[j] = hi << 4 | lo;

@@ -9,4 +9,13 @@
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
+/* lib/hexdump.c's: the value of a hex digit, or -1 */
+static inline int hex_to_bin(unsigned char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	ch |= 0x20;
+	return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
 #endif
