@@ -317,20 +317,19 @@ static void kt_tpg_apply_demo_mode_write_protect(struct kt_iscsi_tpg *tpg,
 	WRITE_ONCE(tpg->tpg.demo_write_protect, val);
 }
 
-static ssize_t kt_tpg_attrib_show(struct config_item *item,
-				  const struct kt_attrib_def *def, char *page)
+/* The u32 of @def in @attrib: a TPG's or an ACL's attrib/ */
+static ssize_t kt_attrib_show(const struct kt_attrib_def *def, void *attrib,
+			      char *page)
 {
-	struct kt_iscsi_tpg *tpg = attrib_to_tpg(item);
-
-	return sysfs_emit(page, "%u\n",
-			  *(u32 *)((u8 *)&tpg->attrib + def->offset));
+	return sysfs_emit(page, "%u\n", *(u32 *)((u8 *)attrib + def->offset));
 }
 
-static ssize_t kt_tpg_attrib_store(struct config_item *item,
-				   const struct kt_attrib_def *def,
-				   const char *page, size_t count)
+/* ... and its store; @tpg, for def->apply, is NULL for an ACL's */
+static ssize_t kt_attrib_store(struct config_item *item,
+			       const struct kt_attrib_def *def, void *attrib,
+			       struct kt_iscsi_tpg *tpg, const char *page,
+			       size_t count)
 {
-	struct kt_iscsi_tpg *tpg = attrib_to_tpg(item);
 	u32 val;
 	int ret;
 
@@ -339,11 +338,26 @@ static ssize_t kt_tpg_attrib_store(struct config_item *item,
 	if (ret)
 		return ret;
 	mutex_lock(&kt_iscsi_config_lock);
-	*(u32 *)((u8 *)&tpg->attrib + def->offset) = val;
-	if (def->apply)
+	*(u32 *)((u8 *)attrib + def->offset) = val;
+	if (def->apply && tpg)
 		def->apply(tpg, val);
 	mutex_unlock(&kt_iscsi_config_lock);
 	return count;
+}
+
+static ssize_t kt_tpg_attrib_show(struct config_item *item,
+				  const struct kt_attrib_def *def, char *page)
+{
+	return kt_attrib_show(def, &attrib_to_tpg(item)->attrib, page);
+}
+
+static ssize_t kt_tpg_attrib_store(struct config_item *item,
+				   const struct kt_attrib_def *def,
+				   const char *page, size_t count)
+{
+	struct kt_iscsi_tpg *tpg = attrib_to_tpg(item);
+
+	return kt_attrib_store(item, def, &tpg->attrib, tpg, page, count);
 }
 
 #define KT_TPG_ATTRIB(_name, _min, _max, _holes, _allowed, _apply)	\
@@ -610,28 +624,15 @@ static struct kt_iscsi_acl *attrib_to_acl(struct config_item *item)
 static ssize_t kt_acl_attrib_show(struct config_item *item,
 				  const struct kt_attrib_def *def, char *page)
 {
-	struct kt_iscsi_acl *acl = attrib_to_acl(item);
-
-	return sysfs_emit(page, "%u\n",
-			  *(u32 *)((u8 *)&acl->attrib + def->offset));
+	return kt_attrib_show(def, &attrib_to_acl(item)->attrib, page);
 }
 
 static ssize_t kt_acl_attrib_store(struct config_item *item,
 				   const struct kt_attrib_def *def,
 				   const char *page, size_t count)
 {
-	struct kt_iscsi_acl *acl = attrib_to_acl(item);
-	u32 val;
-	int ret;
-
-	ret = kt_iscsi_cfs_u32(item, def->name, page, count, def->min,
-			       def->max, def->holes, def->allowed, &val);
-	if (ret)
-		return ret;
-	mutex_lock(&kt_iscsi_config_lock);
-	*(u32 *)((u8 *)&acl->attrib + def->offset) = val;
-	mutex_unlock(&kt_iscsi_config_lock);
-	return count;
+	return kt_attrib_store(item, def, &attrib_to_acl(item)->attrib, NULL,
+			       page, count);
 }
 
 #define KT_ACL_ATTRIB(_name, _min, _max, _holes, _allowed)		\
