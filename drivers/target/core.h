@@ -11,6 +11,7 @@
 #include <ktarget/proto/sense.h>
 
 #include "dev_state.h"
+#include "lun.h"
 
 struct kt_dev;
 struct kt_cmd;

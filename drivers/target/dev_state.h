@@ -19,8 +19,9 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-#include <ktarget/alua.h>
 #include <ktarget/target.h>
+
+#include "alua_groups.h"
 
 /*
  * Unit attention conditions of a device (SAM-5 5.14): a short history of

@@ -33,7 +33,6 @@
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
 
-#include <ktarget/alua.h>
 #include <ktarget/cmd.h>
 #include <ktarget/target.h>
 #include <ktarget/proto/pr.h>
@@ -149,35 +148,15 @@ struct kt_fabric_ops {
 int kt_fabric_register(const struct kt_fabric_ops *ops);
 void kt_fabric_unregister(const struct kt_fabric_ops *ops);
 
+/* a TPG's LUN, an ACL's mapped LUN: the core's (drivers/target/lun.h) */
+struct kt_lun;
+struct kt_mapped_lun;
+
 /* target/NAME/WWN: embedded in the fabric's own target object. */
 struct kt_wwn {
 	struct config_group		group;
 	const struct kt_fabric_ops	*ops;
 	char				name[KT_INITIATOR_NAME_LEN];
-};
-
-/* A LUN of a TPG: tpgt_N/lun/lun_N, linked to a device. */
-struct kt_lun {
-	struct config_group	group;
-	struct kt_tpg		*tpg;
-	u64			unpacked_lun;
-	u16			rtpi;		/* relative target port id */
-	struct kt_dev		*dev;		/* NULL until linked */
-	bool			live;		/* linked: lookups may take refs */
-	struct kt_alua_port	alua;		/* its target port group */
-	struct percpu_ref	ref;		/* commands in flight */
-	struct completion	ref_done;
-	struct rcu_head		rcu;
-};
-
-/* A LUN as one initiator sees it: acls/INITIATOR/lun_N. */
-struct kt_mapped_lun {
-	struct config_group	group;
-	struct kt_node_acl	*acl;
-	u64			mapped_lun;
-	struct kt_lun __rcu	*lun;
-	bool			write_protect;
-	struct rcu_head		rcu;
 };
 
 /* An initiator allowed into a TPG: acls/INITIATOR (or made on login). */

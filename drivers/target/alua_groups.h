@@ -4,8 +4,8 @@
  * core/HBA/DEV/alua/NAME, with default_tg_pt_gp made with the device. Each
  * LUN linked to the device is one target port and belongs to one group.
  */
-#ifndef KTARGET_ALUA_H
-#define KTARGET_ALUA_H
+#ifndef KTARGET_CORE_ALUA_GROUPS_H
+#define KTARGET_CORE_ALUA_GROUPS_H
 
 #include <linux/configfs.h>
 #include <linux/list.h>
@@ -60,4 +60,4 @@ struct kt_alua {
 	int			nr_gated;
 };
 
-#endif /* KTARGET_ALUA_H */
+#endif /* KTARGET_CORE_ALUA_GROUPS_H */
