@@ -19,6 +19,7 @@
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include <ktarget/backend.h>
 #include <ktarget/fabric.h>
@@ -128,6 +129,7 @@ bool kt_cmd_claim(struct kt_cmd *cmd, int bit)
 	} while (!try_cmpxchg(&cmd->flags, &old, old | BIT(bit)));
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_cmd_claim);
 
 /*
  * An aborted command has reached its end. SAM-5 7.2: it gets no response,
@@ -209,6 +211,7 @@ void kt_cmd_execute(struct kt_cmd *cmd)
 	}
 	cmd->execute(cmd);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_cmd_execute);
 
 void kt_cmd_data_out_done(struct kt_cmd *cmd)
 {

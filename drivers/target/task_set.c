@@ -26,6 +26,7 @@
 
 #include <linux/module.h>
 #include <linux/workqueue.h>
+#include <kunit/visibility.h>
 
 #include <ktarget/fabric.h>
 
@@ -166,6 +167,7 @@ void kt_task_set_enter(struct kt_cmd *cmd)
 out:
 	spin_unlock_irqrestore(&ts->lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_task_set_enter);
 
 /*
  * The command is ready to run (its data is in). False when the task set
@@ -215,6 +217,7 @@ void kt_task_set_leave(struct kt_cmd *cmd)
 	spin_unlock_irqrestore(&ts->lock, flags);
 	queue_work(kt_task_set_wq, &ts->work);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_task_set_leave);
 
 /*
  * A TMF has aborted the command: it need not wait for its turn to end. It
@@ -253,6 +256,7 @@ int kt_task_set_dev_init(struct kt_dev *dev)
 	return percpu_ref_init(&ts->ref, kt_ts_drained, PERCPU_REF_ALLOW_REINIT,
 			       GFP_KERNEL);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_task_set_dev_init);
 
 /* No command is left: the LU's LUNs are gone. */
 void kt_task_set_dev_exit(struct kt_dev *dev)
@@ -268,6 +272,7 @@ void kt_task_set_dev_exit(struct kt_dev *dev)
 	WARN_ON_ONCE(!list_empty(&ts->held) || ts->nr_running);
 	percpu_ref_exit(&ts->ref);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_task_set_dev_exit);
 
 int kt_task_set_init(void)
 {

@@ -29,6 +29,7 @@
 #include <linux/jhash.h>
 #include <linux/module.h>
 #include <linux/xarray.h>
+#include <kunit/visibility.h>
 
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
@@ -62,6 +63,7 @@ void kt_ua_dev_init(struct kt_dev *dev)
 {
 	spin_lock_init(&dev->state->ua.lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_ua_dev_init);
 
 void kt_ua_session_init(struct kt_session *sess)
 {
@@ -72,11 +74,13 @@ void kt_ua_session_init(struct kt_session *sess)
 	xa_init(&sess->ua_seen);
 	sess->lun_gen_seen = atomic_read(&sess->tpg->lun_gen);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_ua_session_init);
 
 void kt_ua_session_exit(struct kt_session *sess)
 {
 	xa_destroy(&sess->ua_seen);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_ua_session_exit);
 
 /*
  * Record a unit attention for the nexuses @scope, @nexus (a kt_nexus_key())
@@ -100,6 +104,7 @@ void kt_ua_raise_nexus(struct kt_dev *dev, u16 asc_ascq,
 	smp_store_release(&dev->state->ua.seq, ev->seq);
 	spin_unlock_irqrestore(&dev->state->ua.lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_ua_raise_nexus);
 
 /* Record a unit attention for the nexuses @scope and @sess name. */
 void kt_ua_raise(struct kt_dev *dev, u16 asc_ascq, enum kt_ua_scope scope,
@@ -108,12 +113,14 @@ void kt_ua_raise(struct kt_dev *dev, u16 asc_ascq, enum kt_ua_scope scope,
 	kt_ua_raise_nexus(dev, asc_ascq, scope, sess ? sess->nexus_key : 0,
 			  sess ? sess->tpg->tag : 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_ua_raise);
 
 /* The LUNs a TPG offers have changed: every session hears of it once. */
 void kt_ua_luns_changed(struct kt_tpg *tpg)
 {
 	atomic_inc(&tpg->lun_gen);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_ua_luns_changed);
 
 static bool kt_ua_names(const struct kt_ua_event *ev,
 			const struct kt_session *sess)
@@ -209,6 +216,7 @@ u16 kt_ua_take(struct kt_cmd *cmd)
 	xa_unlock_irqrestore(&sess->ua_seen, flags);
 	return asc;
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_ua_take);
 
 /*
  * SPC-4 5.14: the commands the table marks KT_CDB_D_NO_UA (INQUIRY, REPORT

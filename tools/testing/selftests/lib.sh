@@ -20,7 +20,8 @@ not_ok() {
 	local d=$1
 	shift
 	echo "not ok - $d"
-	[ $# -gt 0 ] && printf '#   %s\n' "$@"
+	# every line of a diagnostic: a command's output may hold TAP lines
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/#   /'
 	return 0
 }
 skip() {
