@@ -105,7 +105,8 @@ EXPORT_SYMBOL_GPL(kt_cfs_value_len);
 /*
  * A number written to an attribute: what kstrtou32() reads with base 0,
  * as LIO takes it, a newline after it allowed, in @min..@max. -EINVAL
- * otherwise, unlogged: the caller names the attribute and what it wants.
+ * for no such number, -ERANGE for one outside the range (in *@val);
+ * unlogged: the caller names the attribute and what it wants.
  */
 int kt_cfs_u32(const char *page, size_t count, u32 min, u32 max, u32 *val)
 {
@@ -116,9 +117,9 @@ int kt_cfs_u32(const char *page, size_t count, u32 min, u32 max, u32 *val)
 		return -EINVAL;
 	memcpy(num, page, len);
 	num[len] = '\0';
-	if (kstrtou32(num, 0, val) || *val < min || *val > max)
+	if (kstrtou32(num, 0, val))
 		return -EINVAL;
-	return 0;
+	return *val < min || *val > max ? -ERANGE : 0;
 }
 EXPORT_SYMBOL_GPL(kt_cfs_u32);
 

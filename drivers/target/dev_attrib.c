@@ -33,11 +33,17 @@ static ssize_t kt_attrib_store(struct config_item *item, const char *name,
 	u32 val;
 	int ret;
 
-	if (kt_cfs_u32(page, count, min, max, &val)) {
-		pr_warn_ratelimited("%s: attrib/%s: '%.*s' is not a number in %u..%u\n",
+	ret = kt_cfs_u32(page, count, min, max, &val);
+	if (ret == -ERANGE) {
+		pr_warn_ratelimited("%s: attrib/%s: %u is out of range %u..%u\n",
+				    devname, name, val, min, max);
+		return -EINVAL;
+	}
+	if (ret) {
+		pr_warn_ratelimited("%s: attrib/%s: '%.*s' is not a number\n",
 				    devname, name,
 				    (int)min_t(size_t, kt_cfs_value_len(page, count), 32),
-				    page, min, max);
+				    page);
 		return -EINVAL;
 	}
 

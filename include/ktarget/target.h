@@ -111,7 +111,10 @@ static inline struct kt_dev *kt_dev_from_item(struct config_item *item)
  * caller to refuse or to end the string at.
  */
 size_t kt_cfs_value_len(const char *page, size_t count);
-/* A number in @min..@max written to an attribute (kstrtou32(), base 0) */
+/*
+ * A number in @min..@max written to an attribute (kstrtou32(), base 0):
+ * -EINVAL for none, -ERANGE for one outside the range
+ */
 int kt_cfs_u32(const char *page, size_t count, u32 min, u32 max, u32 *val);
 
 #endif /* KTARGET_TARGET_H */
