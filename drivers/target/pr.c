@@ -242,8 +242,8 @@ static sense_reason_t kt_pr_spec_i_pt(struct kt_dev *dev, struct kt_cmd *cmd,
 		if (ret)
 			return ret;
 		/* the issuer is registered by the command itself */
-		dup = tid.has_isid && !strcasecmp(tid.name, me->name) &&
-		      !memcmp(tid.isid, me->isid, KT_PR_ISID_LEN);
+		dup = tid.has_isid && me->has_isid &&
+		      kt_pr_tid_match(&tid, me);
 		list_for_each_entry(r, new, node)
 			if (r->tid.has_isid == tid.has_isid &&
 			    kt_pr_tid_match(&r->tid, &tid))

@@ -128,7 +128,8 @@ static ssize_t kt_pr_res_pr_registered_i_pts_show(struct config_item *item,
 			len += sysfs_emit_at(page, len, "...\n");
 			break;
 		}
-		len += sysfs_emit_at(page, len, "iSCSI Node: ");
+		len += sysfs_emit_at(page, len, "%s Node: ",
+				     kt_pr_proto_name(reg->tid.proto));
 		len += kt_pr_port_name(reg, page + len, PAGE_SIZE - len);
 		len += sysfs_emit_at(page, len,
 				     " Key: 0x%016llx PRgeneration: 0x%08x Target Port: %u%s\n",

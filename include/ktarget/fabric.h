@@ -214,7 +214,10 @@ struct kt_session {
 	struct list_head	all_node;	/* every session, all TPGs */
 	spinlock_t		cmd_lock;	/* cmds */
 	struct list_head	cmds;		/* commands in flight, for TMFs */
-	/* the initiator port, as TransportIDs name it: the fabric's */
+	/*
+	 * the initiator port, as TransportIDs name it: the fabric fills it
+	 * in before kt_session_register() (the nexus keys are made there)
+	 */
 	struct kt_pr_tid	tid;
 	char			initiator[KT_INITIATOR_NAME_LEN];
 	struct kt_xcopy_ids	*xcopy_ids;	/* held copy results (xcopy_rcr.c) */

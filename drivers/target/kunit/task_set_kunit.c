@@ -28,7 +28,7 @@ struct kt_ts_fixture {
 	struct kt_dev		dev;
 	struct kt_dev_state	state;
 	struct kt_ts_test_cmd	c[KT_TS_TEST_CMDS];
-	spinlock_t		lock;
+	spinlock_t		lock;		/* ran, nr_ran */
 	char			ran[KT_TS_TEST_CMDS + 1];
 	int			nr_ran;
 };
@@ -88,6 +88,7 @@ static int kt_ts_test_init(struct kunit *test)
 	f->dev.state = &f->state;
 	spin_lock_init(&f->lock);
 	KUNIT_ASSERT_EQ(test, kt_task_set_dev_init(&f->dev), 0);
+	/* only now: exit runs when init fails too, and has nothing to undo */
 	test->priv = f;
 	return 0;
 }
@@ -96,6 +97,8 @@ static void kt_ts_test_exit(struct kunit *test)
 {
 	struct kt_ts_fixture *f = test->priv;
 
+	if (!f)
+		return;
 	kt_ts_test_settle(f);
 	kt_task_set_dev_exit(&f->dev);
 }

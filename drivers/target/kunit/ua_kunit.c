@@ -29,6 +29,8 @@ static int kt_ua_test_init(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
+	/* before any assertion: exit runs when init fails too */
+	test->priv = f;
 	f->dev.state = &f->state;
 	f->dev.index = 7;
 	kt_ua_dev_init(&f->dev);
@@ -49,7 +51,6 @@ static int kt_ua_test_init(struct kunit *test)
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test, kt_ua_take(&f->cmd[i]),
 				(u16)KT_ASC_POWER_ON_RESET);
-	test->priv = f;
 	return 0;
 }
 
@@ -57,6 +58,8 @@ static void kt_ua_test_exit(struct kunit *test)
 {
 	struct kt_ua_fixture *f = test->priv;
 
+	if (!f)
+		return;
 	kt_ua_session_exit(&f->sess[0]);
 	kt_ua_session_exit(&f->sess[1]);
 }

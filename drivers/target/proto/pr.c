@@ -116,6 +116,7 @@ sense_reason_t kt_pr_tid_parse(const u8 *buf, u32 len, u32 base, u32 *used,
 	return KT_SENSE_NONE;
 }
 
+/* An iSCSI TransportID: the only kind kt_pr_tid_parse() takes */
 static void kt_pr_out_tid(struct kt_spc_out *o, const struct kt_pr_tid *tid)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -25,14 +25,16 @@ main() {
 		skip "the core's KUnit suites" "this kernel has no KUnit (make test-debug runs them)"
 		return
 	fi
-	plan 5
+	plan 6
 	check "modprobe ktarget_core" modprobe ktarget_core
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	# loaded already, its results would be an earlier run's
+	rmmod ktarget_kunit 2> /dev/null
 	check "modprobe ktarget_kunit: its suites run as it loads" modprobe ktarget_kunit
 	for s in $KT_KUNIT_SUITES; do
 		check "KUnit suite $s: every case passed" kunit_passed "$s"
 	done
-	rmmod ktarget_kunit
+	check "rmmod ktarget_kunit" rmmod ktarget_kunit
 }
 
 main "$@"
