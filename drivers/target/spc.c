@@ -39,8 +39,8 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 
 	memset(lu, 0, sizeof(*lu));
 	lu->proto_id = cmd->ops->proto_id;
-	lu->tmf = KT_TMF_ABORT_TASK | KT_TMF_ABORT_TASK_SET |
-		  KT_TMF_CLEAR_TASK_SET | KT_TMF_LU_RESET;
+	lu->tmf = KT_TMF_SUP_ABORT_TASK | KT_TMF_SUP_ABORT_TASK_SET |
+		  KT_TMF_SUP_CLEAR_TASK_SET | KT_TMF_SUP_LU_RESET;
 	if (!dev)
 		return;
 	a = &dev->attrib;

@@ -770,27 +770,27 @@ sense_reason_t kt_spc_rstmf(const struct kt_lu_info *lu, const u8 *cdb,
 	*field = (struct kt_sense_field){ 0 };
 	kt_spc_out_init(&o, buf, buf_len, get_unaligned_be32(&cdb[6]));
 
-	if (t & KT_TMF_ABORT_TASK)
+	if (t & KT_TMF_SUP_ABORT_TASK)
 		b0 |= BIT(7);			/* ATS */
-	if (t & KT_TMF_ABORT_TASK_SET)
+	if (t & KT_TMF_SUP_ABORT_TASK_SET)
 		b0 |= BIT(6);			/* ATSS */
-	if (t & KT_TMF_CLEAR_ACA)
+	if (t & KT_TMF_SUP_CLEAR_ACA)
 		b0 |= BIT(5);			/* CACAS */
-	if (t & KT_TMF_CLEAR_TASK_SET)
+	if (t & KT_TMF_SUP_CLEAR_TASK_SET)
 		b0 |= BIT(4);			/* CTSS */
-	if (t & KT_TMF_LU_RESET)
+	if (t & KT_TMF_SUP_LU_RESET)
 		b0 |= BIT(3);			/* LURS */
-	if (t & KT_TMF_QUERY_TASK)
+	if (t & KT_TMF_SUP_QUERY_TASK)
 		b0 |= BIT(2);			/* QTS */
-	if (t & KT_TMF_TARGET_RESET)
+	if (t & KT_TMF_SUP_TARGET_RESET)
 		b0 |= BIT(1);			/* TRS */
-	if (t & KT_TMF_WAKEUP)
+	if (t & KT_TMF_SUP_WAKEUP)
 		b0 |= BIT(0);			/* WAKES */
-	if (t & KT_TMF_QUERY_ASYNC)
+	if (t & KT_TMF_SUP_QUERY_ASYNC)
 		b1 |= BIT(2);			/* QUAS */
-	if (t & KT_TMF_QUERY_TASK_SET)
+	if (t & KT_TMF_SUP_QUERY_TASK_SET)
 		b1 |= BIT(1);			/* QTSS */
-	if (t & KT_TMF_IT_NEXUS_RESET)
+	if (t & KT_TMF_SUP_IT_NEXUS_RESET)
 		b1 |= BIT(0);			/* ITNRS */
 
 	kt_spc_out_u8(&o, b0);

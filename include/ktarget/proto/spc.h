@@ -62,17 +62,17 @@ struct kt_cdb_desc;
 #define KT_LU_LBP_SITUA		BIT(19)	/* ... its UA for one I_T nexus only */
 
 /* Bits of struct kt_lu_info.tmf (SPC-4 6.37, supported TMFs) */
-#define KT_TMF_ABORT_TASK	BIT(0)
-#define KT_TMF_ABORT_TASK_SET	BIT(1)
-#define KT_TMF_CLEAR_ACA	BIT(2)
-#define KT_TMF_CLEAR_TASK_SET	BIT(3)
-#define KT_TMF_LU_RESET		BIT(4)
-#define KT_TMF_QUERY_TASK	BIT(5)
-#define KT_TMF_TARGET_RESET	BIT(6)
-#define KT_TMF_WAKEUP		BIT(7)
-#define KT_TMF_QUERY_ASYNC	BIT(8)
-#define KT_TMF_QUERY_TASK_SET	BIT(9)
-#define KT_TMF_IT_NEXUS_RESET	BIT(10)
+#define KT_TMF_SUP_ABORT_TASK		BIT(0)
+#define KT_TMF_SUP_ABORT_TASK_SET	BIT(1)
+#define KT_TMF_SUP_CLEAR_ACA		BIT(2)
+#define KT_TMF_SUP_CLEAR_TASK_SET	BIT(3)
+#define KT_TMF_SUP_LU_RESET		BIT(4)
+#define KT_TMF_SUP_QUERY_TASK		BIT(5)
+#define KT_TMF_SUP_TARGET_RESET		BIT(6)
+#define KT_TMF_SUP_WAKEUP		BIT(7)
+#define KT_TMF_SUP_QUERY_ASYNC		BIT(8)
+#define KT_TMF_SUP_QUERY_TASK_SET	BIT(9)
+#define KT_TMF_SUP_IT_NEXUS_RESET	BIT(10)
 
 #define KT_PROTO_ISCSI		0x5	/* SPC-4 7.6: PROTOCOL IDENTIFIER */
 

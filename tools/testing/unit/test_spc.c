@@ -50,8 +50,8 @@ static struct kt_lu_info test_lu(void)
 		.flags = ALL_FEATURES,
 		.rel_port_id = 1,
 		.tpg_id = 3,
-		.tmf = KT_TMF_ABORT_TASK | KT_TMF_ABORT_TASK_SET |
-		       KT_TMF_LU_RESET,
+		.tmf = KT_TMF_SUP_ABORT_TASK | KT_TMF_SUP_ABORT_TASK_SET |
+		       KT_TMF_SUP_LU_RESET,
 		.max_caw_blocks = 1,
 		.lbppbe = 0,
 		.proto_id = KT_PROTO_ISCSI,
@@ -1154,7 +1154,7 @@ static void rstmf_reports_the_supported_functions(void)
 	KT_EXPECT_EQ(r.data[1], 0);
 	KT_EXPECT_EQ(r.data[3], 0);
 
-	lu.tmf |= KT_TMF_IT_NEXUS_RESET | KT_TMF_QUERY_TASK;
+	lu.tmf |= KT_TMF_SUP_IT_NEXUS_RESET | KT_TMF_SUP_QUERY_TASK;
 	cdb[2] = 0x80;					/* REPD */
 	run(kt_spc_rstmf, &lu, cdb, 64, &r);
 	KT_EXPECT_EQ(r.data_len, 16);
