@@ -14,6 +14,7 @@
 #   make bench      ktarget against in-tree LIO in one guest, with ratios
 #   make powercut   the power-cut test with 20 cuts (CUTS=N, STACK=lio for LIO)
 #   make soak       30 minutes of faults, cuts, TMFs and configfs churn, debug kernel
+#   make cluster    the two-node scenarios (corosync, dlm_controld, one shared LU)
 #   make check      checkpatch and sparse over the tree
 
 # The kernel built against: the running one when its build tree exists, else
@@ -29,7 +30,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps deb unit fuzz test test-debug debug-kernel soak demo bench powercut check kver help
+.PHONY: all modules install clean deps deb unit fuzz test test-debug debug-kernel soak demo bench powercut cluster check kver help
 
 all: modules
 
@@ -110,6 +111,11 @@ powercut: deps modules
 
 bench: deps modules
 	@tools/testing/bench/run.sh
+
+# Two guests serve one LU in cluster mode: every scenario of
+# tools/testing/cluster/tests (make test runs the first one only).
+cluster: deps modules
+	@tools/testing/cluster/run.sh tools/testing/cluster/tests/*.sh
 
 check:
 	@tools/check.sh

@@ -9,7 +9,8 @@ qemu-system-x86 linux-image-amd64 linux-headers-amd64
 libiscsi-bin targetcli-fb python3-rtslib-fb open-iscsi fio sg3-utils
 dbus e2fsprogs xfsprogs iproute2 rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
 clang libclang-rt-dev sparse libiscsi-dev linux-libc-dev
-dkms dh-dkms debhelper dpkg-dev"
+dkms dh-dkms debhelper dpkg-dev
+corosync dlm-controld resource-agents"
 
 missing=
 for p in $PKGS; do
@@ -24,6 +25,14 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# corosync and dlm-controld are for the test guests: the host must not start
+# them (nor iscsid, multipathd, ...), so no service starts while installing
+rcd=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	rcd=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\nexit 101\n' > $rcd && chmod 755 $rcd
+	trap 'rm -f $rcd' EXIT
+fi
 apt-get update -q >/dev/null
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing >/dev/null

@@ -15,6 +15,7 @@
 #include <ktarget/backend.h>
 
 #include "alua.h"
+#include "cluster.h"
 #include "core.h"
 #include "pr.h"
 #include "xcopy.h"
@@ -267,6 +268,7 @@ static void kt_dev_release(struct config_item *item)
 
 	if (dev->enabled && dev->ops->disable)
 		dev->ops->disable(dev);
+	kt_cluster_dev_release(dev);
 	kt_res_dev_release(dev);
 	kt_task_set_dev_exit(dev);
 	kfree(dev->state);
@@ -314,6 +316,7 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 	kt_lbp_thresh_dev_init(dev);
 	kt_res_dev_init(dev);
 	kt_sanitize_dev_init(dev);
+	kt_cluster_dev_init(dev);
 	dev->attrib = kt_dev_attrib_default;
 	kt_dev_wwn_init(dev);
 
@@ -333,6 +336,9 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 				    &kt_dev_empty_type);
 	configfs_add_default_group(&dev->stat_group, &dev->group);
 	kt_xcopy_stat_init(dev);
+	config_group_init_type_name(&dev->cluster_group, "cluster",
+				    &kt_dev_cluster_type);
+	configfs_add_default_group(&dev->cluster_group, &dev->group);
 	return 0;
 
 out_ida:

@@ -22,6 +22,7 @@
 #include <ktarget/target.h>
 
 #include "alua_groups.h"
+#include "cluster.h"
 
 /*
  * Unit attention conditions of a device (SAM-5 5.14): a short history of
@@ -147,6 +148,7 @@ struct kt_dev_state {
 	struct kt_task_set		task_set;
 	bool				swp;		/* control page SWP */
 	struct kt_lbp_thresh		lbp;		/* soft threshold */
+	struct kt_cluster		cluster;	/* cluster mode */
 
 	struct config_group		xcopy_stat_group;
 	struct kt_xcopy_stat		xcopy_stat;

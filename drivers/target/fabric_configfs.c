@@ -68,6 +68,9 @@ static int kt_lun_allow_link(struct config_item *item,
 				    config_item_name(target));
 		return -ENODEV;
 	}
+	ret = kt_cluster_dev_export(dev);
+	if (ret)
+		return ret;
 
 	mutex_lock(&tpg->lock);
 	if (lun->dev) {

@@ -173,9 +173,15 @@ static void kt_sbc_verify_done(struct kt_cmd *cmd, sense_reason_t reason)
  * COMPARE AND WRITE (SBC-3 5.2): read N blocks, compare with the first half
  * of the data-out, write the second half. One at a time per device.
  */
+static void kt_sbc_rmw_unlock(struct kt_dev *dev)
+{
+	kt_cluster_rmw_unlock(dev);
+	up(&dev->state->caw_sem);
+}
+
 static void kt_sbc_caw_write_done(struct kt_cmd *cmd, sense_reason_t reason)
 {
-	up(&cmd->dev->state->caw_sem);
+	kt_sbc_rmw_unlock(cmd->dev);
 	kt_cmd_complete(cmd, reason);
 }
 
@@ -199,7 +205,7 @@ static void kt_sbc_caw_compare(struct kt_cmd *cmd, sense_reason_t reason)
 		}
 	}
 	if (reason) {
-		up(&dev->state->caw_sem);
+		kt_sbc_rmw_unlock(dev);
 		kt_cmd_complete(cmd, reason);
 		return;
 	}
@@ -230,7 +236,7 @@ static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
 		off += n;
 	}
 	if (reason) {
-		up(&dev->state->caw_sem);
+		kt_sbc_rmw_unlock(dev);
 		kt_cmd_complete(cmd, reason);
 		return;
 	}
@@ -279,6 +285,13 @@ static void kt_sbc_rmw_start(struct kt_cmd *cmd, u32 len, work_func_t next)
 	swap(cmd->sg_nents, cmd->aux_nents);
 	if (down_interruptible(&dev->state->caw_sem)) {
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
+	/* with cluster mode on: and on every other node */
+	if (kt_cluster_rmw_lock(dev)) {
+		up(&dev->state->caw_sem);
+		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
+		kt_cmd_complete(cmd, KT_SENSE_NOT_READY);
 		return;
 	}
 	INIT_WORK(&cmd->work, next);

@@ -84,6 +84,7 @@ struct kt_dev {
 	struct config_group		pr_group;
 	struct config_group		alua_group;
 	struct config_group		stat_group;
+	struct config_group		cluster_group;
 
 	const struct kt_backend_ops	*ops;
 	u32				index;		/* unique among devices */

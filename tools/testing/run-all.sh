@@ -105,6 +105,15 @@ main() {
 	grep -qE '^(ok|not ok) - ' "$out/powercut.log" ||
 		result fail "power cut test ran"
 
+	echo "# cluster: two nodes, one LU (make cluster runs every scenario)"
+	tools/testing/cluster/run.sh \
+		${KDIR:+--kver "$(make -s --no-print-directory kver KDIR="$KDIR")"} \
+		tools/testing/cluster/tests/10-caw.sh > "$out/cluster.log" 2>&1
+	grep -E '^(ok|not ok|#)' "$out/cluster.log"
+	count_tap "$out/cluster.log"
+	grep -qE '^(ok|not ok) [0-9]+ ' "$out/cluster.log" ||
+		{ tail -20 "$out/cluster.log"; result fail "cluster scenario ran"; }
+
 	echo "# harness self-tests"
 	local h=tools/testing/selftests/harness s
 	"$vm" --name self-clean --quiet "$h/clean.sh" 2>/dev/null

@@ -26,6 +26,8 @@ modules_expected() {
 	echo ktarget_core ktarget_rd ktarget_fileio ktarget_iblock ktarget_iscsi
 	grep -qs '^CONFIG_INFINIBAND_ADDR_TRANS=y' "/lib/modules/$kver/build/.config" &&
 		echo ktarget_isert
+	grep -qs '^CONFIG_DLM=[ym]' "/lib/modules/$kver/build/.config" &&
+		echo ktarget_cluster
 }
 
 echo "# plan 1..6"

@@ -30,6 +30,10 @@ main() {
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 	hostname ktguest
 	ip link set lo up
+	# a folder shared with the other guests of a cluster run (run.sh --share)
+	mkdir /ktshare
+	mount -t 9p -o trans=virtio,version=9p2000.L,cache=none ktshare /ktshare 2>/dev/null ||
+		rmdir /ktshare
 
 	# Report hung tasks well within the run's timeout.
 	echo 60 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null

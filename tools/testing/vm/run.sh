@@ -22,6 +22,15 @@
 #   --mem SIZE        guest memory (default 2G)
 #   --disk FILE       a raw image as the guest's /dev/vda, written through
 #                     (cache=directsync): what the guest wrote survives QEMU
+#   --smp N           guest CPUs (default 2)
+#   --shared-disk FILE  a raw image other guests attach at the same time
+#                     (share-rw, no image locking, written through); the
+#                     guest finds it by its serial, ktshared
+#   --share DIR       a host folder the guest mounts read-write at /ktshare
+#   --link L:R        a network interface (eth0) whose frames go as UDP from
+#                     127.0.0.1:L to 127.0.0.1:R, the other end's L and R
+#                     swapped: a private link between two guests
+#   --mac MAC         eth0's address (default 52:54:00:4b:54:01)
 #
 # QEMU's pid is in DIR/qemu.pid. A caller that kills QEMU on purpose (a power
 # cut) first creates DIR/power-cut; the run then ends with status 0 unless
@@ -31,6 +40,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 name= out= kver= timeout_s=1800 install=1 quiet=0 mem=2G disk=
+smp=2 shared_disk= share= link= mac=52:54:00:4b:54:01
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -42,11 +52,16 @@ while [ $# -gt 0 ]; do
 	--quiet) quiet=1; shift ;;
 	--mem) mem=$2; shift 2 ;;
 	--disk) disk=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--shared-disk) shared_disk=$2; shift 2 ;;
+	--share) share=$2; shift 2 ;;
+	--link) link=$2; shift 2 ;;
+	--mac) mac=$2; shift 2 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -ge 1 ] || { sed -n '3,27p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '3,37p' "$0" >&2; exit 2; }
 
 script=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
@@ -121,8 +136,9 @@ KT_SCRIPT_TIMEOUT=$((timeout_s - 30))
 KT_GUEST_INIT='$top/tools/testing/vm/guest-init.sh'
 EOF
 # what a guest test takes from the host's environment: the fuzzer's length
-# and seed (KT_PDU_FUZZ_*), the time a test file gets (KT_FILE_TIMEOUT)
-for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_FILE_TIMEOUT$)'); do
+# and seed (KT_PDU_FUZZ_*), the time a test file gets (KT_FILE_TIMEOUT), a
+# cluster node's place (KT_CLUSTER_*, from cluster.sh)
+for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_FILE_TIMEOUT$|KT_CLUSTER_)'); do
 	printf 'export %s=%q\n' "$v" "${!v}" >> "$out/guest.env"
 done
 
@@ -138,8 +154,22 @@ fi
 drive=()
 [ -n "$disk" ] &&
 	drive=(-drive "file=$disk,format=raw,if=virtio,cache=directsync")
+[ -n "$shared_disk" ] &&
+	drive+=(-drive "file=$shared_disk,format=raw,if=none,id=shared,cache=directsync,file.locking=off"
+		-device virtio-blk-pci,drive=shared,share-rw=on,serial=ktshared)
+[ -n "$share" ] &&
+	drive+=(-fsdev "local,id=ktshare,path=$share,security_model=none"
+		-device virtio-9p-pci,fsdev=ktshare,mount_tag=ktshare)
+if [ -n "$link" ]; then
+	case $link in
+	[0-9]*:[0-9]*) ;;
+	*) echo "run.sh: --link wants LOCALPORT:REMOTEPORT, not $link" >&2; exit 2 ;;
+	esac
+	drive+=(-netdev "socket,id=link,udp=127.0.0.1:${link#*:},localaddr=127.0.0.1:${link%%:*}"
+		-device "virtio-net-pci,netdev=link,mac=$mac")
+fi
 timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-	-accel tcg -cpu max,erms=off,fsrm=off -smp 2 -m "$mem" \
+	-accel tcg -cpu max,erms=off,fsrm=off -smp "$smp" -m "$mem" \
 	-pidfile "$out/qemu.pid" "${drive[@]}" \
 	-nodefaults -no-reboot -display none -monitor none \
 	-serial "file:$out/console.log" \

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: core/HBA_N/NAME/cluster/, a device's cluster mode.
+ *
+ *   lockspace  the DLM lockspace the nodes serving this LU share; written
+ *              while cluster mode is off; empty means "kt_" and the unit
+ *              serial (wwn/vpd_unit_serial), which the nodes set alike
+ *   enable     1 joins the lockspace, 0 leaves it; only while no LUN
+ *              exports the device, so that no command ever ran with the
+ *              other mode's state (0 also cancels cluster_default's join)
+ *   node_id    this node's id in the cluster, 0 while off
+ *   members    the node ids in the lockspace, one line
+ *
+ * The cluster module (ktarget_cluster, which needs the kernel's dlm) is
+ * loaded on the first enable and registers its ops here.
+ *
+ * With ktarget_core's cluster_default=1, every new device joins when a LUN
+ * first links it, so that tools which build a device and its LUN in one
+ * go (Pacemaker's iSCSILogicalUnit, targetcli restores) get cluster mode
+ * without a step of their own.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/configfs.h>
+#include <linux/ctype.h>
+#include <linux/err.h>
+#include <linux/kmod.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+
+#include <ktarget/cluster.h>
+
+#include "cluster.h"
+#include "core.h"
+
+static bool cluster_default;
+module_param(cluster_default, bool, 0644);
+MODULE_PARM_DESC(cluster_default,
+		 "new devices join their cluster lockspace when a LUN first links them");
+
+static DEFINE_MUTEX(kt_cluster_ops_lock);
+static const struct kt_cluster_ops *kt_cluster_ops;
+
+int kt_cluster_register(const struct kt_cluster_ops *ops)
+{
+	int ret = 0;
+
+	mutex_lock(&kt_cluster_ops_lock);
+	if (kt_cluster_ops)
+		ret = -EBUSY;
+	else
+		kt_cluster_ops = ops;
+	mutex_unlock(&kt_cluster_ops_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kt_cluster_register);
+
+void kt_cluster_unregister(const struct kt_cluster_ops *ops)
+{
+	mutex_lock(&kt_cluster_ops_lock);
+	if (kt_cluster_ops == ops)
+		kt_cluster_ops = NULL;
+	mutex_unlock(&kt_cluster_ops_lock);
+}
+EXPORT_SYMBOL_GPL(kt_cluster_unregister);
+
+const char *kt_cluster_dev_name(const struct kt_dev *dev)
+{
+	return config_item_name((struct config_item *)&dev->group.cg_item);
+}
+EXPORT_SYMBOL_GPL(kt_cluster_dev_name);
+
+/* The registered ops with a reference on their module, or NULL. */
+static const struct kt_cluster_ops *kt_cluster_ops_get(void)
+{
+	const struct kt_cluster_ops *ops;
+
+	mutex_lock(&kt_cluster_ops_lock);
+	ops = kt_cluster_ops;
+	if (ops && !try_module_get(ops->owner))
+		ops = NULL;
+	mutex_unlock(&kt_cluster_ops_lock);
+	return ops;
+}
+
+/*
+ * The read-modify-write commands' lock across nodes, taken under the
+ * device's caw_sem. The holder's kt_cluster_lu is kept for the unlock:
+ * cluster mode changes only under caw_sem too.
+ */
+int kt_cluster_rmw_lock(struct kt_dev *dev)
+{
+	struct kt_cluster *c = &dev->state->cluster;
+	int ret;
+
+	if (!c->lu)
+		return 0;
+	ret = c->ops->rmw_lock(c->lu);
+	if (!ret)
+		c->rmw_held = c->lu;
+	return ret;
+}
+
+void kt_cluster_rmw_unlock(struct kt_dev *dev)
+{
+	struct kt_cluster *c = &dev->state->cluster;
+
+	if (c->rmw_held)
+		c->ops->rmw_unlock(c->rmw_held);
+	c->rmw_held = NULL;
+}
+
+static struct kt_dev *cluster_to_dev(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct kt_dev, cluster_group);
+}
+
+/* The default lockspace name: "kt_" and the unit serial, made safe. */
+static int kt_cluster_default_name(struct kt_dev *dev, char *name)
+{
+	const char *serial = dev->wwn.unit_serial;
+	size_t i, n;
+
+	if (!serial[0])
+		return -ENOENT;
+	n = scnprintf(name, KT_CLUSTER_NAME_LEN + 1, "kt_%s", serial);
+	for (i = 3; i < n; i++)
+		if (!isalnum(name[i]) && name[i] != '-')
+			name[i] = '_';
+	return 0;
+}
+
+static int kt_cluster_join(struct kt_dev *dev)
+{
+	struct kt_cluster *c = &dev->state->cluster;
+	const struct kt_cluster_ops *ops;
+	struct kt_cluster_lu *lu;
+	char name[KT_CLUSTER_NAME_LEN + 1];
+
+	if (c->lockspace[0]) {
+		strscpy(name, c->lockspace, sizeof(name));
+	} else if (kt_cluster_default_name(dev, name)) {
+		pr_warn_ratelimited("%s: cluster/enable: no lockspace name: set cluster/lockspace or wwn/vpd_unit_serial (the same on every node)\n",
+				    kt_cluster_dev_name(dev));
+		return -EINVAL;
+	}
+
+	ops = kt_cluster_ops_get();
+	if (!ops) {
+		request_module("ktarget_cluster");
+		ops = kt_cluster_ops_get();
+	}
+	if (!ops) {
+		pr_warn_ratelimited("%s: cluster/enable: module ktarget_cluster (needs the kernel's dlm) cannot be loaded\n",
+				    kt_cluster_dev_name(dev));
+		return -ENOENT;
+	}
+	lu = ops->join(dev, name);
+	if (IS_ERR(lu)) {
+		module_put(ops->owner);
+		return PTR_ERR(lu);
+	}
+	/* no read-modify-write command runs while the mode changes */
+	down(&dev->state->caw_sem);
+	c->ops = ops;
+	c->lu = lu;
+	up(&dev->state->caw_sem);
+	pr_info("%s: cluster mode on, lockspace %s, node %u\n",
+		kt_cluster_dev_name(dev), name, ops->node_id(lu));
+	return 0;
+}
+
+static void kt_cluster_leave(struct kt_dev *dev)
+{
+	struct kt_cluster *c = &dev->state->cluster;
+	const struct kt_cluster_ops *ops = c->ops;
+	struct kt_cluster_lu *lu = c->lu;
+
+	down(&dev->state->caw_sem);
+	c->lu = NULL;
+	c->ops = NULL;
+	up(&dev->state->caw_sem);
+	ops->leave(lu);
+	module_put(ops->owner);
+	pr_info("%s: cluster mode off\n", kt_cluster_dev_name(dev));
+}
+
+void kt_cluster_dev_init(struct kt_dev *dev)
+{
+	dev->state->cluster.join_on_export = READ_ONCE(cluster_default);
+}
+
+/*
+ * A LUN is about to link @dev: join first if cluster_default asked for it.
+ * A join that fails refuses the link (its reason is in the log).
+ */
+int kt_cluster_dev_export(struct kt_dev *dev)
+{
+	struct kt_cluster *c = &dev->state->cluster;
+	int ret = 0;
+
+	if (!READ_ONCE(c->join_on_export))
+		return 0;
+	mutex_lock(&dev->cfg_lock);
+	if (c->join_on_export && !c->lu && !atomic_read(&dev->export_count)) {
+		ret = kt_cluster_join(dev);
+		if (ret)
+			pr_warn_ratelimited("%s: a LUN cannot link it: cluster mode (cluster_default) did not join\n",
+					    kt_cluster_dev_name(dev));
+	}
+	mutex_unlock(&dev->cfg_lock);
+	return ret;
+}
+
+/* The device goes: leave the lockspace if it is still joined. */
+void kt_cluster_dev_release(struct kt_dev *dev)
+{
+	if (dev->state->cluster.lu)
+		kt_cluster_leave(dev);
+}
+
+static ssize_t kt_cluster_enable_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n",
+			  !!cluster_to_dev(item)->state->cluster.lu);
+}
+
+static ssize_t kt_cluster_enable_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	struct kt_dev *dev = cluster_to_dev(item);
+	bool on;
+	int ret;
+
+	ret = kstrtobool(page, &on);
+	if (ret) {
+		pr_warn_ratelimited("%s: cluster/enable: 0 or 1\n",
+				    kt_cluster_dev_name(dev));
+		return ret;
+	}
+	mutex_lock(&dev->cfg_lock);
+	if (on == !!dev->state->cluster.lu) {
+		ret = 0;
+	} else if (atomic_read(&dev->export_count)) {
+		pr_warn_ratelimited("%s: cluster/enable: the device is exported by a LUN; change cluster mode before linking it\n",
+				    kt_cluster_dev_name(dev));
+		ret = -EBUSY;
+	} else if (on) {
+		ret = kt_cluster_join(dev);
+	} else {
+		kt_cluster_leave(dev);
+	}
+	if (!ret && !on)
+		dev->state->cluster.join_on_export = false;
+	mutex_unlock(&dev->cfg_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t kt_cluster_lockspace_show(struct config_item *item,
+					 char *page)
+{
+	struct kt_dev *dev = cluster_to_dev(item);
+	char name[KT_CLUSTER_NAME_LEN + 1];
+	ssize_t n;
+
+	mutex_lock(&dev->cfg_lock);
+	if (dev->state->cluster.lockspace[0])
+		n = sysfs_emit(page, "%s\n", dev->state->cluster.lockspace);
+	else if (!kt_cluster_default_name(dev, name))
+		n = sysfs_emit(page, "%s\n", name);
+	else
+		n = sysfs_emit(page, "\n");
+	mutex_unlock(&dev->cfg_lock);
+	return n;
+}
+
+static ssize_t kt_cluster_lockspace_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	struct kt_dev *dev = cluster_to_dev(item);
+	size_t len = kt_cfs_value_len(page, count), i;
+	int ret = 0;
+
+	if (len > KT_CLUSTER_NAME_LEN) {
+		pr_warn_ratelimited("%s: cluster/lockspace: %zu bytes, at most %d\n",
+				    kt_cluster_dev_name(dev), len,
+				    KT_CLUSTER_NAME_LEN);
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if (!isalnum(page[i]) && page[i] != '-' && page[i] != '_') {
+			pr_warn_ratelimited("%s: cluster/lockspace: byte %zu: letters, digits, '-' and '_' only\n",
+					    kt_cluster_dev_name(dev), i);
+			return -EINVAL;
+		}
+	}
+	mutex_lock(&dev->cfg_lock);
+	if (dev->state->cluster.lu) {
+		pr_warn_ratelimited("%s: cluster/lockspace: cluster mode is on; write 0 to cluster/enable first\n",
+				    kt_cluster_dev_name(dev));
+		ret = -EBUSY;
+	} else {
+		memcpy(dev->state->cluster.lockspace, page, len);
+		dev->state->cluster.lockspace[len] = '\0';
+	}
+	mutex_unlock(&dev->cfg_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t kt_cluster_node_id_show(struct config_item *item, char *page)
+{
+	struct kt_dev *dev = cluster_to_dev(item);
+	struct kt_cluster *c = &dev->state->cluster;
+	u32 id = 0;
+
+	mutex_lock(&dev->cfg_lock);
+	if (c->lu)
+		id = c->ops->node_id(c->lu);
+	mutex_unlock(&dev->cfg_lock);
+	return sysfs_emit(page, "%u\n", id);
+}
+
+static ssize_t kt_cluster_members_show(struct config_item *item, char *page)
+{
+	struct kt_dev *dev = cluster_to_dev(item);
+	struct kt_cluster *c = &dev->state->cluster;
+	u32 ids[KT_CLUSTER_MAX_NODES];
+	int n = 0, i;
+	ssize_t len = 0;
+
+	mutex_lock(&dev->cfg_lock);
+	if (c->lu)
+		n = c->ops->members(c->lu, ids, ARRAY_SIZE(ids));
+	mutex_unlock(&dev->cfg_lock);
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(page, len, "%s%u", i ? " " : "", ids[i]);
+	len += sysfs_emit_at(page, len, "\n");
+	return len;
+}
+
+CONFIGFS_ATTR(kt_cluster_, enable);
+CONFIGFS_ATTR(kt_cluster_, lockspace);
+CONFIGFS_ATTR_RO(kt_cluster_, node_id);
+CONFIGFS_ATTR_RO(kt_cluster_, members);
+
+static struct configfs_attribute *kt_cluster_attrs[] = {
+	&kt_cluster_attr_enable,
+	&kt_cluster_attr_lockspace,
+	&kt_cluster_attr_node_id,
+	&kt_cluster_attr_members,
+	NULL,
+};
+
+const struct config_item_type kt_dev_cluster_type = {
+	.ct_attrs	= kt_cluster_attrs,
+	.ct_owner	= THIS_MODULE,
+};

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktarget_core: a device's cluster mode (cluster.c); the module behind it
+ * is ktarget_cluster (include/ktarget/cluster.h).
+ */
+#ifndef KTARGET_CORE_CLUSTER_H
+#define KTARGET_CORE_CLUSTER_H
+
+#include <linux/configfs.h>
+
+#include <ktarget/cluster.h>
+
+struct kt_dev;
+
+struct kt_cluster {
+	/* set and cleared under the device's cfg_lock and caw_sem */
+	const struct kt_cluster_ops	*ops;
+	struct kt_cluster_lu		*lu;		/* NULL: cluster mode off */
+	struct kt_cluster_lu		*rmw_held;	/* caw_sem's holder locked it */
+	bool				join_on_export;	/* cluster_default */
+	char				lockspace[KT_CLUSTER_NAME_LEN + 1];
+};
+
+extern const struct config_item_type kt_dev_cluster_type;
+
+int kt_cluster_rmw_lock(struct kt_dev *dev);
+void kt_cluster_rmw_unlock(struct kt_dev *dev);
+void kt_cluster_dev_init(struct kt_dev *dev);
+int kt_cluster_dev_export(struct kt_dev *dev);
+void kt_cluster_dev_release(struct kt_dev *dev);
+
+#endif /* KTARGET_CORE_CLUSTER_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Cluster mode: several ktarget nodes serve one LU. What the core asks of
+ * the module that keeps an LU's state consistent across nodes
+ * (ktarget_cluster, on the kernel's DLM), and what that module may call.
+ *
+ * The core owns the configuration (configfs .../DEV/cluster/) and decides
+ * when to join and leave; the module owns the lockspace. With cluster mode
+ * off a device has no kt_cluster_lu and the I/O path takes no branch of it.
+ */
+#ifndef KTARGET_CLUSTER_H
+#define KTARGET_CLUSTER_H
+
+#include <linux/types.h>
+
+struct kt_dev;
+struct kt_cluster_lu;		/* the module's, one per clustered device */
+struct module;
+
+#define KT_CLUSTER_NAME_LEN	64	/* a DLM lockspace name (DLM_LOCKSPACE_LEN) */
+#define KT_CLUSTER_MAX_NODES	16
+
+struct kt_cluster_ops {
+	struct module *owner;
+	/*
+	 * Join the lockspace @name for @dev: ERR_PTR(-errno) after logging
+	 * why (no DLM daemon, a cluster name mismatch, ...). May sleep.
+	 */
+	struct kt_cluster_lu *(*join)(struct kt_dev *dev, const char *name);
+	/* Leave it; no call for @clu is running or will start. May sleep. */
+	void (*leave)(struct kt_cluster_lu *clu);
+	/*
+	 * COMPARE AND WRITE and ORWRITE: the read, compare and write of one
+	 * node never interleave with another node's. 0, or -errno when the
+	 * lock cannot be had (the lockspace is gone). May sleep.
+	 */
+	int (*rmw_lock)(struct kt_cluster_lu *clu);
+	void (*rmw_unlock)(struct kt_cluster_lu *clu);
+	/* What configfs .../cluster/ shows: this node, the members */
+	u32 (*node_id)(struct kt_cluster_lu *clu);
+	int (*members)(struct kt_cluster_lu *clu, u32 *ids, int max);
+};
+
+int kt_cluster_register(const struct kt_cluster_ops *ops);
+void kt_cluster_unregister(const struct kt_cluster_ops *ops);
+
+/* The device's configfs name, for the module's log lines */
+const char *kt_cluster_dev_name(const struct kt_dev *dev);
+
+#endif /* KTARGET_CLUSTER_H */

@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the cluster scenarios: one node of two guests booted by
+# tools/testing/vm/cluster.sh. A scenario file sources this after
+# selftests/lib.sh, calls kt_node_up and kt_cluster_up, and keeps in step
+# with the other node through kt_barrier.
+#
+# What each node gets:
+#   KT_NODE, KT_NODES   this node's number (1, 2) and how many there are
+#   KT_NODE_ADDR N      node N's address on the private link (10.77.0.N)
+#   KT_SHARED_DISK      the disk both nodes see (the LU's backing store)
+
+KT_NODE=${KT_CLUSTER_NODE:-1}
+KT_NODES=${KT_CLUSTER_NODES:-1}
+KT_CLUSTER_NAME=ktcluster
+KT_SHARE=/ktshare
+
+kt_node_addr() { echo "10.77.0.$1"; }
+
+# kt_shared_disk: the /dev name of the disk with serial ktshared
+kt_shared_disk() {
+	local s
+	for s in /sys/block/vd*/serial; do
+		[ "$(cat "$s" 2>/dev/null)" = ktshared ] || continue
+		s=${s%/serial}
+		echo "/dev/${s##*/}"
+		return 0
+	done
+	return 1
+}
+
+# kt_node_up: this node's name and address on the link
+kt_node_up() {
+	hostname "ktnode$KT_NODE"
+	modprobe virtio_net 2>/dev/null
+	modprobe virtio_blk 2>/dev/null
+	# IPv4 only: no address autoconfiguration lines in the kernel log
+	sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+	ip link set eth0 up || return 1
+	ip addr add "$(kt_node_addr "$KT_NODE")/24" dev eth0 || return 1
+	KT_SHARED_DISK=$(kt_shared_disk) || { echo "# no shared disk"; return 1; }
+}
+
+# A node whose script ends, early or not, says so: the other node's
+# barriers then fail at once instead of waiting out their time.
+trap ': > "$KT_SHARE/ended.$KT_NODE"' EXIT
+
+# kt_barrier NAME [SECONDS]: wait until every node has reached NAME
+# (default 600 s: a guest under TCG boots and sets up at its own pace);
+# fails when a node's script ended before reaching it
+kt_barrier() {
+	local name=$1 limit=${2:-600} n all i
+	: > "$KT_SHARE/barrier.$name.$KT_NODE"
+	for ((i = 0; i < limit * 5; i++)); do
+		all=1
+		for ((n = 1; n <= KT_NODES; n++)); do
+			[ -e "$KT_SHARE/barrier.$name.$n" ] || all=0
+		done
+		[ "$all" = 1 ] && return 0
+		if compgen -G "$KT_SHARE/ended.*" > /dev/null; then
+			echo "# barrier $name: a node's script has ended"
+			return 1
+		fi
+		sleep 0.2
+	done
+	echo "# barrier $name: the other node did not come within ${limit} s"
+	return 1
+}
+
+# kt_put KEY VALUE / kt_get KEY [SECONDS]: hand a value to the other node
+kt_put() { printf '%s\n' "$2" > "$KT_SHARE/val.$1.tmp" && mv "$KT_SHARE/val.$1.tmp" "$KT_SHARE/val.$1"; }
+kt_get() {
+	local i
+	for ((i = 0; i < ${2:-600} * 5; i++)); do
+		[ -e "$KT_SHARE/val.$1" ] && { cat "$KT_SHARE/val.$1"; return 0; }
+		sleep 0.2
+	done
+	return 1
+}
+
+# kt_cluster_up: corosync (knet over the link, two_node quorum) and
+# dlm_controld without fencing (the test has no fence device), then wait
+# until both nodes are members and the DLM daemon is ready
+kt_cluster_up() {
+	local n i
+	mkdir -p /etc/corosync /var/lib/corosync /var/log/corosync /var/log/cluster
+	{
+		echo "totem {"
+		echo "	version: 2"
+		echo "	cluster_name: $KT_CLUSTER_NAME"
+		echo "	transport: knet"
+		echo "	crypto_cipher: none"
+		echo "	crypto_hash: none"
+		# a TCG guest can stall for seconds; do not call that a failure
+		echo "	token: 10000"
+		echo "}"
+		echo "nodelist {"
+		for ((n = 1; n <= KT_NODES; n++)); do
+			echo "	node {"
+			echo "		ring0_addr: $(kt_node_addr $n)"
+			echo "		name: ktnode$n"
+			echo "		nodeid: $n"
+			echo "	}"
+		done
+		echo "}"
+		echo "quorum {"
+		echo "	provider: corosync_votequorum"
+		[ "$KT_NODES" = 2 ] && echo "	two_node: 1"
+		echo "}"
+		echo "logging {"
+		echo "	to_logfile: yes"
+		echo "	logfile: /ktout/corosync.log"
+		echo "	to_syslog: no"
+		echo "	to_stderr: no"
+		echo "}"
+	} > /etc/corosync/corosync.conf
+	corosync || { echo "# corosync did not start"; return 1; }
+	for ((i = 0; i < 600; i++)); do
+		corosync-quorumtool -s 2>/dev/null | grep -q '^Quorate: *Yes' && break
+		sleep 0.5
+	done
+	corosync-quorumtool -s 2>/dev/null | grep -q '^Quorate: *Yes' ||
+		{ echo "# corosync: no quorum"; corosync-quorumtool -s 2>&1 | sed 's/^/#   /'; return 1; }
+
+	modprobe dlm || return 1
+	# the daemon waits for udev to put the DLM's devices under /dev/misc;
+	# there is no udev, devtmpfs has them at the top
+	mkdir -p /dev/misc
+	for d in dlm-control dlm-monitor dlm_plock; do
+		[ -e /dev/$d ] && ln -sf ../$d /dev/misc/$d
+	done
+	dlm_controld --daemon_debug 1 --enable_fencing 0 \
+		--enable_quorum_lockspace 0 > /ktout/dlm_controld.out 2>&1 &
+	for ((i = 0; i < 300; i++)); do
+		pgrep -x dlm_controld > /dev/null &&
+			dlm_tool status 2>/dev/null | grep -q "^cluster nodeid $KT_NODE " && break
+		sleep 0.5
+	done
+	sleep 1
+	pgrep -x dlm_controld > /dev/null &&
+		dlm_tool status 2>/dev/null | grep -q "^cluster nodeid $KT_NODE " ||
+		{ echo "# dlm_controld: not in the cluster"; dlm_tool status 2>&1 | sed 's/^/#   /'
+		  tail -5 /ktout/dlm_controld.out | sed 's/^/#   /'; return 1; }
+}
+
+# kt_cluster_down: stop the DLM daemon and corosync (after every lockspace
+# is gone)
+kt_cluster_down() {
+	pkill -x dlm_controld
+	corosync-cfgtool -H --force 2>/dev/null || pkill -x corosync
+	sleep 1
+}

@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two nodes serve one LU (iblock on the disk both guests share) in cluster
+# mode: cluster/enable refuses without a lockspace name and without
+# dlm_controld, joins the lockspace once corosync and dlm_controld run,
+# and COMPARE AND WRITE from both nodes at once never loses an update
+# (caw_race.py). Node 1 drives the initiators; node 2 serves.
+#
+# KT_CLUSTER_CAW_OFF=1 leaves cluster mode off on both nodes: the same
+# race then loses increments, which shows the check can fail.
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/../selftests/lib.sh"
+. "$here/lib.sh"
+
+IQN=iqn.2026-12.org.ktarget:cluster
+DEV=$KT_CFS/core/iblock_0/shared
+SERIAL=ktcluster-lu-0001
+SECONDS_RACE=${KT_CLUSTER_RACE_SECONDS:-40}
+
+if [ "$KT_NODE" = 1 ]; then plan 13; else plan 5; fi
+
+kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
+
+modprobe ktarget_core && modprobe ktarget_iblock && modprobe ktarget_iscsi ||
+	{ not_ok "modules load"; exit 0; }
+mkdir -p $DEV && echo "udev_path=$KT_SHARED_DISK" > $DEV/control &&
+	echo 1 > $DEV/enable
+
+if [ "$KT_NODE" = 1 ]; then
+	check_bad_write "cluster/enable refused without a lockspace name" \
+		$DEV/cluster/enable 1 \
+		'no lockspace name: set cluster/lockspace or wwn/vpd_unit_serial'
+	check_bad_write "cluster/lockspace refuses a '/'" \
+		$DEV/cluster/lockspace a/b "letters, digits, '-' and '_' only"
+fi
+echo "$SERIAL" > $DEV/wwn/vpd_unit_serial
+if [ "$KT_NODE" = 1 ]; then
+	kmsg_mark
+	check_fails "cluster/enable refused while dlm_controld is not running" \
+		sh -c "echo 1 > $DEV/cluster/enable"
+	out=$(kmsg_since)
+	if output_has "$out" 'dlm_controld is not running'; then
+		ok "... and the log says so"
+	else
+		not_ok "... and the log says so" "$out"
+	fi
+fi
+
+if kt_cluster_up; then
+	ok "node $KT_NODE: corosync quorate with 2 nodes, dlm_controld in the cluster"
+else
+	not_ok "node $KT_NODE: corosync quorate with 2 nodes, dlm_controld in the cluster"
+fi
+kt_barrier cluster-up
+
+if [ "${KT_CLUSTER_CAW_OFF:-0}" = 1 ]; then
+	ok "node $KT_NODE: cluster mode left off (KT_CLUSTER_CAW_OFF)"
+else
+	check "node $KT_NODE: cluster/enable joins lockspace kt_$SERIAL" \
+		sh -c "echo 1 > $DEV/cluster/enable"
+fi
+kt_barrier joined
+if [ "${KT_CLUSTER_CAW_OFF:-0}" = 1 ]; then
+	ok "node $KT_NODE: (cluster mode off: no node id to check)"
+else
+	# the DLM tells this node of the other's join when its own recovery ends
+	for ((i = 0; i < 60; i++)); do
+		[ "$(cat $DEV/cluster/members)" = "1 2" ] && break
+		sleep 1
+	done
+	got="$(cat $DEV/cluster/node_id) / $(cat $DEV/cluster/members) / $(cat $DEV/cluster/lockspace)"
+	check_eq "node $KT_NODE: node_id / members / lockspace" \
+		"$got" "$KT_NODE / 1 2 / kt_$SERIAL"
+fi
+
+if [ "$KT_NODE" = 1 ] && [ "${KT_CLUSTER_CAW_OFF:-0}" != 1 ]; then
+	check_fails "cluster/lockspace refused while cluster mode is on" \
+		sh -c "echo other > $DEV/cluster/lockspace"
+elif [ "$KT_NODE" = 1 ]; then
+	ok "cluster/lockspace (cluster mode off: not checked)"
+fi
+
+# the LU on this node's portal; both nodes give it the same identity
+tpg=$KT_CFS/iscsi/$IQN/tpgt_1
+mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
+	mkdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260" &&
+	echo 0 > $tpg/attrib/authentication &&
+	echo 1 > $tpg/attrib/generate_node_acls &&
+	echo 0 > $tpg/attrib/demo_mode_write_protect &&
+	echo 1 > $tpg/enable
+st=$?
+check_eq "node $KT_NODE: the LU is exported on $(kt_node_addr "$KT_NODE"):3260" "$st" 0
+if [ "$KT_NODE" = 1 ]; then
+	cur=$(cat $DEV/cluster/enable)
+	check_fails "cluster/enable cannot change ($cur to $((1 - cur))) while a LUN exports the device" \
+		sh -c "echo $((1 - cur)) > $DEV/cluster/enable"
+fi
+kt_barrier exported
+
+if [ "$KT_NODE" = 1 ]; then
+	out=$(timeout $((SECONDS_RACE + 120)) python3 "$here/caw_race.py" "$SECONDS_RACE" \
+		"$IQN" iqn.2026-12.org.ktarget:racer 0 \
+		"$(kt_node_addr 1):3260" "$(kt_node_addr 2):3260" 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/# /'
+	if [ "$st" = 0 ]; then
+		ok "COMPARE AND WRITE from both nodes at once: no increment lost"
+	else
+		not_ok "COMPARE AND WRITE from both nodes at once: no increment lost" "$out"
+	fi
+	# a race without contention would prove nothing
+	if echo "$out" | grep -E '^10\.77\.0\.[12]:3260: [0-9]+ GOOD, [1-9][0-9]* MISCOMPARE' |
+	   wc -l | grep -qx 2; then
+		ok "... and both nodes met the other's writes (MISCOMPARE on each)"
+	else
+		not_ok "... and both nodes met the other's writes (MISCOMPARE on each)" "$out"
+	fi
+fi
+kt_barrier raced $((SECONDS_RACE + 900))
+
+echo 0 > $tpg/enable
+rmdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260"
+rm $tpg/lun/lun_0/shared
+rmdir $tpg/lun/lun_0 $tpg $KT_CFS/iscsi/$IQN $KT_CFS/iscsi
+if [ "${KT_CLUSTER_CAW_OFF:-0}" != 1 ]; then
+	check "node $KT_NODE: cluster/enable 0 leaves the lockspace" \
+		sh -c "echo 0 > $DEV/cluster/enable && [ \$(cat $DEV/cluster/node_id) = 0 ]"
+else
+	ok "node $KT_NODE: (cluster mode off: nothing to leave)"
+fi
+kt_barrier left
+rmdir $DEV $KT_CFS/core/iblock_0
+kt_cluster_down
