@@ -15,6 +15,7 @@ KT_NODE=${KT_CLUSTER_NODE:-1}
 KT_NODES=${KT_CLUSTER_NODES:-1}
 KT_CLUSTER_NAME=ktcluster
 KT_SHARE=/ktshare
+KT_CLUSTER_TOOLS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 kt_node_addr() { echo "10.77.0.$1"; }
 
@@ -157,6 +158,22 @@ kt_cluster_up() {
 	wait $!
 	dlm_tool ls 2>/dev/null | grep -q '^name *kt_test_keep' ||
 		{ echo "# dlm_tool join kt_test_keep failed"; sed 's/^/#   /' /ktout/dlm_tool_join.out; return 1; }
+}
+
+# kt_caw_race SECONDS IQN DESCRIPTION: caw_race.py from this node through
+# both nodes' portals (LUN 0); one check, ok when no increment was lost.
+# Its output stays in $KT_CAW_RACE_OUT for the caller's further checks.
+kt_caw_race() {
+	local st
+	KT_CAW_RACE_OUT=$(timeout $(($1 + 180)) python3 "$KT_CLUSTER_TOOLS/caw_race.py" \
+		"$1" "$2" "$2-racer" 0 "$(kt_node_addr 1):3260" "$(kt_node_addr 2):3260" 2>&1)
+	st=$?
+	printf '%s\n' "$KT_CAW_RACE_OUT" | sed 's/^/# /'
+	if [ "$st" = 0 ]; then
+		ok "$3"
+	else
+		not_ok "$3" "$KT_CAW_RACE_OUT"
+	fi
 }
 
 # kt_cluster_down: stop the DLM daemon and corosync (after every lockspace

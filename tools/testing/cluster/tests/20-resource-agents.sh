@@ -72,16 +72,8 @@ check_eq "node $KT_NODE: the agent's LU joined its lockspace (cluster_default)" 
 	"$got" "$KT_NODE / 1 2 / kt_$SERIAL"
 
 if [ "$KT_NODE" = 1 ]; then
-	out=$(timeout 240 python3 "$here/caw_race.py" 20 "$IQN" \
-		iqn.2026-12.org.ktarget:ra-racer 0 \
-		"$(kt_node_addr 1):3260" "$(kt_node_addr 2):3260" 2>&1)
-	st=$?
-	echo "$out" | sed 's/^/# /'
-	if [ "$st" = 0 ]; then
-		ok "COMPARE AND WRITE through both agents' targets: no increment lost"
-	else
-		not_ok "COMPARE AND WRITE through both agents' targets: no increment lost" "$out"
-	fi
+	kt_caw_race 20 "$IQN" \
+		"COMPARE AND WRITE through both agents' targets: no increment lost"
 fi
 kt_barrier raced 900
 
