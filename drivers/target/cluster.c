@@ -123,6 +123,9 @@ static int kt_cluster_default_name(struct kt_dev *dev, char *name)
 
 	if (!serial[0])
 		return -ENOENT;
+	/* a cut serial could name another LU's lockspace */
+	if (strlen(serial) > KT_CLUSTER_NAME_LEN - 3)
+		return -ENAMETOOLONG;
 	n = scnprintf(name, KT_CLUSTER_NAME_LEN + 1, "kt_%s", serial);
 	for (i = 3; i < n; i++)
 		if (!isalnum(name[i]) && name[i] != '-')
@@ -136,13 +139,23 @@ static int kt_cluster_join(struct kt_dev *dev)
 	const struct kt_cluster_ops *ops;
 	struct kt_cluster_lu *lu;
 	char name[KT_CLUSTER_NAME_LEN + 1];
+	int ret;
 
 	if (c->lockspace[0]) {
 		strscpy(name, c->lockspace, sizeof(name));
-	} else if (kt_cluster_default_name(dev, name)) {
-		pr_warn_ratelimited("%s: cluster/enable: no lockspace name: set cluster/lockspace or wwn/vpd_unit_serial (the same on every node)\n",
-				    kt_cluster_dev_name(dev));
-		return -EINVAL;
+	} else {
+		ret = kt_cluster_default_name(dev, name);
+		if (ret == -ENAMETOOLONG) {
+			pr_warn_ratelimited("%s: cluster/enable: the unit serial is too long for a lockspace name (at most %d bytes): set cluster/lockspace\n",
+					    kt_cluster_dev_name(dev),
+					    KT_CLUSTER_NAME_LEN - 3);
+			return -EINVAL;
+		}
+		if (ret) {
+			pr_warn_ratelimited("%s: cluster/enable: no lockspace name: set cluster/lockspace or wwn/vpd_unit_serial (the same on every node)\n",
+					    kt_cluster_dev_name(dev));
+			return -EINVAL;
+		}
 	}
 
 	ops = kt_cluster_ops_get();

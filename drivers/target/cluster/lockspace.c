@@ -23,10 +23,6 @@
 
 struct workqueue_struct *kt_cluster_wq;
 
-static void kt_clu_recover_prep(void *arg)
-{
-}
-
 static void kt_clu_recover_slot(void *arg, struct dlm_slot *slot)
 {
 	struct kt_cluster_lu *clu = arg;
@@ -53,7 +49,6 @@ static void kt_clu_recover_done(void *arg, struct dlm_slot *slots,
 }
 
 static const struct dlm_lockspace_ops kt_clu_ls_ops = {
-	.recover_prep	= kt_clu_recover_prep,
 	.recover_slot	= kt_clu_recover_slot,
 	.recover_done	= kt_clu_recover_done,
 };

@@ -19,7 +19,7 @@ DEV=$KT_CFS/core/iblock_0/shared
 SERIAL=ktcluster-lu-0001
 SECONDS_RACE=${KT_CLUSTER_RACE_SECONDS:-20}
 
-if [ "$KT_NODE" = 1 ]; then plan 13; else plan 5; fi
+if [ "$KT_NODE" = 1 ]; then plan 14; else plan 5; fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
 
@@ -34,6 +34,12 @@ if [ "$KT_NODE" = 1 ]; then
 		'no lockspace name: set cluster/lockspace or wwn/vpd_unit_serial'
 	check_bad_write "cluster/lockspace refuses a '/'" \
 		$DEV/cluster/lockspace a/b "letters, digits, '-' and '_' only"
+fi
+if [ "$KT_NODE" = 1 ]; then
+	# cut to a lockspace name, two such serials could share one
+	echo "ktcluster-$(printf '%060d' 0)" > $DEV/wwn/vpd_unit_serial
+	check_bad_write "cluster/enable refused with a unit serial too long for a lockspace name" \
+		$DEV/cluster/enable 1 'the unit serial is too long for a lockspace name'
 fi
 echo "$SERIAL" > $DEV/wwn/vpd_unit_serial
 if [ "$KT_NODE" = 1 ]; then
