@@ -32,6 +32,7 @@
 
 #include "cluster.h"
 #include "core.h"
+#include "pr.h"
 
 static bool cluster_default;
 module_param(cluster_default, bool, 0644);
@@ -178,6 +179,17 @@ static int kt_cluster_join(struct kt_dev *dev)
 	c->ops = ops;
 	c->lu = lu;
 	up(&dev->state->caw_sem);
+	/* the reservations: the cluster's, loaded before the first command */
+	ret = kt_pr_cluster_attach(dev);
+	if (ret) {
+		down(&dev->state->caw_sem);
+		c->lu = NULL;
+		c->ops = NULL;
+		up(&dev->state->caw_sem);
+		ops->leave(lu);
+		module_put(ops->owner);
+		return ret;
+	}
 	pr_info("%s: cluster mode on, lockspace %s, node %u\n",
 		kt_cluster_dev_name(dev), name, ops->node_id(lu));
 	return 0;
@@ -188,12 +200,16 @@ static void kt_cluster_leave(struct kt_dev *dev)
 	struct kt_cluster *c = &dev->state->cluster;
 	const struct kt_cluster_ops *ops = c->ops;
 	struct kt_cluster_lu *lu = c->lu;
+	struct kt_pr_cluster *pc;
 
+	/* the reservations this node last saw stay its own */
+	pc = kt_pr_cluster_detach(dev);
 	down(&dev->state->caw_sem);
 	c->lu = NULL;
 	c->ops = NULL;
 	up(&dev->state->caw_sem);
 	ops->leave(lu);
+	kt_pr_cluster_free(dev, pc);
 	module_put(ops->owner);
 	pr_info("%s: cluster mode off\n", kt_cluster_dev_name(dev));
 }

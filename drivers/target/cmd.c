@@ -357,6 +357,10 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	cmd->write_protected = wp || (cmd->dev && READ_ONCE(cmd->dev->state->swp));
 
 	reason = kt_cmd_parse(cmd, cdb_len);
+	/* cluster mode: another node changed the reservations, and the UAs */
+	if (!reason && cmd->dev &&
+	    unlikely(READ_ONCE(cmd->dev->state->res.active) & KT_RES_STALE))
+		reason = kt_pr_cluster_refresh(cmd);
 	if (!reason && cmd->dev)
 		reason = kt_ua_check(cmd);
 	if (!reason && cmd->dev)

@@ -107,6 +107,9 @@ struct kt_pr_abort;
 struct kt_pr_abort *kt_tmr_preempt_alloc(struct kt_cmd *pr);
 void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 			  const struct kt_pr_nexus *gone, unsigned int nr_gone);
+void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
+			      const struct kt_pr_nexus *gone,
+			      unsigned int nr_gone);
 
 /* data_limit.c: target/data_buffer_limit_mb */
 int kt_data_limit_init(void);

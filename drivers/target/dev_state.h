@@ -85,13 +85,19 @@ struct kt_xcopy_stat {
 
 /*
  * Reservations of a device: persistent (pr.c) and SPC-2 RESERVE (6)/(10)
- * (reserve.c). @active is written under @lock and read without it, so that
- * a command to a device nobody reserved pays one load.
+ * (reserve.c). @active's bits change under @lock (KT_RES_STALE also
+ * without it) and are read without it, so that a command to a device
+ * nobody reserved pays one load.
  */
-#define KT_RES_PR	BIT(0)		/* a persistent reservation exists */
-#define KT_RES_SPC2	BIT(1)		/* an SPC-2 RESERVE holds the LU */
+#define KT_RES_PR_BIT		0	/* a persistent reservation exists */
+#define KT_RES_SPC2_BIT		1	/* an SPC-2 RESERVE holds the LU */
+#define KT_RES_STALE_BIT	2	/* cluster mode: the copy may be old */
+#define KT_RES_PR		BIT(KT_RES_PR_BIT)
+#define KT_RES_SPC2		BIT(KT_RES_SPC2_BIT)
+#define KT_RES_STALE		BIT(KT_RES_STALE_BIT)
 
 struct kt_pr_reg;
+struct kt_pr_cluster;
 
 struct kt_res {
 	struct mutex		lock;		/* everything below */
@@ -105,6 +111,7 @@ struct kt_res {
 	struct kt_pr_reg	*holder;	/* reserving registration */
 	const void		*spc2_holder;	/* struct kt_session */
 	struct list_head	spc2_node;	/* reserve.c: reserved devices */
+	struct kt_pr_cluster	*clustered;	/* pr_cluster.c, cluster mode */
 };
 
 /* SANITIZE (SBC-3 4.11): the LU's one sanitize operation */

@@ -50,6 +50,8 @@ static void kt_pr_ua(struct kt_dev *dev, const struct kt_pr_reg *reg,
 	struct kt_pr_nexus n = kt_pr_reg_nexus(reg);
 
 	kt_ua_raise_nexus(dev, asc_ascq, KT_UA_ONLY, n.key, n.port);
+	/* cluster mode: the nexus may be on another node */
+	kt_pr_cluster_event(dev, n.key, n.port, asc_ascq);
 }
 
 /*
@@ -67,8 +69,12 @@ static void kt_pr_preempted(struct kt_dev *dev, struct kt_pr_reg *r,
 			    struct kt_pr_gone *gone)
 {
 	kt_pr_ua(dev, r, KT_ASC_REGISTRATIONS_PREEMPTED);
-	if (gone->nexus)
-		gone->nexus[gone->nr++] = kt_pr_reg_nexus(r);
+	if (!gone->nexus)
+		return;
+	gone->nexus[gone->nr] = kt_pr_reg_nexus(r);
+	kt_pr_cluster_event(dev, gone->nexus[gone->nr].key,
+			    gone->nexus[gone->nr].port, KT_PR_CLUSTER_ABORT);
+	gone->nr++;
 }
 
 void kt_res_dev_init(struct kt_dev *dev)
@@ -99,14 +105,11 @@ void kt_res_dev_release(struct kt_dev *dev)
 /* Publish what kt_res_check() must look at; under res->lock. */
 void kt_res_update(struct kt_dev *dev)
 {
-	unsigned long active = 0;
+	struct kt_res *res = &dev->state->res;
 
-	lockdep_assert_held(&dev->state->res.lock);
-	if (dev->state->res.type != KT_PR_TYPE_NONE)
-		active |= KT_RES_PR;
-	if (dev->state->res.spc2_holder)
-		active |= KT_RES_SPC2;
-	WRITE_ONCE(dev->state->res.active, active);
+	lockdep_assert_held(&res->lock);
+	assign_bit(KT_RES_PR_BIT, &res->active, res->type != KT_PR_TYPE_NONE);
+	assign_bit(KT_RES_SPC2_BIT, &res->active, res->spc2_holder);
 }
 
 /* The I_T nexus @cmd came through. */
@@ -254,7 +257,7 @@ static sense_reason_t kt_pr_spec_i_pt(struct kt_dev *dev, struct kt_cmd *cmd,
 			return KT_SENSE_INVALID_PARAM_FIELD;
 		}
 		if (!dup) {
-			if (dev->state->res.nr_regs + *nr_new + 1 >= KT_PR_MAX_REGS)
+			if (dev->state->res.nr_regs + *nr_new + 1 >= kt_pr_max_regs(dev))
 				return KT_SENSE_INSUFFICIENT_REG_RESOURCES;
 			reg = kt_pr_reg_alloc(&tid, rtpi, out->sa_key,
 					      out->all_tg_pt);
@@ -297,7 +300,7 @@ static sense_reason_t kt_pr_register(struct kt_dev *dev, struct kt_cmd *cmd,
 		return KT_SENSE_RESERVATION_CONFLICT;
 	if (!out->sa_key)
 		return KT_SENSE_NONE;		/* nothing to do */
-	if (dev->state->res.nr_regs >= KT_PR_MAX_REGS)
+	if (dev->state->res.nr_regs >= kt_pr_max_regs(dev))
 		return KT_SENSE_INSUFFICIENT_REG_RESOURCES;
 	if (out->spec_i_pt) {
 		ret = kt_pr_spec_i_pt(dev, cmd, out, param, me, rtpi, &new,
@@ -500,7 +503,7 @@ static sense_reason_t kt_pr_move(struct kt_dev *dev, struct kt_cmd *cmd,
 	if (dst) {
 		dst->key = out->sa_key;
 	} else {
-		if (res->nr_regs >= KT_PR_MAX_REGS)
+		if (res->nr_regs >= kt_pr_max_regs(dev))
 			return KT_SENSE_INSUFFICIENT_REG_RESOURCES;
 		dst = kt_pr_reg_alloc(&tid, out->rtpi, out->sa_key, false);
 		if (!dst)
@@ -546,10 +549,16 @@ static void kt_pr_out_exec(struct kt_cmd *cmd)
 	mutex_lock(&dev->state->res.lock);
 	if (!dev->state->res.aptpl_loaded)
 		kt_pr_aptpl_load(dev);
+	/* cluster mode: the current state, held until it is published */
+	if (kt_pr_cluster_begin(dev, true)) {
+		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
+		ret = KT_SENSE_NOT_READY;
+		goto unlock;
+	}
 	/* SPC-4 5.13.3: not while an SPC-2 RESERVE holds the LU */
 	if (dev->state->res.spc2_holder) {
 		ret = KT_SENSE_RESERVATION_CONFLICT;
-		goto unlock;
+		goto publish;
 	}
 	was_aptpl = dev->state->res.aptpl;
 	gen = dev->state->res.generation;
@@ -595,8 +604,15 @@ static void kt_pr_out_exec(struct kt_cmd *cmd)
 	    (gen != dev->state->res.generation || out.sa == KT_PRO_RESERVE ||
 	     out.sa == KT_PRO_RELEASE))
 		kt_pr_aptpl_save(dev);
+publish:
+	if (kt_pr_cluster_end(dev, !ret) && !ret) {
+		/* the other nodes never saw it: as if it had not run */
+		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
+		ret = KT_SENSE_NOT_READY;
+	}
 unlock:
 	mutex_unlock(&dev->state->res.lock);
+	kt_pr_cluster_aborts(dev);
 out:
 	kfree(param);
 	if (!ret && gone.abort) {
@@ -650,6 +666,12 @@ static void kt_pr_in_exec(struct kt_cmd *cmd)
 	mutex_lock(&dev->state->res.lock);
 	if (!dev->state->res.aptpl_loaded)
 		kt_pr_aptpl_load(dev);
+	if (kt_pr_cluster_begin(dev, false)) {
+		mutex_unlock(&dev->state->res.lock);
+		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
+		kt_cmd_complete(cmd, KT_SENSE_NOT_READY);
+		return;
+	}
 	if (dev->state->res.spc2_holder) {
 		mutex_unlock(&dev->state->res.lock);
 		kt_cmd_complete(cmd, KT_SENSE_RESERVATION_CONFLICT);
@@ -657,6 +679,7 @@ static void kt_pr_in_exec(struct kt_cmd *cmd)
 	}
 	regs = kt_pr_snapshot(dev, &info);
 	mutex_unlock(&dev->state->res.lock);
+	kt_pr_cluster_aborts(dev);
 	if (!regs) {
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
 		return;
@@ -707,6 +730,12 @@ sense_reason_t kt_res_check(struct kt_cmd *cmd)
 	sense_reason_t ret = KT_SENSE_NONE;
 	u16 rtpi;
 
+	/* cluster mode: another node changed them */
+	if (test_bit(KT_RES_STALE_BIT, &dev->state->res.active)) {
+		ret = kt_pr_cluster_refresh(cmd);
+		if (ret)
+			return ret;
+	}
 	mutex_lock(&dev->state->res.lock);
 	if (dev->state->res.spc2_holder) {
 		ret = kt_reserve_check_locked(cmd);

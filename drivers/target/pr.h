@@ -42,6 +42,21 @@ bool kt_pr_reg_holds(const struct kt_dev *dev, const struct kt_pr_reg *reg);
 /* under dev->state->res.lock: publish dev->state->res.active */
 void kt_res_update(struct kt_dev *dev);
 
+/* pr_cluster.c: cluster mode's one state for every node */
+#define KT_PR_CLUSTER_ABORT	0	/* an event that aborts, not a UA */
+unsigned int kt_pr_max_regs(const struct kt_dev *dev);
+int kt_pr_cluster_attach(struct kt_dev *dev);
+struct kt_pr_cluster *kt_pr_cluster_detach(struct kt_dev *dev);
+void kt_pr_cluster_free(struct kt_dev *dev, struct kt_pr_cluster *pc);
+/* under res.lock */
+int kt_pr_cluster_begin(struct kt_dev *dev, bool write);
+int kt_pr_cluster_end(struct kt_dev *dev, bool changed);
+void kt_pr_cluster_event(struct kt_dev *dev, u64 nexus, u16 port,
+			 u16 asc_ascq);
+/* not under res.lock */
+void kt_pr_cluster_aborts(struct kt_dev *dev);
+sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd);
+
 /* pr_aptpl.c: under dev->state->res.lock */
 void kt_pr_aptpl_save(struct kt_dev *dev);
 void kt_pr_aptpl_load(struct kt_dev *dev);

@@ -208,7 +208,7 @@ static void kt_aptpl_parse(struct kt_dev *dev, char *buf)
 		    sscanf(line, "generation=%u", &gen) == 1 ||
 		    sscanf(line, "type=%u", &type) == 1)
 			continue;
-		if (aptpl != 1 || res->nr_regs >= KT_PR_MAX_REGS ||
+		if (aptpl != 1 || res->nr_regs >= kt_pr_max_regs(dev) ||
 		    !kt_aptpl_parse_reg(dev, line, &holder))
 			break;
 	}

@@ -174,7 +174,8 @@ static void kt_tmr_preempt_done(struct work_struct *work)
 	struct kt_pr_abort *pa = container_of(work, struct kt_pr_abort,
 					      tmr.work);
 
-	kt_cmd_complete(pa->pr, KT_SENSE_NONE);
+	if (pa->pr)
+		kt_cmd_complete(pa->pr, KT_SENSE_NONE);
 	kfree(pa);
 }
 
@@ -216,6 +217,39 @@ void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 	kt_tmr_release_victims(&s);
 	if (s.count)
 		pr_debug("PREEMPT AND ABORT aborted %u command(s)\n", s.count);
+	kt_tmr_task_done(&pa->tmr);
+}
+
+/*
+ * Cluster mode: another node's PREEMPT AND ABORT removed @gone; their
+ * commands here end as that node's do. Nobody waits for them.
+ */
+void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
+			      const struct kt_pr_nexus *gone,
+			      unsigned int nr_gone)
+{
+	struct kt_pr_abort *pa = kzalloc(sizeof(*pa), GFP_KERNEL);
+	struct kt_tmr_scope s = {
+		.dev = dev,
+		.gone = gone,
+		.nr_gone = nr_gone,
+	};
+
+	if (!pa) {
+		pr_warn_ratelimited("%s: PREEMPT AND ABORT of another node: no memory to abort this node's commands\n",
+				    config_item_name(&dev->group.cg_item));
+		return;
+	}
+	pa->tmr.function = KT_TMF_PREEMPT_AND_ABORT;
+	INIT_WORK(&pa->tmr.work, kt_tmr_preempt_done);
+	atomic_set(&pa->tmr.pending, 1);
+	s.tmr = &pa->tmr;
+	INIT_LIST_HEAD(&s.victims);
+	kt_session_walk(kt_tmr_collect_gone, &s);
+	kt_tmr_release_victims(&s);
+	if (s.count)
+		pr_debug("another node's PREEMPT AND ABORT aborted %u command(s)\n",
+			 s.count);
 	kt_tmr_task_done(&pa->tmr);
 }
 

@@ -20,6 +20,14 @@ struct module;
 #define KT_CLUSTER_NAME_LEN	64	/* a DLM lockspace name (DLM_LOCKSPACE_LEN) */
 #define KT_CLUSTER_MAX_NODES	16
 
+/*
+ * The LU's shared state (its persistent reservations): blocks of
+ * KT_CLUSTER_BLOCK_LEN bytes, block 0 the header. Never written, a block
+ * reads as zeroes.
+ */
+#define KT_CLUSTER_BLOCK_LEN	256
+#define KT_CLUSTER_STATE_BLOCKS	129	/* the header and 128 more */
+
 struct kt_cluster_ops {
 	struct module *owner;
 	/*
@@ -36,6 +44,21 @@ struct kt_cluster_ops {
 	 */
 	int (*rmw_lock)(struct kt_cluster_lu *clu);
 	void (*rmw_unlock)(struct kt_cluster_lu *clu);
+	/*
+	 * The shared state: state_lock() makes this node's reads current
+	 * (@write: and lets it write), until state_unlock(), which makes the
+	 * writes visible to every node when @publish is set. Between the two
+	 * calls the other nodes neither change it nor see part of a change.
+	 * state_read() and state_write() return 0, -ESTALE when the DLM
+	 * lost the block's value (a node died writing it), or -errno. All
+	 * may sleep; the core calls them one at a time per LU.
+	 */
+	int (*state_lock)(struct kt_cluster_lu *clu, bool write);
+	int (*state_read)(struct kt_cluster_lu *clu, unsigned int blk,
+			  void *buf);
+	int (*state_write)(struct kt_cluster_lu *clu, unsigned int blk,
+			   const void *buf);
+	void (*state_unlock)(struct kt_cluster_lu *clu, bool publish);
 	/* What configfs .../cluster/ shows: this node, the members */
 	u32 (*node_id)(struct kt_cluster_lu *clu);
 	int (*members)(struct kt_cluster_lu *clu, u32 *ids, int max);
@@ -43,6 +66,12 @@ struct kt_cluster_ops {
 
 int kt_cluster_register(const struct kt_cluster_ops *ops);
 void kt_cluster_unregister(const struct kt_cluster_ops *ops);
+
+/*
+ * Another node is about to change the shared state: this node's copy is
+ * stale from now on. Any context; no state_*() call of @dev is running.
+ */
+void kt_cluster_state_stale(struct kt_dev *dev);
 
 /* The device's configfs name, for the module's log lines */
 const char *kt_cluster_dev_name(const struct kt_dev *dev);

@@ -108,7 +108,7 @@ main() {
 	echo "# cluster: two nodes, one LU (make cluster runs every scenario)"
 	tools/testing/cluster/run.sh \
 		${KDIR:+--kver "$(make -s --no-print-directory kver KDIR="$KDIR")"} \
-		tools/testing/cluster/tests/10-caw.sh > "$out/cluster.log" 2>&1
+		tools/testing/cluster/tests/10-shared-lu.sh > "$out/cluster.log" 2>&1
 	grep -E '^(ok|not ok|#)' "$out/cluster.log"
 	count_tap "$out/cluster.log"
 	grep -qE '^(ok|not ok) [0-9]+ ' "$out/cluster.log" ||

@@ -7,6 +7,7 @@
 
 #include <linux/completion.h>
 #include <linux/dlm.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -32,6 +33,32 @@ struct kt_dlm_lock {
 	bool			broken;		/* a request never ended: unusable */
 	bool			exists;		/* the DLM has our lock */
 	struct delayed_work	yield;		/* gives it back: EX -> NL */
+	void			(*bast)(void *arg, int mode);
+};
+
+/*
+ * The LU's shared state (state.c): a header block, the "state" lock's
+ * value block, and numbered blocks each in a lock "state.N" of its own.
+ * A node holds the header in PR while its copy of the state is current
+ * and converts to EX to change it; another node's request for EX makes
+ * it drop to NL and tell the core its copy is stale. Block locks are
+ * taken only under the header lock and kept in NL, so that their value
+ * blocks outlive any one node's use.
+ */
+struct kt_state_block {
+	struct kt_dlm_lock	l;
+	char			name[16];
+	u8			lvb[KT_CLUSTER_BLOCK_LEN];
+};
+
+struct kt_cluster_state {
+	struct mutex		mutex;		/* one user on this node */
+	struct kt_dlm_lock	hdr;
+	u8			hdr_lvb[KT_CLUSTER_BLOCK_LEN];
+	int			wanted;		/* a mode another node asked */
+	bool			busy;		/* a user holds @mutex */
+	struct work_struct	drop;		/* PR -> NL for another node */
+	struct kt_state_block	*blk;		/* [KT_CLUSTER_STATE_BLOCKS] */
 };
 
 struct kt_cluster_lu {
@@ -45,14 +72,28 @@ struct kt_cluster_lu {
 	int			nr_members;
 
 	struct kt_dlm_lock	rmw;		/* COMPARE AND WRITE, ORWRITE */
+	struct kt_cluster_state	state;		/* persistent reservations */
 };
 
 extern struct workqueue_struct *kt_cluster_wq;
 
+void kt_dlm_lock_setup(struct kt_dlm_lock *l, struct kt_cluster_lu *clu,
+		       const char *name, void (*bast)(void *arg, int mode));
 int kt_dlm_lock_init(struct kt_dlm_lock *l, struct kt_cluster_lu *clu,
 		     const char *name);
+/* ask for @mode (DLM_LKF_* @flags) and wait: 0 or -errno */
+int kt_dlm_lock_request(struct kt_dlm_lock *l, int mode, u32 flags);
 void kt_dlm_lock_exit(struct kt_dlm_lock *l);
 int kt_dlm_lock_get(struct kt_dlm_lock *l);
 void kt_dlm_lock_put(struct kt_dlm_lock *l);
+
+/* state.c */
+int kt_state_init(struct kt_cluster_lu *clu);
+void kt_state_exit(struct kt_cluster_lu *clu);
+int kt_state_lock(struct kt_cluster_lu *clu, bool write);
+int kt_state_read(struct kt_cluster_lu *clu, unsigned int blk, void *buf);
+int kt_state_write(struct kt_cluster_lu *clu, unsigned int blk,
+		   const void *buf);
+void kt_state_unlock(struct kt_cluster_lu *clu, bool publish);
 
 #endif /* KTARGET_CLUSTER_LU_H */

@@ -65,16 +65,16 @@ static void kt_dlm_lock_idle(struct kt_dlm_lock *l, unsigned long delay)
  * Ask the DLM for @mode and wait for the answer: 0 when granted, or
  * -errno. A request the other nodes do not answer in time is cancelled.
  */
-static int kt_dlm_lock_request(struct kt_dlm_lock *l, int mode)
+int kt_dlm_lock_request(struct kt_dlm_lock *l, int mode, u32 flags)
 {
 	struct kt_cluster_lu *clu = l->clu;
-	u32 flags = l->exists ? DLM_LKF_CONVERT : 0;
 	int ret;
 
+	if (l->exists)
+		flags |= DLM_LKF_CONVERT;
 	reinit_completion(&l->ast);
 	ret = dlm_lock(clu->ls, mode, &l->lksb, flags, l->name,
-		       strlen(l->name), 0, kt_dlm_lock_ast, l,
-		       kt_dlm_lock_bast);
+		       strlen(l->name), 0, kt_dlm_lock_ast, l, l->bast);
 	if (ret)
 		goto out;
 	if (!wait_for_completion_timeout(&l->ast, KT_DLM_LOCK_TIMEOUT)) {
@@ -124,7 +124,7 @@ static void kt_dlm_lock_yield(struct work_struct *work)
 	l->busy = true;
 	spin_unlock_irq(&l->lock);
 
-	ret = kt_dlm_lock_request(l, DLM_LOCK_NL);
+	ret = kt_dlm_lock_request(l, DLM_LOCK_NL, 0);
 
 	spin_lock_irq(&l->lock);
 	/* still EX after a failure: @wanted stays, and the yield retries */
@@ -132,18 +132,26 @@ static void kt_dlm_lock_yield(struct work_struct *work)
 	spin_unlock_irq(&l->lock);
 }
 
-/* The lock exists in NL: kt_dlm_lock_get() converts from there. */
-int kt_dlm_lock_init(struct kt_dlm_lock *l, struct kt_cluster_lu *clu,
-		     const char *name)
+/* Set @l up without asking the DLM for anything yet. */
+void kt_dlm_lock_setup(struct kt_dlm_lock *l, struct kt_cluster_lu *clu,
+		       const char *name, void (*bast)(void *arg, int mode))
 {
 	memset(l, 0, sizeof(*l));
 	l->clu = clu;
 	l->name = name;
+	l->bast = bast;
 	init_completion(&l->ast);
 	spin_lock_init(&l->lock);
 	init_waitqueue_head(&l->wait);
 	INIT_DELAYED_WORK(&l->yield, kt_dlm_lock_yield);
-	return kt_dlm_lock_request(l, DLM_LOCK_NL);
+}
+
+/* The lock exists in NL: kt_dlm_lock_get() converts from there. */
+int kt_dlm_lock_init(struct kt_dlm_lock *l, struct kt_cluster_lu *clu,
+		     const char *name)
+{
+	kt_dlm_lock_setup(l, clu, name, kt_dlm_lock_bast);
+	return kt_dlm_lock_request(l, DLM_LOCK_NL, 0);
 }
 
 /*
@@ -182,7 +190,7 @@ int kt_dlm_lock_get(struct kt_dlm_lock *l)
 	l->busy = true;
 	if (l->granted != DLM_LOCK_EX) {
 		spin_unlock_irq(&l->lock);
-		ret = kt_dlm_lock_request(l, DLM_LOCK_EX);
+		ret = kt_dlm_lock_request(l, DLM_LOCK_EX, 0);
 		spin_lock_irq(&l->lock);
 		if (ret)
 			kt_dlm_lock_idle(l, 0);

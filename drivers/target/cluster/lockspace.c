@@ -18,9 +18,6 @@
 
 #include "cluster_lu.h"
 
-/* bytes of lock value block, the same on every node (DLM wants 8n) */
-#define KT_CLUSTER_LVB_LEN	32
-
 struct workqueue_struct *kt_cluster_wq;
 
 static void kt_clu_recover_slot(void *arg, struct dlm_slot *slot)
@@ -67,7 +64,7 @@ static struct kt_cluster_lu *kt_clu_join(struct kt_dev *dev, const char *name)
 	spin_lock_init(&clu->members_lock);
 
 	ret = dlm_new_lockspace(clu->name, NULL, DLM_LSFL_NEWEXCL,
-				KT_CLUSTER_LVB_LEN, &kt_clu_ls_ops, clu,
+				KT_CLUSTER_BLOCK_LEN, &kt_clu_ls_ops, clu,
 				&ops_result, &clu->ls);
 	switch (ret) {
 	case 0:
@@ -96,8 +93,17 @@ static struct kt_cluster_lu *kt_clu_join(struct kt_dev *dev, const char *name)
 				    devname, clu->name, ret);
 		goto out_release;
 	}
+	ret = kt_state_init(clu);
+	if (ret) {
+		pr_warn_ratelimited("%s: cluster/enable: lockspace %s: no state lock: error %d\n",
+				    devname, clu->name, ret);
+		goto out_state;
+	}
 	return clu;
 
+out_state:
+	kt_state_exit(clu);
+	kt_dlm_lock_exit(&clu->rmw);
 out_release:
 	dlm_release_lockspace(clu->ls, 2);
 out_free:
@@ -107,6 +113,7 @@ out_free:
 
 static void kt_clu_leave(struct kt_cluster_lu *clu)
 {
+	kt_state_exit(clu);
 	kt_dlm_lock_exit(&clu->rmw);
 	dlm_release_lockspace(clu->ls, 2);
 	kfree(clu);
@@ -149,6 +156,10 @@ static const struct kt_cluster_ops kt_clu_ops = {
 	.leave		= kt_clu_leave,
 	.rmw_lock	= kt_clu_rmw_lock,
 	.rmw_unlock	= kt_clu_rmw_unlock,
+	.state_lock	= kt_state_lock,
+	.state_read	= kt_state_read,
+	.state_write	= kt_state_write,
+	.state_unlock	= kt_state_unlock,
 	.node_id	= kt_clu_node_id,
 	.members	= kt_clu_members,
 };

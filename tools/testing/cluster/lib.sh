@@ -176,6 +176,22 @@ kt_caw_race() {
 	fi
 }
 
+# kt_pr_nodes IQN: pr_nodes.py from this node through both nodes' portals
+# (LUN 0); its TAP lines, PR_NODES_CHECKS of them, become this test's.
+PR_NODES_CHECKS=27
+kt_pr_nodes() {
+	local out n
+	out=$(timeout 600 python3 "$KT_CLUSTER_TOOLS/pr_nodes.py" "$1" 0 \
+		"$(kt_node_addr 1):3260" "$(kt_node_addr 2):3260" 2>&1)
+	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)'
+	n=$(printf '%s\n' "$out" | grep -cE '^(ok|not ok) ')
+	while [ "$n" -lt "$PR_NODES_CHECKS" ]; do
+		not_ok "persistent reservations across nodes (pr_nodes.py ended early)" \
+			"$(printf '%s\n' "$out" | tail -5)"
+		n=$((n + 1))
+	done
+}
+
 # kt_cluster_down: stop the DLM daemon and corosync (after every lockspace
 # is gone)
 kt_cluster_down() {

@@ -3,12 +3,15 @@
 #
 # Two nodes serve one LU (iblock on the disk both guests share) in cluster
 # mode: cluster/enable refuses without a lockspace name and without
-# dlm_controld, joins the lockspace once corosync and dlm_controld run,
-# and COMPARE AND WRITE from both nodes at once never loses an update
-# (caw_race.py). Node 1 drives the initiators; node 2 serves.
+# dlm_controld, joins the lockspace once corosync and dlm_controld run;
+# COMPARE AND WRITE from both nodes at once never loses an update
+# (caw_race.py), and the persistent reservations are one state for both
+# nodes (pr_nodes.py). Node 1 drives the initiators; node 2 serves. Each
+# node's TPG has its own tag (tpgt_1, tpgt_2): its relative target port.
 #
-# KT_CLUSTER_CAW_OFF=1 leaves cluster mode off on both nodes: the same
-# race then loses increments, which shows the check can fail.
+# KT_CLUSTER_CAW_OFF=1 leaves cluster mode off on both nodes: the race
+# then loses increments and each node has reservations of its own, which
+# shows the checks can fail.
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/../selftests/lib.sh"
@@ -19,7 +22,7 @@ DEV=$KT_CFS/core/iblock_0/shared
 SERIAL=ktcluster-lu-0001
 SECONDS_RACE=${KT_CLUSTER_RACE_SECONDS:-20}
 
-if [ "$KT_NODE" = 1 ]; then plan 14; else plan 5; fi
+if [ "$KT_NODE" = 1 ]; then plan $((14 + PR_NODES_CHECKS)); else plan 5; fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
 
@@ -89,7 +92,7 @@ elif [ "$KT_NODE" = 1 ]; then
 fi
 
 # the LU on this node's portal; both nodes give it the same identity
-tpg=$KT_CFS/iscsi/$IQN/tpgt_1
+tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
 mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
 	mkdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260" &&
 	echo 0 > $tpg/attrib/authentication &&
@@ -116,8 +119,9 @@ if [ "$KT_NODE" = 1 ]; then
 	else
 		not_ok "... and both nodes met the other's writes (MISCOMPARE on each)" "$out"
 	fi
+	kt_pr_nodes "$IQN"
 fi
-kt_barrier raced $((SECONDS_RACE + 900))
+kt_barrier raced $((SECONDS_RACE + 1500))
 
 echo 0 > $tpg/enable
 rmdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260"

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: the persistent reservations of a clustered device, one
+ * state for every node, in the cluster module's shared state
+ * (include/ktarget/cluster.h).
+ *
+ * Each node keeps its copy in dev->state->res, as a single node does, and
+ * KT_RES_STALE in res.active says the copy may be out of date: the module
+ * sets it as soon as another node is about to change the state, and the
+ * next command, or the refresh work queued at the same time, loads the
+ * state before anything looks at the copy. A node whose copy is current
+ * checks every command against it without asking the other nodes.
+ *
+ *   block 0      the header: version, PRgeneration, type, holder, APTPL,
+ *                the number of registrations, and the unit attentions and
+ *                aborts the last changes raised, each with its version
+ *   block 1..n   one registration each, in the order of res.regs
+ *
+ * A PR OUT takes the state for writing, loads it if its version moved,
+ * runs as it would on one node, then writes the blocks that changed and a
+ * header with the next version. A node that loads a newer version raises,
+ * for its own nexuses, the unit attentions of the versions it had not
+ * seen, and aborts the commands of nexuses a PREEMPT AND ABORT removed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <ktarget/cluster.h>
+#include <ktarget/proto/sense.h>
+
+#include "core.h"
+#include "pr.h"
+
+#define KT_PRC_MAGIC		0x6b745052	/* "ktPR" */
+#define KT_PRC_EVENTS		13
+
+struct kt_prc_event {
+	__be64	nexus;			/* kt_nexus_key() */
+	__be32	version;		/* its low 32 bits */
+	__be16	port;			/* relative target port, 0: any */
+	__be16	asc_ascq;		/* or KT_PR_CLUSTER_ABORT */
+};
+
+struct kt_prc_hdr {
+	__be32	magic;			/* 0: nothing published yet */
+	__be32	generation;		/* PRgeneration */
+	__be64	version;
+	__be64	events_lost;		/* events up to it did not fit */
+	__be16	nr_regs;
+	__be16	holder;			/* 1 + its block's index - 1, 0: none */
+	u8	type;
+	u8	aptpl;
+	u8	nr_events;
+	u8	rsvd[9];
+	struct kt_prc_event ev[KT_PRC_EVENTS];
+};
+
+#define KT_PRC_ALL_TG_PT	BIT(0)
+#define KT_PRC_HAS_ISID		BIT(1)
+
+struct kt_prc_reg {
+	__be64	key;
+	__be16	rtpi;
+	u8	flags;			/* KT_PRC_* */
+	u8	proto;
+	u8	isid[KT_PR_ISID_LEN];
+	u8	rsvd[6];
+	char	name[KT_PR_NAME_LEN];	/* NUL-terminated */
+};
+
+static_assert(sizeof(struct kt_prc_hdr) <= KT_CLUSTER_BLOCK_LEN);
+static_assert(sizeof(struct kt_prc_reg) <= KT_CLUSTER_BLOCK_LEN);
+
+/* This node's side of the shared state, while cluster mode is on */
+struct kt_pr_cluster {
+	u64			version;	/* of the state the copy is */
+	bool			loaded;		/* @version means something */
+	unsigned int		known;		/* @blk[1..known] as shared */
+	struct kt_prc_hdr	hdr;		/* the last header seen */
+	/* what this change raised, for the other nodes */
+	struct kt_prc_event	ev[KT_PRC_EVENTS];
+	unsigned int		nr_ev;
+	bool			ev_lost;
+	bool			hdr_written;	/* published at the unlock */
+	/* nexuses to abort here, once res.lock is let go */
+	struct kt_pr_nexus	abort[KT_PRC_EVENTS];
+	unsigned int		nr_abort;
+	struct work_struct	refresh;
+	struct kt_dev		*dev;
+	u8			blk[KT_CLUSTER_STATE_BLOCKS][KT_CLUSTER_BLOCK_LEN];
+};
+
+static struct kt_cluster_lu *kt_prc_lu(struct kt_dev *dev)
+{
+	return dev->state->cluster.lu;
+}
+
+static const struct kt_cluster_ops *kt_prc_ops(struct kt_dev *dev)
+{
+	return dev->state->cluster.ops;
+}
+
+unsigned int kt_pr_max_regs(const struct kt_dev *dev)
+{
+	return dev->state->res.clustered ? KT_CLUSTER_STATE_BLOCKS - 1 :
+					   KT_PR_MAX_REGS;
+}
+
+static void kt_prc_pack(const struct kt_pr_reg *reg, void *blk)
+{
+	struct kt_prc_reg *b = blk;
+
+	memset(blk, 0, KT_CLUSTER_BLOCK_LEN);
+	b->key = cpu_to_be64(reg->key);
+	b->rtpi = cpu_to_be16(reg->rtpi);
+	b->flags = (reg->all_tg_pt ? KT_PRC_ALL_TG_PT : 0) |
+		   (reg->tid.has_isid ? KT_PRC_HAS_ISID : 0);
+	b->proto = reg->tid.proto;
+	memcpy(b->isid, reg->tid.isid, sizeof(b->isid));
+	strscpy(b->name, reg->tid.name, sizeof(b->name));
+}
+
+static struct kt_pr_reg *kt_prc_unpack(const void *blk)
+{
+	const struct kt_prc_reg *b = blk;
+	struct kt_pr_reg *reg;
+
+	if (!memchr(b->name, '\0', sizeof(b->name)))
+		return NULL;
+	reg = kzalloc(sizeof(*reg), GFP_KERNEL);
+	if (!reg)
+		return NULL;
+	reg->key = be64_to_cpu(b->key);
+	reg->rtpi = be16_to_cpu(b->rtpi);
+	reg->all_tg_pt = b->flags & KT_PRC_ALL_TG_PT;
+	reg->tid.has_isid = b->flags & KT_PRC_HAS_ISID;
+	reg->tid.proto = b->proto;
+	memcpy(reg->tid.isid, b->isid, sizeof(reg->tid.isid));
+	strscpy(reg->tid.name, b->name, sizeof(reg->tid.name));
+	return reg;
+}
+
+/* A change on this node raised @asc_ascq for a nexus; under res.lock. */
+void kt_pr_cluster_event(struct kt_dev *dev, u64 nexus, u16 port,
+			 u16 asc_ascq)
+{
+	struct kt_pr_cluster *pc = dev->state->res.clustered;
+
+	if (!pc)
+		return;
+	if (pc->nr_ev == KT_PRC_EVENTS) {
+		memmove(pc->ev, pc->ev + 1, sizeof(pc->ev) - sizeof(pc->ev[0]));
+		pc->nr_ev--;
+		pc->ev_lost = true;
+	}
+	pc->ev[pc->nr_ev++] = (struct kt_prc_event){
+		.nexus = cpu_to_be64(nexus),
+		.port = cpu_to_be16(port),
+		.asc_ascq = cpu_to_be16(asc_ascq),
+	};
+}
+
+/* Another node's change raised @ev: for this node's nexuses too. */
+static void kt_prc_apply(struct kt_dev *dev, struct kt_pr_cluster *pc,
+			 const struct kt_prc_event *ev)
+{
+	u16 asc_ascq = be16_to_cpu(ev->asc_ascq);
+	struct kt_pr_nexus n = {
+		.key = be64_to_cpu(ev->nexus),
+		.port = be16_to_cpu(ev->port),
+	};
+
+	if (asc_ascq != KT_PR_CLUSTER_ABORT) {
+		kt_ua_raise_nexus(dev, asc_ascq, KT_UA_ONLY, n.key, n.port);
+		return;
+	}
+	if (pc->nr_abort < ARRAY_SIZE(pc->abort))
+		pc->abort[pc->nr_abort++] = n;
+}
+
+static void kt_prc_events(struct kt_dev *dev, struct kt_pr_cluster *pc,
+			  const struct kt_prc_hdr *hdr)
+{
+	unsigned int i, nr = min_t(unsigned int, hdr->nr_events,
+				   KT_PRC_EVENTS);
+	u32 seen = pc->version;
+
+	if (be64_to_cpu(hdr->events_lost) > pc->version) {
+		/* too many changes since this node looked: tell everyone */
+		pr_info_ratelimited("%s: persistent reservations changed too often on other nodes to tell each nexus why\n",
+				    config_item_name(&dev->group.cg_item));
+		kt_ua_raise(dev, KT_ASC_RESERVATIONS_PREEMPTED, KT_UA_ALL,
+			    NULL);
+	}
+	for (i = 0; i < nr; i++)
+		if ((s32)(be32_to_cpu(hdr->ev[i].version) - seen) > 0)
+			kt_prc_apply(dev, pc, &hdr->ev[i]);
+}
+
+static void kt_prc_free_list(struct list_head *regs)
+{
+	struct kt_pr_reg *reg, *tmp;
+
+	list_for_each_entry_safe(reg, tmp, regs, node) {
+		list_del(&reg->node);
+		kfree(reg);
+	}
+}
+
+/* The shared state is newer than the copy: take it. */
+static int kt_prc_take(struct kt_dev *dev, struct kt_pr_cluster *pc,
+		       const struct kt_prc_hdr *hdr)
+{
+	struct kt_cluster_lu *lu = kt_prc_lu(dev);
+	const struct kt_cluster_ops *ops = kt_prc_ops(dev);
+	struct kt_res *res = &dev->state->res;
+	unsigned int i, nr = be16_to_cpu(hdr->nr_regs);
+	unsigned int holder = be16_to_cpu(hdr->holder);
+	bool was_aptpl = res->aptpl;
+	LIST_HEAD(regs);
+	int ret = 0;
+
+	if (nr >= KT_CLUSTER_STATE_BLOCKS || holder > nr ||
+	    (hdr->type && !kt_pr_type_valid(hdr->type)))
+		return -EPROTO;
+	pc->known = 0;
+	for (i = 1; i <= nr; i++) {
+		struct kt_pr_reg *reg;
+
+		ret = ops->state_read(lu, i, pc->blk[i]);
+		if (ret)
+			break;
+		reg = kt_prc_unpack(pc->blk[i]);
+		if (!reg) {
+			ret = -EPROTO;
+			break;
+		}
+		list_add_tail(&reg->node, &regs);
+	}
+	if (ret) {
+		kt_prc_free_list(&regs);
+		return ret;
+	}
+	pc->known = nr;
+
+	kt_prc_free_list(&res->regs);
+	list_splice(&regs, &res->regs);
+	res->nr_regs = nr;
+	res->holder = NULL;
+	if (holder) {
+		struct kt_pr_reg *reg;
+
+		i = 0;
+		list_for_each_entry(reg, &res->regs, node)
+			if (++i == holder)
+				res->holder = reg;
+	}
+	res->type = hdr->type;
+	res->generation = be32_to_cpu(hdr->generation);
+	res->aptpl = hdr->aptpl;
+	/* the shared state wins over any APTPL file */
+	res->aptpl_loaded = true;
+	kt_res_update(dev);
+	if (pc->loaded)
+		kt_prc_events(dev, pc, hdr);
+	if (res->aptpl || was_aptpl)
+		kt_pr_aptpl_save(dev);
+	return 0;
+}
+
+/* Write the copy as the next version; the state is held for writing. */
+static int kt_prc_publish(struct kt_dev *dev, struct kt_pr_cluster *pc,
+			  bool all)
+{
+	struct kt_cluster_lu *lu = kt_prc_lu(dev);
+	const struct kt_cluster_ops *ops = kt_prc_ops(dev);
+	struct kt_res *res = &dev->state->res;
+	struct kt_prc_hdr *hdr = &pc->hdr;
+	u8 buf[KT_CLUSTER_BLOCK_LEN];
+	unsigned int i = 0, holder = 0, n, keep;
+	struct kt_pr_reg *reg;
+	u64 version = pc->version + 1;
+	int ret;
+
+	list_for_each_entry(reg, &res->regs, node) {
+		if (++i >= KT_CLUSTER_STATE_BLOCKS)
+			return -ENOSPC;
+		if (reg == res->holder)
+			holder = i;
+		kt_prc_pack(reg, buf);
+		if (!all && i <= pc->known &&
+		    !memcmp(buf, pc->blk[i], sizeof(buf)))
+			continue;
+		ret = ops->state_write(lu, i, buf);
+		if (ret)
+			return ret;
+		memcpy(pc->blk[i], buf, sizeof(buf));
+	}
+	pc->known = i;
+
+	hdr->magic = cpu_to_be32(KT_PRC_MAGIC);
+	hdr->generation = cpu_to_be32(res->generation);
+	hdr->version = cpu_to_be64(version);
+	hdr->nr_regs = cpu_to_be16(i);
+	hdr->holder = cpu_to_be16(holder);
+	hdr->type = res->type;
+	hdr->aptpl = res->aptpl;
+	/* the last KT_PRC_EVENTS events: the older ones, then this change's */
+	n = min_t(unsigned int, hdr->nr_events, KT_PRC_EVENTS);
+	if (all) {
+		n = 0;
+		hdr->events_lost = 0;
+	}
+	keep = min(n, KT_PRC_EVENTS - pc->nr_ev);
+	if (keep < n) {
+		/* what falls out is of this version or older */
+		hdr->events_lost = cpu_to_be64(pc->version);
+		memmove(hdr->ev, hdr->ev + n - keep, keep * sizeof(hdr->ev[0]));
+	}
+	if (pc->ev_lost)
+		hdr->events_lost = cpu_to_be64(version);
+	for (i = 0; i < pc->nr_ev; i++) {
+		pc->ev[i].version = cpu_to_be32(version);
+		hdr->ev[keep + i] = pc->ev[i];
+	}
+	hdr->nr_events = keep + pc->nr_ev;
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, hdr, sizeof(*hdr));
+	ret = ops->state_write(lu, 0, buf);
+	if (ret)
+		return ret;
+	pc->version = version;
+	pc->loaded = true;
+	pc->hdr_written = true;
+	return 0;
+}
+
+static int kt_prc_sync(struct kt_dev *dev, struct kt_pr_cluster *pc,
+		       bool write)
+{
+	struct kt_cluster_lu *lu = kt_prc_lu(dev);
+	const struct kt_cluster_ops *ops = kt_prc_ops(dev);
+	struct kt_res *res = &dev->state->res;
+	u8 buf[KT_CLUSTER_BLOCK_LEN];
+	struct kt_prc_hdr *hdr = (struct kt_prc_hdr *)buf;
+	bool republish = false, held_write = write;
+	u64 version;
+	int ret;
+
+	if (!res->aptpl_loaded)
+		kt_pr_aptpl_load(dev);
+	ret = ops->state_lock(lu, write);
+	if (ret)
+		return ret;
+	ret = ops->state_read(lu, 0, buf);
+	version = be64_to_cpu(hdr->version);
+	if (ret == -ESTALE || (!ret && !hdr->magic)) {
+		/* a node died changing it, or nobody published yet */
+		republish = pc->loaded || res->nr_regs || res->type;
+		ret = 0;
+		if (!republish) {
+			pc->loaded = true;
+			pc->version = 0;
+			memset(&pc->hdr, 0, sizeof(pc->hdr));
+		}
+	} else if (!ret && be32_to_cpu(hdr->magic) != KT_PRC_MAGIC) {
+		ret = -EPROTO;
+	} else if (!ret && pc->loaded && version < pc->version) {
+		republish = true;	/* it went back: the DLM lost it */
+	} else if (!ret && (!pc->loaded || version != pc->version)) {
+		ret = kt_prc_take(dev, pc, hdr);
+		if (!ret) {
+			pc->hdr = *hdr;
+			pc->version = version;
+			pc->loaded = true;
+		}
+	}
+	pc->nr_ev = 0;
+	pc->ev_lost = false;
+	pc->hdr_written = false;
+	if (!ret && republish) {
+		pr_info("%s: persistent reservations: the cluster's copy is gone; this node's copy (version %llu) replaces it\n",
+			config_item_name(&dev->group.cg_item), pc->version);
+		if (!held_write) {
+			ops->state_unlock(lu, false);
+			ret = ops->state_lock(lu, true);
+			if (ret)
+				return ret;
+			held_write = true;
+		}
+		pc->version = max(pc->version, version);
+		ret = kt_prc_publish(dev, pc, true);
+	}
+	if (ret) {
+		ops->state_unlock(lu, false);
+		pc->hdr_written = false;
+		pr_warn_ratelimited("%s: persistent reservations: the cluster's state cannot be read: error %d\n",
+				    config_item_name(&dev->group.cg_item), ret);
+		return ret;
+	}
+	/* the module sets it again if another node asks meanwhile */
+	clear_bit(KT_RES_STALE_BIT, &res->active);
+	if (!write && held_write) {
+		ops->state_unlock(lu, pc->hdr_written);
+		pc->hdr_written = false;
+	} else if (!write) {
+		ops->state_unlock(lu, false);
+	}
+	return 0;
+}
+
+/*
+ * Under res.lock, before a PR OUT (@write) or anything else looks at the
+ * copy: make it current. For writing, the state stays held until
+ * kt_pr_cluster_end(). 0, or -errno after saying why.
+ */
+int kt_pr_cluster_begin(struct kt_dev *dev, bool write)
+{
+	struct kt_pr_cluster *pc = dev->state->res.clustered;
+
+	return pc ? kt_prc_sync(dev, pc, write) : 0;
+}
+
+/*
+ * Under res.lock, after a PR OUT: publish the copy if @changed. When that
+ * fails the copy is no longer the cluster's: the next look reloads it.
+ */
+int kt_pr_cluster_end(struct kt_dev *dev, bool changed)
+{
+	struct kt_pr_cluster *pc = dev->state->res.clustered;
+	int ret = 0;
+
+	if (!pc)
+		return 0;
+	if (changed)
+		ret = kt_prc_publish(dev, pc, false);
+	/* a failed publish may have written blocks: no header for them */
+	kt_prc_ops(dev)->state_unlock(kt_prc_lu(dev), !ret && pc->hdr_written);
+	pc->hdr_written = false;
+	if (ret) {
+		pr_warn_ratelimited("%s: persistent reservations: a change could not be published: error %d\n",
+				    config_item_name(&dev->group.cg_item), ret);
+		pc->loaded = false;
+		set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
+	}
+	pc->nr_ev = 0;
+	pc->ev_lost = false;
+	return ret;
+}
+
+/* Not under res.lock: abort what another node's PREEMPT AND ABORT named. */
+void kt_pr_cluster_aborts(struct kt_dev *dev)
+{
+	struct kt_pr_cluster *pc;
+	struct kt_pr_nexus gone[KT_PRC_EVENTS];
+	unsigned int nr = 0;
+
+	mutex_lock(&dev->state->res.lock);
+	pc = dev->state->res.clustered;
+	if (pc) {
+		nr = pc->nr_abort;
+		memcpy(gone, pc->abort, nr * sizeof(gone[0]));
+		pc->nr_abort = 0;
+	}
+	mutex_unlock(&dev->state->res.lock);
+	if (nr)
+		kt_tmr_preempt_abort_dev(dev, gone, nr);
+}
+
+/* Bring the copy up to date; KT_SENSE_NONE or why a command cannot run. */
+sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	int ret = 0;
+
+	mutex_lock(&dev->state->res.lock);
+	if (dev->state->res.clustered &&
+	    test_bit(KT_RES_STALE_BIT, &dev->state->res.active))
+		ret = kt_pr_cluster_begin(dev, false);
+	mutex_unlock(&dev->state->res.lock);
+	kt_pr_cluster_aborts(dev);
+	if (!ret)
+		return KT_SENSE_NONE;
+	/* never decide on a copy that may be stale: try another path */
+	cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
+	return KT_SENSE_NOT_READY;
+}
+
+static void kt_prc_refresh_work(struct work_struct *work)
+{
+	struct kt_pr_cluster *pc = container_of(work, struct kt_pr_cluster,
+						refresh);
+	struct kt_dev *dev = pc->dev;
+
+	mutex_lock(&dev->state->res.lock);
+	if (test_bit(KT_RES_STALE_BIT, &dev->state->res.active))
+		kt_pr_cluster_begin(dev, false);
+	mutex_unlock(&dev->state->res.lock);
+	kt_pr_cluster_aborts(dev);
+}
+
+void kt_cluster_state_stale(struct kt_dev *dev)
+{
+	struct kt_pr_cluster *pc = READ_ONCE(dev->state->res.clustered);
+
+	set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
+	/* the unit attentions and aborts should not wait for a command */
+	if (pc)
+		queue_work(system_wq, &pc->refresh);
+}
+EXPORT_SYMBOL_GPL(kt_cluster_state_stale);
+
+/* Cluster mode goes on (no LUN exports the device): load before use. */
+int kt_pr_cluster_attach(struct kt_dev *dev)
+{
+	struct kt_pr_cluster *pc = kvzalloc(sizeof(*pc), GFP_KERNEL);
+
+	if (!pc)
+		return -ENOMEM;
+	pc->dev = dev;
+	INIT_WORK(&pc->refresh, kt_prc_refresh_work);
+	mutex_lock(&dev->state->res.lock);
+	WRITE_ONCE(dev->state->res.clustered, pc);
+	set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
+	mutex_unlock(&dev->state->res.lock);
+	return 0;
+}
+
+/*
+ * Cluster mode goes off: from now on the copy is this node's state. The
+ * module may still call kt_cluster_state_stale() until it has left, so
+ * kt_pr_cluster_free() comes after that.
+ */
+struct kt_pr_cluster *kt_pr_cluster_detach(struct kt_dev *dev)
+{
+	struct kt_pr_cluster *pc;
+
+	mutex_lock(&dev->state->res.lock);
+	pc = dev->state->res.clustered;
+	WRITE_ONCE(dev->state->res.clustered, NULL);
+	mutex_unlock(&dev->state->res.lock);
+	return pc;
+}
+
+void kt_pr_cluster_free(struct kt_dev *dev, struct kt_pr_cluster *pc)
+{
+	if (!pc)
+		return;
+	cancel_work_sync(&pc->refresh);
+	clear_bit(KT_RES_STALE_BIT, &dev->state->res.active);
+	kvfree(pc);
+}
