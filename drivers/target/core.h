@@ -109,7 +109,7 @@ void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 			  const struct kt_pr_nexus *gone, unsigned int nr_gone);
 void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 			      const struct kt_pr_nexus *gone,
-			      unsigned int nr_gone);
+			      unsigned int nr_gone, struct kt_cmd *spare);
 
 /* data_limit.c: target/data_buffer_limit_mb */
 int kt_data_limit_init(void);

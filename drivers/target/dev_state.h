@@ -110,6 +110,7 @@ struct kt_res {
 	bool			aptpl_loaded;
 	struct kt_pr_reg	*holder;	/* reserving registration */
 	const void		*spc2_holder;	/* struct kt_session */
+	bool			spc2_elsewhere;	/* cluster mode: another node's */
 	struct list_head	spc2_node;	/* reserve.c: reserved devices */
 	struct kt_pr_cluster	*clustered;	/* pr_cluster.c, cluster mode */
 };

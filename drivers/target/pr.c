@@ -109,7 +109,7 @@ void kt_res_update(struct kt_dev *dev)
 
 	lockdep_assert_held(&res->lock);
 	assign_bit(KT_RES_PR_BIT, &res->active, res->type != KT_PR_TYPE_NONE);
-	assign_bit(KT_RES_SPC2_BIT, &res->active, res->spc2_holder);
+	assign_bit(KT_RES_SPC2_BIT, &res->active, kt_reserve_held(res));
 }
 
 /* The I_T nexus @cmd came through. */
@@ -556,7 +556,7 @@ static void kt_pr_out_exec(struct kt_cmd *cmd)
 		goto unlock;
 	}
 	/* SPC-4 5.13.3: not while an SPC-2 RESERVE holds the LU */
-	if (dev->state->res.spc2_holder) {
+	if (kt_reserve_held(&dev->state->res)) {
 		ret = KT_SENSE_RESERVATION_CONFLICT;
 		goto publish;
 	}
@@ -612,7 +612,7 @@ publish:
 	}
 unlock:
 	mutex_unlock(&dev->state->res.lock);
-	kt_pr_cluster_aborts(dev);
+	kt_pr_cluster_aborts(dev, cmd);
 out:
 	kfree(param);
 	if (!ret && gone.abort) {
@@ -672,14 +672,14 @@ static void kt_pr_in_exec(struct kt_cmd *cmd)
 		kt_cmd_complete(cmd, KT_SENSE_NOT_READY);
 		return;
 	}
-	if (dev->state->res.spc2_holder) {
+	if (kt_reserve_held(&dev->state->res)) {
 		mutex_unlock(&dev->state->res.lock);
 		kt_cmd_complete(cmd, KT_SENSE_RESERVATION_CONFLICT);
 		return;
 	}
 	regs = kt_pr_snapshot(dev, &info);
 	mutex_unlock(&dev->state->res.lock);
-	kt_pr_cluster_aborts(dev);
+	kt_pr_cluster_aborts(dev, cmd);
 	if (!regs) {
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
 		return;
@@ -737,7 +737,7 @@ sense_reason_t kt_res_check(struct kt_cmd *cmd)
 			return ret;
 	}
 	mutex_lock(&dev->state->res.lock);
-	if (dev->state->res.spc2_holder) {
+	if (kt_reserve_held(&dev->state->res)) {
 		ret = kt_reserve_check_locked(cmd);
 	} else if (dev->state->res.type != KT_PR_TYPE_NONE) {
 		kt_pr_nexus(cmd, &me, &rtpi);

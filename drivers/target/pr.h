@@ -31,6 +31,12 @@ struct kt_pr_nexus {
 	u16			port;
 };
 
+/* An SPC-2 RESERVE holds the LU, through this node or another */
+static inline bool kt_reserve_held(const struct kt_res *res)
+{
+	return res->spc2_holder || res->spc2_elsewhere;
+}
+
 /* pr.c */
 void kt_res_dev_init(struct kt_dev *dev);
 void kt_res_dev_release(struct kt_dev *dev);
@@ -54,7 +60,8 @@ int kt_pr_cluster_end(struct kt_dev *dev, bool changed);
 void kt_pr_cluster_event(struct kt_dev *dev, u64 nexus, u16 port,
 			 u16 asc_ascq);
 /* not under res.lock */
-void kt_pr_cluster_aborts(struct kt_dev *dev);
+void kt_pr_cluster_ua_all(struct kt_dev *dev, u16 asc_ascq);
+void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare);
 sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd);
 
 /* pr_aptpl.c: under dev->state->res.lock */

@@ -12,8 +12,9 @@
  * checks every command against it without asking the other nodes.
  *
  *   block 0      the header: version, PRgeneration, type, holder, APTPL,
- *                the number of registrations, and the unit attentions and
- *                aborts the last changes raised, each with its version
+ *                the number of registrations, an SPC-2 RESERVE's holder,
+ *                and the unit attentions and aborts the last changes
+ *                raised, each with its version
  *   block 1..n   one registration each, in the order of res.regs
  *
  * A PR OUT takes the state for writing, loads it if its version moved,
@@ -35,10 +36,10 @@
 #include "pr.h"
 
 #define KT_PRC_MAGIC		0x6b745052	/* "ktPR" */
-#define KT_PRC_EVENTS		13
+#define KT_PRC_EVENTS		12
 
 struct kt_prc_event {
-	__be64	nexus;			/* kt_nexus_key() */
+	__be64	nexus;			/* kt_nexus_key(), 0: every nexus */
 	__be32	version;		/* its low 32 bits */
 	__be16	port;			/* relative target port, 0: any */
 	__be16	asc_ascq;		/* or KT_PR_CLUSTER_ABORT */
@@ -49,12 +50,15 @@ struct kt_prc_hdr {
 	__be32	generation;		/* PRgeneration */
 	__be64	version;
 	__be64	events_lost;		/* events up to it did not fit */
+	__be64	spc2_nexus;		/* an SPC-2 RESERVE's holder */
 	__be16	nr_regs;
-	__be16	holder;			/* 1 + its block's index - 1, 0: none */
+	__be16	holder;			/* its block's index, 0: none */
+	__be16	spc2_port;
 	u8	type;
 	u8	aptpl;
 	u8	nr_events;
-	u8	rsvd[9];
+	u8	spc2;			/* an SPC-2 RESERVE holds the LU */
+	u8	rsvd[6];
 	struct kt_prc_event ev[KT_PRC_EVENTS];
 };
 
@@ -173,6 +177,14 @@ static void kt_prc_apply(struct kt_dev *dev, struct kt_pr_cluster *pc,
 		.port = be16_to_cpu(ev->port),
 	};
 
+	pr_debug("%s: another node's change %u: %#x for nexus %#llx port %u\n",
+		 config_item_name(&dev->group.cg_item),
+		 be32_to_cpu(ev->version), asc_ascq, n.key, n.port);
+	if (!n.key) {
+		kt_ua_raise(dev, asc_ascq, KT_UA_ALL, NULL);
+		return;
+	}
+
 	if (asc_ascq != KT_PR_CLUSTER_ABORT) {
 		kt_ua_raise_nexus(dev, asc_ascq, KT_UA_ONLY, n.key, n.port);
 		return;
@@ -208,6 +220,34 @@ static void kt_prc_free_list(struct list_head *regs)
 		list_del(&reg->node);
 		kfree(reg);
 	}
+}
+
+/* The nexus of this node's session that holds an SPC-2 RESERVE */
+static void kt_prc_spc2_nexus(const struct kt_res *res, u64 *key, u16 *port)
+{
+	const struct kt_session *sess = res->spc2_holder;
+
+	*key = sess->nexus_key;
+	*port = sess->tpg->tag;
+}
+
+/* Whose is the SPC-2 RESERVE the header names: this node's session's? */
+static void kt_prc_take_spc2(struct kt_res *res, const struct kt_prc_hdr *hdr)
+{
+	u64 key;
+	u16 port;
+
+	if (hdr->spc2 && res->spc2_holder) {
+		kt_prc_spc2_nexus(res, &key, &port);
+		if (be64_to_cpu(hdr->spc2_nexus) == key &&
+		    be16_to_cpu(hdr->spc2_port) == port) {
+			res->spc2_elsewhere = false;
+			return;
+		}
+	}
+	/* reserve.c takes the device off its list when the session ends */
+	res->spc2_holder = NULL;
+	res->spc2_elsewhere = hdr->spc2;
 }
 
 /* The shared state is newer than the copy: take it. */
@@ -258,12 +298,16 @@ static int kt_prc_take(struct kt_dev *dev, struct kt_pr_cluster *pc,
 			if (++i == holder)
 				res->holder = reg;
 	}
+	kt_prc_take_spc2(res, hdr);
 	res->type = hdr->type;
 	res->generation = be32_to_cpu(hdr->generation);
 	res->aptpl = hdr->aptpl;
 	/* the shared state wins over any APTPL file */
 	res->aptpl_loaded = true;
 	kt_res_update(dev);
+	pr_debug("%s: persistent reservations: version %llu to %llu, %u registration(s), %u event(s)\n",
+		 config_item_name(&dev->group.cg_item), pc->version,
+		 be64_to_cpu(hdr->version), nr, hdr->nr_events);
 	if (pc->loaded)
 		kt_prc_events(dev, pc, hdr);
 	if (res->aptpl || was_aptpl)
@@ -308,6 +352,16 @@ static int kt_prc_publish(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	hdr->holder = cpu_to_be16(holder);
 	hdr->type = res->type;
 	hdr->aptpl = res->aptpl;
+	/* another node's SPC-2 RESERVE: as it was loaded */
+	hdr->spc2 = kt_reserve_held(res);
+	if (res->spc2_holder) {
+		u64 key;
+		u16 port;
+
+		kt_prc_spc2_nexus(res, &key, &port);
+		hdr->spc2_nexus = cpu_to_be64(key);
+		hdr->spc2_port = cpu_to_be16(port);
+	}
 	/* the last KT_PRC_EVENTS events: the older ones, then this change's */
 	n = min_t(unsigned int, hdr->nr_events, KT_PRC_EVENTS);
 	if (all) {
@@ -338,6 +392,16 @@ static int kt_prc_publish(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	return 0;
 }
 
+/*
+ * The copy and the cluster's state may differ: nothing decides on the copy
+ * until the whole state is loaded again.
+ */
+static void kt_prc_distrust(struct kt_dev *dev, struct kt_pr_cluster *pc)
+{
+	pc->loaded = false;
+	set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
+}
+
 static int kt_prc_sync(struct kt_dev *dev, struct kt_pr_cluster *pc,
 		       bool write)
 {
@@ -353,13 +417,16 @@ static int kt_prc_sync(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	if (!res->aptpl_loaded)
 		kt_pr_aptpl_load(dev);
 	ret = ops->state_lock(lu, write);
-	if (ret)
+	if (ret) {
+		kt_prc_distrust(dev, pc);
 		return ret;
+	}
 	ret = ops->state_read(lu, 0, buf);
 	version = be64_to_cpu(hdr->version);
 	if (ret == -ESTALE || (!ret && !hdr->magic)) {
 		/* a node died changing it, or nobody published yet */
-		republish = pc->loaded || res->nr_regs || res->type;
+		republish = (pc->loaded && pc->version) || res->nr_regs ||
+			    res->type || kt_reserve_held(res);
 		ret = 0;
 		if (!republish) {
 			pc->loaded = true;
@@ -387,8 +454,10 @@ static int kt_prc_sync(struct kt_dev *dev, struct kt_pr_cluster *pc,
 		if (!held_write) {
 			ops->state_unlock(lu, false);
 			ret = ops->state_lock(lu, true);
-			if (ret)
+			if (ret) {
+				kt_prc_distrust(dev, pc);
 				return ret;
+			}
 			held_write = true;
 		}
 		pc->version = max(pc->version, version);
@@ -397,6 +466,7 @@ static int kt_prc_sync(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	if (ret) {
 		ops->state_unlock(lu, false);
 		pc->hdr_written = false;
+		kt_prc_distrust(dev, pc);
 		pr_warn_ratelimited("%s: persistent reservations: the cluster's state cannot be read: error %d\n",
 				    config_item_name(&dev->group.cg_item), ret);
 		return ret;
@@ -443,16 +513,32 @@ int kt_pr_cluster_end(struct kt_dev *dev, bool changed)
 	if (ret) {
 		pr_warn_ratelimited("%s: persistent reservations: a change could not be published: error %d\n",
 				    config_item_name(&dev->group.cg_item), ret);
-		pc->loaded = false;
-		set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
+		kt_prc_distrust(dev, pc);
 	}
 	pc->nr_ev = 0;
 	pc->ev_lost = false;
 	return ret;
 }
 
-/* Not under res.lock: abort what another node's PREEMPT AND ABORT named. */
-void kt_pr_cluster_aborts(struct kt_dev *dev)
+/*
+ * Not under res.lock: a unit attention for every nexus of the LU on the
+ * other nodes too (a LOGICAL UNIT RESET's); this node raised its own.
+ */
+void kt_pr_cluster_ua_all(struct kt_dev *dev, u16 asc_ascq)
+{
+	mutex_lock(&dev->state->res.lock);
+	if (dev->state->res.clustered && !kt_pr_cluster_begin(dev, true)) {
+		kt_pr_cluster_event(dev, 0, 0, asc_ascq);
+		kt_pr_cluster_end(dev, true);
+	}
+	mutex_unlock(&dev->state->res.lock);
+}
+
+/*
+ * Not under res.lock: abort what another node's PREEMPT AND ABORT named,
+ * but not @spare, the command that found the change (it came after it).
+ */
+void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare)
 {
 	struct kt_pr_cluster *pc;
 	struct kt_pr_nexus gone[KT_PRC_EVENTS];
@@ -467,7 +553,7 @@ void kt_pr_cluster_aborts(struct kt_dev *dev)
 	}
 	mutex_unlock(&dev->state->res.lock);
 	if (nr)
-		kt_tmr_preempt_abort_dev(dev, gone, nr);
+		kt_tmr_preempt_abort_dev(dev, gone, nr, spare);
 }
 
 /* Bring the copy up to date; KT_SENSE_NONE or why a command cannot run. */
@@ -481,7 +567,7 @@ sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd)
 	    test_bit(KT_RES_STALE_BIT, &dev->state->res.active))
 		ret = kt_pr_cluster_begin(dev, false);
 	mutex_unlock(&dev->state->res.lock);
-	kt_pr_cluster_aborts(dev);
+	kt_pr_cluster_aborts(dev, cmd);
 	if (!ret)
 		return KT_SENSE_NONE;
 	/* never decide on a copy that may be stale: try another path */
@@ -499,7 +585,7 @@ static void kt_prc_refresh_work(struct work_struct *work)
 	if (test_bit(KT_RES_STALE_BIT, &dev->state->res.active))
 		kt_pr_cluster_begin(dev, false);
 	mutex_unlock(&dev->state->res.lock);
-	kt_pr_cluster_aborts(dev);
+	kt_pr_cluster_aborts(dev, NULL);
 }
 
 void kt_cluster_state_stale(struct kt_dev *dev)

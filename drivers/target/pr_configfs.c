@@ -58,6 +58,8 @@ static ssize_t kt_pr_res_holder_show(struct config_item *item, char *page)
 		len = sysfs_emit(page, "SPC-2 Reservation: %s Initiator: %s\n",
 				 kt_pr_proto_name(sess->tid.proto),
 				 sess->initiator);
+	} else if (res->spc2_elsewhere) {
+		len = sysfs_emit(page, "SPC-2 Reservation: through another node of the cluster\n");
 	} else if (res->type == KT_PR_TYPE_NONE) {
 		len = sysfs_emit(page, KT_NO_PR_HOLDER);
 	} else if (!res->holder) {

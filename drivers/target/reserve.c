@@ -12,6 +12,10 @@
  *
  * Devices an SPC-2 reservation holds are on one list, so that a session
  * going away finds them without knowing which LUNs it once saw.
+ *
+ * Cluster mode: the reservation is part of the LU's shared state
+ * (pr_cluster.c); a node whose sessions do not hold it sees
+ * res.spc2_elsewhere when another node's does. Every change is published.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,8 +37,28 @@ static void kt_reserve_drop(struct kt_dev *dev)
 	lockdep_assert_held(&kt_reserve_lock);
 	lockdep_assert_held(&dev->state->res.lock);
 	dev->state->res.spc2_holder = NULL;
+	dev->state->res.spc2_elsewhere = false;
 	list_del_init(&dev->state->res.spc2_node);
 	kt_res_update(dev);
+}
+
+/*
+ * Under both locks: end the reservation, on every node in cluster mode.
+ * A node that cannot reach the others marks its copy stale (pr_cluster.c)
+ * and so decides nothing until it can.
+ */
+static void kt_reserve_end(struct kt_dev *dev)
+{
+	if (!kt_reserve_held(&dev->state->res))
+		return;
+	if (kt_pr_cluster_begin(dev, true)) {
+		/* the session may be going: this node lets go of it at least */
+		kt_reserve_drop(dev);
+		return;
+	}
+	if (kt_reserve_held(&dev->state->res))
+		kt_reserve_drop(dev);
+	kt_pr_cluster_end(dev, true);
 }
 
 sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd)
@@ -51,23 +75,39 @@ static void kt_reserve_exec(struct kt_cmd *cmd)
 	bool reserve = cmd->cdb[0] == RESERVE || cmd->cdb[0] == RESERVE_10;
 	sense_reason_t ret = KT_SENSE_NONE;
 
+	struct kt_res *res = &dev->state->res;
+	bool changed = false;
+
 	mutex_lock(&kt_reserve_lock);
-	mutex_lock(&dev->state->res.lock);
-	if (dev->state->res.nr_regs || dev->state->res.type != KT_PR_TYPE_NONE) {
+	mutex_lock(&res->lock);
+	if (kt_pr_cluster_begin(dev, true)) {
+		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
+		ret = KT_SENSE_NOT_READY;
+		goto unlock;
+	}
+	if (res->nr_regs || res->type != KT_PR_TYPE_NONE) {
 		ret = KT_SENSE_RESERVATION_CONFLICT;
 	} else if (reserve) {
-		if (!dev->state->res.spc2_holder) {
-			dev->state->res.spc2_holder = cmd->sess;
-			list_add_tail(&dev->state->res.spc2_node, &kt_reserved_devs);
+		if (!kt_reserve_held(res)) {
+			res->spc2_holder = cmd->sess;
+			if (list_empty(&res->spc2_node))
+				list_add_tail(&res->spc2_node, &kt_reserved_devs);
 			kt_res_update(dev);
-		} else if (dev->state->res.spc2_holder != cmd->sess) {
+			changed = true;
+		} else if (res->spc2_holder != cmd->sess) {
 			ret = KT_SENSE_RESERVATION_CONFLICT;
 		}
-	} else if (dev->state->res.spc2_holder == cmd->sess) {
+	} else if (res->spc2_holder == cmd->sess) {
 		kt_reserve_drop(dev);
+		changed = true;
 	}
 	/* SPC-2 7.24: RELEASE from another nexus is GOOD and does nothing */
-	mutex_unlock(&dev->state->res.lock);
+	if (kt_pr_cluster_end(dev, changed) && changed) {
+		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
+		ret = KT_SENSE_NOT_READY;
+	}
+unlock:
+	mutex_unlock(&res->lock);
 	mutex_unlock(&kt_reserve_lock);
 	kt_cmd_complete(cmd, ret);
 }
@@ -93,7 +133,10 @@ void kt_reserve_session_release(struct kt_session *sess)
 		dev = container_of(res, struct kt_dev_state, res)->dev;
 		mutex_lock(&res->lock);
 		if (res->spc2_holder == sess)
-			kt_reserve_drop(dev);
+			kt_reserve_end(dev);
+		/* another node's now, or reset by one: no longer ours */
+		if (!res->spc2_holder)
+			list_del_init(&res->spc2_node);
 		mutex_unlock(&res->lock);
 	}
 	mutex_unlock(&kt_reserve_lock);
@@ -104,13 +147,17 @@ void kt_reserve_reset(struct kt_dev *dev)
 {
 	mutex_lock(&kt_reserve_lock);
 	mutex_lock(&dev->state->res.lock);
-	if (dev->state->res.spc2_holder)
-		kt_reserve_drop(dev);
+	kt_reserve_end(dev);
 	mutex_unlock(&dev->state->res.lock);
 	mutex_unlock(&kt_reserve_lock);
 }
 
+/* The device goes away: cluster mode is off, so this is local. */
 void kt_reserve_dev_release(struct kt_dev *dev)
 {
-	kt_reserve_reset(dev);
+	mutex_lock(&kt_reserve_lock);
+	mutex_lock(&dev->state->res.lock);
+	kt_reserve_drop(dev);
+	mutex_unlock(&dev->state->res.lock);
+	mutex_unlock(&kt_reserve_lock);
 }

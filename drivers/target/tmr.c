@@ -130,6 +130,8 @@ static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
 
 	if (s->dev) {
 		kt_ua_raise(s->dev, KT_ASC_BUS_DEVICE_RESET, KT_UA_ALL, NULL);
+		/* cluster mode: the LU's nexuses on the other nodes too */
+		kt_pr_cluster_ua_all(s->dev, KT_ASC_BUS_DEVICE_RESET);
 		/* SAM-5 6.3: a reset ends SPC-2 reservations, not PRs */
 		kt_reserve_reset(s->dev);
 		return;
@@ -222,17 +224,18 @@ void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 
 /*
  * Cluster mode: another node's PREEMPT AND ABORT removed @gone; their
- * commands here end as that node's do. Nobody waits for them.
+ * commands here end as that node's do, all but @spare. Nobody waits.
  */
 void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 			      const struct kt_pr_nexus *gone,
-			      unsigned int nr_gone)
+			      unsigned int nr_gone, struct kt_cmd *spare)
 {
 	struct kt_pr_abort *pa = kzalloc(sizeof(*pa), GFP_KERNEL);
 	struct kt_tmr_scope s = {
 		.dev = dev,
 		.gone = gone,
 		.nr_gone = nr_gone,
+		.except = spare,
 	};
 
 	if (!pa) {

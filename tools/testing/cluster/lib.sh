@@ -178,7 +178,7 @@ kt_caw_race() {
 
 # kt_pr_nodes IQN: pr_nodes.py from this node through both nodes' portals
 # (LUN 0); its TAP lines, PR_NODES_CHECKS of them, become this test's.
-PR_NODES_CHECKS=27
+PR_NODES_CHECKS=31
 kt_pr_nodes() {
 	local out n
 	out=$(timeout 600 python3 "$KT_CLUSTER_TOOLS/pr_nodes.py" "$1" 0 \
@@ -190,6 +190,25 @@ kt_pr_nodes() {
 			"$(printf '%s\n' "$out" | tail -5)"
 		n=$((n + 1))
 	done
+}
+
+# kt_cu_nodes DESCRIPTION TESTS URL...: iscsi-test-cu's TESTS (--test=)
+# against URL...; one check, ok when some ran and none failed. Its
+# per-test lines stay in /ktout/cu-TESTS.txt.
+kt_cu_nodes() {
+	local desc=$1 tests=$2 res out
+	shift 2
+	res=/ktout/cu-${tests//\*/}.txt
+	out=/ktout/cu-${tests//\*/}.log
+	timeout 900 iscsi-test-cu --dataloss --test="$tests" "$@" > "$out" 2>&1
+	python3 "$KT_CLUSTER_TOOLS/../libiscsi/cu-parse.py" "$out" > "$res"
+	echo "# iscsi-test-cu $tests: $(grep -c '^PASS' "$res") passed," \
+	     "$(grep -c '^FAIL' "$res") failed, $(grep -c '^SKIP' "$res") skipped"
+	if grep -q '^PASS' "$res" && ! grep -q '^FAIL' "$res"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "$(grep -v '^PASS' "$res" | head -10)"
+	fi
 }
 
 # kt_cluster_down: stop the DLM daemon and corosync (after every lockspace

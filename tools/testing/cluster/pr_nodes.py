@@ -8,8 +8,9 @@ Sessions of initiators A and C go to node 1 (ADDR1), B's to node 2
 (ADDR2); A also logs in to node 2 for ALL_TG_PT. Every change is made on
 one node and looked at, or enforced, on the other: keys and the
 reservation, each reservation type's conflicts for a registrant and a
-stranger, the unit attentions of CLEAR and PREEMPT, and a PREEMPT AND
-ABORT on node 2 that ends a command waiting for data on node 1.
+stranger, the unit attentions of CLEAR and PREEMPT, a PREEMPT AND ABORT
+on node 2 that ends a command waiting for data on node 1, and an SPC-2
+RESERVE (6) on node 2, which ends with RELEASE and with its session.
 
 Prints one TAP line per check ("ok - ..." or "not ok - ..."), CHECKS of
 them; a check that cannot run prints "not ok" too.
@@ -23,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "selftests"))
 from iscsi_raw import Session  # noqa: E402
 
-CHECKS = 27
+CHECKS = 31
 GOOD, CHECK_CONDITION, RES_CONFLICT, TASK_ABORTED = 0, 2, 0x18, 0x40
 KEY_A, KEY_B = 0xA0A0, 0xB0B0
 results = []
@@ -78,9 +79,13 @@ def read10(s, lun, bs):
     return s.wait(s.command(lun, cdb, read_len=bs))[:2]
 
 
+last_tur = []
+
+
 def take_ua(s, lun):
     """The sense of the unit attention TEST UNIT READY reports, if any."""
     st, sense, _ = s.tur(lun)
+    last_tur[:] = [st, sense]
     return sense if st == CHECK_CONDITION and sense[0] == 6 else None
 
 
@@ -204,7 +209,7 @@ def run(target, lun, addr1, addr2):
     # node 1's next command finds the change, and the abort is done by then
     ua = take_ua(a1, lun)
     check("... A on node 1 gets 2A/05 REGISTRATIONS PREEMPTED",
-          ua == (6, 0x2A, 5), "UA %s" % (ua,))
+          ua == (6, 0x2A, 5), "UA %s (TEST UNIT READY: %s)" % (ua, last_tur))
     time.sleep(0.3)
     # the initiator answers its R2T, as it would; the command is gone
     a1.data_out(0, itt, b"\x5a" * bs)
@@ -226,6 +231,35 @@ def run(target, lun, addr1, addr2):
     check("CLEAR on node 2 leaves nothing on node 1",
           st == GOOD and keys and not keys[1] and read_resv(a1, lun) is None,
           "CLEAR %#x %s, keys %s %s" % (st, sense, keys, err))
+
+    # SPC-2 RESERVE (6) / RELEASE (6) on node 2
+    reserve6, release6 = bytes([0x16, 0, 0, 0, 0, 0]), bytes([0x17] + [0] * 5)
+    st, sense, _ = b2.wait(b2.command(lun, reserve6))
+    got = (write10(a1, lun, bs)[0], a1.wait(a1.command(lun, reserve6))[0],
+           write10(b2, lun, bs)[0])
+    check("RESERVE (6) on node 2: node 1's WRITE and RESERVE conflict, "
+          "node 2's WRITE passes",
+          st == GOOD and got == (RES_CONFLICT, RES_CONFLICT, GOOD),
+          "RESERVE %#x %s, statuses %s" % (st, sense, got))
+    st = pr_in(a1, lun, 0)[0]
+    check("... PERSISTENT RESERVE IN on node 1 conflicts too",
+          st == RES_CONFLICT, "status %#x" % st)
+    st, sense, _ = b2.wait(b2.command(lun, release6))
+    st_w = write10(a1, lun, bs)[0]
+    check("RELEASE (6) on node 2: node 1 writes again",
+          st == GOOD and st_w == GOOD, "RELEASE %#x %s, WRITE %#x" %
+          (st, sense, st_w))
+    st, sense, _ = b2.wait(b2.command(lun, reserve6))
+    b2.sock.close()		# the session ends with its connection
+    end = time.monotonic() + 30
+    while True:
+        st_w = write10(a1, lun, bs)[0]
+        if st_w != RES_CONFLICT or time.monotonic() > end:
+            break
+        time.sleep(0.5)
+    check("a RESERVE (6) on node 2 ends with its session: node 1 writes "
+          "again", st == GOOD and st_w == GOOD, "RESERVE %#x %s, WRITE %#x"
+          % (st, sense, st_w))
 
 
 if __name__ == "__main__":

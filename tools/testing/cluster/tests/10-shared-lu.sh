@@ -22,11 +22,11 @@ DEV=$KT_CFS/core/iblock_0/shared
 SERIAL=ktcluster-lu-0001
 SECONDS_RACE=${KT_CLUSTER_RACE_SECONDS:-20}
 
-if [ "$KT_NODE" = 1 ]; then plan $((14 + PR_NODES_CHECKS)); else plan 5; fi
+if [ "$KT_NODE" = 1 ]; then plan $((16 + PR_NODES_CHECKS)); else plan 5; fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
 
-modprobe ktarget_core && modprobe ktarget_iblock && modprobe ktarget_iscsi ||
+modprobe ktarget_core dyndbg='file pr_cluster.c +p' && modprobe ktarget_iblock && modprobe ktarget_iscsi ||
 	{ not_ok "modules load"; exit 0; }
 mkdir -p $DEV && echo "udev_path=$KT_SHARED_DISK" > $DEV/control &&
 	echo 1 > $DEV/enable
@@ -120,6 +120,12 @@ if [ "$KT_NODE" = 1 ]; then
 		not_ok "... and both nodes met the other's writes (MISCOMPARE on each)" "$out"
 	fi
 	kt_pr_nodes "$IQN"
+	# libiscsi: one LU through both nodes, and its PR family on node 2
+	kt_cu_nodes "libiscsi MultipathIO: one LU through the two nodes' portals" \
+		SCSI.MultipathIO "iscsi://$(kt_node_addr 1):3260/$IQN/0" \
+		"iscsi://$(kt_node_addr 2):3260/$IQN/0"
+	kt_cu_nodes "libiscsi PERSISTENT RESERVE IN/OUT families on node 2 in cluster mode" \
+		'SCSI.Pr*' "iscsi://$(kt_node_addr 2):3260/$IQN/0"
 fi
 kt_barrier raced $((SECONDS_RACE + 1500))
 
