@@ -15,6 +15,7 @@
 #   make powercut   the power-cut test with 20 cuts (CUTS=N, STACK=lio for LIO)
 #   make soak       30 minutes of faults, cuts, TMFs and configfs churn, debug kernel
 #   make cluster    the two-node scenarios (corosync, dlm_controld, one shared LU)
+#   make cluster-bench  cluster mode's cost: IOPS and PR OUT latency, on and off
 #   make check      checkpatch and sparse over the tree
 
 # The kernel built against: the running one when its build tree exists, else
@@ -30,7 +31,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps deb unit fuzz test test-debug debug-kernel soak demo bench powercut cluster check kver help
+.PHONY: all modules install clean deps deb unit fuzz test test-debug debug-kernel soak demo bench powercut cluster cluster-bench check kver help
 
 all: modules
 
@@ -116,6 +117,9 @@ bench: deps modules
 # tools/testing/cluster/tests (make test runs the first one only).
 cluster: deps modules
 	@tools/testing/cluster/run.sh tools/testing/cluster/tests/*.sh
+
+cluster-bench: deps modules
+	@tools/testing/cluster/run.sh tools/testing/cluster/bench/*.sh
 
 check:
 	@tools/check.sh

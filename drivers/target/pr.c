@@ -730,21 +730,18 @@ sense_reason_t kt_res_check(struct kt_cmd *cmd)
 	sense_reason_t ret = KT_SENSE_NONE;
 	u16 rtpi;
 
-	/* cluster mode: another node changed them */
-	if (test_bit(KT_RES_STALE_BIT, &dev->state->res.active)) {
-		ret = kt_pr_cluster_refresh(cmd);
-		if (ret)
-			return ret;
-	}
 	mutex_lock(&dev->state->res.lock);
-	if (kt_reserve_held(&dev->state->res)) {
+	/* cluster mode: another node changed them; decide on the new ones */
+	ret = kt_pr_cluster_current(cmd);
+	if (!ret && kt_reserve_held(&dev->state->res)) {
 		ret = kt_reserve_check_locked(cmd);
-	} else if (dev->state->res.type != KT_PR_TYPE_NONE) {
+	} else if (!ret && dev->state->res.type != KT_PR_TYPE_NONE) {
 		kt_pr_nexus(cmd, &me, &rtpi);
 		reg = kt_pr_find(dev, &me, rtpi);
 		ret = kt_pr_check_access(cmd->cdb, dev->state->res.type, reg,
 					 kt_pr_reg_holds(dev, reg));
 	}
 	mutex_unlock(&dev->state->res.lock);
+	kt_pr_cluster_aborts(dev, cmd);
 	return ret;
 }

@@ -63,6 +63,8 @@ void kt_pr_cluster_event(struct kt_dev *dev, u64 nexus, u16 port,
 void kt_pr_cluster_ua_all(struct kt_dev *dev, u16 asc_ascq);
 void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare);
 sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd);
+/* under res.lock */
+sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd);
 
 /* pr_aptpl.c: under dev->state->res.lock */
 void kt_pr_aptpl_save(struct kt_dev *dev);

@@ -15,13 +15,17 @@
  *                the number of registrations, an SPC-2 RESERVE's holder,
  *                and the unit attentions and aborts the last changes
  *                raised, each with its version
- *   block 1..n   one registration each, in the order of res.regs
+ *   banks        two of KT_PRC_BANK blocks: version V's registrations are
+ *                in bank V % 2, one per block in the order of res.regs,
+ *                each marked with V
  *
  * A PR OUT takes the state for writing, loads it if its version moved,
- * runs as it would on one node, then writes the blocks that changed and a
- * header with the next version. A node that loads a newer version raises,
- * for its own nexuses, the unit attentions of the versions it had not
- * seen, and aborts the commands of nexuses a PREEMPT AND ABORT removed.
+ * runs as it would on one node, then writes every registration to the
+ * other bank and last the header with the next version: a change that
+ * fails halfway leaves the published version whole. A node that loads a
+ * newer version raises, for its own nexuses, the unit attentions of the
+ * versions it had not seen, and aborts the commands of nexuses a PREEMPT
+ * AND ABORT removed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +41,7 @@
 
 #define KT_PRC_MAGIC		0x6b745052	/* "ktPR" */
 #define KT_PRC_EVENTS		12
+#define KT_PRC_BANK		((KT_CLUSTER_STATE_BLOCKS - 1) / 2)
 
 struct kt_prc_event {
 	__be64	nexus;			/* kt_nexus_key(), 0: every nexus */
@@ -71,8 +76,16 @@ struct kt_prc_reg {
 	u8	flags;			/* KT_PRC_* */
 	u8	proto;
 	u8	isid[KT_PR_ISID_LEN];
-	u8	rsvd[6];
+	__be32	version;		/* low 32 bits of the header's */
+	u8	rsvd[2];
 	char	name[KT_PR_NAME_LEN];	/* NUL-terminated */
+};
+
+/* A block as the cluster module reads and writes it */
+union kt_prc_block {
+	u8			raw[KT_CLUSTER_BLOCK_LEN];
+	struct kt_prc_hdr	hdr;
+	struct kt_prc_reg	reg;
 };
 
 static_assert(sizeof(struct kt_prc_hdr) <= KT_CLUSTER_BLOCK_LEN);
@@ -82,7 +95,7 @@ static_assert(sizeof(struct kt_prc_reg) <= KT_CLUSTER_BLOCK_LEN);
 struct kt_pr_cluster {
 	u64			version;	/* of the state the copy is */
 	bool			loaded;		/* @version means something */
-	unsigned int		known;		/* @blk[1..known] as shared */
+	bool			ever_loaded;	/* since cluster mode went on */
 	struct kt_prc_hdr	hdr;		/* the last header seen */
 	/* what this change raised, for the other nodes */
 	struct kt_prc_event	ev[KT_PRC_EVENTS];
@@ -94,7 +107,7 @@ struct kt_pr_cluster {
 	unsigned int		nr_abort;
 	struct work_struct	refresh;
 	struct kt_dev		*dev;
-	u8			blk[KT_CLUSTER_STATE_BLOCKS][KT_CLUSTER_BLOCK_LEN];
+	union kt_prc_block	blk;		/* kt_prc_take()'s, publish's */
 };
 
 static struct kt_cluster_lu *kt_prc_lu(struct kt_dev *dev)
@@ -109,15 +122,22 @@ static const struct kt_cluster_ops *kt_prc_ops(struct kt_dev *dev)
 
 unsigned int kt_pr_max_regs(const struct kt_dev *dev)
 {
-	return dev->state->res.clustered ? KT_CLUSTER_STATE_BLOCKS - 1 :
-					   KT_PR_MAX_REGS;
+	return dev->state->res.clustered ? KT_PRC_BANK : KT_PR_MAX_REGS;
 }
 
-static void kt_prc_pack(const struct kt_pr_reg *reg, void *blk)
+/* Version @version's @i-th registration (from 1): its block */
+static unsigned int kt_prc_blk(u64 version, unsigned int i)
 {
-	struct kt_prc_reg *b = blk;
+	return 1 + (version % 2) * KT_PRC_BANK + i - 1;
+}
 
-	memset(blk, 0, KT_CLUSTER_BLOCK_LEN);
+static void kt_prc_pack(const struct kt_pr_reg *reg, u64 version,
+			union kt_prc_block *blk)
+{
+	struct kt_prc_reg *b = &blk->reg;
+
+	memset(blk, 0, sizeof(*blk));
+	b->version = cpu_to_be32(version);
 	b->key = cpu_to_be64(reg->key);
 	b->rtpi = cpu_to_be16(reg->rtpi);
 	b->flags = (reg->all_tg_pt ? KT_PRC_ALL_TG_PT : 0) |
@@ -127,12 +147,15 @@ static void kt_prc_pack(const struct kt_pr_reg *reg, void *blk)
 	strscpy(b->name, reg->tid.name, sizeof(b->name));
 }
 
-static struct kt_pr_reg *kt_prc_unpack(const void *blk)
+/* NULL when @blk is not version @version's (a lost value reads as 0s) */
+static struct kt_pr_reg *kt_prc_unpack(const union kt_prc_block *blk,
+				       u64 version)
 {
-	const struct kt_prc_reg *b = blk;
+	const struct kt_prc_reg *b = &blk->reg;
 	struct kt_pr_reg *reg;
 
-	if (!memchr(b->name, '\0', sizeof(b->name)))
+	if (be32_to_cpu(b->version) != (u32)version || !b->key ||
+	    !b->name[0] || !memchr(b->name, '\0', sizeof(b->name)))
 		return NULL;
 	reg = kzalloc(sizeof(*reg), GFP_KERNEL);
 	if (!reg)
@@ -259,23 +282,24 @@ static int kt_prc_take(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	struct kt_res *res = &dev->state->res;
 	unsigned int i, nr = be16_to_cpu(hdr->nr_regs);
 	unsigned int holder = be16_to_cpu(hdr->holder);
+	u64 version = be64_to_cpu(hdr->version);
 	bool was_aptpl = res->aptpl;
 	LIST_HEAD(regs);
 	int ret = 0;
 
-	if (nr >= KT_CLUSTER_STATE_BLOCKS || holder > nr ||
+	if (nr > KT_PRC_BANK || holder > nr ||
 	    (hdr->type && !kt_pr_type_valid(hdr->type)))
 		return -EPROTO;
-	pc->known = 0;
 	for (i = 1; i <= nr; i++) {
 		struct kt_pr_reg *reg;
 
-		ret = ops->state_read(lu, i, pc->blk[i]);
+		ret = ops->state_read(lu, kt_prc_blk(version, i), &pc->blk);
 		if (ret)
 			break;
-		reg = kt_prc_unpack(pc->blk[i]);
+		reg = kt_prc_unpack(&pc->blk, version);
 		if (!reg) {
-			ret = -EPROTO;
+			/* not this version's: the DLM lost it */
+			ret = -ESTALE;
 			break;
 		}
 		list_add_tail(&reg->node, &regs);
@@ -284,7 +308,6 @@ static int kt_prc_take(struct kt_dev *dev, struct kt_pr_cluster *pc,
 		kt_prc_free_list(&regs);
 		return ret;
 	}
-	pc->known = nr;
 
 	kt_prc_free_list(&res->regs);
 	list_splice(&regs, &res->regs);
@@ -308,7 +331,8 @@ static int kt_prc_take(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	pr_debug("%s: persistent reservations: version %llu to %llu, %u registration(s), %u event(s)\n",
 		 config_item_name(&dev->group.cg_item), pc->version,
 		 be64_to_cpu(hdr->version), nr, hdr->nr_events);
-	if (pc->loaded)
+	/* a node that just joined has no nexus that missed anything */
+	if (pc->ever_loaded)
 		kt_prc_events(dev, pc, hdr);
 	if (res->aptpl || was_aptpl)
 		kt_pr_aptpl_save(dev);
@@ -323,27 +347,22 @@ static int kt_prc_publish(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	const struct kt_cluster_ops *ops = kt_prc_ops(dev);
 	struct kt_res *res = &dev->state->res;
 	struct kt_prc_hdr *hdr = &pc->hdr;
-	u8 buf[KT_CLUSTER_BLOCK_LEN];
 	unsigned int i = 0, holder = 0, n, keep;
 	struct kt_pr_reg *reg;
 	u64 version = pc->version + 1;
 	int ret;
 
+	/* the other bank: the published version stays whole meanwhile */
 	list_for_each_entry(reg, &res->regs, node) {
-		if (++i >= KT_CLUSTER_STATE_BLOCKS)
+		if (++i > KT_PRC_BANK)
 			return -ENOSPC;
 		if (reg == res->holder)
 			holder = i;
-		kt_prc_pack(reg, buf);
-		if (!all && i <= pc->known &&
-		    !memcmp(buf, pc->blk[i], sizeof(buf)))
-			continue;
-		ret = ops->state_write(lu, i, buf);
+		kt_prc_pack(reg, version, &pc->blk);
+		ret = ops->state_write(lu, kt_prc_blk(version, i), &pc->blk);
 		if (ret)
 			return ret;
-		memcpy(pc->blk[i], buf, sizeof(buf));
 	}
-	pc->known = i;
 
 	hdr->magic = cpu_to_be32(KT_PRC_MAGIC);
 	hdr->generation = cpu_to_be32(res->generation);
@@ -365,8 +384,9 @@ static int kt_prc_publish(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	/* the last KT_PRC_EVENTS events: the older ones, then this change's */
 	n = min_t(unsigned int, hdr->nr_events, KT_PRC_EVENTS);
 	if (all) {
+		/* a node behind this copy cannot know what it missed */
 		n = 0;
-		hdr->events_lost = 0;
+		hdr->events_lost = cpu_to_be64(pc->version);
 	}
 	keep = min(n, KT_PRC_EVENTS - pc->nr_ev);
 	if (keep < n) {
@@ -381,9 +401,9 @@ static int kt_prc_publish(struct kt_dev *dev, struct kt_pr_cluster *pc,
 		hdr->ev[keep + i] = pc->ev[i];
 	}
 	hdr->nr_events = keep + pc->nr_ev;
-	memset(buf, 0, sizeof(buf));
-	memcpy(buf, hdr, sizeof(*hdr));
-	ret = ops->state_write(lu, 0, buf);
+	memset(&pc->blk, 0, sizeof(pc->blk));
+	pc->blk.hdr = *hdr;
+	ret = ops->state_write(lu, 0, &pc->blk);
 	if (ret)
 		return ret;
 	pc->version = version;
@@ -402,84 +422,103 @@ static void kt_prc_distrust(struct kt_dev *dev, struct kt_pr_cluster *pc)
 	set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
 }
 
+/* Is this node's copy worth publishing when the cluster's is gone? */
+static bool kt_prc_worth_keeping(struct kt_pr_cluster *pc, struct kt_res *res)
+{
+	bool any = res->nr_regs || res->type || kt_reserve_held(res);
+
+	/* a copy distrusted since (a failed publish) is not */
+	if (!pc->loaded)
+		return !pc->ever_loaded && any;
+	return pc->version || any;
+}
+
 static int kt_prc_sync(struct kt_dev *dev, struct kt_pr_cluster *pc,
 		       bool write)
 {
 	struct kt_cluster_lu *lu = kt_prc_lu(dev);
 	const struct kt_cluster_ops *ops = kt_prc_ops(dev);
 	struct kt_res *res = &dev->state->res;
-	u8 buf[KT_CLUSTER_BLOCK_LEN];
-	struct kt_prc_hdr *hdr = (struct kt_prc_hdr *)buf;
-	bool republish = false, held_write = write;
+	struct kt_prc_hdr hdr;
+	bool republish, held_write = write;
 	u64 version;
 	int ret;
 
 	if (!res->aptpl_loaded)
 		kt_pr_aptpl_load(dev);
-	ret = ops->state_lock(lu, write);
-	if (ret) {
-		kt_prc_distrust(dev, pc);
-		return ret;
-	}
-	ret = ops->state_read(lu, 0, buf);
-	version = be64_to_cpu(hdr->version);
-	if (ret == -ESTALE || (!ret && !hdr->magic)) {
-		/* a node died changing it, or nobody published yet */
-		republish = (pc->loaded && pc->version) || res->nr_regs ||
-			    res->type || kt_reserve_held(res);
+	ret = ops->state_lock(lu, held_write);
+	if (ret)
+		goto distrust;
+again:
+	republish = false;
+	ret = ops->state_read(lu, 0, &pc->blk);
+	hdr = pc->blk.hdr;
+	version = be64_to_cpu(hdr.version);
+	if (ret == -ESTALE || (!ret && !hdr.magic)) {
+		/* the nodes that held it left, or nobody published yet */
 		ret = 0;
+		republish = kt_prc_worth_keeping(pc, res);
 		if (!republish) {
 			pc->loaded = true;
+			pc->ever_loaded = true;
 			pc->version = 0;
 			memset(&pc->hdr, 0, sizeof(pc->hdr));
 		}
-	} else if (!ret && be32_to_cpu(hdr->magic) != KT_PRC_MAGIC) {
+	} else if (!ret && be32_to_cpu(hdr.magic) != KT_PRC_MAGIC) {
 		ret = -EPROTO;
 	} else if (!ret && pc->loaded && version < pc->version) {
 		republish = true;	/* it went back: the DLM lost it */
 	} else if (!ret && (!pc->loaded || version != pc->version)) {
-		ret = kt_prc_take(dev, pc, hdr);
-		if (!ret) {
-			pc->hdr = *hdr;
+		ret = kt_prc_take(dev, pc, &hdr);
+		if (ret == -ESTALE && kt_prc_worth_keeping(pc, res)) {
+			/* its registrations left with the nodes that held them */
+			ret = 0;
+			republish = true;
+		} else if (!ret) {
+			pc->hdr = hdr;
 			pc->version = version;
 			pc->loaded = true;
+			pc->ever_loaded = true;
 		}
+	}
+	if (!ret && republish && !held_write) {
+		/* for writing, and then look again: another node may have */
+		ops->state_unlock(lu, false);
+		held_write = true;
+		ret = ops->state_lock(lu, true);
+		if (ret)
+			goto distrust;
+		goto again;
 	}
 	pc->nr_ev = 0;
 	pc->ev_lost = false;
 	pc->hdr_written = false;
 	if (!ret && republish) {
-		pr_info("%s: persistent reservations: the cluster's copy is gone; this node's copy (version %llu) replaces it\n",
-			config_item_name(&dev->group.cg_item), pc->version);
-		if (!held_write) {
-			ops->state_unlock(lu, false);
-			ret = ops->state_lock(lu, true);
-			if (ret) {
-				kt_prc_distrust(dev, pc);
-				return ret;
-			}
-			held_write = true;
-		}
+		pr_warn("%s: persistent reservations: the cluster's copy (version %llu) is lost; this node's (version %llu) replaces it\n",
+			config_item_name(&dev->group.cg_item), version,
+			pc->version);
 		pc->version = max(pc->version, version);
 		ret = kt_prc_publish(dev, pc, true);
 	}
 	if (ret) {
 		ops->state_unlock(lu, false);
-		pc->hdr_written = false;
-		kt_prc_distrust(dev, pc);
-		pr_warn_ratelimited("%s: persistent reservations: the cluster's state cannot be read: error %d\n",
-				    config_item_name(&dev->group.cg_item), ret);
-		return ret;
+		goto distrust;
 	}
 	/* the module sets it again if another node asks meanwhile */
 	clear_bit(KT_RES_STALE_BIT, &res->active);
-	if (!write && held_write) {
-		ops->state_unlock(lu, pc->hdr_written);
+	if (!write) {
+		ret = ops->state_unlock(lu, pc->hdr_written);
 		pc->hdr_written = false;
-	} else if (!write) {
-		ops->state_unlock(lu, false);
+		if (ret)
+			goto distrust;
 	}
 	return 0;
+
+distrust:
+	kt_prc_distrust(dev, pc);
+	pr_warn_ratelimited("%s: persistent reservations: the cluster's state cannot be had: error %d\n",
+			    config_item_name(&dev->group.cg_item), ret);
+	return ret;
 }
 
 /*
@@ -501,15 +540,17 @@ int kt_pr_cluster_begin(struct kt_dev *dev, bool write)
 int kt_pr_cluster_end(struct kt_dev *dev, bool changed)
 {
 	struct kt_pr_cluster *pc = dev->state->res.clustered;
-	int ret = 0;
+	int ret = 0, unlocked;
 
 	if (!pc)
 		return 0;
 	if (changed)
 		ret = kt_prc_publish(dev, pc, false);
-	/* a failed publish may have written blocks: no header for them */
-	kt_prc_ops(dev)->state_unlock(kt_prc_lu(dev), !ret && pc->hdr_written);
+	/* a failed publish wrote only the other bank: no header for it */
+	unlocked = kt_prc_ops(dev)->state_unlock(kt_prc_lu(dev),
+						 !ret && pc->hdr_written);
 	pc->hdr_written = false;
+	ret = ret ?: unlocked;
 	if (ret) {
 		pr_warn_ratelimited("%s: persistent reservations: a change could not be published: error %d\n",
 				    config_item_name(&dev->group.cg_item), ret);
@@ -544,6 +585,8 @@ void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare)
 	struct kt_pr_nexus gone[KT_PRC_EVENTS];
 	unsigned int nr = 0;
 
+	if (!READ_ONCE(dev->state->res.clustered))
+		return;
 	mutex_lock(&dev->state->res.lock);
 	pc = dev->state->res.clustered;
 	if (pc) {
@@ -556,23 +599,35 @@ void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare)
 		kt_tmr_preempt_abort_dev(dev, gone, nr, spare);
 }
 
-/* Bring the copy up to date; KT_SENSE_NONE or why a command cannot run. */
-sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd)
+/*
+ * Under res.lock: bring the copy up to date for @cmd; KT_SENSE_NONE or why
+ * it cannot run. The caller runs kt_pr_cluster_aborts() after the unlock.
+ */
+sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
-	int ret = 0;
 
-	mutex_lock(&dev->state->res.lock);
-	if (dev->state->res.clustered &&
-	    test_bit(KT_RES_STALE_BIT, &dev->state->res.active))
-		ret = kt_pr_cluster_begin(dev, false);
-	mutex_unlock(&dev->state->res.lock);
-	kt_pr_cluster_aborts(dev, cmd);
-	if (!ret)
+	lockdep_assert_held(&dev->state->res.lock);
+	if (!dev->state->res.clustered ||
+	    !test_bit(KT_RES_STALE_BIT, &dev->state->res.active) ||
+	    !kt_pr_cluster_begin(dev, false))
 		return KT_SENSE_NONE;
 	/* never decide on a copy that may be stale: try another path */
 	cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
 	return KT_SENSE_NOT_READY;
+}
+
+/* Bring the copy up to date; KT_SENSE_NONE or why a command cannot run. */
+sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	sense_reason_t ret;
+
+	mutex_lock(&dev->state->res.lock);
+	ret = kt_pr_cluster_current(cmd);
+	mutex_unlock(&dev->state->res.lock);
+	kt_pr_cluster_aborts(dev, cmd);
+	return ret;
 }
 
 static void kt_prc_refresh_work(struct work_struct *work)
@@ -595,7 +650,7 @@ void kt_cluster_state_stale(struct kt_dev *dev)
 	set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
 	/* the unit attentions and aborts should not wait for a command */
 	if (pc)
-		queue_work(system_wq, &pc->refresh);
+		queue_work(system_long_wq, &pc->refresh);
 }
 EXPORT_SYMBOL_GPL(kt_cluster_state_stale);
 

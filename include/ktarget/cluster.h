@@ -26,7 +26,7 @@ struct module;
  * reads as zeroes.
  */
 #define KT_CLUSTER_BLOCK_LEN	256
-#define KT_CLUSTER_STATE_BLOCKS	129	/* the header and 128 more */
+#define KT_CLUSTER_STATE_BLOCKS	257	/* the header and 256 more */
 
 struct kt_cluster_ops {
 	struct module *owner;
@@ -50,15 +50,16 @@ struct kt_cluster_ops {
 	 * writes visible to every node when @publish is set. Between the two
 	 * calls the other nodes neither change it nor see part of a change.
 	 * state_read() and state_write() return 0, -ESTALE when the DLM
-	 * lost the block's value (a node died writing it), or -errno. All
-	 * may sleep; the core calls them one at a time per LU.
+	 * lost the block's value (the nodes that held it left), or -errno;
+	 * state_unlock() an -errno when @publish could not be done. All may
+	 * sleep; the core calls them one at a time per LU.
 	 */
 	int (*state_lock)(struct kt_cluster_lu *clu, bool write);
 	int (*state_read)(struct kt_cluster_lu *clu, unsigned int blk,
 			  void *buf);
 	int (*state_write)(struct kt_cluster_lu *clu, unsigned int blk,
 			   const void *buf);
-	void (*state_unlock)(struct kt_cluster_lu *clu, bool publish);
+	int (*state_unlock)(struct kt_cluster_lu *clu, bool publish);
 	/* What configfs .../cluster/ shows: this node, the members */
 	u32 (*node_id)(struct kt_cluster_lu *clu);
 	int (*members)(struct kt_cluster_lu *clu, u32 *ids, int max);
@@ -69,7 +70,8 @@ void kt_cluster_unregister(const struct kt_cluster_ops *ops);
 
 /*
  * Another node is about to change the shared state: this node's copy is
- * stale from now on. Any context; no state_*() call of @dev is running.
+ * stale from now on. Called from the module's own work and from inside
+ * state_lock() and state_unlock(): it must not wait for anything.
  */
 void kt_cluster_state_stale(struct kt_dev *dev);
 

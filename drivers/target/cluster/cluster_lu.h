@@ -39,11 +39,10 @@ struct kt_dlm_lock {
 /*
  * The LU's shared state (state.c): a header block, the "state" lock's
  * value block, and numbered blocks each in a lock "state.N" of its own.
- * A node holds the header in PR while its copy of the state is current
- * and converts to EX to change it; another node's request for EX makes
- * it drop to NL and tell the core its copy is stale. Block locks are
- * taken only under the header lock and kept in NL, so that their value
- * blocks outlive any one node's use.
+ * A node holds the header, and the blocks it has read or written, in PR
+ * while its copy of the state is current, and converts to EX to change
+ * them; another node's request for EX makes it drop them all to NL and
+ * tell the core its copy is stale.
  */
 struct kt_state_block {
 	struct kt_dlm_lock	l;
@@ -55,8 +54,9 @@ struct kt_cluster_state {
 	struct mutex		mutex;		/* one user on this node */
 	struct kt_dlm_lock	hdr;
 	u8			hdr_lvb[KT_CLUSTER_BLOCK_LEN];
+	u8			hdr_new[KT_CLUSTER_BLOCK_LEN];	/* to publish */
+	bool			hdr_dirty;	/* @hdr_new was written */
 	int			wanted;		/* a mode another node asked */
-	bool			busy;		/* a user holds @mutex */
 	struct work_struct	drop;		/* PR -> NL for another node */
 	struct kt_state_block	*blk;		/* [KT_CLUSTER_STATE_BLOCKS] */
 };
@@ -94,6 +94,6 @@ int kt_state_lock(struct kt_cluster_lu *clu, bool write);
 int kt_state_read(struct kt_cluster_lu *clu, unsigned int blk, void *buf);
 int kt_state_write(struct kt_cluster_lu *clu, unsigned int blk,
 		   const void *buf);
-void kt_state_unlock(struct kt_cluster_lu *clu, bool publish);
+int kt_state_unlock(struct kt_cluster_lu *clu, bool publish);
 
 #endif /* KTARGET_CLUSTER_LU_H */

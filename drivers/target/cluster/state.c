@@ -9,16 +9,20 @@
  *   state_lock(read)    header to PR, which brings its value block
  *   state_lock(write)   header to NL, then EX: two nodes converting PR to
  *                       EX at once would deadlock
- *   state_read(N)       state.N NL -> CR -> NL, which reads its value
- *   state_write(N)      state.N NL -> EX -> NL, which writes it
+ *   state_read(N)       state.N to PR, which reads its value (nothing to
+ *                       ask when this node holds it in PR already)
+ *   state_write(N)      state.N to EX and back to PR, which writes it
  *   state_unlock()      header EX -> PR, writing its value when the change
  *                       is published; NL when another node asked for EX
  *
- * Between uses this node keeps the header in PR, and its copy of the state
- * is current for as long as it does. Another node's request for EX comes
- * as a blocking callback: the core hears that its copy is stale, then the
- * header drops to NL. Block locks stay in NL once made, so that a block's
- * value outlives the node that wrote it.
+ * Between uses this node keeps the header, and the blocks it has read or
+ * written, in PR: its copy of the state is current for as long as it does.
+ * Another node's request for EX on the header comes as a blocking
+ * callback: the core hears that its copy is stale, then the blocks and
+ * the header drop to NL. Every request carries DLM_LKF_VALBLK, so that
+ * when a node leaves, the DLM rebuilds each value block from a PR holder
+ * that has it; a block no node held in PR comes back flagged invalid, and
+ * one the DLM has no value for reads as zeroes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,6 +53,19 @@ static void kt_state_bast(void *arg, int mode)
 	spin_unlock_irqrestore(&l->lock, flags);
 }
 
+/* Under st->mutex: the blocks this node holds in PR go back to NL. */
+static void kt_state_drop_blocks(struct kt_cluster_state *st)
+{
+	unsigned int i;
+
+	for (i = 1; i < KT_CLUSTER_STATE_BLOCKS; i++) {
+		struct kt_dlm_lock *l = &st->blk[i].l;
+
+		if (l->exists && !l->broken && l->granted != DLM_LOCK_NL)
+			kt_dlm_lock_request(l, DLM_LOCK_NL, DLM_LKF_VALBLK);
+	}
+}
+
 /*
  * Under st->mutex: let another node have the header. A PR this node keeps
  * only blocks a writer; the core hears its copy is stale before the writer
@@ -71,7 +88,8 @@ static void kt_state_yield(struct kt_cluster_lu *clu)
 	if (st->hdr.granted == DLM_LOCK_PR && wanted <= DLM_LOCK_PR)
 		return;
 	kt_cluster_state_stale(clu->dev);
-	if (kt_dlm_lock_request(&st->hdr, DLM_LOCK_NL, 0)) {
+	kt_state_drop_blocks(st);
+	if (kt_dlm_lock_request(&st->hdr, DLM_LOCK_NL, DLM_LKF_VALBLK)) {
 		/* still held: the other node waits until the next try */
 		spin_lock_irq(&st->hdr.lock);
 		st->wanted = max(st->wanted, wanted);
@@ -99,6 +117,7 @@ int kt_state_init(struct kt_cluster_lu *clu)
 	st->wanted = KT_STATE_NOBODY;
 	INIT_WORK(&st->drop, kt_state_drop);
 	kt_dlm_lock_setup(&st->hdr, clu, "state", kt_state_bast);
+	/* only DLM_LKF_VALBLK requests keep a value block: all of ours do */
 	st->hdr.lksb.sb_lvbptr = st->hdr_lvb;
 	st->blk = kvcalloc(KT_CLUSTER_STATE_BLOCKS, sizeof(*st->blk),
 			   GFP_KERNEL);
@@ -111,7 +130,7 @@ int kt_state_init(struct kt_cluster_lu *clu)
 		kt_dlm_lock_setup(&b->l, clu, b->name, NULL);
 		b->l.lksb.sb_lvbptr = b->lvb;
 	}
-	return kt_dlm_lock_request(&st->hdr, DLM_LOCK_NL, 0);
+	return kt_dlm_lock_request(&st->hdr, DLM_LOCK_NL, DLM_LKF_VALBLK);
 }
 
 /* No state_*() call runs or will start. */
@@ -137,18 +156,25 @@ int kt_state_lock(struct kt_cluster_lu *clu, bool write)
 	int ret = 0;
 
 	mutex_lock(&st->mutex);
+	st->hdr_dirty = false;
 	if (st->hdr.broken) {
 		ret = -EIO;
 	} else if (write) {
 		if (st->hdr.granted == DLM_LOCK_PR) {
 			/* until EX is granted, another writer may come first */
 			kt_cluster_state_stale(clu->dev);
-			ret = kt_dlm_lock_request(&st->hdr, DLM_LOCK_NL, 0);
+			kt_state_drop_blocks(st);
+			ret = kt_dlm_lock_request(&st->hdr, DLM_LOCK_NL,
+						  DLM_LKF_VALBLK);
 		}
-		if (!ret)
+		if (!ret) {
+			/* a value the DLM no longer has reads as zeroes */
+			memset(st->hdr_lvb, 0, sizeof(st->hdr_lvb));
 			ret = kt_dlm_lock_request(&st->hdr, DLM_LOCK_EX,
 						  DLM_LKF_VALBLK);
+		}
 	} else if (st->hdr.granted != DLM_LOCK_PR) {
+		memset(st->hdr_lvb, 0, sizeof(st->hdr_lvb));
 		ret = kt_dlm_lock_request(&st->hdr, DLM_LOCK_PR,
 					  DLM_LKF_VALBLK);
 	}
@@ -172,13 +198,17 @@ int kt_state_read(struct kt_cluster_lu *clu, unsigned int blk, void *buf)
 	if (WARN_ON_ONCE(blk >= KT_CLUSTER_STATE_BLOCKS))
 		return -EINVAL;
 	b = &st->blk[blk];
-	ret = kt_dlm_lock_request(&b->l, DLM_LOCK_CR, DLM_LKF_VALBLK);
-	if (ret)
-		return ret;
+	if (b->l.broken)
+		return -EIO;
+	if (b->l.granted != DLM_LOCK_PR) {
+		memset(b->lvb, 0, sizeof(b->lvb));
+		ret = kt_dlm_lock_request(&b->l, DLM_LOCK_PR, DLM_LKF_VALBLK);
+		if (ret)
+			return ret;
+	}
 	lost = b->l.lksb.sb_flags & DLM_SBF_VALNOTVALID;
 	memcpy(buf, b->lvb, KT_CLUSTER_BLOCK_LEN);
-	ret = kt_dlm_lock_request(&b->l, DLM_LOCK_NL, 0);
-	return ret ?: lost ? -ESTALE : 0;
+	return lost ? -ESTALE : 0;
 }
 
 int kt_state_write(struct kt_cluster_lu *clu, unsigned int blk,
@@ -192,27 +222,39 @@ int kt_state_write(struct kt_cluster_lu *clu, unsigned int blk,
 			 blk >= KT_CLUSTER_STATE_BLOCKS))
 		return -EINVAL;
 	if (!blk) {
-		memcpy(st->hdr_lvb, buf, KT_CLUSTER_BLOCK_LEN);
+		memcpy(st->hdr_new, buf, KT_CLUSTER_BLOCK_LEN);
+		st->hdr_dirty = true;
 		return 0;
 	}
 	b = &st->blk[blk];
+	if (b->l.broken)
+		return -EIO;
 	ret = kt_dlm_lock_request(&b->l, DLM_LOCK_EX, DLM_LKF_VALBLK);
 	if (ret)
 		return ret;
 	memcpy(b->lvb, buf, KT_CLUSTER_BLOCK_LEN);
-	return kt_dlm_lock_request(&b->l, DLM_LOCK_NL, DLM_LKF_VALBLK);
+	return kt_dlm_lock_request(&b->l, DLM_LOCK_PR, DLM_LKF_VALBLK);
 }
 
-void kt_state_unlock(struct kt_cluster_lu *clu, bool publish)
+int kt_state_unlock(struct kt_cluster_lu *clu, bool publish)
 {
 	struct kt_cluster_state *st = &clu->state;
+	int ret = 0;
 
-	if (st->hdr.granted == DLM_LOCK_EX &&
-	    kt_dlm_lock_request(&st->hdr, DLM_LOCK_PR,
-				publish ? DLM_LKF_VALBLK : 0)) {
-		/* the core must not trust what it did not publish */
-		kt_cluster_state_stale(clu->dev);
+	if (st->hdr.granted == DLM_LOCK_EX) {
+		/* unpublished, the value read at the grant goes back */
+		if (publish && st->hdr_dirty)
+			memcpy(st->hdr_lvb, st->hdr_new, sizeof(st->hdr_lvb));
+		ret = kt_dlm_lock_request(&st->hdr, DLM_LOCK_PR,
+					  DLM_LKF_VALBLK);
+		/* the core must not trust what it could not publish */
+		if (ret)
+			kt_cluster_state_stale(clu->dev);
+	} else if (publish) {
+		ret = -EINVAL;
 	}
+	st->hdr_dirty = false;
 	kt_state_yield(clu);
 	mutex_unlock(&st->mutex);
+	return ret;
 }
