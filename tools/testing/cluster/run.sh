@@ -6,7 +6,8 @@
 # running it through the guest test runner. Prints both nodes' TAP, each
 # line numbered and marked with its node, and a run of a node that
 # finished badly (kernel-log findings, a module that would not unload, no
-# status) as a "not ok" of its own; ends with "N passed, N failed, N
+# status) as a "not ok" of its own, unless the scenario powered the node
+# off (it leaves /ktout/poweroff); ends with "N passed, N failed, N
 # skipped" and exits non-zero on any failure.
 set -uo pipefail
 
@@ -37,7 +38,10 @@ for t in "$@"; do
 			esac
 		done < <(grep -E '^(ok|not ok|#)' "$out/output.log" 2>/dev/null |
 			grep -vE '^# (plan|[0-9]+ passed)')
-		if [ -s "$out/findings.txt" ] || [ ! -s "$out/status" ] ||
+		if [ -e "$out/poweroff" ]; then
+			# the scenario powered this node off: no end to check
+			echo "# node$node: powered off by the scenario"
+		elif [ -s "$out/findings.txt" ] || [ ! -s "$out/status" ] ||
 		   [ "$(cat "$out/rmmod.status" 2>/dev/null)" != 0 ]; then
 			n=$((n + 1)); fail=$((fail + 1))
 			echo "not ok $n - node$node: the guest run ended clean (findings, unload, status)"

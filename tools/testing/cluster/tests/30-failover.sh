@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Failover: node 2 is also the initiator. It logs in to the LU through
+# both nodes' portals, puts one dm-multipath device over the two paths
+# (dmsetup: the guest has no udev for multipathd), registers both paths
+# and reserves the LU (Write Exclusive - Registrants Only) through node
+# 1's, then writes with fio (verify=crc32c) through the multipath device.
+# Meanwhile node 1 powers off at once (sysrq o). I/O goes on through node
+# 2, fio verifies every block it wrote, node 2's cluster sees node 1 gone
+# and its persistent reservation is still there. The longest time without
+# an I/O completing is reported as the failover gap.
+#
+# Node 1 leaves a mark (/ktout/poweroff) so that tools/testing/cluster/run.sh
+# does not count its missing end as a failure. Not in make test.
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/../selftests/lib.sh"
+. "$here/lib.sh"
+
+IQN=iqn.2026-12.org.ktarget:failover
+DEV=$KT_CFS/core/iblock_0/shared
+KEY=0xfa11
+LOOPS=${KT_FAILOVER_LOOPS:-10}
+tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
+
+if [ "$KT_NODE" = 1 ]; then plan 2; else plan 10; fi
+
+kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
+modprobe ktarget_core && modprobe ktarget_iblock && modprobe ktarget_iscsi ||
+	{ not_ok "modules load"; exit 0; }
+mkdir -p $DEV && echo "udev_path=$KT_SHARED_DISK" > $DEV/control &&
+	echo 1 > $DEV/enable && echo ktcluster-failover-01 > $DEV/wwn/vpd_unit_serial
+kt_cluster_up
+check "node $KT_NODE: cluster/enable joins" sh -c "echo 1 > $DEV/cluster/enable"
+kt_barrier joined
+mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
+	mkdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260" &&
+	echo 0 > $tpg/attrib/authentication &&
+	echo 1 > $tpg/attrib/generate_node_acls &&
+	echo 0 > $tpg/attrib/demo_mode_write_protect &&
+	echo 1 > $tpg/enable
+st=$?
+check_eq "node $KT_NODE: the LU is exported on $(kt_node_addr "$KT_NODE"):3260" "$st" 0
+kt_barrier exported
+
+if [ "$KT_NODE" = 1 ]; then
+	# power off once node 2's writes are under way
+	kt_get fio-started 300 > /dev/null
+	sleep 10
+	echo "# node 1: powering off now (sysrq o)"
+	: > /ktout/poweroff
+	sync
+	echo 1 > /proc/sys/kernel/sysrq
+	echo o > /proc/sysrq-trigger
+	sleep 60
+	exit 0
+fi
+
+# --- node 2: the initiator -------------------------------------------------
+kt_iscsid_start
+for n in 1 2; do
+	p=$(kt_node_addr $n):3260
+	iscsiadm -m discovery -t st -p "$p" > /dev/null 2>&1
+	iscsiadm -m node -T $IQN -p "$p" -o update \
+		-n node.session.timeo.replacement_timeout -v 5 > /dev/null
+	iscsiadm -m node -T $IQN -p "$p" -o update \
+		-n 'node.conn[0].timeo.noop_out_interval' -v 2 > /dev/null
+	iscsiadm -m node -T $IQN -p "$p" -o update \
+		-n 'node.conn[0].timeo.noop_out_timeout' -v 2 > /dev/null
+	iscsiadm -m node -T $IQN -p "$p" --login > /dev/null 2>&1
+done
+# the disk of each portal's session
+path_disk() {
+	local s d i
+	for i in $(seq 1 50); do
+		for s in /sys/class/iscsi_session/session*; do
+			grep -q "^$1\$" "$s/device/connection"*/iscsi_connection/*/persistent_address 2>/dev/null || continue
+			for d in "$s"/device/target*/*/block/*; do
+				[ -b "/dev/$(basename "$d")" ] && { echo "/dev/$(basename "$d")"; return 0; }
+			done
+		done
+		sleep 0.2
+	done
+	return 1
+}
+d1=$(path_disk "$(kt_node_addr 1)")
+d2=$(path_disk "$(kt_node_addr 2)")
+if [ -b "$d1" ] && [ -b "$d2" ] && [ "$d1" != "$d2" ]; then
+	ok "node 2 logs in through both portals ($d1 via node 1, $d2 via node 2)"
+else
+	not_ok "node 2 logs in through both portals" "node 1 path '$d1', node 2 path '$d2'"
+fi
+
+modprobe dm_multipath 2>/dev/null; modprobe dm_round_robin 2>/dev/null
+sectors=$(blockdev --getsz "$d2" 2>/dev/null)
+check "dm-multipath device over both paths (round-robin)" sh -c "
+	dmsetup create --noudevsync ktfo --table \
+	'0 $sectors multipath 0 0 1 1 round-robin 0 2 1 $(cat /sys/block/${d1#/dev/}/dev) 16 $(cat /sys/block/${d2#/dev/}/dev) 16' &&
+	dmsetup mknodes ktfo && [ -b /dev/mapper/ktfo ]"
+
+check "both paths registered, reserved (type 5) through node 1" sh -c "
+	sg_persist -n --out --register --param-sark=$KEY $d1 &&
+	sg_persist -n --out --register --param-sark=$KEY $d2 &&
+	sg_persist -n --out --reserve --param-rk=$KEY --prout-type=5 $d1 &&
+	sg_persist -n -i -r $d2 | grep -q 'type: Write Exclusive, registrants only'"
+
+# each loop writes every block of 16 MiB once, then reads and verifies it
+fio --name=failover --filename=/dev/mapper/ktfo --direct=1 --ioengine=libaio \
+	--rw=randwrite --bs=4k --iodepth=4 --size=16M --loops="$LOOPS" \
+	--verify=crc32c --verify_fatal=1 \
+	--write_iops_log=/ktout/failover --log_avg_msec=100 \
+	--output=/ktout/fio-failover.txt > /ktout/fio-failover.log 2>&1 &
+fio_pid=$!
+sleep 3
+kt_put fio-started 1
+wait $fio_pid
+st=$?
+if [ "$st" = 0 ] && ! grep -qi "verify.*bad\|error" /ktout/fio-failover.txt; then
+	ok "fio wrote through the failover and verified every block"
+else
+	not_ok "fio wrote through the failover and verified every block" \
+		"$(tail -15 /ktout/fio-failover.txt /ktout/fio-failover.log 2>/dev/null)"
+fi
+grep -E 'write: IOPS|verify' /ktout/fio-failover.txt | sed 's/^/# /'
+
+# the longest time with no I/O completing (fio logs every 100 ms with some)
+gap=$(awk -F, '$2 > 0 { t = $1 + 0; if (last != "" && t - last > max) max = t - last; last = t }
+	END { print max + 0 }' /ktout/failover_iops*.log 2>/dev/null)
+if [ -n "$gap" ] && [ "$gap" -gt 0 ]; then
+	echo "# figure: failover gap (longest time without a completed I/O): $gap ms"
+	ok "failover gap measured"
+else
+	not_ok "failover gap measured" "$(head -5 /ktout/failover_iops*.log 2>&1)"
+fi
+
+got=""
+for ((i = 0; i < 60; i++)); do
+	got=$(cat $DEV/cluster/members)
+	[ "$got" = 2 ] && break
+	sleep 1
+done
+check_eq "node 2's cluster sees node 1 gone (members)" "$got" 2
+out=$(sg_persist -n -i -r "$d2" 2>&1)
+if echo "$out" | grep -q "type: Write Exclusive, registrants only" &&
+   echo "$out" | grep -qi "$KEY"; then
+	ok "the reservation still holds on node 2"
+else
+	not_ok "the reservation still holds on node 2" "$out"
+fi
+
+dmsetup remove ktfo
+iscsiadm -m node -T $IQN --logout > /dev/null 2>&1
+pkill -x iscsid
+echo 0 > $tpg/enable
+rmdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260"
+rm $tpg/lun/lun_0/shared
+rmdir $tpg/lun/lun_0 $tpg $KT_CFS/iscsi/$IQN $KT_CFS/iscsi
+check "node 2: cluster/enable 0 leaves the lockspace" \
+	sh -c "echo 0 > $DEV/cluster/enable && [ \$(cat $DEV/cluster/node_id) = 0 ]"
+rmdir $DEV $KT_CFS/core/iblock_0
+kt_cluster_down
