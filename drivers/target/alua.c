@@ -134,6 +134,7 @@ void kt_alua_move_port(struct kt_lun *lun, struct kt_alua_gp *gp)
 	lockdep_assert_held(&gp->dev->state->alua.lock);
 	list_move_tail(&lun->alua.node, &gp->members);
 	rcu_assign_pointer(lun->alua.gp, gp);
+	kt_alua_cluster_changed(gp->dev);
 }
 
 void kt_alua_set_offline(struct kt_lun *lun, bool offline)
@@ -163,6 +164,7 @@ void kt_alua_gp_remove(struct kt_alua_gp *gp)
 	list_del_init(&gp->node);
 	kt_alua_recount(dev);
 	mutex_unlock(&dev->state->alua.lock);
+	kt_alua_cluster_changed(dev);
 	/* SPC-4 5.15.2.3: the ports moved may now be in another state */
 	if (moved && gp->state != def->state)
 		kt_ua_raise(dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
@@ -180,6 +182,7 @@ void kt_alua_lun_attach(struct kt_lun *lun)
 	list_add_tail(&lun->alua.node, &a->default_gp.members);
 	rcu_assign_pointer(lun->alua.gp, &a->default_gp);
 	mutex_unlock(&a->lock);
+	kt_alua_cluster_changed(lun->dev);
 }
 
 /* The LUN is unlinked and idle: it leaves its group. */
@@ -193,6 +196,7 @@ void kt_alua_lun_detach(struct kt_lun *lun)
 	lun->alua.offline = false;
 	kt_alua_recount(lun->dev);
 	mutex_unlock(&a->lock);
+	kt_alua_cluster_changed(lun->dev);
 }
 
 /* The group the command came through; the device's default without a LUN. */
@@ -304,8 +308,10 @@ sense_reason_t kt_alua_report(struct kt_cmd *cmd, u8 *buf, u32 len,
 		list_for_each_entry(port, &gp->members, node)
 			nr_ports++;
 	}
-	d = kcalloc(max(nr_gp, 1U), sizeof(*d), GFP_KERNEL);
-	ports = kcalloc(max(nr_ports, 1U), sizeof(*ports), GFP_KERNEL);
+	/* cluster mode: room for the other nodes' groups after this one's */
+	d = kcalloc(nr_gp + KT_ALUA_CLUSTER_GROUPS, sizeof(*d), GFP_KERNEL);
+	ports = kcalloc(nr_ports + KT_ALUA_CLUSTER_GROUPS *
+			KT_ALUA_CLUSTER_PORTS, sizeof(*ports), GFP_KERNEL);
 	if (!d || !ports) {
 		mutex_unlock(&a->lock);
 		reason = KT_SENSE_OUT_OF_RESOURCES;
@@ -317,6 +323,7 @@ sense_reason_t kt_alua_report(struct kt_cmd *cmd, u8 *buf, u32 len,
 	rcu_read_unlock();
 	/* the build reads the snapshot only: it may run after the unlock */
 	mutex_unlock(&a->lock);
+	n += kt_alua_cluster_report(cmd->dev, d, n, ports + nr_ports);
 	reason = kt_alua_rtpg(cmd->cdb, d, n, its, buf, len, data_len,
 			      &cmd->sense_field);
 out:
@@ -337,6 +344,9 @@ static sense_reason_t kt_alua_stpg_check(struct kt_cmd *cmd,
 	for (i = 0; i < nr; i++) {
 		off = KT_ALUA_STPG_HDR_LEN + i * KT_ALUA_STPG_DESC_LEN;
 		gps[i] = kt_alua_find_id(cmd->dev, d[i].id);
+		/* cluster mode: another node's, which alua_cluster.c checks */
+		if (!gps[i] && kt_alua_cluster_has(cmd->dev, d[i].id))
+			continue;
 		if (!gps[i]) {
 			pr_warn_ratelimited("%s: SET TARGET PORT GROUPS: no group %u\n",
 					    config_item_name(&cmd->dev->group.cg_item),
@@ -386,10 +396,15 @@ void kt_alua_stpg_execute(struct kt_cmd *cmd)
 	mutex_lock(&a->lock);
 	reason = kt_alua_stpg_check(cmd, d, nr, gps);
 	for (i = 0; !reason && i < nr; i++) {
+		if (!gps[i])
+			continue;
 		changed |= gps[i]->state != d[i].state;
 		kt_alua_set_state(gps[i], d[i].state, KT_ALUA_STATUS_EXPLICIT);
 	}
 	mutex_unlock(&a->lock);
+	/* cluster mode: the table takes them all, the other nodes follow */
+	if (!reason)
+		reason = kt_alua_cluster_stpg(cmd, d, nr, &changed);
 	/* SPC-4 5.15.2.3: every other I_T nexus hears of the change */
 	if (changed)
 		kt_ua_raise(cmd->dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_OTHERS, cmd->sess);

@@ -115,7 +115,10 @@ static ssize_t kt_gp_alua_access_state_store(struct config_item *item,
 	}
 	changed = gp->state != state;
 	kt_alua_set_state(gp, state, KT_ALUA_STATUS_IMPLICIT);
+	/* cluster mode: the other nodes see it once this node publishes */
+	gp->cluster_dirty = true;
 	mutex_unlock(&dev->state->alua.lock);
+	kt_alua_cluster_changed(dev);
 	if (changed)
 		kt_ua_raise(dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
 	return count;
@@ -204,6 +207,8 @@ static ssize_t kt_gp_tg_pt_gp_id_store(struct config_item *item,
 		WRITE_ONCE(gp->id_valid, true);
 	}
 	mutex_unlock(&dev->state->alua.lock);
+	if (!ret)
+		kt_alua_cluster_changed(dev);
 	return ret ? ret : count;
 }
 

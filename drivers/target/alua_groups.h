@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 struct kt_dev;
+struct kt_alua_cluster;
 
 /*
  * One group. Everything is written under the device's alua.lock; @state,
@@ -29,6 +30,7 @@ struct kt_alua_gp {
 	bool			is_default;	/* default_tg_pt_gp, in the LU */
 	bool			preferred;
 	bool			write_metadata;	/* kept for rtslib, unused */
+	bool			cluster_dirty;	/* state set here, not published */
 	u8			state;		/* KT_ALUA_* */
 	u8			status;		/* KT_ALUA_STATUS_* */
 	u8			access_type;	/* KT_ALUA_TPGS_* bits */
@@ -58,6 +60,7 @@ struct kt_alua {
 	 * the command path pays one load for ALUA.
 	 */
 	int			nr_gated;
+	struct kt_alua_cluster __rcu *clustered; /* alua_cluster.c */
 };
 
 #endif /* KTARGET_CORE_ALUA_GROUPS_H */

@@ -10,6 +10,8 @@
  *              other mode's state (0 also cancels cluster_default's join)
  *   node_id    this node's id in the cluster, 0 while off
  *   members    the node ids in the lockspace, one line
+ *   alua_takeover  the id of this node's target port group that becomes
+ *              Active/Optimized when another node leaves (0: none)
  *
  * The cluster module (ktarget_cluster, which needs the kernel's dlm) is
  * loaded on the first enable and registers its ops here.
@@ -31,6 +33,7 @@
 #include <ktarget/cluster.h>
 
 #include "cluster.h"
+#include "alua.h"
 #include "core.h"
 #include "pr.h"
 
@@ -64,6 +67,15 @@ void kt_cluster_unregister(const struct kt_cluster_ops *ops)
 	mutex_unlock(&kt_cluster_ops_lock);
 }
 EXPORT_SYMBOL_GPL(kt_cluster_unregister);
+
+void kt_cluster_state_stale(struct kt_dev *dev, unsigned int sid)
+{
+	if (sid == KT_CLUSTER_PR)
+		kt_pr_cluster_stale(dev);
+	else if (sid == KT_CLUSTER_ALUA)
+		kt_alua_cluster_stale(dev);
+}
+EXPORT_SYMBOL_GPL(kt_cluster_state_stale);
 
 const char *kt_cluster_dev_name(const struct kt_dev *dev)
 {
@@ -181,6 +193,12 @@ static int kt_cluster_join(struct kt_dev *dev)
 	up(&dev->state->caw_sem);
 	/* the reservations: the cluster's, loaded before the first command */
 	ret = kt_pr_cluster_attach(dev);
+	if (!ret) {
+		/* the target port groups: this node's published, the others' */
+		ret = kt_alua_cluster_attach(dev);
+		if (ret)
+			kt_pr_cluster_free(dev, kt_pr_cluster_detach(dev));
+	}
 	if (ret) {
 		down(&dev->state->caw_sem);
 		c->lu = NULL;
@@ -200,15 +218,18 @@ static void kt_cluster_leave(struct kt_dev *dev)
 	struct kt_cluster *c = &dev->state->cluster;
 	const struct kt_cluster_ops *ops = c->ops;
 	struct kt_cluster_lu *lu = c->lu;
+	struct kt_alua_cluster *ac;
 	struct kt_pr_cluster *pc;
 
-	/* the reservations this node last saw stay its own */
+	/* the reservations and group states this node last saw stay its own */
 	pc = kt_pr_cluster_detach(dev);
+	ac = kt_alua_cluster_detach(dev);
 	down(&dev->state->caw_sem);
 	c->lu = NULL;
 	c->ops = NULL;
 	up(&dev->state->caw_sem);
 	ops->leave(lu);
+	kt_alua_cluster_free(ac);
 	kt_pr_cluster_free(dev, pc);
 	module_put(ops->owner);
 	pr_info("%s: cluster mode off\n", kt_cluster_dev_name(dev));
@@ -367,16 +388,42 @@ static ssize_t kt_cluster_members_show(struct config_item *item, char *page)
 	return len;
 }
 
+static ssize_t kt_cluster_alua_takeover_show(struct config_item *item,
+					     char *page)
+{
+	struct kt_dev *dev = cluster_to_dev(item);
+
+	return sysfs_emit(page, "%u\n",
+			  READ_ONCE(dev->state->cluster.alua_takeover));
+}
+
+static ssize_t kt_cluster_alua_takeover_store(struct config_item *item,
+					      const char *page, size_t count)
+{
+	struct kt_dev *dev = cluster_to_dev(item);
+	u16 id;
+
+	if (kstrtou16(page, 0, &id)) {
+		pr_warn_ratelimited("%s: cluster/alua_takeover: a target port group id (0 to 65535; 0: none)\n",
+				    kt_cluster_dev_name(dev));
+		return -EINVAL;
+	}
+	WRITE_ONCE(dev->state->cluster.alua_takeover, id);
+	return count;
+}
+
 CONFIGFS_ATTR(kt_cluster_, enable);
 CONFIGFS_ATTR(kt_cluster_, lockspace);
 CONFIGFS_ATTR_RO(kt_cluster_, node_id);
 CONFIGFS_ATTR_RO(kt_cluster_, members);
+CONFIGFS_ATTR(kt_cluster_, alua_takeover);
 
 static struct configfs_attribute *kt_cluster_attrs[] = {
 	&kt_cluster_attr_enable,
 	&kt_cluster_attr_lockspace,
 	&kt_cluster_attr_node_id,
 	&kt_cluster_attr_members,
+	&kt_cluster_attr_alua_takeover,
 	NULL,
 };
 

@@ -18,6 +18,7 @@ struct kt_cluster {
 	struct kt_cluster_lu		*lu;		/* NULL: cluster mode off */
 	struct kt_cluster_lu		*rmw_held;	/* caw_sem's holder locked it */
 	bool				join_on_export;	/* cluster_default */
+	u16				alua_takeover;	/* a group id, 0: none */
 	char				lockspace[KT_CLUSTER_NAME_LEN + 1];
 };
 

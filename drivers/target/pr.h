@@ -54,6 +54,7 @@ unsigned int kt_pr_max_regs(const struct kt_dev *dev);
 int kt_pr_cluster_attach(struct kt_dev *dev);
 struct kt_pr_cluster *kt_pr_cluster_detach(struct kt_dev *dev);
 void kt_pr_cluster_free(struct kt_dev *dev, struct kt_pr_cluster *pc);
+void kt_pr_cluster_stale(struct kt_dev *dev);
 /* under res.lock */
 int kt_pr_cluster_begin(struct kt_dev *dev, bool write);
 int kt_pr_cluster_end(struct kt_dev *dev, bool changed);

@@ -293,7 +293,7 @@ static int kt_prc_take(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	for (i = 1; i <= nr; i++) {
 		struct kt_pr_reg *reg;
 
-		ret = ops->state_read(lu, kt_prc_blk(version, i), &pc->blk);
+		ret = ops->state_read(lu, KT_CLUSTER_PR, kt_prc_blk(version, i), &pc->blk);
 		if (ret)
 			break;
 		reg = kt_prc_unpack(&pc->blk, version);
@@ -359,7 +359,7 @@ static int kt_prc_publish(struct kt_dev *dev, struct kt_pr_cluster *pc,
 		if (reg == res->holder)
 			holder = i;
 		kt_prc_pack(reg, version, &pc->blk);
-		ret = ops->state_write(lu, kt_prc_blk(version, i), &pc->blk);
+		ret = ops->state_write(lu, KT_CLUSTER_PR, kt_prc_blk(version, i), &pc->blk);
 		if (ret)
 			return ret;
 	}
@@ -403,7 +403,7 @@ static int kt_prc_publish(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	hdr->nr_events = keep + pc->nr_ev;
 	memset(&pc->blk, 0, sizeof(pc->blk));
 	pc->blk.hdr = *hdr;
-	ret = ops->state_write(lu, 0, &pc->blk);
+	ret = ops->state_write(lu, KT_CLUSTER_PR, 0, &pc->blk);
 	if (ret)
 		return ret;
 	pc->version = version;
@@ -446,12 +446,12 @@ static int kt_prc_sync(struct kt_dev *dev, struct kt_pr_cluster *pc,
 
 	if (!res->aptpl_loaded)
 		kt_pr_aptpl_load(dev);
-	ret = ops->state_lock(lu, held_write);
+	ret = ops->state_lock(lu, KT_CLUSTER_PR, held_write);
 	if (ret)
 		goto distrust;
 again:
 	republish = false;
-	ret = ops->state_read(lu, 0, &pc->blk);
+	ret = ops->state_read(lu, KT_CLUSTER_PR, 0, &pc->blk);
 	hdr = pc->blk.hdr;
 	version = be64_to_cpu(hdr.version);
 	if (ret == -ESTALE || (!ret && !hdr.magic)) {
@@ -483,9 +483,9 @@ again:
 	}
 	if (!ret && republish && !held_write) {
 		/* for writing, and then look again: another node may have */
-		ops->state_unlock(lu, false);
+		ops->state_unlock(lu, KT_CLUSTER_PR, false);
 		held_write = true;
-		ret = ops->state_lock(lu, true);
+		ret = ops->state_lock(lu, KT_CLUSTER_PR, true);
 		if (ret)
 			goto distrust;
 		goto again;
@@ -501,13 +501,13 @@ again:
 		ret = kt_prc_publish(dev, pc, true);
 	}
 	if (ret) {
-		ops->state_unlock(lu, false);
+		ops->state_unlock(lu, KT_CLUSTER_PR, false);
 		goto distrust;
 	}
 	/* the module sets it again if another node asks meanwhile */
 	clear_bit(KT_RES_STALE_BIT, &res->active);
 	if (!write) {
-		ret = ops->state_unlock(lu, pc->hdr_written);
+		ret = ops->state_unlock(lu, KT_CLUSTER_PR, pc->hdr_written);
 		pc->hdr_written = false;
 		if (ret)
 			goto distrust;
@@ -547,7 +547,7 @@ int kt_pr_cluster_end(struct kt_dev *dev, bool changed)
 	if (changed)
 		ret = kt_prc_publish(dev, pc, false);
 	/* a failed publish wrote only the other bank: no header for it */
-	unlocked = kt_prc_ops(dev)->state_unlock(kt_prc_lu(dev),
+	unlocked = kt_prc_ops(dev)->state_unlock(kt_prc_lu(dev), KT_CLUSTER_PR,
 						 !ret && pc->hdr_written);
 	pc->hdr_written = false;
 	ret = ret ?: unlocked;
@@ -643,7 +643,8 @@ static void kt_prc_refresh_work(struct work_struct *work)
 	kt_pr_cluster_aborts(dev, NULL);
 }
 
-void kt_cluster_state_stale(struct kt_dev *dev)
+/* The module says another node is about to change the reservations. */
+void kt_pr_cluster_stale(struct kt_dev *dev)
 {
 	struct kt_pr_cluster *pc = READ_ONCE(dev->state->res.clustered);
 
@@ -652,7 +653,6 @@ void kt_cluster_state_stale(struct kt_dev *dev)
 	if (pc)
 		queue_work(system_long_wq, &pc->refresh);
 }
-EXPORT_SYMBOL_GPL(kt_cluster_state_stale);
 
 /* Cluster mode goes on (no LUN exports the device): load before use. */
 int kt_pr_cluster_attach(struct kt_dev *dev)

@@ -21,12 +21,18 @@ struct module;
 #define KT_CLUSTER_MAX_NODES	16
 
 /*
- * The LU's shared state (its persistent reservations): blocks of
- * KT_CLUSTER_BLOCK_LEN bytes, block 0 the header. Never written, a block
- * reads as zeroes.
+ * The LU's shared states, each in blocks of KT_CLUSTER_BLOCK_LEN bytes,
+ * block 0 its header. Never written, a block reads as zeroes.
  */
 #define KT_CLUSTER_BLOCK_LEN	256
-#define KT_CLUSTER_STATE_BLOCKS	257	/* the header and 256 more */
+enum kt_cluster_state_id {
+	KT_CLUSTER_PR,		/* persistent reservations */
+	KT_CLUSTER_ALUA,	/* every node's target port groups */
+	KT_CLUSTER_NR_STATES,
+};
+
+#define KT_CLUSTER_STATE_BLOCKS	257	/* PR: the header and 256 more */
+#define KT_CLUSTER_ALUA_BLOCKS	1	/* ALUA: the header alone */
 
 struct kt_cluster_ops {
 	struct module *owner;
@@ -45,7 +51,8 @@ struct kt_cluster_ops {
 	int (*rmw_lock)(struct kt_cluster_lu *clu);
 	void (*rmw_unlock)(struct kt_cluster_lu *clu);
 	/*
-	 * The shared state: state_lock() makes this node's reads current
+	 * A shared state (@sid, enum kt_cluster_state_id): state_lock()
+	 * makes this node's reads current
 	 * (@write: and lets it write), until state_unlock(), which makes the
 	 * writes visible to every node when @publish is set. Between the two
 	 * calls the other nodes neither change it nor see part of a change.
@@ -54,12 +61,14 @@ struct kt_cluster_ops {
 	 * state_unlock() an -errno when @publish could not be done. All may
 	 * sleep; the core calls them one at a time per LU.
 	 */
-	int (*state_lock)(struct kt_cluster_lu *clu, bool write);
-	int (*state_read)(struct kt_cluster_lu *clu, unsigned int blk,
-			  void *buf);
-	int (*state_write)(struct kt_cluster_lu *clu, unsigned int blk,
-			   const void *buf);
-	int (*state_unlock)(struct kt_cluster_lu *clu, bool publish);
+	int (*state_lock)(struct kt_cluster_lu *clu, unsigned int sid,
+			  bool write);
+	int (*state_read)(struct kt_cluster_lu *clu, unsigned int sid,
+			  unsigned int blk, void *buf);
+	int (*state_write)(struct kt_cluster_lu *clu, unsigned int sid,
+			   unsigned int blk, const void *buf);
+	int (*state_unlock)(struct kt_cluster_lu *clu, unsigned int sid,
+			    bool publish);
 	/* What configfs .../cluster/ shows: this node, the members */
 	u32 (*node_id)(struct kt_cluster_lu *clu);
 	int (*members)(struct kt_cluster_lu *clu, u32 *ids, int max);
@@ -73,7 +82,13 @@ void kt_cluster_unregister(const struct kt_cluster_ops *ops);
  * stale from now on. Called from the module's own work and from inside
  * state_lock() and state_unlock(): it must not wait for anything.
  */
-void kt_cluster_state_stale(struct kt_dev *dev);
+void kt_cluster_state_stale(struct kt_dev *dev, unsigned int sid);
+
+/*
+ * Node @nodeid has left the lockspace (it failed, or left): from the DLM's
+ * recovery. Any context; must not take a DLM lock itself.
+ */
+void kt_cluster_node_left(struct kt_dev *dev, u32 nodeid);
 
 /* The device's configfs name, for the module's log lines */
 const char *kt_cluster_dev_name(const struct kt_dev *dev);

@@ -51,6 +51,10 @@ struct kt_state_block {
 };
 
 struct kt_cluster_state {
+	struct kt_cluster_lu	*clu;
+	unsigned int		sid;		/* enum kt_cluster_state_id */
+	unsigned int		nr_blocks;	/* with the header */
+	char			name[8];	/* of the header's lock */
 	struct mutex		mutex;		/* one user on this node */
 	struct kt_dlm_lock	hdr;
 	u8			hdr_lvb[KT_CLUSTER_BLOCK_LEN];
@@ -58,7 +62,7 @@ struct kt_cluster_state {
 	bool			hdr_dirty;	/* @hdr_new was written */
 	int			wanted;		/* a mode another node asked */
 	struct work_struct	drop;		/* PR -> NL for another node */
-	struct kt_state_block	*blk;		/* [KT_CLUSTER_STATE_BLOCKS] */
+	struct kt_state_block	*blk;		/* [nr_blocks] */
 };
 
 struct kt_cluster_lu {
@@ -72,7 +76,7 @@ struct kt_cluster_lu {
 	int			nr_members;
 
 	struct kt_dlm_lock	rmw;		/* COMPARE AND WRITE, ORWRITE */
-	struct kt_cluster_state	state;		/* persistent reservations */
+	struct kt_cluster_state	state[KT_CLUSTER_NR_STATES];
 };
 
 extern struct workqueue_struct *kt_cluster_wq;
@@ -90,10 +94,12 @@ void kt_dlm_lock_put(struct kt_dlm_lock *l);
 /* state.c */
 int kt_state_init(struct kt_cluster_lu *clu);
 void kt_state_exit(struct kt_cluster_lu *clu);
-int kt_state_lock(struct kt_cluster_lu *clu, bool write);
-int kt_state_read(struct kt_cluster_lu *clu, unsigned int blk, void *buf);
-int kt_state_write(struct kt_cluster_lu *clu, unsigned int blk,
-		   const void *buf);
-int kt_state_unlock(struct kt_cluster_lu *clu, bool publish);
+int kt_state_lock(struct kt_cluster_lu *clu, unsigned int sid, bool write);
+int kt_state_read(struct kt_cluster_lu *clu, unsigned int sid,
+		  unsigned int blk, void *buf);
+int kt_state_write(struct kt_cluster_lu *clu, unsigned int sid,
+		   unsigned int blk, const void *buf);
+int kt_state_unlock(struct kt_cluster_lu *clu, unsigned int sid,
+		    bool publish);
 
 #endif /* KTARGET_CLUSTER_LU_H */

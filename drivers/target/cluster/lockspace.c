@@ -26,6 +26,8 @@ static void kt_clu_recover_slot(void *arg, struct dlm_slot *slot)
 
 	pr_info("%s: lockspace %s: node %d left\n",
 		kt_cluster_dev_name(clu->dev), clu->name, slot->nodeid);
+	/* its target port groups: the core changes them after the recovery */
+	kt_cluster_node_left(clu->dev, slot->nodeid);
 }
 
 static void kt_clu_recover_done(void *arg, struct dlm_slot *slots,

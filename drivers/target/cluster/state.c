@@ -34,16 +34,16 @@
 
 #define KT_STATE_NOBODY		DLM_LOCK_IV	/* no node waits */
 
-static struct kt_cluster_lu *hdr_to_clu(struct kt_dlm_lock *l)
+static struct kt_cluster_state *hdr_to_state(struct kt_dlm_lock *l)
 {
-	return container_of(l, struct kt_cluster_lu, state.hdr);
+	return container_of(l, struct kt_cluster_state, hdr);
 }
 
 /* Another node wants the header in @mode, which conflicts with ours. */
 static void kt_state_bast(void *arg, int mode)
 {
 	struct kt_dlm_lock *l = arg;
-	struct kt_cluster_state *st = &hdr_to_clu(l)->state;
+	struct kt_cluster_state *st = hdr_to_state(l);
 	unsigned long flags;
 
 	spin_lock_irqsave(&l->lock, flags);
@@ -58,7 +58,7 @@ static void kt_state_drop_blocks(struct kt_cluster_state *st)
 {
 	unsigned int i;
 
-	for (i = 1; i < KT_CLUSTER_STATE_BLOCKS; i++) {
+	for (i = 1; i < st->nr_blocks; i++) {
 		struct kt_dlm_lock *l = &st->blk[i].l;
 
 		if (l->exists && !l->broken && l->granted != DLM_LOCK_NL)
@@ -71,9 +71,8 @@ static void kt_state_drop_blocks(struct kt_cluster_state *st)
  * only blocks a writer; the core hears its copy is stale before the writer
  * can be granted.
  */
-static void kt_state_yield(struct kt_cluster_lu *clu)
+static void kt_state_yield(struct kt_cluster_state *st)
 {
-	struct kt_cluster_state *st = &clu->state;
 	int wanted;
 
 	spin_lock_irq(&st->hdr.lock);
@@ -87,7 +86,7 @@ static void kt_state_yield(struct kt_cluster_lu *clu)
 	/* PR and PR agree: only a writer makes this node let go */
 	if (st->hdr.granted == DLM_LOCK_PR && wanted <= DLM_LOCK_PR)
 		return;
-	kt_cluster_state_stale(clu->dev);
+	kt_cluster_state_stale(st->clu->dev, st->sid);
 	kt_state_drop_blocks(st);
 	if (kt_dlm_lock_request(&st->hdr, DLM_LOCK_NL, DLM_LKF_VALBLK)) {
 		/* still held: the other node waits until the next try */
@@ -104,55 +103,88 @@ static void kt_state_drop(struct work_struct *work)
 						   drop);
 
 	mutex_lock(&st->mutex);
-	kt_state_yield(hdr_to_clu(&st->hdr));
+	kt_state_yield(st);
 	mutex_unlock(&st->mutex);
 }
 
-int kt_state_init(struct kt_cluster_lu *clu)
+static const struct {
+	const char	*name;
+	unsigned int	nr_blocks;
+} kt_states[KT_CLUSTER_NR_STATES] = {
+	[KT_CLUSTER_PR]		= { "state", KT_CLUSTER_STATE_BLOCKS },
+	[KT_CLUSTER_ALUA]	= { "alua", KT_CLUSTER_ALUA_BLOCKS },
+};
+
+static int kt_state_init_one(struct kt_cluster_lu *clu, unsigned int sid)
 {
-	struct kt_cluster_state *st = &clu->state;
+	struct kt_cluster_state *st = &clu->state[sid];
 	unsigned int i;
 
+	st->clu = clu;
+	st->sid = sid;
+	st->nr_blocks = kt_states[sid].nr_blocks;
+	strscpy(st->name, kt_states[sid].name, sizeof(st->name));
 	mutex_init(&st->mutex);
 	st->wanted = KT_STATE_NOBODY;
 	INIT_WORK(&st->drop, kt_state_drop);
-	kt_dlm_lock_setup(&st->hdr, clu, "state", kt_state_bast);
+	kt_dlm_lock_setup(&st->hdr, clu, st->name, kt_state_bast);
 	/* only DLM_LKF_VALBLK requests keep a value block: all of ours do */
 	st->hdr.lksb.sb_lvbptr = st->hdr_lvb;
-	st->blk = kvcalloc(KT_CLUSTER_STATE_BLOCKS, sizeof(*st->blk),
-			   GFP_KERNEL);
+	st->blk = kvcalloc(st->nr_blocks, sizeof(*st->blk), GFP_KERNEL);
 	if (!st->blk)
 		return -ENOMEM;
-	for (i = 1; i < KT_CLUSTER_STATE_BLOCKS; i++) {
+	for (i = 1; i < st->nr_blocks; i++) {
 		struct kt_state_block *b = &st->blk[i];
 
-		snprintf(b->name, sizeof(b->name), "state.%u", i);
+		snprintf(b->name, sizeof(b->name), "%s.%u", st->name, i);
 		kt_dlm_lock_setup(&b->l, clu, b->name, NULL);
 		b->l.lksb.sb_lvbptr = b->lvb;
 	}
 	return kt_dlm_lock_request(&st->hdr, DLM_LOCK_NL, DLM_LKF_VALBLK);
 }
 
-/* No state_*() call runs or will start. */
-void kt_state_exit(struct kt_cluster_lu *clu)
+int kt_state_init(struct kt_cluster_lu *clu)
 {
-	struct kt_cluster_state *st = &clu->state;
+	unsigned int sid;
+	int ret;
+
+	for (sid = 0; sid < KT_CLUSTER_NR_STATES; sid++) {
+		ret = kt_state_init_one(clu, sid);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void kt_state_exit_one(struct kt_cluster_state *st)
+{
 	unsigned int i;
 
+	if (!st->clu)
+		return;		/* kt_state_init() stopped before it */
 	spin_lock_irq(&st->hdr.lock);
 	st->hdr.dying = true;		/* the blocking callback queues nothing */
 	spin_unlock_irq(&st->hdr.lock);
 	cancel_work_sync(&st->drop);
 	kt_dlm_lock_exit(&st->hdr);
 	if (st->blk)
-		for (i = 1; i < KT_CLUSTER_STATE_BLOCKS; i++)
+		for (i = 1; i < st->nr_blocks; i++)
 			kt_dlm_lock_exit(&st->blk[i].l);
 	kvfree(st->blk);
 }
 
-int kt_state_lock(struct kt_cluster_lu *clu, bool write)
+/* No state_*() call runs or will start. */
+void kt_state_exit(struct kt_cluster_lu *clu)
 {
-	struct kt_cluster_state *st = &clu->state;
+	unsigned int sid;
+
+	for (sid = 0; sid < KT_CLUSTER_NR_STATES; sid++)
+		kt_state_exit_one(&clu->state[sid]);
+}
+
+int kt_state_lock(struct kt_cluster_lu *clu, unsigned int sid, bool write)
+{
+	struct kt_cluster_state *st = &clu->state[sid];
 	int ret = 0;
 
 	mutex_lock(&st->mutex);
@@ -162,7 +194,7 @@ int kt_state_lock(struct kt_cluster_lu *clu, bool write)
 	} else if (write) {
 		if (st->hdr.granted == DLM_LOCK_PR) {
 			/* until EX is granted, another writer may come first */
-			kt_cluster_state_stale(clu->dev);
+			kt_cluster_state_stale(clu->dev, sid);
 			kt_state_drop_blocks(st);
 			ret = kt_dlm_lock_request(&st->hdr, DLM_LOCK_NL,
 						  DLM_LKF_VALBLK);
@@ -183,9 +215,10 @@ int kt_state_lock(struct kt_cluster_lu *clu, bool write)
 	return ret;
 }
 
-int kt_state_read(struct kt_cluster_lu *clu, unsigned int blk, void *buf)
+int kt_state_read(struct kt_cluster_lu *clu, unsigned int sid,
+		  unsigned int blk, void *buf)
 {
-	struct kt_cluster_state *st = &clu->state;
+	struct kt_cluster_state *st = &clu->state[sid];
 	struct kt_state_block *b;
 	bool lost;
 	int ret;
@@ -195,7 +228,7 @@ int kt_state_read(struct kt_cluster_lu *clu, unsigned int blk, void *buf)
 		return st->hdr.lksb.sb_flags & DLM_SBF_VALNOTVALID ?
 		       -ESTALE : 0;
 	}
-	if (WARN_ON_ONCE(blk >= KT_CLUSTER_STATE_BLOCKS))
+	if (WARN_ON_ONCE(blk >= st->nr_blocks))
 		return -EINVAL;
 	b = &st->blk[blk];
 	if (b->l.broken)
@@ -211,15 +244,15 @@ int kt_state_read(struct kt_cluster_lu *clu, unsigned int blk, void *buf)
 	return lost ? -ESTALE : 0;
 }
 
-int kt_state_write(struct kt_cluster_lu *clu, unsigned int blk,
-		   const void *buf)
+int kt_state_write(struct kt_cluster_lu *clu, unsigned int sid,
+		   unsigned int blk, const void *buf)
 {
-	struct kt_cluster_state *st = &clu->state;
+	struct kt_cluster_state *st = &clu->state[sid];
 	struct kt_state_block *b;
 	int ret;
 
 	if (WARN_ON_ONCE(st->hdr.granted != DLM_LOCK_EX ||
-			 blk >= KT_CLUSTER_STATE_BLOCKS))
+			 blk >= st->nr_blocks))
 		return -EINVAL;
 	if (!blk) {
 		memcpy(st->hdr_new, buf, KT_CLUSTER_BLOCK_LEN);
@@ -236,9 +269,10 @@ int kt_state_write(struct kt_cluster_lu *clu, unsigned int blk,
 	return kt_dlm_lock_request(&b->l, DLM_LOCK_PR, DLM_LKF_VALBLK);
 }
 
-int kt_state_unlock(struct kt_cluster_lu *clu, bool publish)
+int kt_state_unlock(struct kt_cluster_lu *clu, unsigned int sid,
+		    bool publish)
 {
-	struct kt_cluster_state *st = &clu->state;
+	struct kt_cluster_state *st = &clu->state[sid];
 	int ret = 0;
 
 	if (st->hdr.granted == DLM_LOCK_EX) {
@@ -249,12 +283,12 @@ int kt_state_unlock(struct kt_cluster_lu *clu, bool publish)
 					  DLM_LKF_VALBLK);
 		/* the core must not trust what it could not publish */
 		if (ret)
-			kt_cluster_state_stale(clu->dev);
+			kt_cluster_state_stale(clu->dev, sid);
 	} else if (publish) {
 		ret = -EINVAL;
 	}
 	st->hdr_dirty = false;
-	kt_state_yield(clu);
+	kt_state_yield(st);
 	mutex_unlock(&st->mutex);
 	return ret;
 }

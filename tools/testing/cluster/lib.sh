@@ -192,6 +192,21 @@ kt_pr_nodes() {
 	done
 }
 
+# kt_alua_nodes IQN: alua_nodes.py, as kt_pr_nodes
+ALUA_NODES_CHECKS=4
+kt_alua_nodes() {
+	local out n
+	out=$(timeout 300 python3 "$KT_CLUSTER_TOOLS/alua_nodes.py" "$1" 0 \
+		"$(kt_node_addr 1):3260" "$(kt_node_addr 2):3260" 2>&1)
+	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)'
+	n=$(printf '%s\n' "$out" | grep -cE '^(ok|not ok) ')
+	while [ "$n" -lt "$ALUA_NODES_CHECKS" ]; do
+		not_ok "ALUA across nodes (alua_nodes.py ended early)" \
+			"$(printf '%s\n' "$out" | tail -5)"
+		n=$((n + 1))
+	done
+}
+
 # kt_cu_nodes DESCRIPTION TESTS URL...: iscsi-test-cu's TESTS (--test=)
 # against URL...; one check, ok when some ran and none failed. Its
 # per-test lines stay in /ktout/cu-TESTS.txt.

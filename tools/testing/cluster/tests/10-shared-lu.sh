@@ -5,9 +5,11 @@
 # mode: cluster/enable refuses without a lockspace name and without
 # dlm_controld, joins the lockspace once corosync and dlm_controld run;
 # COMPARE AND WRITE from both nodes at once never loses an update
-# (caw_race.py), and the persistent reservations are one state for both
-# nodes (pr_nodes.py). Node 1 drives the initiators; node 2 serves. Each
-# node's TPG has its own tag (tpgt_1, tpgt_2): its relative target port.
+# (caw_race.py), the persistent reservations are one state for both
+# nodes (pr_nodes.py), and each node's target port group is reported and
+# set through the other (alua_nodes.py). Node 1 drives the initiators;
+# node 2 serves. Each node's TPG has its own tag (tpgt_1, tpgt_2): its
+# relative target port.
 #
 # KT_CLUSTER_CAW_OFF=1 leaves cluster mode off on both nodes: the race
 # then loses increments and each node has reservations of its own, which
@@ -22,7 +24,7 @@ DEV=$KT_CFS/core/iblock_0/shared
 SERIAL=ktcluster-lu-0001
 SECONDS_RACE=${KT_CLUSTER_RACE_SECONDS:-20}
 
-if [ "$KT_NODE" = 1 ]; then plan $((16 + PR_NODES_CHECKS)); else plan 5; fi
+if [ "$KT_NODE" = 1 ]; then plan $((16 + PR_NODES_CHECKS + ALUA_NODES_CHECKS)); else plan 5; fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
 
@@ -91,9 +93,14 @@ elif [ "$KT_NODE" = 1 ]; then
 	ok "cluster/lockspace (cluster mode off: not checked)"
 fi
 
-# the LU on this node's portal; both nodes give it the same identity
+# the LU on this node's portal; both nodes give it the same identity.
+# Its port is in a group of this node's: node 1's optimized, node 2's not.
 tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
-mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
+gp=$DEV/alua/node$KT_NODE
+mkdir $gp && echo "$KT_NODE" > $gp/tg_pt_gp_id &&
+	echo $((KT_NODE - 1)) > $gp/alua_access_state &&
+	mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
+	echo "node$KT_NODE" > $tpg/lun/lun_0/alua_tg_pt_gp &&
 	mkdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260" &&
 	echo 0 > $tpg/attrib/authentication &&
 	echo 1 > $tpg/attrib/generate_node_acls &&
@@ -126,6 +133,8 @@ if [ "$KT_NODE" = 1 ]; then
 		"iscsi://$(kt_node_addr 2):3260/$IQN/0"
 	kt_cu_nodes "libiscsi PERSISTENT RESERVE IN/OUT families on node 2 in cluster mode" \
 		'SCSI.Pr*' "iscsi://$(kt_node_addr 2):3260/$IQN/0"
+	# each node's target port group, seen and set from the other
+	kt_alua_nodes "$IQN"
 fi
 kt_barrier raced $((SECONDS_RACE + 1500))
 
@@ -140,5 +149,5 @@ else
 	ok "node $KT_NODE: (cluster mode off: nothing to leave)"
 fi
 kt_barrier left
-rmdir $DEV $KT_CFS/core/iblock_0
+rmdir $gp $DEV $KT_CFS/core/iblock_0
 kt_cluster_down

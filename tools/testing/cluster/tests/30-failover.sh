@@ -8,8 +8,10 @@
 # 1's, then writes with fio (verify=crc32c) through the multipath device.
 # Meanwhile node 1 powers off at once (sysrq o). I/O goes on through node
 # 2, fio verifies every block it wrote, node 2's cluster sees node 1 gone
-# and its persistent reservation is still there. The longest time without
-# an I/O completing is reported as the failover gap.
+# and its persistent reservation is still there; node 1's target port
+# group is reported Unavailable and node 2's, named by cluster/
+# alua_takeover, Active/Optimized. The longest time without an I/O
+# completing is reported as the failover gap.
 #
 # Node 1 leaves a mark (/ktout/poweroff) so that tools/testing/cluster/run.sh
 # does not count its missing end as a failure. Not in make test.
@@ -24,7 +26,7 @@ KEY=0xfa11
 LOOPS=${KT_FAILOVER_LOOPS:-10}
 tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
 
-if [ "$KT_NODE" = 1 ]; then plan 2; else plan 10; fi
+if [ "$KT_NODE" = 1 ]; then plan 2; else plan 11; fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
 modprobe ktarget_core && modprobe ktarget_iblock && modprobe ktarget_iscsi ||
@@ -34,7 +36,13 @@ mkdir -p $DEV && echo "udev_path=$KT_SHARED_DISK" > $DEV/control &&
 kt_cluster_up
 check "node $KT_NODE: cluster/enable joins" sh -c "echo 1 > $DEV/cluster/enable"
 kt_barrier joined
-mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
+# each node's port in a group of its own; node 2's takes over
+gp=$DEV/alua/node$KT_NODE
+mkdir $gp && echo "$KT_NODE" > $gp/tg_pt_gp_id &&
+	echo $((KT_NODE - 1)) > $gp/alua_access_state &&
+	echo 2 > $DEV/cluster/alua_takeover &&
+	mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
+	echo "node$KT_NODE" > $tpg/lun/lun_0/alua_tg_pt_gp &&
 	mkdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260" &&
 	echo 0 > $tpg/attrib/authentication &&
 	echo 1 > $tpg/attrib/generate_node_acls &&
@@ -149,6 +157,16 @@ else
 	not_ok "the reservation still holds on node 2" "$out"
 fi
 
+# ALUA: node 1's group Unavailable, node 2's (cluster/alua_takeover) optimized
+out=$(sg_rtpg -d "$d2" 2>&1)
+if printf '%s\n' "$out" | awk '/target port group id : 0x1 /{g=1} /target port group id : 0x2 /{g=2}
+	/asymmetric access state/ { st[g] = $0 }
+	END { exit !(st[1] ~ /0x03/ && st[2] ~ /0x00/) }'; then
+	ok "REPORT TARGET PORT GROUPS on node 2: node 1's group Unavailable, node 2's Active/Optimized"
+else
+	not_ok "REPORT TARGET PORT GROUPS on node 2: node 1's group Unavailable, node 2's Active/Optimized" "$out"
+fi
+
 dmsetup remove ktfo
 iscsiadm -m node -T $IQN --logout > /dev/null 2>&1
 pkill -x iscsid
@@ -158,5 +176,5 @@ rm $tpg/lun/lun_0/shared
 rmdir $tpg/lun/lun_0 $tpg $KT_CFS/iscsi/$IQN $KT_CFS/iscsi
 check "node 2: cluster/enable 0 leaves the lockspace" \
 	sh -c "echo 0 > $DEV/cluster/enable && [ \$(cat $DEV/cluster/node_id) = 0 ]"
-rmdir $DEV $KT_CFS/core/iblock_0
+rmdir $gp $DEV $KT_CFS/core/iblock_0
 kt_cluster_down
