@@ -101,7 +101,7 @@ struct kt_alua_gp *kt_alua_find_gp(struct kt_dev *dev, const char *name,
 	return NULL;
 }
 
-static struct kt_alua_gp *kt_alua_find_id(struct kt_dev *dev, u16 id)
+struct kt_alua_gp *kt_alua_find_id(struct kt_dev *dev, u16 id)
 {
 	struct kt_alua_gp *gp;
 
@@ -344,9 +344,6 @@ static sense_reason_t kt_alua_stpg_check(struct kt_cmd *cmd,
 	for (i = 0; i < nr; i++) {
 		off = KT_ALUA_STPG_HDR_LEN + i * KT_ALUA_STPG_DESC_LEN;
 		gps[i] = kt_alua_find_id(cmd->dev, d[i].id);
-		/* cluster mode: another node's, which alua_cluster.c checks */
-		if (!gps[i] && kt_alua_cluster_has(cmd->dev, d[i].id))
-			continue;
 		if (!gps[i]) {
 			pr_warn_ratelimited("%s: SET TARGET PORT GROUPS: no group %u\n",
 					    config_item_name(&cmd->dev->group.cg_item),
@@ -393,18 +390,17 @@ void kt_alua_stpg_execute(struct kt_cmd *cmd)
 	if (reason)
 		goto out;
 
+	/* cluster mode: any node's groups, through the cluster's table */
+	if (kt_alua_cluster_stpg(cmd, d, nr, &reason, &changed))
+		goto ua;
 	mutex_lock(&a->lock);
 	reason = kt_alua_stpg_check(cmd, d, nr, gps);
 	for (i = 0; !reason && i < nr; i++) {
-		if (!gps[i])
-			continue;
 		changed |= gps[i]->state != d[i].state;
 		kt_alua_set_state(gps[i], d[i].state, KT_ALUA_STATUS_EXPLICIT);
 	}
 	mutex_unlock(&a->lock);
-	/* cluster mode: the table takes them all, the other nodes follow */
-	if (!reason)
-		reason = kt_alua_cluster_stpg(cmd, d, nr, &changed);
+ua:
 	/* SPC-4 5.15.2.3: every other I_T nexus hears of the change */
 	if (changed)
 		kt_ua_raise(cmd->dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_OTHERS, cmd->sess);

@@ -35,19 +35,19 @@ struct kt_alua_cluster *kt_alua_cluster_detach(struct kt_dev *dev);
 void kt_alua_cluster_free(struct kt_alua_cluster *ac);
 void kt_alua_cluster_changed(struct kt_dev *dev);
 void kt_alua_cluster_stale(struct kt_dev *dev);
-bool kt_alua_cluster_has(struct kt_dev *dev, u16 id);
 unsigned int kt_alua_cluster_report(struct kt_dev *dev,
 				    struct kt_alua_desc *d, unsigned int n,
 				    u16 *ports);
 #define KT_ALUA_CLUSTER_GROUPS	9	/* room kt_alua_cluster_report() needs */
 #define KT_ALUA_CLUSTER_PORTS	4	/* ... per group */
-sense_reason_t kt_alua_cluster_stpg(struct kt_cmd *cmd,
-				    const struct kt_alua_stpg_desc *d,
-				    unsigned int nr, bool *changed);
+bool kt_alua_cluster_stpg(struct kt_cmd *cmd,
+			  const struct kt_alua_stpg_desc *d, unsigned int nr,
+			  sense_reason_t *reason, bool *changed);
 
 /* Under dev->state->alua.lock: */
 struct kt_alua_gp *kt_alua_find_gp(struct kt_dev *dev, const char *name,
 				   size_t len);
+struct kt_alua_gp *kt_alua_find_id(struct kt_dev *dev, u16 id);
 bool kt_alua_id_in_use(struct kt_dev *dev, u16 id,
 		       const struct kt_alua_gp *except);
 void kt_alua_set_state(struct kt_alua_gp *gp, u8 state, u8 status);

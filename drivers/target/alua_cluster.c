@@ -25,10 +25,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
-#include <linux/delay.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
@@ -43,6 +43,8 @@
 #define KT_ALC_MAGIC		0x6b74414c	/* "ktAL" */
 #define KT_ALC_GROUPS		KT_ALUA_CLUSTER_GROUPS
 #define KT_ALC_PORTS		KT_ALUA_CLUSTER_PORTS
+#define KT_ALC_RETRY		HZ		/* after a failed sync */
+#define KT_ALC_REPORT_WAIT	HZ		/* RTPG waits for a load */
 
 struct kt_alc_gp {
 	__be32	node;			/* the node whose ports they are */
@@ -70,61 +72,68 @@ union kt_alc_block {
 	struct kt_alc_hdr	hdr;
 };
 
+static_assert(sizeof(struct kt_alc_gp) == 24);
 static_assert(sizeof(struct kt_alc_hdr) <= KT_CLUSTER_BLOCK_LEN);
 
 /* This node's side of the table, while cluster mode is on */
 struct kt_alua_cluster {
 	struct kt_dev		*dev;
-	struct work_struct	work;
-	spinlock_t		lock;		/* the five below */
+	struct delayed_work	work;
+	wait_queue_head_t	loaded;		/* @stale went false */
+	spinlock_t		lock;		/* the six below */
+	bool			dying;		/* cluster mode goes off */
 	bool			stale;		/* another node changed it */
 	bool			publish;	/* this node's groups changed */
 	u32			left[KT_CLUSTER_MAX_NODES];
 	unsigned int		nr_left;
 	struct kt_alc_hdr	table;		/* as last loaded or written */
-	struct mutex		mutex;		/* one sync at a time */
+	struct mutex		mutex;		/* one sync at a time, and: */
+	bool			fresh;		/* nothing published yet */
+	bool			leaving;	/* take this node's entries out */
 	union kt_alc_block	blk;
 };
 
-static u32 kt_alc_me(struct kt_dev *dev)
-{
-	struct kt_cluster *c = &dev->state->cluster;
+/* What SET TARGET PORT GROUPS asks of a sync */
+struct kt_alc_stpg {
+	struct kt_cmd			*cmd;
+	const struct kt_alua_stpg_desc	*d;
+	unsigned int			nr;
+	sense_reason_t			reason;
+};
 
-	return c->ops->node_id(c->lu);
-}
-
-/* The table's entry of group @id, or NULL. */
-static struct kt_alc_gp *kt_alc_find(struct kt_alc_hdr *t, u16 id)
+/* The table's entry of group @id (of node @node, unless 0), or NULL. */
+static struct kt_alc_gp *kt_alc_find(struct kt_alc_hdr *t, u32 node, u16 id)
 {
 	unsigned int i;
 
-	for (i = 0; i < t->nr; i++)
-		if (be16_to_cpu(t->gp[i].id) == id)
+	for (i = 0; i < t->nr && i < KT_ALC_GROUPS; i++)
+		if (be16_to_cpu(t->gp[i].id) == id &&
+		    (!node || be32_to_cpu(t->gp[i].node) == node))
 			return &t->gp[i];
 	return NULL;
 }
 
 /*
- * Under alua.lock: this node's groups into @t, keeping the state the table
- * has for a group it has already; @t's entries of this node's that no
- * longer exist go.
+ * Under alua.lock: this node's groups into @t (none while leaving),
+ * keeping the state the table has for one it published before, unless it
+ * was set here since; the other nodes' entries stay.
  */
-static void kt_alc_put_mine(struct kt_dev *dev, struct kt_alc_hdr *t, u32 me)
+static void kt_alc_put_mine(struct kt_alua_cluster *ac, struct kt_alc_hdr *t,
+			    u32 me)
 {
+	struct kt_dev *dev = ac->dev;
 	struct kt_alc_hdr old = *t;
 	struct kt_alua_port *port;
 	struct kt_alua_gp *gp;
 	unsigned int i, n = 0;
 
-	/* the other nodes' first */
-	for (i = 0; i < old.nr; i++)
+	for (i = 0; i < old.nr && i < KT_ALC_GROUPS; i++)
 		if (be32_to_cpu(old.gp[i].node) != me)
 			t->gp[n++] = old.gp[i];
 	list_for_each_entry(gp, &dev->state->alua.groups, node) {
 		struct kt_alc_gp *e, *was;
 
-		/* default_tg_pt_gp (id 0) is every node's: not listed */
-		if (!gp->id_valid || gp->is_default)
+		if (ac->leaving || !gp->id_valid || gp->is_default)
 			continue;
 		if (n == KT_ALC_GROUPS) {
 			pr_warn_ratelimited("%s: cluster ALUA: more than %d groups in the cluster; group %u is not shared\n",
@@ -136,16 +145,10 @@ static void kt_alc_put_mine(struct kt_dev *dev, struct kt_alc_hdr *t, u32 me)
 		memset(e, 0, sizeof(*e));
 		e->node = cpu_to_be32(me);
 		e->id = cpu_to_be16(gp->id);
-		was = kt_alc_find(&old, gp->id);
-		/* a state set here since the last publish wins */
-		if (was && !gp->cluster_dirty) {
-			e->state = was->state;
-			e->status = was->status;
-		} else {
-			e->state = gp->state;
-			e->status = gp->status;
-		}
-		gp->cluster_dirty = false;
+		/* a node that comes back starts from its own states */
+		was = ac->fresh ? NULL : kt_alc_find(&old, me, gp->id);
+		e->state = was && !gp->cluster_dirty ? was->state : gp->state;
+		e->status = was && !gp->cluster_dirty ? was->status : gp->status;
 		e->supported = gp->supported;
 		e->access_type = gp->access_type;
 		e->preferred = gp->preferred;
@@ -163,8 +166,19 @@ static void kt_alc_put_mine(struct kt_dev *dev, struct kt_alc_hdr *t, u32 me)
 	t->nr = n;
 }
 
+/* Under alua.lock: would publishing change this node's entries? */
+static bool kt_alc_mine_differ(struct kt_alua_cluster *ac,
+			       const struct kt_alc_hdr *t, u32 me)
+{
+	struct kt_alc_hdr want = *t;
+
+	kt_alc_put_mine(ac, &want, me);
+	return want.nr != t->nr ||
+	       memcmp(want.gp, t->gp, t->nr * sizeof(t->gp[0]));
+}
+
 /* Under alua.lock: the table's states for this node's groups. */
-static bool kt_alc_apply(struct kt_dev *dev, struct kt_alc_hdr *t)
+static bool kt_alc_apply(struct kt_dev *dev, struct kt_alc_hdr *t, u32 me)
 {
 	struct kt_alua_gp *gp;
 	bool changed = false;
@@ -172,15 +186,30 @@ static bool kt_alc_apply(struct kt_dev *dev, struct kt_alc_hdr *t)
 	list_for_each_entry(gp, &dev->state->alua.groups, node) {
 		struct kt_alc_gp *e;
 
-		if (!gp->id_valid || gp->is_default)
+		/* a state set here and not yet published stays */
+		if (!gp->id_valid || gp->is_default || gp->cluster_dirty)
 			continue;
-		e = kt_alc_find(t, gp->id);
-		if (e && e->state != gp->state) {
+		e = kt_alc_find(t, me, gp->id);
+		if (e && e->state != gp->state &&
+		    (gp->supported & kt_alua_state_sup(e->state))) {
 			kt_alua_set_state(gp, e->state, e->status);
 			changed = true;
 		}
 	}
 	return changed;
+}
+
+/* Under alua.lock: the table was published; what was set here is in it. */
+static void kt_alc_published(struct kt_dev *dev, struct kt_alc_hdr *t, u32 me)
+{
+	struct kt_alua_gp *gp;
+
+	list_for_each_entry(gp, &dev->state->alua.groups, node) {
+		struct kt_alc_gp *e = kt_alc_find(t, me, gp->id);
+
+		if (gp->cluster_dirty && e && e->state == gp->state)
+			gp->cluster_dirty = false;
+	}
 }
 
 /* A node left: its groups are Unavailable, the takeover group optimized. */
@@ -191,114 +220,185 @@ static void kt_alc_node_gone(struct kt_dev *dev, struct kt_alc_hdr *t,
 	struct kt_alc_gp *e;
 	unsigned int i;
 
-	for (i = 0; i < t->nr; i++) {
+	for (i = 0; i < t->nr && i < KT_ALC_GROUPS; i++) {
 		e = &t->gp[i];
 		if (be32_to_cpu(e->node) != node)
 			continue;
 		e->state = KT_ALUA_UNAVAILABLE;
 		e->status = KT_ALUA_STATUS_IMPLICIT;
 	}
-	e = takeover ? kt_alc_find(t, takeover) : NULL;
-	if (e && be32_to_cpu(e->node) == me) {
+	e = takeover ? kt_alc_find(t, me, takeover) : NULL;
+	if (e) {
 		e->state = KT_ALUA_AO;
 		e->status = KT_ALUA_STATUS_IMPLICIT;
 	}
 	pr_info("%s: cluster ALUA: node %u left: its groups are Unavailable%s\n",
 		config_item_name(&dev->group.cg_item), node,
-		e ? ", the takeover group Active/Optimized" : "");
+		e ? "; this node's takeover group is Active/Optimized" : "");
 }
 
 /*
- * Load the table, and write it when this node's groups changed or a node
- * left. @stpg, if set, changes it first (SET TARGET PORT GROUPS). Returns
- * 0 or -errno; *changed says whether a state of this node's changed.
+ * Under alua.lock: SET TARGET PORT GROUPS against the table as it is now,
+ * all or nothing: this node's groups as alua.c checks them, the others'
+ * by their entries.
  */
-static int kt_alc_sync(struct kt_alua_cluster *ac,
-		       int (*stpg)(struct kt_dev *dev, struct kt_alc_hdr *t,
-				   void *arg),
-		       void *arg, bool *changed)
+static sense_reason_t kt_alc_stpg(struct kt_alc_stpg *s, struct kt_alc_hdr *t,
+				  u32 me, bool *changed)
+{
+	struct kt_dev *dev = s->cmd->dev;
+	struct kt_alua_gp *gp;
+	struct kt_alc_gp *e;
+	unsigned int i;
+	u32 off;
+
+	for (i = 0; i < s->nr; i++) {
+		u8 access, sup;
+
+		off = KT_ALUA_STPG_HDR_LEN + i * KT_ALUA_STPG_DESC_LEN;
+		gp = kt_alua_find_id(dev, s->d[i].id);
+		e = gp ? NULL : kt_alc_find(t, 0, s->d[i].id);
+		if (!gp && !e) {
+			s->cmd->sense_field = KT_FIELD_PARAM(off + 2);
+			return KT_SENSE_INVALID_PARAM_FIELD;
+		}
+		access = gp ? gp->access_type : e->access_type;
+		sup = gp ? gp->supported : e->supported;
+		if (!(access & KT_ALUA_TPGS_EXPLICIT) ||
+		    !(sup & kt_alua_state_sup(s->d[i].state))) {
+			s->cmd->sense_field = KT_FIELD_PARAM_BIT(off, 3);
+			return KT_SENSE_INVALID_PARAM_FIELD;
+		}
+	}
+	for (i = 0; i < s->nr; i++) {
+		gp = kt_alua_find_id(dev, s->d[i].id);
+		if (gp) {
+			*changed |= gp->state != s->d[i].state;
+			kt_alua_set_state(gp, s->d[i].state,
+					  KT_ALUA_STATUS_EXPLICIT);
+			gp->cluster_dirty = true;
+		}
+		e = kt_alc_find(t, gp ? me : 0, s->d[i].id);
+		if (e) {
+			e->state = s->d[i].state;
+			e->status = KT_ALUA_STATUS_EXPLICIT;
+		}
+	}
+	return KT_SENSE_NONE;
+}
+
+/* The table is unusable (lost, or not ours): start it again. */
+static void kt_alc_reset(struct kt_alua_cluster *ac, int why)
+{
+	if (why == -EPROTO)
+		pr_warn_ratelimited("%s: cluster ALUA: the table is not one this version writes; making it again\n",
+				    config_item_name(&ac->dev->group.cg_item));
+	memset(&ac->blk, 0, sizeof(ac->blk));
+}
+
+/*
+ * Load the table; write it when this node's groups changed, a node left,
+ * this node leaves, or @s (SET TARGET PORT GROUPS) changes it. What was
+ * asked and not done is asked again in a while. 0 or -errno; *changed
+ * says whether a state of this node's changed.
+ */
+static int kt_alc_sync(struct kt_alua_cluster *ac, struct kt_alc_stpg *s,
+		       bool *changed)
 {
 	struct kt_dev *dev = ac->dev;
 	const struct kt_cluster_ops *ops = dev->state->cluster.ops;
 	struct kt_cluster_lu *lu = dev->state->cluster.lu;
-	u32 left[KT_CLUSTER_MAX_NODES], me = kt_alc_me(dev);
+	u32 left[KT_CLUSTER_MAX_NODES], me;
 	struct kt_alc_hdr *t = &ac->blk.hdr;
 	unsigned int nr_left, i;
-	bool publish, write;
-	int ret;
+	bool publish, write, held;
+	int ret, unl;
 
-	mutex_lock(&ac->mutex);
+	lockdep_assert_held(&ac->mutex);
+	me = ops->node_id(lu);
+	if (!me) {
+		pr_warn_ratelimited("%s: cluster ALUA: the DLM gives no node id: groups are not shared\n",
+				    config_item_name(&dev->group.cg_item));
+		return -ENODEV;
+	}
 	spin_lock_irq(&ac->lock);
 	publish = ac->publish;
 	nr_left = ac->nr_left;
 	memcpy(left, ac->left, nr_left * sizeof(left[0]));
 	ac->publish = false;
 	ac->nr_left = 0;
-	ac->stale = false;
 	spin_unlock_irq(&ac->lock);
-	write = publish || nr_left || stpg;
+	write = publish || nr_left || s || ac->leaving;
 
-	ret = ops->state_lock(lu, KT_CLUSTER_ALUA, write);
+again:
+	held = write;
+	ret = ops->state_lock(lu, KT_CLUSTER_ALUA, held);
 	if (ret)
-		goto requeue;
+		goto undo;
 	ret = ops->state_read(lu, KT_CLUSTER_ALUA, 0, &ac->blk);
-	if ((ret == -ESTALE || (!ret && !t->magic)) && !write) {
-		/* lost with the nodes that held it, or new: to be rebuilt */
-		write = true;
-		ret = ops->state_unlock(lu, KT_CLUSTER_ALUA, false);
-		if (!ret)
-			ret = ops->state_lock(lu, KT_CLUSTER_ALUA, true);
-		if (ret)
-			goto requeue;
-		ret = ops->state_read(lu, KT_CLUSTER_ALUA, 0, &ac->blk);
-	}
-	if (ret == -ESTALE || (!ret && !t->magic)) {
-		memset(&ac->blk, 0, sizeof(ac->blk));
-		ret = 0;
-	} else if (!ret && (be32_to_cpu(t->magic) != KT_ALC_MAGIC ||
-			    t->nr > KT_ALC_GROUPS)) {
+	if (!ret && t->magic && (be32_to_cpu(t->magic) != KT_ALC_MAGIC ||
+				 t->nr > KT_ALC_GROUPS))
 		ret = -EPROTO;
+	if (ret == -ESTALE || ret == -EPROTO || (!ret && !t->magic)) {
+		kt_alc_reset(ac, ret);
+		write = true;
+		ret = 0;
+	}
+	if (!ret && !write) {
+		/* this node's entries missing or old (a rebuild): publish */
+		mutex_lock(&dev->state->alua.lock);
+		write = kt_alc_mine_differ(ac, t, me);
+		mutex_unlock(&dev->state->alua.lock);
+	}
+	if (!ret && write && !held) {
+		ops->state_unlock(lu, KT_CLUSTER_ALUA, false);
+		goto again;
 	}
 	if (ret) {
 		ops->state_unlock(lu, KT_CLUSTER_ALUA, false);
-		goto requeue;
+		goto undo;
 	}
 
 	for (i = 0; i < nr_left; i++)
 		kt_alc_node_gone(dev, t, left[i], me);
 	mutex_lock(&dev->state->alua.lock);
-	if (stpg)
-		ret = stpg(dev, t, arg);
-	/* this node's own groups: their ports and the table's states */
-	if (!ret && write)
-		kt_alc_put_mine(dev, t, me);
-	*changed = !ret && kt_alc_apply(dev, t);
+	if (s)
+		s->reason = kt_alc_stpg(s, t, me, changed);
+	if (write)
+		kt_alc_put_mine(ac, t, me);
+	*changed |= kt_alc_apply(dev, t, me);
 	mutex_unlock(&dev->state->alua.lock);
 
-	if (!ret && write) {
+	if (write) {
 		t->magic = cpu_to_be32(KT_ALC_MAGIC);
 		be64_add_cpu(&t->version, 1);
 		ret = ops->state_write(lu, KT_CLUSTER_ALUA, 0, &ac->blk);
 	}
-	i = ops->state_unlock(lu, KT_CLUSTER_ALUA, !ret && write);
-	ret = ret ?: (int)i;
-	if (!ret) {
-		spin_lock_irq(&ac->lock);
-		ac->table = *t;
-		spin_unlock_irq(&ac->lock);
+	unl = ops->state_unlock(lu, KT_CLUSTER_ALUA, !ret && write);
+	ret = ret ?: unl;
+	if (ret)
+		goto undo;
+	if (write) {
+		mutex_lock(&dev->state->alua.lock);
+		kt_alc_published(dev, t, me);
+		mutex_unlock(&dev->state->alua.lock);
+		ac->fresh = false;
 	}
-	mutex_unlock(&ac->mutex);
-	return ret;
+	spin_lock_irq(&ac->lock);
+	ac->table = *t;
+	ac->stale = false;
+	spin_unlock_irq(&ac->lock);
+	wake_up_all(&ac->loaded);
+	return 0;
 
-requeue:
+undo:
 	/* what was asked is still to do */
 	spin_lock_irq(&ac->lock);
 	ac->publish |= publish;
 	for (i = 0; i < nr_left && ac->nr_left < KT_CLUSTER_MAX_NODES; i++)
 		ac->left[ac->nr_left++] = left[i];
-	ac->stale = true;
+	if (!ac->dying)
+		queue_delayed_work(system_long_wq, &ac->work, KT_ALC_RETRY);
 	spin_unlock_irq(&ac->lock);
-	mutex_unlock(&ac->mutex);
 	pr_warn_ratelimited("%s: cluster ALUA: the table cannot be had: error %d\n",
 			    config_item_name(&dev->group.cg_item), ret);
 	return ret;
@@ -306,70 +406,76 @@ requeue:
 
 static void kt_alc_work(struct work_struct *work)
 {
-	struct kt_alua_cluster *ac = container_of(work, struct kt_alua_cluster,
-						  work);
+	struct kt_alua_cluster *ac = container_of(to_delayed_work(work),
+						  struct kt_alua_cluster, work);
 	bool changed = false;
 
-	if (kt_alc_sync(ac, NULL, NULL, &changed)) {
-		/* the lockspace recovers, or is gone: try again in a while */
-		msleep(1000);
-		queue_work(system_long_wq, &ac->work);
-		return;
-	}
+	mutex_lock(&ac->mutex);
+	kt_alc_sync(ac, NULL, &changed);
+	mutex_unlock(&ac->mutex);
 	/* SPC-4 5.15.2.3: every nexus of this node's ports hears of it */
 	if (changed)
 		kt_ua_raise(ac->dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
 }
 
-/* Under rcu_read_lock() where the caller may race with cluster mode off */
+/*
+ * Set by cluster mode's join and cleared, after a grace period, before its
+ * leave: the command path runs only while a LUN exports the device, which
+ * cluster mode's changes wait for; configfs and the module's callbacks
+ * look under rcu_read_lock().
+ */
 static struct kt_alua_cluster *kt_alc_of(struct kt_dev *dev)
 {
 	return rcu_dereference_check(dev->state->alua.clustered, true);
 }
 
-static void kt_alc_kick(struct kt_dev *dev, bool publish, u32 left);
-
-/* This node's groups, ports or states changed: publish them. */
-void kt_alua_cluster_changed(struct kt_dev *dev)
-{
-	kt_alc_kick(dev, true, 0);
-}
-
-/* Ask the work to publish (@publish) or note node @left gone (not 0). */
-static void kt_alc_kick(struct kt_dev *dev, bool publish, u32 left)
+/* Ask the work to publish, note node @left (not 0) gone, or just load. */
+static void kt_alc_kick(struct kt_dev *dev, bool publish, u32 left,
+			bool stale)
 {
 	struct kt_alua_cluster *ac;
 	unsigned long flags;
+	unsigned int i;
 
 	rcu_read_lock();
 	ac = kt_alc_of(dev);
 	if (ac) {
 		spin_lock_irqsave(&ac->lock, flags);
 		ac->publish |= publish;
+		ac->stale |= stale;
+		for (i = 0; left && i < ac->nr_left; i++)
+			if (ac->left[i] == left)
+				left = 0;
 		if (left && ac->nr_left < KT_CLUSTER_MAX_NODES)
 			ac->left[ac->nr_left++] = left;
-		ac->stale = true;
+		if (!ac->dying)
+			mod_delayed_work(system_long_wq, &ac->work, 0);
 		spin_unlock_irqrestore(&ac->lock, flags);
-		queue_work(system_long_wq, &ac->work);
 	}
 	rcu_read_unlock();
+}
+
+/* This node's groups, ports or states changed: publish them. */
+void kt_alua_cluster_changed(struct kt_dev *dev)
+{
+	kt_alc_kick(dev, true, 0, false);
 }
 
 /* The module: another node is about to change the table. */
 void kt_alua_cluster_stale(struct kt_dev *dev)
 {
-	kt_alc_kick(dev, false, 0);
+	kt_alc_kick(dev, false, 0, true);
 }
 
 void kt_cluster_node_left(struct kt_dev *dev, u32 nodeid)
 {
-	kt_alc_kick(dev, false, nodeid);
+	kt_alc_kick(dev, false, nodeid, false);
 }
 EXPORT_SYMBOL_GPL(kt_cluster_node_left);
 
 /*
  * REPORT TARGET PORT GROUPS: the other nodes' groups, after this node's
- * (@d has room for KT_ALC_GROUPS more, @ports for KT_ALC_GROUPS *
+ * @n (@d has room for KT_ALC_GROUPS more, @ports for KT_ALC_GROUPS *
  * KT_ALC_PORTS). Returns how many it added.
  */
 unsigned int kt_alua_cluster_report(struct kt_dev *dev,
@@ -377,20 +483,17 @@ unsigned int kt_alua_cluster_report(struct kt_dev *dev,
 				    u16 *ports)
 {
 	struct kt_alua_cluster *ac = kt_alc_of(dev);
+	const struct kt_cluster_ops *ops = dev->state->cluster.ops;
 	struct kt_alc_hdr t;
 	unsigned int i, k, added = 0;
 	u32 me;
-	bool stale;
 
 	if (!ac)
 		return 0;
-	spin_lock_irq(&ac->lock);
-	stale = ac->stale;
-	spin_unlock_irq(&ac->lock);
-	/* another node changed it: the work loads it before this answers */
-	if (stale)
-		flush_work(&ac->work);
-	me = kt_alc_me(dev);
+	/* another node changed it: the work loads it; not for long */
+	wait_event_timeout(ac->loaded, !READ_ONCE(ac->stale),
+			   KT_ALC_REPORT_WAIT);
+	me = ops->node_id(dev->state->cluster.lu);
 	spin_lock_irq(&ac->lock);
 	t = ac->table;
 	spin_unlock_irq(&ac->lock);
@@ -419,81 +522,33 @@ unsigned int kt_alua_cluster_report(struct kt_dev *dev,
 	return added;
 }
 
-struct kt_alc_stpg {
-	struct kt_cmd			*cmd;
-	const struct kt_alua_stpg_desc	*d;
-	unsigned int			nr;
-	bool				local;	/* a group of this node changed */
-};
-
-/* Under alua.lock, the table held for writing: all or nothing. */
-static int kt_alc_stpg(struct kt_dev *dev, struct kt_alc_hdr *t, void *arg)
-{
-	struct kt_alc_stpg *s = arg;
-	struct kt_alc_gp *e;
-	unsigned int i;
-
-	for (i = 0; i < s->nr; i++) {
-		e = kt_alc_find(t, s->d[i].id);
-		/* this node's groups were checked by alua.c */
-		if (!e || be32_to_cpu(e->node) == kt_alc_me(dev))
-			continue;
-		if (!(e->access_type & KT_ALUA_TPGS_EXPLICIT) ||
-		    !(e->supported & kt_alua_state_sup(s->d[i].state))) {
-			s->cmd->sense_field = KT_FIELD_PARAM_BIT(KT_ALUA_STPG_HDR_LEN +
-				i * KT_ALUA_STPG_DESC_LEN, 3);
-			return -EINVAL;
-		}
-	}
-	for (i = 0; i < s->nr; i++) {
-		e = kt_alc_find(t, s->d[i].id);
-		if (!e)
-			continue;
-		e->state = s->d[i].state;
-		e->status = KT_ALUA_STATUS_EXPLICIT;
-	}
-	return 0;
-}
-
-/* Is group @id another node's (SET TARGET PORT GROUPS may name it)? */
-bool kt_alua_cluster_has(struct kt_dev *dev, u16 id)
-{
-	struct kt_alua_cluster *ac = kt_alc_of(dev);
-	struct kt_alc_gp *e;
-	bool ret;
-
-	if (!ac)
-		return false;
-	spin_lock_irq(&ac->lock);
-	e = kt_alc_find(&ac->table, id);
-	ret = e && be32_to_cpu(e->node) != kt_alc_me(dev);
-	spin_unlock_irq(&ac->lock);
-	return ret;
-}
-
 /*
- * SET TARGET PORT GROUPS in cluster mode, after alua.c has checked and
- * applied this node's groups: the table takes every descriptor. Returns
- * KT_SENSE_NONE, or why the command fails.
+ * SET TARGET PORT GROUPS in cluster mode: false when cluster mode is off
+ * (alua.c does it alone). Else *@reason is the command's answer, and
+ * *@changed says whether a group of this node's changed state.
  */
-sense_reason_t kt_alua_cluster_stpg(struct kt_cmd *cmd,
-				    const struct kt_alua_stpg_desc *d,
-				    unsigned int nr, bool *changed)
+bool kt_alua_cluster_stpg(struct kt_cmd *cmd,
+			  const struct kt_alua_stpg_desc *d, unsigned int nr,
+			  sense_reason_t *reason, bool *changed)
 {
 	struct kt_alua_cluster *ac = kt_alc_of(cmd->dev);
 	struct kt_alc_stpg s = { .cmd = cmd, .d = d, .nr = nr };
 	int ret;
 
 	if (!ac)
-		return KT_SENSE_NONE;
-	ret = kt_alc_sync(ac, kt_alc_stpg, &s, changed);
-	if (ret == -EINVAL)
-		return KT_SENSE_INVALID_PARAM_FIELD;
+		return false;
+	mutex_lock(&ac->mutex);
+	ret = kt_alc_sync(ac, &s, changed);
+	mutex_unlock(&ac->mutex);
 	if (ret) {
-		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
-		return KT_SENSE_NOT_READY;
+		/* SPC-4: SET TARGET PORT GROUPS COMMAND FAILED */
+		cmd->sense_asc_ascq = KT_ASC_STPG_FAILED;
+		cmd->sense_asc_exact = true;
+		*reason = KT_SENSE_LU_COMM_FAILURE;
+	} else {
+		*reason = s.reason;
 	}
-	return KT_SENSE_NONE;
+	return true;
 }
 
 /* Cluster mode goes on: publish this node's groups, load the others'. */
@@ -504,33 +559,45 @@ int kt_alua_cluster_attach(struct kt_dev *dev)
 	if (!ac)
 		return -ENOMEM;
 	ac->dev = dev;
-	INIT_WORK(&ac->work, kt_alc_work);
+	INIT_DELAYED_WORK(&ac->work, kt_alc_work);
+	init_waitqueue_head(&ac->loaded);
 	spin_lock_init(&ac->lock);
 	mutex_init(&ac->mutex);
 	ac->publish = true;
 	ac->stale = true;
+	ac->fresh = true;
 	rcu_assign_pointer(dev->state->alua.clustered, ac);
-	queue_work(system_long_wq, &ac->work);
+	queue_delayed_work(system_long_wq, &ac->work, 0);
 	return 0;
 }
 
-/* Cluster mode goes off; kt_alua_cluster_free() once the module has left. */
+/*
+ * Cluster mode goes off, the module still there: this node's entries
+ * leave the table, and nothing runs or starts here once this returns.
+ */
 struct kt_alua_cluster *kt_alua_cluster_detach(struct kt_dev *dev)
 {
 	struct kt_alua_cluster *ac = kt_alc_of(dev);
+	bool changed = false;
 
+	if (!ac)
+		return NULL;
+	mutex_lock(&ac->mutex);
+	ac->leaving = true;
+	kt_alc_sync(ac, NULL, &changed);
+	mutex_unlock(&ac->mutex);
+
+	spin_lock_irq(&ac->lock);
+	ac->dying = true;
+	spin_unlock_irq(&ac->lock);
 	RCU_INIT_POINTER(dev->state->alua.clustered, NULL);
-	if (ac)
-		cancel_work_sync(&ac->work);
+	/* a kick that saw it has queued the work by now */
+	synchronize_rcu();
+	cancel_delayed_work_sync(&ac->work);
 	return ac;
 }
 
 void kt_alua_cluster_free(struct kt_alua_cluster *ac)
 {
-	if (!ac)
-		return;
-	/* a kick that saw it has queued its work by now */
-	synchronize_rcu();
-	cancel_work_sync(&ac->work);
 	kfree(ac);
 }

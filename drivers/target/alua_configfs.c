@@ -148,6 +148,7 @@ static ssize_t kt_gp_alua_access_status_store(struct config_item *item,
 	mutex_lock(&gp->dev->state->alua.lock);
 	gp->status = v;
 	mutex_unlock(&gp->dev->state->alua.lock);
+	kt_alua_cluster_changed(gp->dev);
 	return count;
 }
 
@@ -172,6 +173,7 @@ static ssize_t kt_gp_alua_access_type_store(struct config_item *item,
 	mutex_lock(&gp->dev->state->alua.lock);
 	WRITE_ONCE(gp->access_type, v);
 	mutex_unlock(&gp->dev->state->alua.lock);
+	kt_alua_cluster_changed(gp->dev);
 	return count;
 }
 
@@ -251,6 +253,7 @@ static ssize_t kt_gp_##name##_store(struct config_item *item,		\
 	mutex_lock(&gp->dev->state->alua.lock);				\
 	WRITE_ONCE(gp->field, v);					\
 	mutex_unlock(&gp->dev->state->alua.lock);				\
+	kt_alua_cluster_changed(gp->dev);				\
 	return count;							\
 }									\
 CONFIGFS_ATTR(kt_gp_, name)
@@ -292,6 +295,7 @@ static ssize_t kt_gp_alua_support_##name##_store(struct config_item *item, \
 	mutex_lock(&gp->dev->state->alua.lock);				\
 	kt_gp_set_sup(gp, bit, v);					\
 	mutex_unlock(&gp->dev->state->alua.lock);				\
+	kt_alua_cluster_changed(gp->dev);				\
 	return count;							\
 }									\
 CONFIGFS_ATTR(kt_gp_, alua_support_##name)

@@ -191,6 +191,13 @@ int kt_state_lock(struct kt_cluster_lu *clu, unsigned int sid, bool write)
 	st->hdr_dirty = false;
 	if (st->hdr.broken) {
 		ret = -EIO;
+	} else if (st->hdr.granted == DLM_LOCK_EX) {
+		/*
+		 * Left in EX by a failed unlock: the value block holds what
+		 * was read at the grant. Reading goes down without writing it.
+		 */
+		if (!write)
+			ret = kt_dlm_lock_request(&st->hdr, DLM_LOCK_PR, 0);
 	} else if (write) {
 		if (st->hdr.granted == DLM_LOCK_PR) {
 			/* until EX is granted, another writer may come first */

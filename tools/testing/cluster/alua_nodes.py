@@ -10,7 +10,7 @@ REPORT TARGET PORT GROUPS on node 1 lists both nodes' groups; SET TARGET
 PORT GROUPS on node 2 swaps the states; node 1's nexus hears 2A/06 and
 its REPORT TARGET PORT GROUPS shows the new states.
 
-Prints one TAP line per check, CHECKS of them.
+Prints its TAP plan and one line per check (tap.py).
 """
 import os
 import struct
@@ -20,17 +20,12 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "selftests"))
 from iscsi_raw import Session  # noqa: E402
+from tap import Checks  # noqa: E402
 
-CHECKS = 4
+CHECKS = Checks(4)
+check = CHECKS.check
 AO, ANO = 0, 1
-results = []
 
-
-def check(desc, cond, detail=""):
-    results.append(desc)
-    print("%s - %s" % ("ok" if cond else "not ok", desc))
-    if not cond and detail:
-        print("#   %s" % detail)
 
 
 def rtpg(s, lun):
@@ -60,15 +55,7 @@ def stpg(s, lun, states):
 
 
 def main():
-    target, lun, addr1, addr2 = sys.argv[1], int(sys.argv[2]), \
-        sys.argv[3], sys.argv[4]
-    print("1..%d" % CHECKS)
-    try:
-        run(target, lun, addr1, addr2)
-    except Exception as e:  # noqa: BLE001 - every failure is a check
-        check("the scenario ran to its end", False, repr(e))
-    while len(results) < CHECKS:
-        check("(not reached)", False)
+    CHECKS.run(run, sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4])
 
 
 def run(target, lun, addr1, addr2):

@@ -176,35 +176,61 @@ kt_caw_race() {
 	fi
 }
 
-# kt_pr_nodes IQN: pr_nodes.py from this node through both nodes' portals
-# (LUN 0); its TAP lines, PR_NODES_CHECKS of them, become this test's.
-PR_NODES_CHECKS=31
-kt_pr_nodes() {
-	local out n
-	out=$(timeout 600 python3 "$KT_CLUSTER_TOOLS/pr_nodes.py" "$1" 0 \
+# kt_py_checks N DESCRIPTION SCRIPT IQN: a tap.py script from this node
+# through both nodes' portals (LUN 0); its TAP lines, N of them, become
+# this test's, "not ok" for each it did not reach.
+kt_py_checks() {
+	local want=$1 desc=$2 out n
+	out=$(timeout 600 python3 "$KT_CLUSTER_TOOLS/$3" "$4" 0 \
 		"$(kt_node_addr 1):3260" "$(kt_node_addr 2):3260" 2>&1)
 	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)'
 	n=$(printf '%s\n' "$out" | grep -cE '^(ok|not ok) ')
-	while [ "$n" -lt "$PR_NODES_CHECKS" ]; do
-		not_ok "persistent reservations across nodes (pr_nodes.py ended early)" \
-			"$(printf '%s\n' "$out" | tail -5)"
+	while [ "$n" -lt "$want" ]; do
+		not_ok "$desc ($3 ended early)" "$(printf '%s\n' "$out" | tail -5)"
 		n=$((n + 1))
 	done
 }
 
-# kt_alua_nodes IQN: alua_nodes.py, as kt_pr_nodes
+# persistent reservations and ALUA across the nodes: kt_pr_nodes IQN ...
+PR_NODES_CHECKS=31
 ALUA_NODES_CHECKS=4
+kt_pr_nodes() {
+	kt_py_checks $PR_NODES_CHECKS "persistent reservations across nodes" pr_nodes.py "$1"
+}
 kt_alua_nodes() {
-	local out n
-	out=$(timeout 300 python3 "$KT_CLUSTER_TOOLS/alua_nodes.py" "$1" 0 \
-		"$(kt_node_addr 1):3260" "$(kt_node_addr 2):3260" 2>&1)
-	printf '%s\n' "$out" | grep -E '^(ok|not ok|#)'
-	n=$(printf '%s\n' "$out" | grep -cE '^(ok|not ok) ')
-	while [ "$n" -lt "$ALUA_NODES_CHECKS" ]; do
-		not_ok "ALUA across nodes (alua_nodes.py ended early)" \
-			"$(printf '%s\n' "$out" | tail -5)"
-		n=$((n + 1))
-	done
+	kt_py_checks $ALUA_NODES_CHECKS "ALUA across nodes" alua_nodes.py "$1"
+}
+
+# kt_shared_dev SERIAL: the modules, and $DEV (iblock on the shared disk)
+# with unit serial SERIAL (none if empty), enabled; 1 when any step fails.
+# KT_CORE_PARAMS: ktarget_core's module parameters, an array
+DEV=$KT_CFS/core/iblock_0/shared
+kt_shared_dev() {
+	modprobe ktarget_core "${KT_CORE_PARAMS[@]}" && modprobe ktarget_iblock &&
+		modprobe ktarget_iscsi || return 1
+	mkdir -p $DEV && echo "udev_path=$KT_SHARED_DISK" > $DEV/control &&
+		echo 1 > $DEV/enable &&
+		{ [ -z "$1" ] || echo "$1" > $DEV/wwn/vpd_unit_serial; }
+}
+
+# kt_export_lu TPG [GROUP]: $DEV as LUN 0 of TPG (its port in target port
+# group GROUP, if given), on this node's portal, demo mode, enabled
+kt_export_lu() {
+	mkdir -p "$1/lun/lun_0" && ln -s $DEV "$1/lun/lun_0/shared" &&
+		{ [ -z "${2:-}" ] || echo "$2" > "$1/lun/lun_0/alua_tg_pt_gp"; } &&
+		mkdir -p "$1/np/$(kt_node_addr "$KT_NODE"):3260" &&
+		echo 0 > "$1/attrib/authentication" &&
+		echo 1 > "$1/attrib/generate_node_acls" &&
+		echo 0 > "$1/attrib/demo_mode_write_protect" &&
+		echo 1 > "$1/enable"
+}
+
+# kt_unexport_lu TPG: undo kt_export_lu, and the TPG with its target
+kt_unexport_lu() {
+	echo 0 > "$1/enable"
+	rmdir "$1/np/$(kt_node_addr "$KT_NODE"):3260"
+	rm "$1/lun/lun_0/shared"
+	rmdir "$1/lun/lun_0" "$1" "$(dirname "$1")"
 }
 
 # kt_cu_nodes DESCRIPTION TESTS URL...: iscsi-test-cu's TESTS (--test=)

@@ -14,7 +14,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/lib.sh"
 
 IQN=iqn.2026-12.org.ktarget:bench
-DEV=$KT_CFS/core/iblock_0/shared
 ROUNDS=${KT_CLUSTER_BENCH_ROUNDS:-3}
 SECS=${KT_CLUSTER_BENCH_SECONDS:-10}
 REPORT=$here/../bench/report.py
@@ -23,41 +22,22 @@ tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
 if [ "$KT_NODE" = 1 ]; then plan $((2 + ROUNDS * 2)); else plan 2; fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
-modprobe ktarget_core && modprobe ktarget_iblock && modprobe ktarget_iscsi ||
-	{ not_ok "modules load"; exit 0; }
-mkdir -p $DEV && echo "udev_path=$KT_SHARED_DISK" > $DEV/control &&
-	echo 1 > $DEV/enable && echo ktcluster-bench-0001 > $DEV/wwn/vpd_unit_serial
+kt_shared_dev ktcluster-bench-0001 || { not_ok "modules and device"; exit 0; }
 kt_cluster_up
 check "node $KT_NODE: cluster/enable joins" sh -c "echo 1 > $DEV/cluster/enable"
 kt_barrier joined
-
-export_lu() {
-	mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
-		mkdir -p "$tpg/np/$(kt_node_addr "$KT_NODE"):3260" &&
-		echo 0 > $tpg/attrib/authentication &&
-		echo 1 > $tpg/attrib/generate_node_acls &&
-		echo 0 > $tpg/attrib/demo_mode_write_protect &&
-		echo 1 > $tpg/enable
-}
-
-unexport_lu() {
-	echo 0 > $tpg/enable
-	rmdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260"
-	rm $tpg/lun/lun_0/shared
-	rmdir $tpg/lun/lun_0 $tpg $KT_CFS/iscsi/$IQN
-}
 
 # measure MODE ROUND: one round of both figures with cluster mode MODE
 measure() {
 	local mode=$1 r=$2 f=/ktout/perf-$1-$2.txt iops lat
 	[ "$(cat $DEV/cluster/enable)" = "$mode" ] || echo "$mode" > $DEV/cluster/enable
-	export_lu
+	kt_export_lu $tpg
 	timeout -s INT "$SECS" iscsi-perf -l -m 8 -b 8 -r \
 		"iscsi://$(kt_node_addr 1):3260/$IQN/0" > "$f" 2>&1
 	iops=$(python3 "$REPORT" perf "$f" 4096 IOPS 2>/dev/null)
 	lat=$(python3 "$KT_CLUSTER_TOOLS/prout_latency.py" "$IQN" 0 \
 		"$(kt_node_addr 1):3260" 200 2>&1)
-	unexport_lu
+	kt_unexport_lu $tpg
 	echo "# round $r, cluster mode $mode: 4k randread QD8 $iops IOPS; PR OUT ms $lat"
 	if [ -n "$iops" ] && [[ $lat == mean* ]]; then
 		ok "round $r, cluster mode $mode: measured"

@@ -20,7 +20,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/lib.sh"
 
 IQN=iqn.2026-12.org.ktarget:cluster
-DEV=$KT_CFS/core/iblock_0/shared
 SERIAL=ktcluster-lu-0001
 SECONDS_RACE=${KT_CLUSTER_RACE_SECONDS:-20}
 
@@ -28,10 +27,9 @@ if [ "$KT_NODE" = 1 ]; then plan $((16 + PR_NODES_CHECKS + ALUA_NODES_CHECKS)); 
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
 
-modprobe ktarget_core dyndbg='file pr_cluster.c +p' && modprobe ktarget_iblock && modprobe ktarget_iscsi ||
-	{ not_ok "modules load"; exit 0; }
-mkdir -p $DEV && echo "udev_path=$KT_SHARED_DISK" > $DEV/control &&
-	echo 1 > $DEV/enable
+KT_CORE_PARAMS=(dyndbg='file pr_cluster.c +p')
+# no unit serial yet: cluster/enable must refuse for want of a name
+kt_shared_dev "" || { not_ok "modules and device"; exit 0; }
 
 if [ "$KT_NODE" = 1 ]; then
 	check_bad_write "cluster/enable refused without a lockspace name" \
@@ -99,13 +97,7 @@ tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
 gp=$DEV/alua/node$KT_NODE
 mkdir $gp && echo "$KT_NODE" > $gp/tg_pt_gp_id &&
 	echo $((KT_NODE - 1)) > $gp/alua_access_state &&
-	mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
-	echo "node$KT_NODE" > $tpg/lun/lun_0/alua_tg_pt_gp &&
-	mkdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260" &&
-	echo 0 > $tpg/attrib/authentication &&
-	echo 1 > $tpg/attrib/generate_node_acls &&
-	echo 0 > $tpg/attrib/demo_mode_write_protect &&
-	echo 1 > $tpg/enable
+	kt_export_lu $tpg "node$KT_NODE"
 st=$?
 check_eq "node $KT_NODE: the LU is exported on $(kt_node_addr "$KT_NODE"):3260" "$st" 0
 if [ "$KT_NODE" = 1 ]; then
@@ -138,10 +130,8 @@ if [ "$KT_NODE" = 1 ]; then
 fi
 kt_barrier raced $((SECONDS_RACE + 1500))
 
-echo 0 > $tpg/enable
-rmdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260"
-rm $tpg/lun/lun_0/shared
-rmdir $tpg/lun/lun_0 $tpg $KT_CFS/iscsi/$IQN $KT_CFS/iscsi
+kt_unexport_lu $tpg
+rmdir $KT_CFS/iscsi
 if [ "${KT_CLUSTER_CAW_OFF:-0}" != 1 ]; then
 	check "node $KT_NODE: cluster/enable 0 leaves the lockspace" \
 		sh -c "echo 0 > $DEV/cluster/enable && [ \$(cat $DEV/cluster/node_id) = 0 ]"

@@ -21,7 +21,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/lib.sh"
 
 IQN=iqn.2026-12.org.ktarget:failover
-DEV=$KT_CFS/core/iblock_0/shared
 KEY=0xfa11
 LOOPS=${KT_FAILOVER_LOOPS:-10}
 tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
@@ -29,10 +28,7 @@ tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
 if [ "$KT_NODE" = 1 ]; then plan 2; else plan 11; fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
-modprobe ktarget_core && modprobe ktarget_iblock && modprobe ktarget_iscsi ||
-	{ not_ok "modules load"; exit 0; }
-mkdir -p $DEV && echo "udev_path=$KT_SHARED_DISK" > $DEV/control &&
-	echo 1 > $DEV/enable && echo ktcluster-failover-01 > $DEV/wwn/vpd_unit_serial
+kt_shared_dev ktcluster-failover-01 || { not_ok "modules and device"; exit 0; }
 kt_cluster_up
 check "node $KT_NODE: cluster/enable joins" sh -c "echo 1 > $DEV/cluster/enable"
 kt_barrier joined
@@ -41,13 +37,7 @@ gp=$DEV/alua/node$KT_NODE
 mkdir $gp && echo "$KT_NODE" > $gp/tg_pt_gp_id &&
 	echo $((KT_NODE - 1)) > $gp/alua_access_state &&
 	echo 2 > $DEV/cluster/alua_takeover &&
-	mkdir -p $tpg/lun/lun_0 && ln -s $DEV $tpg/lun/lun_0/shared &&
-	echo "node$KT_NODE" > $tpg/lun/lun_0/alua_tg_pt_gp &&
-	mkdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260" &&
-	echo 0 > $tpg/attrib/authentication &&
-	echo 1 > $tpg/attrib/generate_node_acls &&
-	echo 0 > $tpg/attrib/demo_mode_write_protect &&
-	echo 1 > $tpg/enable
+	kt_export_lu $tpg "node$KT_NODE"
 st=$?
 check_eq "node $KT_NODE: the LU is exported on $(kt_node_addr "$KT_NODE"):3260" "$st" 0
 kt_barrier exported
@@ -170,10 +160,8 @@ fi
 dmsetup remove ktfo
 iscsiadm -m node -T $IQN --logout > /dev/null 2>&1
 pkill -x iscsid
-echo 0 > $tpg/enable
-rmdir "$tpg/np/$(kt_node_addr "$KT_NODE"):3260"
-rm $tpg/lun/lun_0/shared
-rmdir $tpg/lun/lun_0 $tpg $KT_CFS/iscsi/$IQN $KT_CFS/iscsi
+kt_unexport_lu $tpg
+rmdir $KT_CFS/iscsi
 check "node 2: cluster/enable 0 leaves the lockspace" \
 	sh -c "echo 0 > $DEV/cluster/enable && [ \$(cat $DEV/cluster/node_id) = 0 ]"
 rmdir $gp $DEV $KT_CFS/core/iblock_0
