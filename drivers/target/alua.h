@@ -35,6 +35,7 @@ struct kt_alua_cluster *kt_alua_cluster_detach(struct kt_dev *dev);
 void kt_alua_cluster_free(struct kt_alua_cluster *ac);
 void kt_alua_cluster_changed(struct kt_dev *dev);
 void kt_alua_cluster_stale(struct kt_dev *dev);
+void kt_alua_cluster_current(struct kt_dev *dev);
 unsigned int kt_alua_cluster_report(struct kt_dev *dev,
 				    struct kt_alua_desc *d, unsigned int n,
 				    u16 *ports);

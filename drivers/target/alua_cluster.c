@@ -44,7 +44,7 @@
 #define KT_ALC_GROUPS		KT_ALUA_CLUSTER_GROUPS
 #define KT_ALC_PORTS		KT_ALUA_CLUSTER_PORTS
 #define KT_ALC_RETRY		HZ		/* after a failed sync */
-#define KT_ALC_REPORT_WAIT	HZ		/* RTPG waits for a load */
+#define KT_ALC_LOAD_WAIT	HZ		/* commands wait for a load */
 
 struct kt_alc_gp {
 	__be32	node;			/* the node whose ports they are */
@@ -80,9 +80,10 @@ struct kt_alua_cluster {
 	struct kt_dev		*dev;
 	struct delayed_work	work;
 	wait_queue_head_t	loaded;		/* @stale went false */
-	spinlock_t		lock;		/* the six below */
+	spinlock_t		lock;		/* the seven below */
 	bool			dying;		/* cluster mode goes off */
 	bool			stale;		/* another node changed it */
+	unsigned long		stale_since;	/* jiffies */
 	bool			publish;	/* this node's groups changed */
 	u32			left[KT_CLUSTER_MAX_NODES];
 	unsigned int		nr_left;
@@ -367,6 +368,13 @@ again:
 		kt_alc_put_mine(ac, t, me);
 	*changed |= kt_alc_apply(dev, t, me);
 	mutex_unlock(&dev->state->alua.lock);
+	/*
+	 * SPC-4 5.15.2.3: another node's change, every nexus of this node's
+	 * ports hears of it, before the commands waiting for the load go on
+	 * (SET TARGET PORT GROUPS of this node's raises its own)
+	 */
+	if (*changed && !s)
+		kt_ua_raise(dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
 
 	if (write) {
 		t->magic = cpu_to_be32(KT_ALC_MAGIC);
@@ -413,9 +421,6 @@ static void kt_alc_work(struct work_struct *work)
 	mutex_lock(&ac->mutex);
 	kt_alc_sync(ac, NULL, &changed);
 	mutex_unlock(&ac->mutex);
-	/* SPC-4 5.15.2.3: every nexus of this node's ports hears of it */
-	if (changed)
-		kt_ua_raise(ac->dev, KT_ASC_ALUA_STATE_CHANGED, KT_UA_ALL, NULL);
 }
 
 /*
@@ -442,6 +447,8 @@ static void kt_alc_kick(struct kt_dev *dev, bool publish, u32 left,
 	if (ac) {
 		spin_lock_irqsave(&ac->lock, flags);
 		ac->publish |= publish;
+		if (stale && !ac->stale)
+			ac->stale_since = jiffies;
 		ac->stale |= stale;
 		for (i = 0; left && i < ac->nr_left; i++)
 			if (ac->left[i] == left)
@@ -474,6 +481,33 @@ void kt_cluster_node_left(struct kt_dev *dev, u32 nodeid)
 EXPORT_SYMBOL_GPL(kt_cluster_node_left);
 
 /*
+ * Another node is changing the table: wait for this node to load it, so
+ * that what that node has answered holds here too, but only for a moment
+ * after the change began (a node that died changing it must not stall
+ * every command until the recovery ends).
+ */
+static void kt_alc_wait_loaded(struct kt_alua_cluster *ac)
+{
+	unsigned long until;
+
+	if (!READ_ONCE(ac->stale))
+		return;
+	until = READ_ONCE(ac->stale_since) + KT_ALC_LOAD_WAIT;
+	if (time_before(jiffies, until))
+		wait_event_timeout(ac->loaded, !READ_ONCE(ac->stale),
+				   until - jiffies);
+}
+
+/* The command path, before its unit attention and ALUA checks. */
+void kt_alua_cluster_current(struct kt_dev *dev)
+{
+	struct kt_alua_cluster *ac = kt_alc_of(dev);
+
+	if (ac)
+		kt_alc_wait_loaded(ac);
+}
+
+/*
  * REPORT TARGET PORT GROUPS: the other nodes' groups, after this node's
  * @n (@d has room for KT_ALC_GROUPS more, @ports for KT_ALC_GROUPS *
  * KT_ALC_PORTS). Returns how many it added.
@@ -490,9 +524,7 @@ unsigned int kt_alua_cluster_report(struct kt_dev *dev,
 
 	if (!ac)
 		return 0;
-	/* another node changed it: the work loads it; not for long */
-	wait_event_timeout(ac->loaded, !READ_ONCE(ac->stale),
-			   KT_ALC_REPORT_WAIT);
+	kt_alc_wait_loaded(ac);
 	me = ops->node_id(dev->state->cluster.lu);
 	spin_lock_irq(&ac->lock);
 	t = ac->table;

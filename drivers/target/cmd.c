@@ -361,6 +361,10 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	if (!reason && cmd->dev &&
 	    unlikely(READ_ONCE(cmd->dev->state->res.active) & KT_RES_STALE))
 		reason = kt_pr_cluster_refresh(cmd);
+	/* ... and the target port groups' states */
+	if (!reason && cmd->dev &&
+	    unlikely(rcu_access_pointer(cmd->dev->state->alua.clustered)))
+		kt_alua_cluster_current(cmd->dev);
 	if (!reason && cmd->dev)
 		reason = kt_ua_check(cmd);
 	if (!reason && cmd->dev)
