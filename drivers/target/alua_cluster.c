@@ -84,6 +84,7 @@ struct kt_alua_cluster {
 	bool			dying;		/* cluster mode goes off */
 	bool			stale;		/* another node changed it */
 	unsigned long		stale_since;	/* jiffies */
+	unsigned int		stale_gen;	/* bumped by each such change */
 	bool			publish;	/* this node's groups changed */
 	u32			left[KT_CLUSTER_MAX_NODES];
 	unsigned int		nr_left;
@@ -169,13 +170,26 @@ static void kt_alc_put_mine(struct kt_alua_cluster *ac, struct kt_alc_hdr *t,
 
 /* Under alua.lock: would publishing change this node's entries? */
 static bool kt_alc_mine_differ(struct kt_alua_cluster *ac,
-			       const struct kt_alc_hdr *t, u32 me)
+			       struct kt_alc_hdr *t, u32 me)
 {
 	struct kt_alc_hdr want = *t;
+	unsigned int i, mine = 0, want_mine = 0;
 
 	kt_alc_put_mine(ac, &want, me);
-	return want.nr != t->nr ||
-	       memcmp(want.gp, t->gp, t->nr * sizeof(t->gp[0]));
+	/* the entries' order is no difference: only their contents */
+	for (i = 0; i < t->nr && i < KT_ALC_GROUPS; i++)
+		mine += be32_to_cpu(t->gp[i].node) == me;
+	for (i = 0; i < want.nr; i++) {
+		const struct kt_alc_gp *w = &want.gp[i], *e;
+
+		if (be32_to_cpu(w->node) != me)
+			continue;
+		want_mine++;
+		e = kt_alc_find(t, me, be16_to_cpu(w->id));
+		if (!e || memcmp(e, w, sizeof(*e)))
+			return true;
+	}
+	return mine != want_mine;
 }
 
 /* Under alua.lock: the table's states for this node's groups. */
@@ -241,10 +255,10 @@ static void kt_alc_node_gone(struct kt_dev *dev, struct kt_alc_hdr *t,
 /*
  * Under alua.lock: SET TARGET PORT GROUPS against the table as it is now,
  * all or nothing: this node's groups as alua.c checks them, the others'
- * by their entries.
+ * by their entries. Only the table changes here.
  */
 static sense_reason_t kt_alc_stpg(struct kt_alc_stpg *s, struct kt_alc_hdr *t,
-				  u32 me, bool *changed)
+				  u32 me)
 {
 	struct kt_dev *dev = s->cmd->dev;
 	struct kt_alua_gp *gp;
@@ -270,14 +284,11 @@ static sense_reason_t kt_alc_stpg(struct kt_alc_stpg *s, struct kt_alc_hdr *t,
 			return KT_SENSE_INVALID_PARAM_FIELD;
 		}
 	}
+	/* this node's groups take it once it is published (kt_alc_sync) */
 	for (i = 0; i < s->nr; i++) {
 		gp = kt_alua_find_id(dev, s->d[i].id);
-		if (gp) {
-			*changed |= gp->state != s->d[i].state;
-			kt_alua_set_state(gp, s->d[i].state,
-					  KT_ALUA_STATUS_EXPLICIT);
-			gp->cluster_dirty = true;
-		}
+		if (gp)
+			gp->cluster_dirty = false;	/* this wins */
 		e = kt_alc_find(t, gp ? me : 0, s->d[i].id);
 		if (e) {
 			e->state = s->d[i].state;
@@ -310,7 +321,7 @@ static int kt_alc_sync(struct kt_alua_cluster *ac, struct kt_alc_stpg *s,
 	struct kt_cluster_lu *lu = dev->state->cluster.lu;
 	u32 left[KT_CLUSTER_MAX_NODES], me;
 	struct kt_alc_hdr *t = &ac->blk.hdr;
-	unsigned int nr_left, i;
+	unsigned int nr_left, i, gen;
 	bool publish, write, held;
 	int ret, unl;
 
@@ -322,6 +333,7 @@ static int kt_alc_sync(struct kt_alua_cluster *ac, struct kt_alc_stpg *s,
 		return -ENODEV;
 	}
 	spin_lock_irq(&ac->lock);
+	gen = ac->stale_gen;
 	publish = ac->publish;
 	nr_left = ac->nr_left;
 	memcpy(left, ac->left, nr_left * sizeof(left[0]));
@@ -363,10 +375,12 @@ again:
 		kt_alc_node_gone(dev, t, left[i], me);
 	mutex_lock(&dev->state->alua.lock);
 	if (s)
-		s->reason = kt_alc_stpg(s, t, me, changed);
+		s->reason = kt_alc_stpg(s, t, me);
 	if (write)
 		kt_alc_put_mine(ac, t, me);
-	*changed |= kt_alc_apply(dev, t, me);
+	/* a SET TARGET PORT GROUPS changes nothing here until published */
+	if (!s)
+		*changed |= kt_alc_apply(dev, t, me);
 	mutex_unlock(&dev->state->alua.lock);
 	/*
 	 * SPC-4 5.15.2.3: another node's change, every nexus of this node's
@@ -387,13 +401,17 @@ again:
 		goto undo;
 	if (write) {
 		mutex_lock(&dev->state->alua.lock);
+		if (s)
+			*changed |= kt_alc_apply(dev, t, me);
 		kt_alc_published(dev, t, me);
 		mutex_unlock(&dev->state->alua.lock);
 		ac->fresh = false;
 	}
 	spin_lock_irq(&ac->lock);
 	ac->table = *t;
-	ac->stale = false;
+	/* a change another node began meanwhile is still to load */
+	if (ac->stale_gen == gen)
+		ac->stale = false;
 	spin_unlock_irq(&ac->lock);
 	wake_up_all(&ac->loaded);
 	return 0;
@@ -450,6 +468,7 @@ static void kt_alc_kick(struct kt_dev *dev, bool publish, u32 left,
 		if (stale && !ac->stale)
 			ac->stale_since = jiffies;
 		ac->stale |= stale;
+		ac->stale_gen += stale;
 		for (i = 0; left && i < ac->nr_left; i++)
 			if (ac->left[i] == left)
 				left = 0;
@@ -488,14 +507,13 @@ EXPORT_SYMBOL_GPL(kt_cluster_node_left);
  */
 static void kt_alc_wait_loaded(struct kt_alua_cluster *ac)
 {
-	unsigned long until;
+	long left;
 
 	if (!READ_ONCE(ac->stale))
 		return;
-	until = READ_ONCE(ac->stale_since) + KT_ALC_LOAD_WAIT;
-	if (time_before(jiffies, until))
-		wait_event_timeout(ac->loaded, !READ_ONCE(ac->stale),
-				   until - jiffies);
+	left = (long)(READ_ONCE(ac->stale_since) + KT_ALC_LOAD_WAIT - jiffies);
+	if (left > 0)
+		wait_event_timeout(ac->loaded, !READ_ONCE(ac->stale), left);
 }
 
 /* The command path, before its unit attention and ALUA checks. */
@@ -597,6 +615,7 @@ int kt_alua_cluster_attach(struct kt_dev *dev)
 	mutex_init(&ac->mutex);
 	ac->publish = true;
 	ac->stale = true;
+	ac->stale_since = jiffies;
 	ac->fresh = true;
 	rcu_assign_pointer(dev->state->alua.clustered, ac);
 	queue_delayed_work(system_long_wq, &ac->work, 0);
