@@ -212,8 +212,10 @@ static void kt_prc_apply(struct kt_dev *dev, struct kt_pr_cluster *pc,
 		kt_ua_raise_nexus(dev, asc_ascq, KT_UA_ONLY, n.key, n.port);
 		return;
 	}
-	if (pc->nr_abort < ARRAY_SIZE(pc->abort))
-		pc->abort[pc->nr_abort++] = n;
+	if (pc->nr_abort < ARRAY_SIZE(pc->abort)) {
+		pc->abort[pc->nr_abort] = n;
+		WRITE_ONCE(pc->nr_abort, pc->nr_abort + 1);
+	}
 }
 
 static void kt_prc_events(struct kt_dev *dev, struct kt_pr_cluster *pc,
@@ -585,14 +587,20 @@ void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare)
 	struct kt_pr_nexus gone[KT_PRC_EVENTS];
 	unsigned int nr = 0;
 
-	if (!READ_ONCE(dev->state->res.clustered))
+	/*
+	 * Every command to a reserved clustered LU comes here: no lock unless
+	 * a load left aborts (its caller comes here after it, too). @pc lives
+	 * while a LUN exports the device.
+	 */
+	pc = READ_ONCE(dev->state->res.clustered);
+	if (!pc || !READ_ONCE(pc->nr_abort))
 		return;
 	mutex_lock(&dev->state->res.lock);
 	pc = dev->state->res.clustered;
 	if (pc) {
 		nr = pc->nr_abort;
 		memcpy(gone, pc->abort, nr * sizeof(gone[0]));
-		pc->nr_abort = 0;
+		WRITE_ONCE(pc->nr_abort, 0);
 	}
 	mutex_unlock(&dev->state->res.lock);
 	if (nr)
