@@ -7,14 +7,15 @@
 # line numbered and marked with its node, and a run of a node that
 # finished badly (kernel-log findings, a module that would not unload, no
 # status) as a "not ok" of its own, unless the scenario powered the node
-# off (it leaves /ktout/poweroff); ends with "N passed, N failed, N
+# off (it leaves /ktout/poweroff); a node's second boot (cluster.sh,
+# /ktout/restart) is marked node1-b2. Ends with "N passed, N failed, N
 # skipped" and exits non-zero on any failure.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 kver=()
 [ "${1:-}" = --kver ] && { kver=(--kver "$2"); shift 2; }
-[ $# -ge 1 ] || { sed -n '3,11p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '3,12p' "$0" >&2; exit 2; }
 
 pass=0 fail=0 skipped=0 n=0
 for t in "$@"; do
@@ -24,8 +25,9 @@ for t in "$@"; do
 	"$top/tools/testing/vm/cluster.sh" "${kver[@]}" --name "$name" --timeout 1500 \
 		"$top/tools/testing/selftests/run.sh" "$t"
 	status=$?
-	for node in 1 2; do
-		out=$top/.vm-out/$name-node$node
+	for out in "$top/.vm-out/$name-node"{1,2} "$top/.vm-out/$name-node"{1,2}-b*; do
+		[ -d "$out" ] || continue
+		node=${out##*-node}	# 1, or 1-b2 for node 1's second boot
 		while IFS= read -r line; do
 			case $line in
 			"ok "*"# SKIP"*) n=$((n + 1)); skipped=$((skipped + 1))

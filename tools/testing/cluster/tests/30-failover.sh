@@ -13,8 +13,16 @@
 # alua_takeover, Active/Optimized. The longest time without an I/O
 # completing is reported as the failover gap.
 #
-# Node 1 leaves a mark (/ktout/poweroff) so that tools/testing/cluster/run.sh
-# does not count its missing end as a failure. Not in make test.
+# Then node 1 boots again (its second run, KT_CLUSTER_BOOT=2), rejoins the
+# cluster and exports the LU as before. It loads the cluster's state before
+# its first command: through node 1, node 2's initiator sees the
+# reservation and its registrations (writes through node 1's path pass
+# again), and node 1's group is back in the state node 1 configures for it
+# (Active/Optimized) while node 2's keeps the one it took over.
+#
+# Node 1 leaves marks (/ktout/poweroff, /ktout/restart) so that
+# tools/testing/cluster/run.sh does not count its missing end as a failure
+# and tools/testing/vm/cluster.sh boots it again. Not in make test.
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/../selftests/lib.sh"
@@ -25,13 +33,16 @@ KEY=0xfa11
 LOOPS=${KT_FAILOVER_LOOPS:-10}
 tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
 
-if [ "$KT_NODE" = 1 ]; then plan 2; else plan 11; fi
+BOOT=${KT_CLUSTER_BOOT:-1}
+if [ "$KT_NODE" = 1 ]; then plan 2; else plan 18; fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
+# node 1's second boot: not before node 2 has seen it gone
+[ "$BOOT" = 1 ] || kt_get node1-gone-checked 900 > /dev/null
 kt_shared_dev ktcluster-failover-01 || { not_ok "modules and device"; exit 0; }
 kt_cluster_up
 check "node $KT_NODE: cluster/enable joins" sh -c "echo 1 > $DEV/cluster/enable"
-kt_barrier joined
+[ "$BOOT" = 1 ] && kt_barrier joined
 # each node's port in a group of its own; node 2's takes over
 gp=$DEV/alua/node$KT_NODE
 mkdir $gp && echo "$KT_NODE" > $gp/tg_pt_gp_id &&
@@ -40,14 +51,27 @@ mkdir $gp && echo "$KT_NODE" > $gp/tg_pt_gp_id &&
 	kt_export_lu $tpg "node$KT_NODE"
 st=$?
 check_eq "node $KT_NODE: the LU is exported on $(kt_node_addr "$KT_NODE"):3260" "$st" 0
+
+if [ "$BOOT" != 1 ]; then
+	# node 1 is back: serve until node 2 has looked, then leave cleanly
+	kt_put node1-back 1
+	kt_get rejoin-checked 900 > /dev/null
+	kt_unexport_lu $tpg
+	rmdir $KT_CFS/iscsi
+	echo 0 > $DEV/cluster/enable
+	rmdir $gp $DEV $KT_CFS/core/iblock_0
+	kt_cluster_down
+	exit 0
+fi
 kt_barrier exported
 
 if [ "$KT_NODE" = 1 ]; then
 	# power off once node 2's writes are under way
 	kt_get fio-started 300 > /dev/null
 	sleep 10
-	echo "# node 1: powering off now (sysrq o)"
+	echo "# node 1: powering off now (sysrq o), to boot again"
 	: > /ktout/poweroff
+	: > /ktout/restart
 	sync
 	echo 1 > /proc/sys/kernel/sysrq
 	echo o > /proc/sysrq-trigger
@@ -157,8 +181,71 @@ else
 	not_ok "REPORT TARGET PORT GROUPS on node 2: node 1's group Unavailable, node 2's Active/Optimized" "$out"
 fi
 
+# --- node 1 boots again --------------------------------------------------
+kt_put node1-gone-checked 1
+if kt_get node1-back 900 > /dev/null; then
+	ok "node 1 booted again and exports the LU"
+else
+	not_ok "node 1 booted again and exports the LU" "no word from node 1's second run"
+fi
+got=""
+for ((i = 0; i < 120; i++)); do
+	got=$(cat $DEV/cluster/members)
+	[ "$got" = "1 2" ] && break
+	sleep 1
+done
+check_eq "node 2's cluster has node 1 again (members)" "$got" "1 2"
+
+# open-iscsi logs in again by itself; the first commands hear unit attentions
+out=""
+for ((i = 0; i < 120; i++)); do
+	out=$(sg_persist -n -i -r "$d1" 2>&1) &&
+		echo "$out" | grep -q "type: Write Exclusive, registrants only" && break
+	sleep 1
+done
+if echo "$out" | grep -q "type: Write Exclusive, registrants only" &&
+   echo "$out" | grep -qi "$KEY"; then
+	ok "through node 1 again: the reservation node 1 had before it died"
+else
+	not_ok "through node 1 again: the reservation node 1 had before it died" "$out"
+fi
+out=$(sg_persist -n -i -k "$d1" 2>&1)
+if [ "$(echo "$out" | grep -ci "$KEY")" = 2 ]; then
+	ok "... and both paths' registrations"
+else
+	not_ok "... and both paths' registrations" "$out"
+fi
+
+# ALUA: node 1's group in the state node 1 gives it, node 2's kept
+out=$(sg_rtpg -d "$d1" 2>&1)
+if printf '%s\n' "$out" | awk '/target port group id : 0x1 /{g=1} /target port group id : 0x2 /{g=2}
+	/asymmetric access state/ { st[g] = $0 }
+	END { exit !(st[1] ~ /0x00/ && st[2] ~ /0x00/) }'; then
+	ok "REPORT TARGET PORT GROUPS through node 1: both groups Active/Optimized"
+else
+	not_ok "REPORT TARGET PORT GROUPS through node 1: both groups Active/Optimized" "$out"
+fi
+
+# both paths in use again: a registrant writes through node 1's too
+dmsetup message ktfo 0 reinstate_path "$(cat /sys/block/${d1#/dev/}/dev)" 2>/dev/null
+fio --name=rejoin --filename=/dev/mapper/ktfo --direct=1 --ioengine=libaio \
+	--rw=randwrite --bs=4k --iodepth=4 --size=16M --verify=crc32c \
+	--verify_fatal=1 --output=/ktout/fio-rejoin.txt > /ktout/fio-rejoin.log 2>&1
+st=$?
+paths=$(dmsetup status ktfo 2>&1)
+if [ "$st" = 0 ] && ! grep -qi "verify.*bad\|error" /ktout/fio-rejoin.txt &&
+   [ "$(echo "$paths" | grep -Eo '[0-9]+:[0-9]+ A' | wc -l)" = 2 ]; then
+	ok "fio writes and verifies through both paths again"
+else
+	not_ok "fio writes and verifies through both paths again" \
+		"$paths $(tail -10 /ktout/fio-rejoin.txt /ktout/fio-rejoin.log 2>/dev/null)"
+fi
+dd if=/dev/zero of="$d1" bs=4k count=1 seek=8192 oflag=direct 2> /ktout/dd-d1.txt
+check_eq "a WRITE through node 1's path alone passes (a registrant, type 5)" "$?" 0
+
 dmsetup remove ktfo
 iscsiadm -m node -T $IQN --logout > /dev/null 2>&1
+kt_put rejoin-checked 1
 pkill -x iscsid
 kt_unexport_lu $tpg
 rmdir $KT_CFS/iscsi
