@@ -201,6 +201,32 @@ kt_alua_nodes() {
 	kt_py_checks $ALUA_NODES_CHECKS "ALUA across nodes" alua_nodes.py "$1"
 }
 
+# a lockspace that stays in recovery: kt_lockspace_lost IQN LOCKSPACE on
+# node 1, kt_lockspace_follow LOCKSPACE on node 2 (it stops and starts its
+# side when lockspace_lost.py asks, and returns when node 1 says done)
+LOCKSPACE_LOST_CHECKS=6
+kt_lockspace_lost() {
+	KT_LOCKSPACE=$2 kt_py_checks $LOCKSPACE_LOST_CHECKS \
+		"a lockspace that stays in recovery" lockspace_lost.py "$1"
+	kt_put ls-done 1
+}
+kt_lockspace_follow() {
+	local ctl=/sys/kernel/dlm/$1/control i
+	local t=/sys/module/ktarget_cluster/parameters/recovery_timeout
+
+	for ((i = 0; i < 3000; i++)); do
+		[ -e $KT_SHARE/val.ls-stop ] || [ -e $KT_SHARE/val.ls-done ] && break
+		sleep 0.5
+	done
+	[ -e $KT_SHARE/val.ls-stop ] || return 0
+	[ -w $t ] && echo 2 > $t
+	echo 0 > "$ctl"
+	kt_put ls-stopped 1
+	kt_get ls-start 300 > /dev/null
+	echo 1 > "$ctl"
+	kt_put ls-started 1
+}
+
 # kt_shared_dev SERIAL: the modules, and $DEV (iblock on the shared disk)
 # with unit serial SERIAL (none if empty), enabled; 1 when any step fails.
 # KT_CORE_PARAMS: ktarget_core's module parameters, an array

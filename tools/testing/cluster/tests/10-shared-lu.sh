@@ -7,7 +7,9 @@
 # COMPARE AND WRITE from both nodes at once never loses an update
 # (caw_race.py), the persistent reservations are one state for both
 # nodes (pr_nodes.py), and each node's target port group is reported and
-# set through the other (alua_nodes.py). Node 1 drives the initiators;
+# set through the other (alua_nodes.py), and a lockspace whose recovery
+# does not end stops the LU on both nodes until it does (lockspace_lost.py).
+# Node 1 drives the initiators;
 # node 2 serves. Each node's TPG has its own tag (tpgt_1, tpgt_2): its
 # relative target port.
 #
@@ -23,7 +25,11 @@ IQN=iqn.2026-12.org.ktarget:cluster
 SERIAL=ktcluster-lu-0001
 SECONDS_RACE=${KT_CLUSTER_RACE_SECONDS:-20}
 
-if [ "$KT_NODE" = 1 ]; then plan $((16 + PR_NODES_CHECKS + ALUA_NODES_CHECKS)); else plan 5; fi
+if [ "$KT_NODE" = 1 ]; then
+	plan $((16 + PR_NODES_CHECKS + ALUA_NODES_CHECKS + LOCKSPACE_LOST_CHECKS))
+else
+	plan 5
+fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
 
@@ -127,6 +133,10 @@ if [ "$KT_NODE" = 1 ]; then
 		'SCSI.Pr*' "iscsi://$(kt_node_addr 2):3260/$IQN/0"
 	# each node's target port group, seen and set from the other
 	kt_alua_nodes "$IQN"
+	# both nodes' lockspace stuck in recovery: the LU stops, then serves again
+	kt_lockspace_lost "$IQN" "kt_$SERIAL"
+else
+	kt_lockspace_follow "kt_$SERIAL"
 fi
 kt_barrier raced $((SECONDS_RACE + 1500))
 
