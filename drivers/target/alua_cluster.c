@@ -326,6 +326,9 @@ static int kt_alc_sync(struct kt_alua_cluster *ac, struct kt_alc_stpg *s,
 	int ret, unl;
 
 	lockdep_assert_held(&ac->mutex);
+	/* the lockspace is lost: what is asked waits for its recovery's end */
+	if (test_bit(KT_RES_LOST_BIT, &dev->state->res.active))
+		return -ENOLINK;
 	me = ops->node_id(lu);
 	if (!me) {
 		pr_warn_ratelimited("%s: cluster ALUA: the DLM gives no node id: groups are not shared\n",

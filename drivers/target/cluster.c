@@ -77,6 +77,22 @@ void kt_cluster_state_stale(struct kt_dev *dev, unsigned int sid)
 }
 EXPORT_SYMBOL_GPL(kt_cluster_state_stale);
 
+void kt_cluster_lockspace_lost(struct kt_dev *dev, bool lost)
+{
+	if (lost) {
+		pr_warn("%s: cluster: the lockspace's recovery has not ended: the LU answers NOT READY until it does\n",
+			kt_cluster_dev_name(dev));
+		kt_pr_cluster_lost(dev);
+	} else {
+		pr_info("%s: cluster: the lockspace's recovery has ended: the LU is served again\n",
+			kt_cluster_dev_name(dev));
+		/* load both states again before anything decides on them */
+		kt_alua_cluster_stale(dev);
+		kt_pr_cluster_found(dev);
+	}
+}
+EXPORT_SYMBOL_GPL(kt_cluster_lockspace_lost);
+
 const char *kt_cluster_dev_name(const struct kt_dev *dev)
 {
 	return config_item_name((struct config_item *)&dev->group.cg_item);
@@ -108,6 +124,9 @@ int kt_cluster_rmw_lock(struct kt_dev *dev)
 
 	if (!c->lu)
 		return 0;
+	/* the lockspace is lost: no request would be answered */
+	if (test_bit(KT_RES_LOST_BIT, &dev->state->res.active))
+		return -ENOLINK;
 	ret = c->ops->rmw_lock(c->lu);
 	if (!ret)
 		c->rmw_held = c->lu;

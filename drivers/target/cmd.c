@@ -357,9 +357,13 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	cmd->write_protected = wp || (cmd->dev && READ_ONCE(cmd->dev->state->swp));
 
 	reason = kt_cmd_parse(cmd, cdb_len);
-	/* cluster mode: another node changed the reservations, and the UAs */
+	/*
+	 * cluster mode: another node changed the reservations, and the UAs;
+	 * or the lockspace is lost, and the LU with it
+	 */
 	if (!reason && cmd->dev &&
-	    unlikely(READ_ONCE(cmd->dev->state->res.active) & KT_RES_STALE))
+	    unlikely(READ_ONCE(cmd->dev->state->res.active) &
+		     (KT_RES_STALE | KT_RES_LOST)))
 		reason = kt_pr_cluster_refresh(cmd);
 	/* ... and the target port groups' states */
 	if (!reason && cmd->dev &&

@@ -85,16 +85,18 @@ struct kt_xcopy_stat {
 
 /*
  * Reservations of a device: persistent (pr.c) and SPC-2 RESERVE (6)/(10)
- * (reserve.c). @active's bits change under @lock (KT_RES_STALE also
- * without it) and are read without it, so that a command to a device
- * nobody reserved pays one load.
+ * (reserve.c). @active's bits change under @lock (KT_RES_STALE and
+ * KT_RES_LOST also without it) and are read without it, so that a command
+ * to a device nobody reserved pays one load.
  */
 #define KT_RES_PR_BIT		0	/* a persistent reservation exists */
 #define KT_RES_SPC2_BIT		1	/* an SPC-2 RESERVE holds the LU */
 #define KT_RES_STALE_BIT	2	/* cluster mode: the copy may be old */
+#define KT_RES_LOST_BIT		3	/* ... the lockspace is lost to it */
 #define KT_RES_PR		BIT(KT_RES_PR_BIT)
 #define KT_RES_SPC2		BIT(KT_RES_SPC2_BIT)
 #define KT_RES_STALE		BIT(KT_RES_STALE_BIT)
+#define KT_RES_LOST		BIT(KT_RES_LOST_BIT)
 
 struct kt_pr_reg;
 struct kt_pr_cluster;

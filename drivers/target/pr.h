@@ -55,6 +55,8 @@ int kt_pr_cluster_attach(struct kt_dev *dev);
 struct kt_pr_cluster *kt_pr_cluster_detach(struct kt_dev *dev);
 void kt_pr_cluster_free(struct kt_dev *dev, struct kt_pr_cluster *pc);
 void kt_pr_cluster_stale(struct kt_dev *dev);
+void kt_pr_cluster_lost(struct kt_dev *dev);
+void kt_pr_cluster_found(struct kt_dev *dev);
 /* under res.lock */
 int kt_pr_cluster_begin(struct kt_dev *dev, bool write);
 int kt_pr_cluster_end(struct kt_dev *dev, bool changed);

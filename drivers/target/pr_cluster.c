@@ -10,6 +10,8 @@
  * next command, or the refresh work queued at the same time, loads the
  * state before anything looks at the copy. A node whose copy is current
  * checks every command against it without asking the other nodes.
+ * KT_RES_LOST says the lockspace's recovery has not ended in time: the LU
+ * then answers only what an Unavailable port answers, until it ends.
  *
  *   block 0      the header: version, PRgeneration, type, holder, APTPL,
  *                the number of registrations, an SPC-2 RESERVE's holder,
@@ -34,6 +36,7 @@
 #include <linux/string.h>
 
 #include <ktarget/cluster.h>
+#include <ktarget/proto/alua.h>
 #include <ktarget/proto/sense.h>
 
 #include "core.h"
@@ -446,6 +449,9 @@ static int kt_prc_sync(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	u64 version;
 	int ret;
 
+	/* no request while the lockspace is lost: none would be answered */
+	if (test_bit(KT_RES_LOST_BIT, &res->active))
+		return -ENOLINK;
 	if (!res->aptpl_loaded)
 		kt_pr_aptpl_load(dev);
 	ret = ops->state_lock(lu, KT_CLUSTER_PR, held_write);
@@ -614,10 +620,20 @@ void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare)
 sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
+	u16 asc;
 
 	lockdep_assert_held(&dev->state->res.lock);
-	if (!dev->state->res.clustered ||
-	    !test_bit(KT_RES_STALE_BIT, &dev->state->res.active) ||
+	if (!dev->state->res.clustered)
+		return KT_SENSE_NONE;
+	/* the lockspace is lost: only what an Unavailable port answers */
+	if (test_bit(KT_RES_LOST_BIT, &dev->state->res.active)) {
+		asc = kt_alua_access_check(KT_ALUA_UNAVAILABLE, cmd->cdb);
+		if (!asc)
+			return KT_SENSE_NONE;
+		cmd->sense_asc_ascq = asc;
+		return KT_SENSE_NOT_READY;
+	}
+	if (!test_bit(KT_RES_STALE_BIT, &dev->state->res.active) ||
 	    !kt_pr_cluster_begin(dev, false))
 		return KT_SENSE_NONE;
 	/* never decide on a copy that may be stale: try another path */
@@ -645,7 +661,8 @@ static void kt_prc_refresh_work(struct work_struct *work)
 	struct kt_dev *dev = pc->dev;
 
 	mutex_lock(&dev->state->res.lock);
-	if (test_bit(KT_RES_STALE_BIT, &dev->state->res.active))
+	if (test_bit(KT_RES_STALE_BIT, &dev->state->res.active) &&
+	    !test_bit(KT_RES_LOST_BIT, &dev->state->res.active))
 		kt_pr_cluster_begin(dev, false);
 	mutex_unlock(&dev->state->res.lock);
 	kt_pr_cluster_aborts(dev, NULL);
@@ -658,6 +675,27 @@ void kt_pr_cluster_stale(struct kt_dev *dev)
 
 	set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
 	/* the unit attentions and aborts should not wait for a command */
+	if (pc)
+		queue_work(system_long_wq, &pc->refresh);
+}
+
+/*
+ * The lockspace is lost (its recovery does not end): stop serving the LU
+ * rather than decide on a copy the other nodes may have moved past.
+ */
+void kt_pr_cluster_lost(struct kt_dev *dev)
+{
+	set_bit(KT_RES_LOST_BIT, &dev->state->res.active);
+}
+
+/* ... and found again: load the state before the next command runs. */
+void kt_pr_cluster_found(struct kt_dev *dev)
+{
+	struct kt_pr_cluster *pc = READ_ONCE(dev->state->res.clustered);
+
+	/* stale first: no command may see neither bit before the load */
+	set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
+	clear_bit(KT_RES_LOST_BIT, &dev->state->res.active);
 	if (pc)
 		queue_work(system_long_wq, &pc->refresh);
 }
@@ -700,5 +738,6 @@ void kt_pr_cluster_free(struct kt_dev *dev, struct kt_pr_cluster *pc)
 		return;
 	cancel_work_sync(&pc->refresh);
 	clear_bit(KT_RES_STALE_BIT, &dev->state->res.active);
+	clear_bit(KT_RES_LOST_BIT, &dev->state->res.active);
 	kvfree(pc);
 }

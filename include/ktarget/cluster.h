@@ -90,6 +90,16 @@ void kt_cluster_state_stale(struct kt_dev *dev, unsigned int sid);
  */
 void kt_cluster_node_left(struct kt_dev *dev, u32 nodeid);
 
+/*
+ * The lockspace has been in recovery longer than the module allows
+ * (@lost), or its recovery has ended since (!@lost). While it is lost the
+ * LU answers only what a port in the Unavailable state answers, and every
+ * other command ends NOT READY (2/04/0C); when it ends, the node loads the
+ * shared states again before it serves. Process context; the calls for a
+ * device come one at a time, and none after leave() has returned.
+ */
+void kt_cluster_lockspace_lost(struct kt_dev *dev, bool lost);
+
 /* The device's configfs name, for the module's log lines */
 const char *kt_cluster_dev_name(const struct kt_dev *dev);
 

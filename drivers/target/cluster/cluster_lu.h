@@ -75,6 +75,13 @@ struct kt_cluster_lu {
 	u32			members[KT_CLUSTER_MAX_NODES];
 	int			nr_members;
 
+	/* a recovery that does not end loses the lockspace (lockspace.c) */
+	struct mutex		recovery_mutex;	/* the three below */
+	bool			recovering;	/* recover_prep, no recover_done */
+	bool			lost;		/* ... for too long: the core knows */
+	bool			leaving;	/* no more calls into the core */
+	struct delayed_work	lost_work;
+
 	struct kt_dlm_lock	rmw;		/* COMPARE AND WRITE, ORWRITE */
 	struct kt_cluster_state	state[KT_CLUSTER_NR_STATES];
 };

@@ -7,11 +7,17 @@
  * node that joins it: corosync says who the members are, this module only
  * takes locks in it. The lockspace's recovery callbacks tell which nodes
  * are members and which is this one.
+ *
+ * A recovery that does not end within recovery_timeout (a node cut off
+ * from the quorum, a fence that does not come) loses the lockspace: the
+ * core then stops serving the LU, until the recovery ends, rather than go
+ * on with a state the other nodes may have changed without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dlm.h>
 #include <linux/err.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -19,6 +25,41 @@
 #include "cluster_lu.h"
 
 struct workqueue_struct *kt_cluster_wq;
+
+static unsigned int recovery_timeout = 30;
+module_param(recovery_timeout, uint, 0644);
+MODULE_PARM_DESC(recovery_timeout,
+		 "seconds a lockspace may stay in recovery before its LU stops (0: never)");
+
+static void kt_clu_recover_prep(void *arg)
+{
+	struct kt_cluster_lu *clu = arg;
+	unsigned int secs = READ_ONCE(recovery_timeout);
+
+	mutex_lock(&clu->recovery_mutex);
+	clu->recovering = true;
+	if (secs && !clu->leaving)
+		mod_delayed_work(kt_cluster_wq, &clu->lost_work,
+				 (unsigned long)secs * HZ);
+	mutex_unlock(&clu->recovery_mutex);
+}
+
+static void kt_clu_lost_work(struct work_struct *work)
+{
+	struct kt_cluster_lu *clu = container_of(to_delayed_work(work),
+						 struct kt_cluster_lu,
+						 lost_work);
+
+	mutex_lock(&clu->recovery_mutex);
+	if (clu->recovering && !clu->lost && !clu->leaving) {
+		pr_warn("%s: lockspace %s: in recovery for more than %u s (no quorum? fencing?)\n",
+			kt_cluster_dev_name(clu->dev), clu->name,
+			READ_ONCE(recovery_timeout));
+		clu->lost = true;
+		kt_cluster_lockspace_lost(clu->dev, true);
+	}
+	mutex_unlock(&clu->recovery_mutex);
+}
 
 static void kt_clu_recover_slot(void *arg, struct dlm_slot *slot)
 {
@@ -45,12 +86,32 @@ static void kt_clu_recover_done(void *arg, struct dlm_slot *slots,
 	}
 	clu->nr_members = n;
 	spin_unlock(&clu->members_lock);
+
+	mutex_lock(&clu->recovery_mutex);
+	clu->recovering = false;
+	cancel_delayed_work(&clu->lost_work);
+	if (clu->lost && !clu->leaving)
+		kt_cluster_lockspace_lost(clu->dev, false);
+	clu->lost = false;
+	mutex_unlock(&clu->recovery_mutex);
 }
 
 static const struct dlm_lockspace_ops kt_clu_ls_ops = {
+	.recover_prep	= kt_clu_recover_prep,
 	.recover_slot	= kt_clu_recover_slot,
 	.recover_done	= kt_clu_recover_done,
 };
+
+/* Leave the lockspace; the core hears nothing from it afterwards. */
+static void kt_clu_release(struct kt_cluster_lu *clu)
+{
+	mutex_lock(&clu->recovery_mutex);
+	clu->leaving = true;
+	mutex_unlock(&clu->recovery_mutex);
+	/* recover_prep() queues it no more */
+	cancel_delayed_work_sync(&clu->lost_work);
+	dlm_release_lockspace(clu->ls, 2);
+}
 
 static struct kt_cluster_lu *kt_clu_join(struct kt_dev *dev, const char *name)
 {
@@ -64,6 +125,8 @@ static struct kt_cluster_lu *kt_clu_join(struct kt_dev *dev, const char *name)
 	clu->dev = dev;
 	strscpy(clu->name, name, sizeof(clu->name));
 	spin_lock_init(&clu->members_lock);
+	mutex_init(&clu->recovery_mutex);
+	INIT_DELAYED_WORK(&clu->lost_work, kt_clu_lost_work);
 
 	ret = dlm_new_lockspace(clu->name, NULL, DLM_LSFL_NEWEXCL,
 				KT_CLUSTER_BLOCK_LEN, &kt_clu_ls_ops, clu,
@@ -107,7 +170,7 @@ out_state:
 	kt_state_exit(clu);
 	kt_dlm_lock_exit(&clu->rmw);
 out_release:
-	dlm_release_lockspace(clu->ls, 2);
+	kt_clu_release(clu);
 out_free:
 	kfree(clu);
 	return ERR_PTR(ret);
@@ -117,7 +180,7 @@ static void kt_clu_leave(struct kt_cluster_lu *clu)
 {
 	kt_state_exit(clu);
 	kt_dlm_lock_exit(&clu->rmw);
-	dlm_release_lockspace(clu->ls, 2);
+	kt_clu_release(clu);
 	kfree(clu);
 }
 
