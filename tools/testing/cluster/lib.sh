@@ -278,6 +278,82 @@ kt_cu_nodes() {
 	fi
 }
 
+# kt_multipathd_start: udev (the guest has no init to start it; the
+# initramfs way: a daemon, then a trigger) and multipathd with the ALUA
+# settings a storage admin gives ALUA arrays: paths grouped by their
+# access state (prio alua), the kernel's ALUA handler (scsi_dh_alua, which
+# sends SET TARGET PORT GROUPS to activate a Standby group), failback
+kt_multipathd_start() {
+	local i
+	/lib/systemd/systemd-udevd --daemon --resolve-names=never 2> /ktout/udevd.log ||
+		return 1
+	udevadm trigger --action=add && udevadm settle -t 60
+	modprobe dm_multipath && modprobe scsi_dh_alua || return 1
+	cat > /etc/multipath.conf <<-EOF
+	defaults {
+		user_friendly_names no
+		find_multipaths no
+		polling_interval 2
+	}
+	devices {
+		device {
+			vendor "KTARGET"
+			product ".*"
+			path_grouping_policy group_by_prio
+			prio alua
+			hardware_handler "1 alua"
+			failback immediate
+			no_path_retry queue
+		}
+	}
+	EOF
+	multipathd -d -s > /ktout/multipathd.log 2>&1 &
+	for ((i = 0; i < 100; i++)); do
+		multipathd show maps 2>/dev/null | grep -q . && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# kt_multipath_map: the name of the (only) multipath map, waiting for it
+kt_multipath_map() {
+	local i m
+	for ((i = 0; i < 150; i++)); do
+		m=$(multipathd show maps format "%n" 2>/dev/null | awk 'NR > 1 && $1 != "" { print $1; exit }')
+		[ -n "$m" ] && [ -b "/dev/mapper/$m" ] && { echo "$m"; return 0; }
+		sleep 0.2
+	done
+	return 1
+}
+
+# kt_path_state DEV: "PRIO DM_STATE CHECKER_STATE" of path DEV (sda) as
+# multipathd sees it
+kt_path_state() {
+	multipathd show paths format "%d %p %t %T" 2>/dev/null |
+		awk -v d="$1" '$1 == d { print $2, $3, $4 }'
+}
+
+# kt_wait_path_state DEV PATTERN [SECONDS]: until kt_path_state DEV matches
+# the extended regular expression PATTERN; prints the last state
+kt_wait_path_state() {
+	local i st
+	for ((i = 0; i < ${3:-60} * 2; i++)); do
+		st=$(kt_path_state "$1")
+		[[ $st =~ $2 ]] && break
+		sleep 0.5
+	done
+	echo "$st"
+	[[ $st =~ $2 ]]
+}
+
+# kt_multipathd_stop: the maps flushed, multipathd and udev stopped
+kt_multipathd_stop() {
+	pkill -x multipathd
+	sleep 1
+	multipath -F > /dev/null 2>&1
+	udevadm control --exit 2>/dev/null
+}
+
 # kt_cluster_down: stop the DLM daemon and corosync (after every lockspace
 # is gone)
 kt_cluster_down() {

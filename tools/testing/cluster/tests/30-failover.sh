@@ -2,23 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Failover: node 2 is also the initiator. It logs in to the LU through
-# both nodes' portals, puts one dm-multipath device over the two paths
-# (dmsetup: the guest has no udev for multipathd), registers both paths
-# and reserves the LU (Write Exclusive - Registrants Only) through node
-# 1's, then writes with fio (verify=crc32c) through the multipath device.
-# Meanwhile node 1 powers off at once (sysrq o). I/O goes on through node
-# 2, fio verifies every block it wrote, node 2's cluster sees node 1 gone
-# and its persistent reservation is still there; node 1's target port
-# group is reported Unavailable and node 2's, named by cluster/
-# alua_takeover, Active/Optimized. The longest time without an I/O
-# completing is reported as the failover gap.
+# both nodes' portals; multipathd (udev started by hand: the guest has no
+# init) builds the map with the ALUA settings of a storage admin: paths
+# grouped by access state (prio alua) and the kernel's ALUA handler. Node
+# 1's group is Active/Optimized, node 2's Active/Non-optimized, so I/O
+# goes through node 1. Node 2 registers both paths and reserves the LU
+# (Write Exclusive - Registrants Only) through node 1's, then writes with
+# fio (verify=crc32c) through the map. Meanwhile node 1 powers off at once
+# (sysrq o). I/O goes on through node 2, fio verifies every block it
+# wrote, node 2's cluster sees node 1 gone and its persistent reservation
+# is still there; node 1's target port group is reported Unavailable and
+# node 2's, named by cluster/alua_takeover, Active/Optimized, which
+# multipathd sees as prio 50. The longest time without an I/O completing
+# is reported as the failover gap.
 #
 # Then node 1 boots again (its second run, KT_CLUSTER_BOOT=2), rejoins the
-# cluster and exports the LU as before. It loads the cluster's state before
-# its first command: through node 1, node 2's initiator sees the
-# reservation and its registrations (writes through node 1's path pass
-# again), and node 1's group is back in the state node 1 configures for it
-# (Active/Optimized) while node 2's keeps the one it took over.
+# cluster and exports the LU, its group configured Standby this time. It
+# loads the cluster's state before its first command: through node 1, the
+# initiator sees the reservation and its registrations, and node 1's group
+# Standby while node 2's keeps the state it took over. Explicit ALUA: when
+# multipathd switches to node 1's path group, the kernel's ALUA handler
+# sends SET TARGET PORT GROUPS through node 1, which node 2 reports too;
+# fio then writes and verifies through both paths.
 #
 # Node 1 leaves marks (/ktout/poweroff, /ktout/restart) so that
 # tools/testing/cluster/run.sh does not count its missing end as a failure
@@ -34,7 +39,7 @@ LOOPS=${KT_FAILOVER_LOOPS:-10}
 tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
 
 BOOT=${KT_CLUSTER_BOOT:-1}
-if [ "$KT_NODE" = 1 ]; then plan 2; else plan 18; fi
+if [ "$KT_NODE" = 1 ]; then plan 2; else plan 22; fi
 
 kt_node_up || { not_ok "node $KT_NODE: link and shared disk"; exit 0; }
 # node 1's second boot: not before node 2 has seen it gone
@@ -43,10 +48,13 @@ kt_shared_dev ktcluster-failover-01 || { not_ok "modules and device"; exit 0; }
 kt_cluster_up
 check "node $KT_NODE: cluster/enable joins" sh -c "echo 1 > $DEV/cluster/enable"
 [ "$BOOT" = 1 ] && kt_barrier joined
-# each node's port in a group of its own; node 2's takes over
+# each node's port in a group of its own; node 2's takes over. Node 1
+# comes back in Standby: the host decides when to use it again.
 gp=$DEV/alua/node$KT_NODE
+state=$((KT_NODE - 1))
+[ "$BOOT" = 1 ] || state=2
 mkdir $gp && echo "$KT_NODE" > $gp/tg_pt_gp_id &&
-	echo $((KT_NODE - 1)) > $gp/alua_access_state &&
+	echo $state > $gp/alua_access_state &&
 	echo 2 > $DEV/cluster/alua_takeover &&
 	kt_export_lu $tpg "node$KT_NODE"
 st=$?
@@ -114,12 +122,18 @@ else
 	not_ok "node 2 logs in through both portals" "node 1 path '$d1', node 2 path '$d2'"
 fi
 
-modprobe dm_multipath 2>/dev/null; modprobe dm_round_robin 2>/dev/null
-sectors=$(blockdev --getsz "$d2" 2>/dev/null)
-check "dm-multipath device over both paths (round-robin)" sh -c "
-	dmsetup create --noudevsync ktfo --table \
-	'0 $sectors multipath 0 0 1 1 round-robin 0 2 1 $(cat /sys/block/${d1#/dev/}/dev) 16 $(cat /sys/block/${d2#/dev/}/dev) 16' &&
-	dmsetup mknodes ktfo && [ -b /dev/mapper/ktfo ]"
+p1=${d1#/dev/} p2=${d2#/dev/}
+kt_multipathd_start
+map=$(kt_multipath_map)
+st1=$(kt_wait_path_state $p1 '^50 active ready' 30)
+st2=$(kt_wait_path_state $p2 '^10 ' 30)
+if [ -n "$map" ] && [[ $st1 =~ ^50\ active\ ready ]] && [[ $st2 =~ ^10\  ]]; then
+	ok "multipathd (prio alua) groups the paths by access state: node 1's prio 50 (Active/Optimized) in use, node 2's prio 10"
+else
+	not_ok "multipathd (prio alua) groups the paths by access state: node 1's prio 50 (Active/Optimized) in use, node 2's prio 10" \
+		"map '$map'; $p1: $st1; $p2: $st2; $(multipath -ll 2>&1 | head -12)"
+fi
+mp=/dev/mapper/$map
 
 check "both paths registered, reserved (type 5) through node 1" sh -c "
 	sg_persist -n --out --register --param-sark=$KEY $d1 &&
@@ -128,7 +142,7 @@ check "both paths registered, reserved (type 5) through node 1" sh -c "
 	sg_persist -n -i -r $d2 | grep -q 'type: Write Exclusive, registrants only'"
 
 # each loop writes every block of 16 MiB once, then reads and verifies it
-fio --name=failover --filename=/dev/mapper/ktfo --direct=1 --ioengine=libaio \
+fio --name=failover --filename=$mp --direct=1 --ioengine=libaio \
 	--rw=randwrite --bs=4k --iodepth=4 --size=16M --loops="$LOOPS" \
 	--verify=crc32c --verify_fatal=1 \
 	--write_iops_log=/ktout/failover --log_avg_msec=100 \
@@ -180,6 +194,14 @@ if printf '%s\n' "$out" | awk '/target port group id : 0x1 /{g=1} /target port g
 else
 	not_ok "REPORT TARGET PORT GROUPS on node 2: node 1's group Unavailable, node 2's Active/Optimized" "$out"
 fi
+st2=$(kt_wait_path_state $p2 '^50 active ready' 60)
+st1=$(kt_path_state $p1)
+if [[ $st2 =~ ^50\ active\ ready ]] && [[ $st1 =~ failed ]]; then
+	ok "multipathd: node 1's path failed, node 2's now prio 50 (Active/Optimized)"
+else
+	not_ok "multipathd: node 1's path failed, node 2's now prio 50 (Active/Optimized)" \
+		"$p1: $st1; $p2: $st2"
+fi
 
 # --- node 1 boots again --------------------------------------------------
 kt_put node1-gone-checked 1
@@ -216,23 +238,63 @@ else
 	not_ok "... and both paths' registrations" "$out"
 fi
 
-# ALUA: node 1's group in the state node 1 gives it, node 2's kept
+# ALUA: node 1's group in the state node 1 gives it (or already made
+# Active/Optimized by the initiator's ALUA handler, status 01h: dm-multipath
+# may activate the returning path's group at once), node 2's kept
 out=$(sg_rtpg -d "$d1" 2>&1)
 if printf '%s\n' "$out" | awk '/target port group id : 0x1 /{g=1} /target port group id : 0x2 /{g=2}
-	/asymmetric access state/ { st[g] = $0 }
-	END { exit !(st[1] ~ /0x00/ && st[2] ~ /0x00/) }'; then
-	ok "REPORT TARGET PORT GROUPS through node 1: both groups Active/Optimized"
+	/asymmetric access state/ { st[g] = $0 } /status code/ { sc[g] = $0 }
+	END { exit !((st[1] ~ /0x02/ || (st[1] ~ /0x00/ && sc[1] ~ /0x01/)) && st[2] ~ /0x00/) }'; then
+	ok "REPORT TARGET PORT GROUPS through node 1: its group Standby as configured (or activated by SET TARGET PORT GROUPS), node 2's Active/Optimized"
 else
-	not_ok "REPORT TARGET PORT GROUPS through node 1: both groups Active/Optimized" "$out"
+	not_ok "REPORT TARGET PORT GROUPS through node 1: its group Standby as configured (or activated by SET TARGET PORT GROUPS), node 2's Active/Optimized" "$out"
+fi
+st1=$(kt_wait_path_state $p1 '^[0-9]+ active ready' 60)
+if [[ $st1 =~ ^[0-9]+\ active\ ready ]]; then
+	ok "multipathd takes node 1's path back ($st1)"
+else
+	not_ok "multipathd takes node 1's path back" "$p1: $st1; $(multipath -ll 2>&1 | head -12)"
+fi
+
+# explicit ALUA: activating node 1's path group (dm-multipath may already
+# have, its group being the map's first) makes the kernel's ALUA handler
+# send SET TARGET PORT GROUPS (Standby to Active/Optimized) through node 1.
+# Nothing else here sends one: status 01h in REPORT TARGET PORT GROUPS
+# ("altered by SET TARGET PORT GROUPS") says the handler did.
+if sg_rtpg -d "$d2" 2>&1 | grep -A1 'group id : 0x1 ' | grep -q 'state : 0x02'; then
+	multipathd switchgroup map "$map" group 2 > /ktout/switchgroup.txt 2>&1
+	dd if="$mp" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null
+fi
+out=""
+for ((i = 0; i < 60; i++)); do
+	out=$(sg_rtpg -d "$d2" 2>&1)
+	printf '%s\n' "$out" | awk '/target port group id : 0x1 /{g=1} /target port group id : 0x2 /{g=2}
+		/asymmetric access state/ { st[g] = $0 } /status code/ { sc[g] = $0 }
+		END { exit !(st[1] ~ /0x00/ && sc[1] ~ /0x01/) }' && break
+	sleep 1
+done
+if printf '%s\n' "$out" | awk '/target port group id : 0x1 /{g=1} /target port group id : 0x2 /{g=2}
+	/asymmetric access state/ { st[g] = $0 } /status code/ { sc[g] = $0 }
+	END { exit !(st[1] ~ /0x00/ && sc[1] ~ /0x01/) }'; then
+	ok "multipathd switches to node 1's group: scsi_dh_alua's SET TARGET PORT GROUPS makes it Active/Optimized, seen on node 2"
+else
+	not_ok "multipathd switches to node 1's group: scsi_dh_alua's SET TARGET PORT GROUPS makes it Active/Optimized, seen on node 2" \
+		"$(cat /ktout/switchgroup.txt) $out"
+fi
+st1=$(kt_wait_path_state $p1 '^50 active ready' 60)
+st2=$(kt_path_state $p2)
+if [[ $st1 =~ ^50\ active\ ready ]] && [[ $st2 =~ ^50\ active\ ready ]]; then
+	ok "multipathd: both paths prio 50, in use"
+else
+	not_ok "multipathd: both paths prio 50, in use" "$p1: $st1; $p2: $st2; $(multipath -ll 2>&1 | head -12)"
 fi
 
 # both paths in use again: a registrant writes through node 1's too
-dmsetup message ktfo 0 reinstate_path "$(cat /sys/block/${d1#/dev/}/dev)" 2>/dev/null
-fio --name=rejoin --filename=/dev/mapper/ktfo --direct=1 --ioengine=libaio \
+fio --name=rejoin --filename=$mp --direct=1 --ioengine=libaio \
 	--rw=randwrite --bs=4k --iodepth=4 --size=16M --verify=crc32c \
 	--verify_fatal=1 --output=/ktout/fio-rejoin.txt > /ktout/fio-rejoin.log 2>&1
 st=$?
-paths=$(dmsetup status ktfo 2>&1)
+paths=$(dmsetup status "$map" 2>&1)
 if [ "$st" = 0 ] && ! grep -qi "verify.*bad\|error" /ktout/fio-rejoin.txt &&
    [ "$(echo "$paths" | grep -Eo '[0-9]+:[0-9]+ A' | wc -l)" = 2 ]; then
 	ok "fio writes and verifies through both paths again"
@@ -243,7 +305,7 @@ fi
 dd if=/dev/zero of="$d1" bs=4k count=1 seek=8192 oflag=direct 2> /ktout/dd-d1.txt
 check_eq "a WRITE through node 1's path alone passes (a registrant, type 5)" "$?" 0
 
-dmsetup remove ktfo
+kt_multipathd_stop
 iscsiadm -m node -T $IQN --logout > /dev/null 2>&1
 kt_put rejoin-checked 1
 pkill -x iscsid
