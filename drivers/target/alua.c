@@ -375,6 +375,9 @@ void kt_alua_stpg_execute(struct kt_cmd *cmd)
 	bool changed = false;
 	u8 *buf;
 
+	/* cluster mode: it may wait for the other nodes */
+	if (kt_cluster_defer(cmd))
+		return;
 	/* kt_spc_parse() refused lists longer than KT_STPG_MAX_LEN */
 	max = len > KT_ALUA_STPG_HDR_LEN ?
 	      (len - KT_ALUA_STPG_HDR_LEN) / KT_ALUA_STPG_DESC_LEN : 1;

@@ -298,13 +298,28 @@ static sense_reason_t kt_alc_stpg(struct kt_alc_stpg *s, struct kt_alc_hdr *t,
 	return KT_SENSE_NONE;
 }
 
-/* The table is unusable (lost, or not ours): start it again. */
+/*
+ * The table is unusable: never published, not one this version writes, or
+ * lost (-ESTALE: the DLM dropped its value when a node died while none of
+ * the survivors held it). A lost table starts again from this node's last
+ * copy, so that the groups of the node that died are still listed, and
+ * become Unavailable; the others from nothing.
+ */
 static void kt_alc_reset(struct kt_alua_cluster *ac, int why)
 {
 	if (why == -EPROTO)
 		pr_warn_ratelimited("%s: cluster ALUA: the table is not one this version writes; making it again\n",
 				    config_item_name(&ac->dev->group.cg_item));
 	memset(&ac->blk, 0, sizeof(ac->blk));
+	if (why != -ESTALE)
+		return;
+	spin_lock_irq(&ac->lock);
+	ac->blk.hdr = ac->table;
+	spin_unlock_irq(&ac->lock);
+	if (ac->blk.hdr.magic)
+		pr_warn("%s: cluster ALUA: the cluster's table is lost; this node's copy (version %llu) replaces it\n",
+			config_item_name(&ac->dev->group.cg_item),
+			be64_to_cpu(ac->blk.hdr.version));
 }
 
 /*

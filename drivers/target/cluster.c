@@ -29,6 +29,7 @@
 #include <linux/kmod.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/workqueue.h>
 
 #include <ktarget/cluster.h>
 
@@ -44,6 +45,61 @@ MODULE_PARM_DESC(cluster_default,
 
 static DEFINE_MUTEX(kt_cluster_ops_lock);
 static const struct kt_cluster_ops *kt_cluster_ops;
+
+/* the commands that may wait for the other nodes (kt_cluster_defer()) */
+static struct workqueue_struct *kt_cluster_cmd_wq;
+
+int kt_cluster_init(void)
+{
+	kt_cluster_cmd_wq = alloc_workqueue("kt_cluster_cmd",
+					    WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return kt_cluster_cmd_wq ? 0 : -ENOMEM;
+}
+
+void kt_cluster_exit(void)
+{
+	destroy_workqueue(kt_cluster_cmd_wq);
+}
+
+static void kt_cluster_cmd_work(struct work_struct *work)
+{
+	struct kt_cmd *cmd = container_of(work, struct kt_cmd, defer_work);
+	sense_reason_t reason;
+
+	/* a task management function came meanwhile */
+	if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
+		kt_cmd_complete(cmd, KT_SENSE_ABORTED_COMMAND);
+		return;
+	}
+	if (test_bit(KT_CMD_LOADING, &cmd->flags)) {
+		reason = kt_cmd_loaded_checks(cmd);
+		if (reason) {
+			kt_cmd_complete(cmd, reason);
+			return;
+		}
+	}
+	cmd->execute(cmd);
+}
+
+/*
+ * Cluster mode: a command that may wait for the other nodes (PERSISTENT
+ * RESERVE IN/OUT, RESERVE, RELEASE, SET TARGET PORT GROUPS, and any that
+ * came while its LU's reservations reload: the DLM, for as long as its
+ * recovery or a lock's timeout lasts) runs in a work item, not in the
+ * fabric's receive path, which goes on answering meanwhile (NOP-Out, task
+ * management, the other commands). True when @cmd was queued; false on a
+ * device not clustered, and in the work item. Cluster mode changes only
+ * while no LUN exports the device.
+ */
+bool kt_cluster_defer(struct kt_cmd *cmd)
+{
+	if (!READ_ONCE(cmd->dev->state->cluster.lu) ||
+	    current_work() == &cmd->defer_work)
+		return false;
+	INIT_WORK(&cmd->defer_work, kt_cluster_cmd_work);
+	queue_work(kt_cluster_cmd_wq, &cmd->defer_work);
+	return true;
+}
 
 int kt_cluster_register(const struct kt_cluster_ops *ops)
 {
@@ -86,9 +142,12 @@ void kt_cluster_lockspace_lost(struct kt_dev *dev, bool lost)
 	} else {
 		pr_info("%s: cluster: the lockspace's recovery has ended: the LU is served again\n",
 			kt_cluster_dev_name(dev));
-		/* load both states again before anything decides on them */
-		kt_alua_cluster_stale(dev);
+		/*
+		 * load both states again before anything decides on them; the
+		 * ALUA sync does nothing while LOST is set: clear it first
+		 */
 		kt_pr_cluster_found(dev);
+		kt_alua_cluster_stale(dev);
 	}
 }
 EXPORT_SYMBOL_GPL(kt_cluster_lockspace_lost);
@@ -169,6 +228,7 @@ static int kt_cluster_join(struct kt_dev *dev)
 {
 	struct kt_cluster *c = &dev->state->cluster;
 	const struct kt_cluster_ops *ops;
+	struct kt_pr_cluster *pc = NULL;
 	struct kt_cluster_lu *lu;
 	char name[KT_CLUSTER_NAME_LEN + 1];
 	int ret;
@@ -216,14 +276,16 @@ static int kt_cluster_join(struct kt_dev *dev)
 		/* the target port groups: this node's published, the others' */
 		ret = kt_alua_cluster_attach(dev);
 		if (ret)
-			kt_pr_cluster_free(dev, kt_pr_cluster_detach(dev));
+			pc = kt_pr_cluster_detach(dev);
 	}
 	if (ret) {
 		down(&dev->state->caw_sem);
 		c->lu = NULL;
 		c->ops = NULL;
 		up(&dev->state->caw_sem);
+		/* the module calls in no more: then its marks can go */
 		ops->leave(lu);
+		kt_pr_cluster_free(dev, pc);
 		module_put(ops->owner);
 		return ret;
 	}

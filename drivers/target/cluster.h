@@ -10,6 +10,7 @@
 
 #include <ktarget/cluster.h>
 
+struct kt_cmd;
 struct kt_dev;
 
 struct kt_cluster {
@@ -24,6 +25,9 @@ struct kt_cluster {
 
 extern const struct config_item_type kt_dev_cluster_type;
 
+int kt_cluster_init(void);
+void kt_cluster_exit(void);
+bool kt_cluster_defer(struct kt_cmd *cmd);
 int kt_cluster_rmw_lock(struct kt_dev *dev);
 void kt_cluster_rmw_unlock(struct kt_dev *dev);
 void kt_cluster_dev_init(struct kt_dev *dev);

@@ -209,9 +209,34 @@ void kt_cmd_execute(struct kt_cmd *cmd)
 		kt_cmd_complete(cmd, KT_SENSE_ABORTED_COMMAND);
 		return;
 	}
+	/* its checks wait for its LU's reservations to load */
+	if (unlikely(test_bit(KT_CMD_LOADING, &cmd->flags)) &&
+	    kt_cluster_defer(cmd))
+		return;
 	cmd->execute(cmd);
 }
 EXPORT_SYMBOL_IF_KUNIT(kt_cmd_execute);
+
+/*
+ * Cluster mode: @cmd came while another node was changing its LU's
+ * reservations. In the work item kt_cluster_defer() runs it in: load them
+ * (the unit attentions and aborts of the change come with the load; a
+ * remote PREEMPT AND ABORT spares @cmd, which came after it began), then
+ * the checks kt_cmd_setup() left for after the load. KT_SENSE_NONE, or
+ * why @cmd ends without running.
+ */
+sense_reason_t kt_cmd_loaded_checks(struct kt_cmd *cmd)
+{
+	sense_reason_t reason;
+
+	reason = kt_pr_cluster_refresh(cmd);
+	clear_bit(KT_CMD_LOADING, &cmd->flags);
+	if (!reason)
+		reason = kt_ua_check(cmd);
+	if (!reason && READ_ONCE(cmd->dev->state->res.active))
+		reason = kt_res_check(cmd);
+	return reason;
+}
 
 void kt_cmd_data_out_done(struct kt_cmd *cmd)
 {
@@ -358,26 +383,35 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 
 	reason = kt_cmd_parse(cmd, cdb_len);
 	/*
-	 * cluster mode: another node changed the reservations, and the UAs;
-	 * or the lockspace is lost, and the LU with it
+	 * cluster mode: another node is changing the reservations (and the
+	 * UAs), or the lockspace is lost, and the LU with it. Nothing waits
+	 * for the DLM here, in the fabric's receive path: a command that
+	 * finds the state reloading is checked when it has loaded, in a work
+	 * item before it runs (kt_cmd_loaded_checks()).
 	 */
 	if (!reason && cmd->dev &&
 	    unlikely(READ_ONCE(cmd->dev->state->res.active) &
 		     (KT_RES_STALE | KT_RES_LOST)))
-		reason = kt_pr_cluster_refresh(cmd);
+		reason = kt_pr_cluster_arrive(cmd);
 	/* ... and the target port groups' states */
 	if (!reason && cmd->dev &&
 	    unlikely(rcu_access_pointer(cmd->dev->state->alua.clustered)))
 		kt_alua_cluster_current(cmd->dev);
-	if (!reason && cmd->dev)
+	if (!reason && cmd->dev && !test_bit(KT_CMD_LOADING, &cmd->flags))
 		reason = kt_ua_check(cmd);
 	if (!reason && cmd->dev)
 		reason = kt_sanitize_check(cmd);
 	if (!reason && cmd->dev)
 		reason = kt_alua_check(cmd);
 	/* SPC-4 5.13: one load when nobody reserved the device */
-	if (!reason && cmd->dev && READ_ONCE(cmd->dev->state->res.active))
-		reason = kt_res_check(cmd);
+	if (!reason && cmd->dev && !test_bit(KT_CMD_LOADING, &cmd->flags) &&
+	    READ_ONCE(cmd->dev->state->res.active)) {
+		if (unlikely(READ_ONCE(cmd->dev->state->res.active) &
+			     (KT_RES_STALE | KT_RES_LOST)))
+			reason = kt_pr_cluster_arrive(cmd);
+		else
+			reason = kt_res_check(cmd);
+	}
 	/* an answer the core builds gets its buffer when it is known */
 	if (!reason && !cmd->data_in_built)
 		reason = kt_cmd_alloc_data(cmd, cmd->data_length);

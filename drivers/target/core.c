@@ -31,13 +31,18 @@ static int __init kt_core_init(void)
 	ret = kt_sbc_init();
 	if (ret)
 		goto out_task_set;
-	ret = kt_configfs_init();
+	ret = kt_cluster_init();
 	if (ret)
 		goto out_sbc;
+	ret = kt_configfs_init();
+	if (ret)
+		goto out_cluster;
 
 	pr_info("ktarget core %s loaded\n", KT_VERSION);
 	return 0;
 
+out_cluster:
+	kt_cluster_exit();
 out_sbc:
 	kt_sbc_exit();
 out_task_set:
@@ -56,6 +61,7 @@ out_objects:
 static void __exit kt_core_exit(void)
 {
 	kt_configfs_exit();
+	kt_cluster_exit();
 	kt_sbc_exit();
 	kt_task_set_exit();
 	kt_sanitize_exit();

@@ -99,6 +99,7 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu);
 /* cmd.c, tmr.c */
 bool kt_cmd_claim(struct kt_cmd *cmd, int bit);
 void kt_cmd_execute(struct kt_cmd *cmd);
+sense_reason_t kt_cmd_loaded_checks(struct kt_cmd *cmd);
 void kt_cmd_complete_data(struct kt_cmd *cmd, const void *buf, u32 len);
 struct kt_tmr;
 void kt_tmr_task_done(struct kt_tmr *tmr);

@@ -531,6 +531,10 @@ static void kt_pr_out_exec(struct kt_cmd *cmd)
 	u16 rtpi;
 	u8 *param = NULL;
 
+	/* cluster mode: it may wait for the other nodes */
+	if (kt_cluster_defer(cmd))
+		return;
+
 	if (cmd->data_length) {
 		param = kmalloc(cmd->data_length, GFP_KERNEL);
 		if (!param) {
@@ -663,6 +667,8 @@ static void kt_pr_in_exec(struct kt_cmd *cmd)
 	u32 len = cmd->data_length, data_len = 0;
 	u8 *buf;
 
+	if (kt_cluster_defer(cmd))
+		return;
 	mutex_lock(&dev->state->res.lock);
 	if (!dev->state->res.aptpl_loaded)
 		kt_pr_aptpl_load(dev);
@@ -730,6 +736,9 @@ sense_reason_t kt_res_check(struct kt_cmd *cmd)
 	sense_reason_t ret = KT_SENSE_NONE;
 	u16 rtpi;
 
+	/* cluster mode, the lockspace lost: decide on nothing, wait for nothing */
+	if (unlikely(test_bit(KT_RES_LOST_BIT, &dev->state->res.active)))
+		return kt_pr_cluster_lost_check(cmd);
 	mutex_lock(&dev->state->res.lock);
 	/* cluster mode: another node changed them; decide on the new ones */
 	ret = kt_pr_cluster_current(cmd);

@@ -66,6 +66,8 @@ void kt_pr_cluster_event(struct kt_dev *dev, u64 nexus, u16 port,
 void kt_pr_cluster_ua_all(struct kt_dev *dev, u16 asc_ascq);
 void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare);
 sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd);
+sense_reason_t kt_pr_cluster_arrive(struct kt_cmd *cmd);
+sense_reason_t kt_pr_cluster_lost_check(struct kt_cmd *cmd);
 /* under res.lock */
 sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd);
 

@@ -620,19 +620,12 @@ void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare)
 sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
-	u16 asc;
 
 	lockdep_assert_held(&dev->state->res.lock);
 	if (!dev->state->res.clustered)
 		return KT_SENSE_NONE;
-	/* the lockspace is lost: only what an Unavailable port answers */
-	if (test_bit(KT_RES_LOST_BIT, &dev->state->res.active)) {
-		asc = kt_alua_access_check(KT_ALUA_UNAVAILABLE, cmd->cdb);
-		if (!asc)
-			return KT_SENSE_NONE;
-		cmd->sense_asc_ascq = asc;
-		return KT_SENSE_NOT_READY;
-	}
+	if (test_bit(KT_RES_LOST_BIT, &dev->state->res.active))
+		return kt_pr_cluster_lost_check(cmd);
 	if (!test_bit(KT_RES_STALE_BIT, &dev->state->res.active) ||
 	    !kt_pr_cluster_begin(dev, false))
 		return KT_SENSE_NONE;
@@ -641,12 +634,46 @@ sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd)
 	return KT_SENSE_NOT_READY;
 }
 
+/*
+ * KT_RES_LOST is set: what a port in the Unavailable state answers runs,
+ * without looking at the reservations; everything else ends NOT READY.
+ * Takes no lock: a request stuck in the DLM's recovery may hold res.lock.
+ */
+sense_reason_t kt_pr_cluster_lost_check(struct kt_cmd *cmd)
+{
+	u16 asc = kt_alua_access_check(KT_ALUA_UNAVAILABLE, cmd->cdb);
+
+	if (!asc)
+		return KT_SENSE_NONE;
+	cmd->sense_asc_ascq = asc;
+	return KT_SENSE_NOT_READY;
+}
+
+/*
+ * kt_cmd_setup(): KT_RES_STALE or KT_RES_LOST is set. Lost, @cmd gets its
+ * answer now; stale, it is marked to be checked when the state has loaded
+ * (kt_cmd_loaded_checks(), before it runs).
+ */
+sense_reason_t kt_pr_cluster_arrive(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+
+	if (!READ_ONCE(dev->state->res.clustered))
+		return KT_SENSE_NONE;
+	if (test_bit(KT_RES_LOST_BIT, &dev->state->res.active))
+		return kt_pr_cluster_lost_check(cmd);
+	set_bit(KT_CMD_LOADING, &cmd->flags);
+	return KT_SENSE_NONE;
+}
+
 /* Bring the copy up to date; KT_SENSE_NONE or why a command cannot run. */
 sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	sense_reason_t ret;
 
+	if (test_bit(KT_RES_LOST_BIT, &dev->state->res.active))
+		return kt_pr_cluster_lost_check(cmd);
 	mutex_lock(&dev->state->res.lock);
 	ret = kt_pr_cluster_current(cmd);
 	mutex_unlock(&dev->state->res.lock);
@@ -734,9 +761,9 @@ struct kt_pr_cluster *kt_pr_cluster_detach(struct kt_dev *dev)
 
 void kt_pr_cluster_free(struct kt_dev *dev, struct kt_pr_cluster *pc)
 {
-	if (!pc)
-		return;
-	cancel_work_sync(&pc->refresh);
+	if (pc)
+		cancel_work_sync(&pc->refresh);
+	/* set by the module, which has left, even without @pc */
 	clear_bit(KT_RES_STALE_BIT, &dev->state->res.active);
 	clear_bit(KT_RES_LOST_BIT, &dev->state->res.active);
 	kvfree(pc);

@@ -78,6 +78,9 @@ static void kt_reserve_exec(struct kt_cmd *cmd)
 	struct kt_res *res = &dev->state->res;
 	bool changed = false;
 
+	/* cluster mode: it may wait for the other nodes */
+	if (kt_cluster_defer(cmd))
+		return;
 	mutex_lock(&kt_reserve_lock);
 	mutex_lock(&res->lock);
 	if (kt_pr_cluster_begin(dev, true)) {

@@ -36,6 +36,7 @@ struct kt_tmr_scope {
 	const struct kt_pr_nexus *gone;
 	unsigned int		nr_gone;
 	struct kt_cmd		*except;
+	bool			remote;		/* another node's */
 };
 
 /* A PREEMPT AND ABORT, answered with GOOD when its victims have ended. */
@@ -56,7 +57,9 @@ static bool kt_tmr_match(const struct kt_tmr_scope *s, struct kt_cmd *cmd)
 	case KT_TMF_TARGET_WARM_RESET:
 		return true;
 	case KT_TMF_PREEMPT_AND_ABORT:
-		return cmd->dev == s->dev && cmd != s->except;
+		/* a command that came while the change loaded came after it */
+		return cmd->dev == s->dev && cmd != s->except &&
+		       !(s->remote && test_bit(KT_CMD_LOADING, &cmd->flags));
 	default:
 		return cmd->dev == s->dev;
 	}
@@ -236,6 +239,7 @@ void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 		.gone = gone,
 		.nr_gone = nr_gone,
 		.except = spare,
+		.remote = true,
 	};
 
 	if (!pa) {

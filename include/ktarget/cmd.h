@@ -48,6 +48,8 @@ struct kt_cmd {
 	struct kref		kref;
 	struct list_head	sess_node;
 	struct work_struct	work;
+	/* cluster mode: runs it where it may wait (kt_cluster_defer()) */
+	struct work_struct	defer_work;
 	/* aborted by a TMF: its request, and whether TAS answers it */
 	struct kt_tmr		*abort_tmr;
 	struct list_head	abort_node;
@@ -152,6 +154,8 @@ struct kt_cmd {
 
 #define KT_CMD_ABORTED		0	/* a TMF aborted it */
 #define KT_CMD_COMPLETE		1	/* the response has been queued */
+/* cluster mode: it came while its LU's reservations were reloading */
+#define KT_CMD_LOADING		2
 
 void kt_cmd_get(struct kt_cmd *cmd);
 void kt_cmd_put(struct kt_cmd *cmd);
