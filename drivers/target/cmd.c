@@ -210,9 +210,10 @@ void kt_cmd_execute(struct kt_cmd *cmd)
 		return;
 	}
 	/* its checks wait for its LU's reservations to load */
-	if (unlikely(test_bit(KT_CMD_LOADING, &cmd->flags)) &&
-	    kt_cluster_defer(cmd))
+	if (unlikely(test_bit(KT_CMD_LOADING, &cmd->flags))) {
+		kt_pr_cluster_wait(cmd);
 		return;
+	}
 	cmd->execute(cmd);
 }
 EXPORT_SYMBOL_IF_KUNIT(kt_cmd_execute);
@@ -410,7 +411,7 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 			     (KT_RES_STALE | KT_RES_LOST)))
 			reason = kt_pr_cluster_arrive(cmd);
 		else
-			reason = kt_res_check(cmd);
+			reason = kt_res_check_arrival(cmd);
 	}
 	/* an answer the core builds gets its buffer when it is known */
 	if (!reason && !cmd->data_in_built)

@@ -728,18 +728,15 @@ sense_reason_t kt_pr_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	return KT_SENSE_NONE;
 }
 
-sense_reason_t kt_res_check(struct kt_cmd *cmd)
+/* Under res.lock: may @cmd pass the LU's reservations? */
+static sense_reason_t kt_res_check_locked(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	struct kt_pr_reg *reg;
 	struct kt_pr_tid me;
-	sense_reason_t ret = KT_SENSE_NONE;
+	sense_reason_t ret;
 	u16 rtpi;
 
-	/* cluster mode, the lockspace lost: decide on nothing, wait for nothing */
-	if (unlikely(test_bit(KT_RES_LOST_BIT, &dev->state->res.active)))
-		return kt_pr_cluster_lost_check(cmd);
-	mutex_lock(&dev->state->res.lock);
 	/* cluster mode: another node changed them; decide on the new ones */
 	ret = kt_pr_cluster_current(cmd);
 	if (!ret && kt_reserve_held(&dev->state->res)) {
@@ -750,7 +747,48 @@ sense_reason_t kt_res_check(struct kt_cmd *cmd)
 		ret = kt_pr_check_access(cmd->cdb, dev->state->res.type, reg,
 					 kt_pr_reg_holds(dev, reg));
 	}
+	return ret;
+}
+
+sense_reason_t kt_res_check(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	sense_reason_t ret;
+
+	/* cluster mode, the lockspace lost: decide on nothing, wait for nothing */
+	if (unlikely(test_bit(KT_RES_LOST_BIT, &dev->state->res.active)))
+		return kt_pr_cluster_lost_check(cmd);
+	mutex_lock(&dev->state->res.lock);
+	ret = kt_res_check_locked(cmd);
 	mutex_unlock(&dev->state->res.lock);
 	kt_pr_cluster_aborts(dev, cmd);
+	return ret;
+}
+
+/*
+ * kt_cmd_setup()'s kt_res_check(), which never waits in the receive path
+ * for the DLM: in cluster mode res.lock may be held by a command waiting
+ * for the other nodes, and a stale copy would load under it. Then @cmd is
+ * checked once it can be, before it runs (KT_CMD_LOADING).
+ */
+sense_reason_t kt_res_check_arrival(struct kt_cmd *cmd)
+{
+	struct kt_res *res = &cmd->dev->state->res;
+	sense_reason_t ret;
+
+	if (!READ_ONCE(res->clustered))
+		return kt_res_check(cmd);
+	if (!mutex_trylock(&res->lock)) {
+		set_bit(KT_CMD_LOADING, &cmd->flags);
+		return KT_SENSE_NONE;
+	}
+	if (test_bit(KT_RES_STALE_BIT, &res->active) ||
+	    test_bit(KT_RES_LOST_BIT, &res->active)) {
+		mutex_unlock(&res->lock);
+		return kt_pr_cluster_arrive(cmd);
+	}
+	ret = kt_res_check_locked(cmd);
+	mutex_unlock(&res->lock);
+	kt_pr_cluster_aborts(cmd->dev, cmd);
 	return ret;
 }

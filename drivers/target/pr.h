@@ -44,6 +44,7 @@ sense_reason_t kt_pr_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			   u32 *needed, enum kt_data_dir *dir);
 /* a reservation exists (dev->state->res.active): may @cmd run? */
 sense_reason_t kt_res_check(struct kt_cmd *cmd);
+sense_reason_t kt_res_check_arrival(struct kt_cmd *cmd);
 bool kt_pr_reg_holds(const struct kt_dev *dev, const struct kt_pr_reg *reg);
 /* under dev->state->res.lock: publish dev->state->res.active */
 void kt_res_update(struct kt_dev *dev);
@@ -63,7 +64,9 @@ int kt_pr_cluster_end(struct kt_dev *dev, bool changed);
 void kt_pr_cluster_event(struct kt_dev *dev, u64 nexus, u16 port,
 			 u16 asc_ascq);
 /* not under res.lock */
-void kt_pr_cluster_ua_all(struct kt_dev *dev, u16 asc_ascq);
+struct kt_tmr;
+void kt_pr_cluster_reset_ua(struct kt_dev *dev, struct kt_tmr *tmr);
+void kt_pr_cluster_wait(struct kt_cmd *cmd);
 void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare);
 sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd);
 sense_reason_t kt_pr_cluster_arrive(struct kt_cmd *cmd);

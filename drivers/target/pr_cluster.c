@@ -109,6 +109,8 @@ struct kt_pr_cluster {
 	struct kt_pr_nexus	abort[KT_PRC_EVENTS];
 	unsigned int		nr_abort;
 	struct work_struct	refresh;
+	/* commands that came during a load, released by the refresh work */
+	struct llist_head	loading;
 	struct kt_dev		*dev;
 	union kt_prc_block	blk;		/* kt_prc_take()'s, publish's */
 };
@@ -569,18 +571,51 @@ int kt_pr_cluster_end(struct kt_dev *dev, bool changed)
 	return ret;
 }
 
-/*
- * Not under res.lock: a unit attention for every nexus of the LU on the
- * other nodes too (a LOGICAL UNIT RESET's); this node raised its own.
- */
-void kt_pr_cluster_ua_all(struct kt_dev *dev, u16 asc_ascq)
+/* A LOGICAL UNIT RESET's unit attention, on its way to the other nodes */
+struct kt_prc_reset {
+	struct work_struct	work;
+	struct kt_dev		*dev;
+	struct kt_tmr		*tmr;
+};
+
+static void kt_prc_reset_work(struct work_struct *work)
 {
+	struct kt_prc_reset *r = container_of(work, struct kt_prc_reset, work);
+	struct kt_dev *dev = r->dev;
+
 	mutex_lock(&dev->state->res.lock);
-	if (dev->state->res.clustered && !kt_pr_cluster_begin(dev, true)) {
-		kt_pr_cluster_event(dev, 0, 0, asc_ascq);
+	if (!kt_pr_cluster_begin(dev, true)) {
+		kt_pr_cluster_event(dev, 0, 0, KT_ASC_BUS_DEVICE_RESET);
 		kt_pr_cluster_end(dev, true);
 	}
 	mutex_unlock(&dev->state->res.lock);
+	kt_tmr_task_done(r->tmr);
+	kfree(r);
+}
+
+/*
+ * A LOGICAL UNIT RESET (@tmr): its unit attention (29/03) for every nexus
+ * of the LU on the other nodes too; this node raised its own. Published
+ * from a work item, not the receive path; @tmr answers once it is (the
+ * TMF's LUN keeps the device, and its cluster mode, meanwhile).
+ */
+void kt_pr_cluster_reset_ua(struct kt_dev *dev, struct kt_tmr *tmr)
+{
+	struct kt_prc_reset *r;
+
+	if (!READ_ONCE(dev->state->res.clustered))
+		return;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		pr_warn_ratelimited("%s: LOGICAL UNIT RESET: no memory to tell the other nodes\n",
+				    config_item_name(&dev->group.cg_item));
+		return;
+	}
+	r->dev = dev;
+	r->tmr = tmr;
+	atomic_inc(&tmr->pending);
+	INIT_WORK(&r->work, kt_prc_reset_work);
+	queue_work(system_long_wq, &r->work);
 }
 
 /*
@@ -687,12 +722,34 @@ static void kt_prc_refresh_work(struct work_struct *work)
 						refresh);
 	struct kt_dev *dev = pc->dev;
 
+	struct llist_node *waiting;
+	struct kt_cmd *cmd, *next;
+
 	mutex_lock(&dev->state->res.lock);
 	if (test_bit(KT_RES_STALE_BIT, &dev->state->res.active) &&
 	    !test_bit(KT_RES_LOST_BIT, &dev->state->res.active))
 		kt_pr_cluster_begin(dev, false);
 	mutex_unlock(&dev->state->res.lock);
 	kt_pr_cluster_aborts(dev, NULL);
+	/* the commands that came meanwhile: their checks, then they run */
+	waiting = llist_del_all(&pc->loading);
+	llist_for_each_entry_safe(cmd, next, waiting, loading_node)
+		kt_cluster_defer(cmd);
+}
+
+/*
+ * kt_cmd_execute(): @cmd came while its LU's reservations were loading
+ * (KT_CMD_LOADING). It waits, out of the receive path and using no worker,
+ * until the refresh work has tried the load; then kt_cluster_defer() runs
+ * its checks and itself.
+ */
+void kt_pr_cluster_wait(struct kt_cmd *cmd)
+{
+	struct kt_pr_cluster *pc = READ_ONCE(cmd->dev->state->res.clustered);
+
+	llist_add(&cmd->loading_node, &pc->loading);
+	/* running already, it is queued again: a command added late waits */
+	queue_work(system_long_wq, &pc->refresh);
 }
 
 /* The module says another node is about to change the reservations. */
@@ -736,6 +793,7 @@ int kt_pr_cluster_attach(struct kt_dev *dev)
 		return -ENOMEM;
 	pc->dev = dev;
 	INIT_WORK(&pc->refresh, kt_prc_refresh_work);
+	init_llist_head(&pc->loading);
 	mutex_lock(&dev->state->res.lock);
 	WRITE_ONCE(dev->state->res.clustered, pc);
 	set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
@@ -761,6 +819,7 @@ struct kt_pr_cluster *kt_pr_cluster_detach(struct kt_dev *dev)
 
 void kt_pr_cluster_free(struct kt_dev *dev, struct kt_pr_cluster *pc)
 {
+	/* no LUN exports the device: no command waits in @pc */
 	if (pc)
 		cancel_work_sync(&pc->refresh);
 	/* set by the module, which has left, even without @pc */

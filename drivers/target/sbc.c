@@ -301,12 +301,17 @@ static void kt_sbc_rmw_start(struct kt_cmd *cmd, u32 len, work_func_t next)
 
 static void kt_sbc_execute_caw(struct kt_cmd *cmd)
 {
+	/* cluster mode: its lock may wait for the other nodes */
+	if (kt_cluster_defer(cmd))
+		return;
 	kt_sbc_rmw_start(cmd, cmd->nr_blocks * cmd->dev->attrib.block_size,
 			 kt_sbc_caw_work);
 }
 
 static void kt_sbc_execute_orwrite(struct kt_cmd *cmd)
 {
+	if (kt_cluster_defer(cmd))
+		return;
 	kt_sbc_rmw_start(cmd, cmd->data_length, kt_sbc_orwrite_work);
 }
 

@@ -134,7 +134,7 @@ static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
 	if (s->dev) {
 		kt_ua_raise(s->dev, KT_ASC_BUS_DEVICE_RESET, KT_UA_ALL, NULL);
 		/* cluster mode: the LU's nexuses on the other nodes too */
-		kt_pr_cluster_ua_all(s->dev, KT_ASC_BUS_DEVICE_RESET);
+		kt_pr_cluster_reset_ua(s->dev, s->tmr);
 		/* SAM-5 6.3: a reset ends SPC-2 reservations, not PRs */
 		kt_reserve_reset(s->dev);
 		return;

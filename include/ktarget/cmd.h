@@ -12,6 +12,7 @@
 #include <linux/list.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
+#include <linux/llist.h>
 #include <linux/workqueue.h>
 
 #include <ktarget/proto/sense.h>
@@ -50,6 +51,7 @@ struct kt_cmd {
 	struct work_struct	work;
 	/* cluster mode: runs it where it may wait (kt_cluster_defer()) */
 	struct work_struct	defer_work;
+	struct llist_node	loading_node;	/* waits for its LU's load */
 	/* aborted by a TMF: its request, and whether TAS answers it */
 	struct kt_tmr		*abort_tmr;
 	struct list_head	abort_node;
