@@ -200,6 +200,26 @@ void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason)
 }
 EXPORT_SYMBOL_GPL(kt_be_done);
 
+/*
+ * The blocks @cmd is about to change stop being what a ROD token made of
+ * them represents (rod_token.c): those of its LBA range, or any of the LU
+ * for a command that has none (UNMAP, SANITIZE) or means the rest of it.
+ */
+static void kt_cmd_rod_changes(struct kt_cmd *cmd)
+{
+	const struct kt_cdb_desc *d = cmd->desc;
+
+	if (!cmd->dev || !d)
+		return;
+	if (d->flags & KT_CDB_D_BLOCKS_OUT) {
+		if (cmd->nr_blocks)
+			kt_rod_changed(cmd->dev, cmd->lba, cmd->nr_blocks);
+	} else if (d->flags & KT_CDB_D_CHANGES) {
+		kt_rod_changed(cmd->dev, cmd->lba,
+			       d->layout ? cmd->nr_blocks : 0);
+	}
+}
+
 /* The command's data is in: run it, unless its task attribute holds it. */
 void kt_cmd_execute(struct kt_cmd *cmd)
 {
@@ -209,6 +229,8 @@ void kt_cmd_execute(struct kt_cmd *cmd)
 		kt_cmd_complete(cmd, KT_SENSE_ABORTED_COMMAND);
 		return;
 	}
+	/* a write held back below changes its blocks all the same */
+	kt_cmd_rod_changes(cmd);
 	/* its checks wait for its LU's reservations to load */
 	if (unlikely(test_bit(KT_CMD_LOADING, &cmd->flags))) {
 		kt_pr_cluster_wait(cmd);

@@ -41,6 +41,7 @@ static const struct kt_dev_attrib kt_dev_attrib_default = {
 	.queue_depth		= 128,
 	.alua_support		= 1,
 	.pgr_support		= 1,
+	.rod_inactivity_timeout	= KT_ROD_TIMEOUT_DEFAULT,
 	/*
 	 * Unlike LIO, thin provisioning is on: every backstore makes unmapped
 	 * blocks read as zeroes (LBPRZ), so UNMAP and WRITE SAME are safe.
@@ -270,6 +271,7 @@ static void kt_dev_release(struct config_item *item)
 		dev->ops->disable(dev);
 	kt_cluster_dev_release(dev);
 	kt_res_dev_release(dev);
+	kt_rod_dev_release(dev);
 	kt_task_set_dev_exit(dev);
 	kfree(dev->state);
 	dev->ops->free_dev(dev);
@@ -336,6 +338,7 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 				    &kt_dev_empty_type);
 	configfs_add_default_group(&dev->stat_group, &dev->group);
 	kt_xcopy_stat_init(dev);
+	kt_rod_dev_init(dev);
 	config_group_init_type_name(&dev->cluster_group, "cluster",
 				    &kt_dev_cluster_type);
 	configfs_add_default_group(&dev->cluster_group, &dev->group);

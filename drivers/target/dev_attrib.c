@@ -12,6 +12,7 @@
 #include <linux/module.h>
 
 #include <ktarget/backend.h>
+#include <ktarget/proto/rod.h>
 #include <ktarget/target.h>
 
 #include "core.h"
@@ -199,6 +200,7 @@ KT_ATTRIB_BOOL(unmap_zeroes_data);
 KT_ATTRIB_RW(max_write_same_len, 0, U32_MAX, NULL);
 KT_ATTRIB_BOOL(alua_support);
 KT_ATTRIB_BOOL(pgr_support);
+KT_ATTRIB_RW(rod_inactivity_timeout, 1, KT_ROD_TIMEOUT_MAX, NULL);
 
 static struct configfs_attribute *kt_dev_attrib_attrs[] = {
 	&attr_emulate_model_alias,
@@ -235,6 +237,7 @@ static struct configfs_attribute *kt_dev_attrib_attrs[] = {
 	&attr_max_write_same_len,
 	&attr_alua_support,
 	&attr_pgr_support,
+	&attr_rod_inactivity_timeout,
 	NULL,
 };
 

@@ -23,6 +23,7 @@
 
 #include "alua_groups.h"
 #include "cluster.h"
+#include "rod.h"
 
 /*
  * Unit attention conditions of a device (SAM-5 5.14): a short history of
@@ -163,6 +164,18 @@ struct kt_dev_state {
 	struct config_group		xcopy_stat_group;
 	struct kt_xcopy_stat		xcopy_stat;
 	atomic_t			xcopy_running;	/* copies it manages */
+	struct kt_rod_dev		rod;		/* tokens of its blocks */
 };
+
+/*
+ * Blocks [@lba, @lba + @nr) of @dev change (@nr 0: any of them): the ROD
+ * tokens that represent any of them are revoked. One load while the LU
+ * has no token a write could revoke.
+ */
+static inline void kt_rod_changed(struct kt_dev *dev, u64 lba, u64 nr)
+{
+	if (unlikely(atomic_read(&dev->state->rod.live)))
+		kt_rod_revoke(dev, lba, nr);
+}
 
 #endif /* KTARGET_DEV_STATE_H */

@@ -121,6 +121,8 @@ static void kt_lun_drop_link(struct config_item *item,
 
 	percpu_ref_kill(&lun->ref);
 	wait_for_completion(&lun->ref_done);
+	/* no command is left that could make a token through it */
+	kt_rod_lun_gone(lun);
 	percpu_ref_exit(&lun->ref);
 	kt_alua_lun_detach(lun);
 	kt_dev_unexport(lun->dev);

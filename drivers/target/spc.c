@@ -32,6 +32,18 @@ typedef sense_reason_t (*kt_builder_t)(struct kt_cmd *cmd,
 				       u8 *buf, u32 len, u32 *data_len);
 
 /* What the builders need to know of the LU the command addresses. */
+/* VPD page 8Fh: EXTENDED COPY and token copy, in the LU's blocks */
+static unsigned int kt_spc_vpd_tpc(u8 *buf, unsigned int buf_len,
+				   const struct kt_lu_info *lu)
+{
+	struct kt_xcopy_rod_vpd rod = {
+		.block_size = lu->block_size,
+		.timeout = lu->rod_timeout,
+	};
+
+	return kt_xcopy_build_vpd_tpc(buf, buf_len, 0x00, &rod);
+}
+
 void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 {
 	struct kt_dev *dev = cmd->dev;
@@ -93,7 +105,8 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 	}
 	if (a->emulate_3pc) {
 		lu->flags |= KT_LU_3PC;
-		lu->vpd_tpc = kt_xcopy_build_vpd_tpc;
+		lu->vpd_tpc = kt_spc_vpd_tpc;
+		lu->rod_timeout = a->rod_inactivity_timeout;
 	}
 	if (a->emulate_pr)
 		lu->flags |= KT_LU_PR;
@@ -371,6 +384,11 @@ static const struct kt_spc_run {
 	[KT_RUN_XCOPY]		= { kt_xcopy_execute, KT_XCOPY_MAX_PARAM_LEN,
 				    KT_SENSE_PARAM_LIST_LENGTH },
 	[KT_RUN_RECEIVE_COPY]	= { kt_xcopy_rcr_execute },
+	/* longer lists than a page: refused before they come */
+	[KT_RUN_POPULATE_TOKEN]	= { kt_rod_pt_execute, PAGE_SIZE,
+				    KT_SENSE_PARAM_LIST_LENGTH },
+	[KT_RUN_WRITE_USING_TOKEN] = { kt_rod_wut_execute, PAGE_SIZE,
+				       KT_SENSE_PARAM_LIST_LENGTH },
 };
 
 /*

@@ -86,6 +86,15 @@ struct kt_xcopy_op {
 	bool			want_two;	/* a segment spans chunks */
 	u32			sgl_len;	/* bytes of one buffer */
 	int			slot;		/* held results, or KT_XCOPY_NO_SLOT */
+	/*
+	 * WRITE USING TOKEN: the spans come made, from the token's LU
+	 * (lun[0]) to the LU of the command; the token, referenced, is
+	 * checked after every READ. @zero: the block device zero token.
+	 */
+	bool			token_copy;
+	bool			zero;
+	bool			del_tkn;
+	struct kt_rod_token	*token;
 	u64			bytes;		/* written so far */
 	u16			segs_done;
 };
@@ -302,11 +311,22 @@ static sense_reason_t kt_xcopy_plan(struct kt_xcopy_op *op)
 		sg.block_size = src->attrib.block_size;
 		dg.nr_blocks = kt_dev_nr_lblocks(dst);
 		dg.block_size = dst->attrib.block_size;
-		if (kt_xcopy_segment_span(&op->list, i, &sg, &dg, &op->span[i],
+		if (!op->token_copy &&
+		    kt_xcopy_segment_span(&op->list, i, &sg, &dg, &op->span[i],
 					  &err))
 			return kt_xcopy_set_err(cmd, &err);
+		/* a token's ranges were checked when it was made: LUs shrink */
+		if (op->token_copy &&
+		    (!kt_cdb_range_ok(op->span[i].src_lba,
+				      op->span[i].bytes / op->span[i].src_bs,
+				      sg.nr_blocks) ||
+		     !kt_cdb_range_ok(op->span[i].dst_lba,
+				      op->span[i].bytes / op->span[i].dst_bs,
+				      dg.nr_blocks)))
+			return KT_SENSE_LBA_OUT_OF_RANGE;
 		/* a segment that moves nothing writes nothing */
-		reason = kt_xcopy_io_check(op, &op->rd, seg->src);
+		reason = op->zero ? KT_SENSE_NONE :
+			 kt_xcopy_io_check(op, &op->rd, seg->src);
 		if (!reason && op->span[i].bytes)
 			reason = kt_xcopy_io_check(op, &op->wr, seg->dst);
 		if (reason)
@@ -430,6 +450,8 @@ static sense_reason_t kt_xcopy_write(struct kt_xcopy_op *op,
 	op->wr.sg_nents = op->buf[b].nents;
 	op->wr.be_done = kt_xcopy_wr_done;
 	reinit_completion(&op->wr_done);
+	kt_rod_changed(dev, pos / dev->attrib.block_size,
+		       len / dev->attrib.block_size);
 	dev->ops->rw(&op->wr, true, pos, len, false);
 	wait_for_completion(&op->wr_done);
 	return op->wr_reason;
@@ -470,7 +492,14 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 		return 0;
 	if (src == dst && src_pos < dst_pos + len && dst_pos < src_pos + len)
 		return 0;
+	if (op->token && kt_rod_token_revoked(op->token))
+		return 0;
+	kt_rod_changed(dst, dst_pos / dst->attrib.block_size,
+		       len / dst->attrib.block_size);
 	ret = src->ops->copy_range(dst, dst_pos, src, src_pos, len);
+	/* a token over the source may have been revoked while it ran */
+	if (ret > 0 && op->token && kt_rod_token_revoked(op->token))
+		return 0;
 	if (ret <= 0)
 		return 0;
 	kt_lbp_consumed(dst, op->cmd->sess, ret);
@@ -479,6 +508,35 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 		atomic64_inc(&st->fast_copies);
 	atomic64_add(ret, &st->bytes);
 	return ret;
+}
+
+/* WRITE USING TOKEN: a write changed the token's blocks since it was made */
+static sense_reason_t kt_xcopy_revoked(struct kt_xcopy_op *op)
+{
+	struct kt_xcopy_err err;
+
+	kt_rod_err(&err, KT_ROD_ASC_TOKEN_REVOKED);
+	return kt_xcopy_set_err(op->cmd, &err);
+}
+
+/* WRITE USING TOKEN with the block device zero token: @len zeroes at @pos */
+static sense_reason_t kt_xcopy_zero(struct kt_xcopy_op *op,
+				    struct kt_dev *dst, u64 pos, u64 len,
+				    unsigned int nr)
+{
+	sense_reason_t reason;
+
+	reason = kt_xcopy_io_check(op, &op->wr, KT_XCOPY_CSCD_LOCAL);
+	if (reason)
+		return reason;
+	kt_rod_changed(dst, pos / dst->attrib.block_size,
+		       len / dst->attrib.block_size);
+	reason = dst->ops->write_zeroes(dst, pos, len);
+	if (reason)
+		return kt_xcopy_io_error(op, reason, nr);
+	op->bytes += len;
+	atomic64_add(len, &op->cmd->dev->state->xcopy_stat.bytes);
+	return KT_SENSE_NONE;
 }
 
 /* Where chunk @done of a segment starts, and its length. */
@@ -515,6 +573,8 @@ static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 	u64 done, off, next_off;
 	u32 chunk, n, next_n;
 
+	if (op->zero)
+		return kt_xcopy_zero(op, dst, dst_pos, span->bytes, nr);
 	done = kt_xcopy_fast(op, src, src_pos, dst, dst_pos, span->bytes, unit);
 	op->bytes += done;
 	if (done == span->bytes)
@@ -534,6 +594,9 @@ static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 			reason = kt_xcopy_chunk_check(op, seg);
 		if (reason)
 			return kt_xcopy_io_error(op, reason, nr);
+		/* what was read is the token's data only if nothing changed it */
+		if (op->token && kt_rod_token_revoked(op->token))
+			return kt_xcopy_revoked(op);
 		kt_xcopy_chunk(span, backward, chunk, done + n, &next_off,
 			       &next_n);
 		if (op->nr_bufs == 2 && done + n < span->bytes &&
@@ -622,7 +685,7 @@ static void kt_xcopy_work(struct work_struct *work)
 	unsigned int i;
 
 	atomic64_inc(&st->operations);
-	reason = kt_xcopy_resolve(op);
+	reason = op->token_copy ? KT_SENSE_NONE : kt_xcopy_resolve(op);
 	if (!reason)
 		reason = kt_xcopy_plan(op);
 	for (i = 0; !reason && i < op->list.nr_seg; i++) {
@@ -634,11 +697,37 @@ static void kt_xcopy_work(struct work_struct *work)
 	}
 	if (reason)
 		atomic64_inc(&st->failures);
+	if (op->token)
+		kt_rod_token_done(op->token, op->del_tkn && !reason, op->bytes);
+	op->token = NULL;
 	kt_xcopy_ids_progress(cmd->sess, op->slot, op->bytes, op->segs_done);
 	kt_xcopy_ids_finish(cmd, op->slot, reason);
 	kt_xcopy_free(op);
 	kt_xcopy_run_put(cmd);
 	kt_cmd_complete(cmd, reason);
+}
+
+/* Hand the planned copy @op of @cmd to the copy workqueue. */
+static void kt_xcopy_start(struct kt_xcopy_op *op, struct kt_cmd *cmd)
+{
+	op->cmd = cmd;
+	init_completion(&op->rd_done);
+	init_completion(&op->wr_done);
+	INIT_WORK(&op->rd_work, kt_xcopy_rd_work);
+	kt_cmd_init(&op->rd, &kt_internal_ops, cmd->sess, cmd->tag,
+		    KT_DATA_IN, 0, KT_TASK_SIMPLE);
+	kt_cmd_init(&op->wr, &kt_internal_ops, cmd->sess, cmd->tag,
+		    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
+	/*
+	 * What the checks of kt_xcopy_io_check() see of them: a READ (16)
+	 * and a WRITE (16), with the descriptors the table has for those.
+	 */
+	op->rd.cdb[0] = READ_16;
+	op->wr.cdb[0] = WRITE_16;
+	op->rd.desc = kt_cdb_desc_find(op->rd.cdb, sizeof(op->rd.cdb));
+	op->wr.desc = kt_cdb_desc_find(op->wr.cdb, sizeof(op->wr.cdb));
+	INIT_WORK(&op->work, kt_xcopy_work);
+	queue_work(kt_xcopy_wq, &op->work);
 }
 
 /* EXTENDED COPY (LID1): the parameter list is in cmd->sgl. */
@@ -687,6 +776,7 @@ void kt_xcopy_execute(struct kt_cmd *cmd)
 	usage = op->list.list_id_usage;
 	if (usage == KT_XCOPY_LIST_ID_HOLD || usage == KT_XCOPY_LIST_ID_NO_HOLD) {
 		op->slot = kt_xcopy_ids_claim(cmd, op->list.list_id,
+					      KT_XCOPY_KIND_LID1,
 					      usage == KT_XCOPY_LIST_ID_HOLD,
 					      &reason);
 		if (op->slot == KT_XCOPY_NO_SLOT) {
@@ -696,29 +786,47 @@ void kt_xcopy_execute(struct kt_cmd *cmd)
 			return;
 		}
 	}
+	kt_xcopy_start(op, cmd);
+}
 
-	op->cmd = cmd;
-	init_completion(&op->rd_done);
-	init_completion(&op->wr_done);
-	INIT_WORK(&op->rd_work, kt_xcopy_rd_work);
-	kt_cmd_init(&op->rd, &kt_internal_ops, cmd->sess, cmd->tag,
-		    KT_DATA_IN, 0, KT_TASK_SIMPLE);
-	kt_cmd_init(&op->wr, &kt_internal_ops, cmd->sess, cmd->tag,
-		    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
-	/*
-	 * What the checks of kt_xcopy_io_check() see of them: a READ (16)
-	 * and a WRITE (16), with the descriptors the table has for those.
-	 */
-	op->rd.cdb[0] = READ_16;
-	op->wr.cdb[0] = WRITE_16;
-	op->rd.desc = kt_cdb_desc_find(op->rd.cdb, sizeof(op->rd.cdb));
-	op->wr.desc = kt_cdb_desc_find(op->wr.cdb, sizeof(op->wr.cdb));
-	INIT_WORK(&op->work, kt_xcopy_work);
-	queue_work(kt_xcopy_wq, &op->work);
+void kt_xcopy_token_run(struct kt_cmd *cmd, struct kt_lun *src,
+			struct kt_rod_token *token, bool del_tkn,
+			const struct kt_xcopy_span *span, unsigned int nr,
+			int slot)
+{
+	struct kt_xcopy_op *op;
+	unsigned int i;
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op || WARN_ON_ONCE(nr > KT_XCOPY_MAX_SEGMENTS) ||
+	    !kt_xcopy_run_get(cmd)) {
+		kfree(op);
+		if (src)
+			kt_lun_put(src);
+		if (token)
+			kt_rod_token_done(token, false, false);
+		kt_xcopy_ids_finish(cmd, slot, KT_SENSE_OUT_OF_RESOURCES);
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
+	op->token_copy = true;
+	op->zero = !token;
+	op->del_tkn = del_tkn;
+	op->token = token;
+	op->lun[0] = src;
+	op->slot = slot;
+	op->list.nr_seg = nr;
+	for (i = 0; i < nr; i++) {
+		op->list.seg[i].src = src ? 0 : KT_XCOPY_CSCD_LOCAL;
+		op->list.seg[i].dst = KT_XCOPY_CSCD_LOCAL;
+		op->span[i] = span[i];
+	}
+	kt_xcopy_start(op, cmd);
 }
 
 int kt_xcopy_init(void)
 {
+	kt_rod_init();
 	kt_xcopy_wq = alloc_workqueue("kt_xcopy", WQ_MEM_RECLAIM | WQ_UNBOUND,
 				      0);
 	if (!kt_xcopy_wq)
@@ -734,6 +842,7 @@ int kt_xcopy_init(void)
 
 void kt_xcopy_exit(void)
 {
+	kt_rod_exit();
 	destroy_workqueue(kt_xcopy_wq);
 	destroy_workqueue(kt_xcopy_io_wq);
 	kt_xcopy_buf_exit();

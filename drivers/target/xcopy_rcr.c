@@ -2,7 +2,8 @@
 /*
  * ktarget_core: copies by LIST IDENTIFIER and RECEIVE COPY RESULTS (84h):
  * RECEIVE COPY STATUS (LID1), RECEIVE COPY OPERATING PARAMETERS and
- * RECEIVE COPY FAILURE DETAILS (LID1) (SPC-4 6.18 - 6.20).
+ * RECEIVE COPY FAILURE DETAILS (LID1) (SPC-4 6.18 - 6.20), and RECEIVE ROD
+ * TOKEN INFORMATION for POPULATE TOKEN and WRITE USING TOKEN.
  *
  * List identifiers belong to an I_T nexus and a copy manager (the LU the
  * EXTENDED COPY was sent to). Each nexus has a small table of them, made on
@@ -10,6 +11,8 @@
  * results of finished copies whose LIST ID USAGE (00b) asks that they be
  * held until RECEIVE COPY RESULTS reads them. When the table is full, the
  * oldest held result makes room; a copy in progress is never dropped.
+ * LID1 identifiers (8 bits) and those of token operations (32 bits) are
+ * apart. A POPULATE TOKEN's result holds a reference to its token.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,6 +20,9 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+
+#include <asm/unaligned.h>
+#include <scsi/scsi_proto.h>
 
 #include <ktarget/fabric.h>
 
@@ -28,8 +34,11 @@
 struct kt_xcopy_held {
 	u64				seq;	/* 0: a free slot */
 	u32				dev_index;
-	u8				list_id;
+	u32				list_id;
+	u32				block_size;	/* of the LU */
+	u8				kind;		/* KT_XCOPY_KIND_* */
 	bool				hold;
+	struct kt_rod_token		*token;
 	struct kt_xcopy_progress	p;
 	u8				sense[KT_SENSE_BUF_LEN];
 	u8				sense_len;
@@ -59,22 +68,45 @@ static struct kt_xcopy_ids *kt_xcopy_ids_get(struct kt_session *sess)
 	return ids;
 }
 
+/* The slot is free again; what it held goes. */
+static void kt_xcopy_held_clear(struct kt_xcopy_held *h)
+{
+	if (h->token)
+		kt_rod_token_put(h->token);
+	h->token = NULL;
+	h->seq = 0;
+}
+
 void kt_xcopy_session_release(struct kt_session *sess)
 {
-	kfree(sess->xcopy_ids);
+	struct kt_xcopy_ids *ids = sess->xcopy_ids;
+	int i;
+
+	if (ids)
+		for (i = 0; i < KT_XCOPY_IDS; i++)
+			kt_xcopy_held_clear(&ids->slot[i]);
+	kfree(ids);
 	sess->xcopy_ids = NULL;
 }
 
-static int kt_xcopy_ids_find(struct kt_xcopy_ids *ids, u32 dev_index,
-			     u8 list_id)
+static bool kt_xcopy_lid4(u8 kind)
 {
+	return kind != KT_XCOPY_KIND_LID1;
+}
+
+static int kt_xcopy_ids_find(struct kt_xcopy_ids *ids, u32 dev_index,
+			     u32 list_id, bool lid4)
+{
+	const struct kt_xcopy_held *h;
 	int i;
 
 	lockdep_assert_held(&ids->lock);
-	for (i = 0; i < KT_XCOPY_IDS; i++)
-		if (ids->slot[i].seq && ids->slot[i].dev_index == dev_index &&
-		    ids->slot[i].list_id == list_id)
+	for (i = 0; i < KT_XCOPY_IDS; i++) {
+		h = &ids->slot[i];
+		if (h->seq && h->dev_index == dev_index &&
+		    h->list_id == list_id && kt_xcopy_lid4(h->kind) == lid4)
 			return i;
+	}
 	return KT_XCOPY_NO_SLOT;
 }
 
@@ -96,7 +128,7 @@ static int kt_xcopy_ids_room(struct kt_xcopy_ids *ids)
 	return victim;
 }
 
-int kt_xcopy_ids_claim(struct kt_cmd *cmd, u8 list_id, bool hold,
+int kt_xcopy_ids_claim(struct kt_cmd *cmd, u32 list_id, u8 kind, bool hold,
 		       sense_reason_t *reason)
 {
 	struct kt_xcopy_ids *ids = kt_xcopy_ids_get(cmd->sess);
@@ -115,7 +147,8 @@ int kt_xcopy_ids_claim(struct kt_cmd *cmd, u8 list_id, bool hold,
 		return KT_XCOPY_NO_SLOT;
 	}
 	spin_lock(&ids->lock);
-	slot = kt_xcopy_ids_find(ids, cmd->dev->index, list_id);
+	slot = kt_xcopy_ids_find(ids, cmd->dev->index, list_id,
+				 kt_xcopy_lid4(kind));
 	/* SPC-4 6.4.3.2: the list identifier of a copy still running */
 	if (slot >= 0 && ids->slot[slot].p.state == KT_XCOPY_CM_IN_PROGRESS) {
 		spin_unlock(&ids->lock);
@@ -131,14 +164,32 @@ int kt_xcopy_ids_claim(struct kt_cmd *cmd, u8 list_id, bool hold,
 		return KT_XCOPY_NO_SLOT;
 	}
 	h = &ids->slot[slot];
+	kt_xcopy_held_clear(h);
 	memset(h, 0, sizeof(*h));
 	h->seq = ++ids->seq;
 	h->dev_index = cmd->dev->index;
 	h->list_id = list_id;
+	h->kind = kind;
+	h->block_size = cmd->dev->attrib.block_size;
 	h->hold = hold;
 	h->p.state = KT_XCOPY_CM_IN_PROGRESS;
 	spin_unlock(&ids->lock);
 	return slot;
+}
+
+void kt_xcopy_ids_set_token(struct kt_session *sess, int slot,
+			    struct kt_rod_token *token, u64 bytes)
+{
+	struct kt_xcopy_ids *ids = sess->xcopy_ids;
+
+	if (WARN_ON_ONCE(slot < 0 || !ids)) {
+		kt_rod_token_put(token);
+		return;
+	}
+	spin_lock(&ids->lock);
+	ids->slot[slot].token = token;
+	ids->slot[slot].p.bytes = bytes;
+	spin_unlock(&ids->lock);
 }
 
 void kt_xcopy_ids_progress(struct kt_session *sess, int slot, u64 bytes,
@@ -179,17 +230,18 @@ void kt_xcopy_ids_finish(struct kt_cmd *cmd, int slot, sense_reason_t reason)
 	memcpy(h->sense, sense, n);
 	h->sense_len = n;
 	if (!h->hold)
-		h->seq = 0;
+		kt_xcopy_held_clear(h);
 	spin_unlock(&ids->lock);
 }
 
 /*
- * The held results of @list_id into *@out, or false. Results are read
- * once: COPY STATUS of a copy that succeeded, FAILURE DETAILS of one that
- * failed, release them.
+ * The held results of @list_id into *@out (and the token a POPULATE TOKEN
+ * made into @tok, where given), or false. Results are read once: COPY
+ * STATUS of a copy that succeeded, FAILURE DETAILS of one that failed, ROD
+ * TOKEN INFORMATION of a token operation that ended, release them.
  */
-static bool kt_xcopy_ids_read(struct kt_cmd *cmd, u8 list_id, u8 sa,
-			      struct kt_xcopy_held *out)
+static bool kt_xcopy_ids_read(struct kt_cmd *cmd, u32 list_id, u8 sa,
+			      struct kt_xcopy_held *out, u8 *tok)
 {
 	struct kt_xcopy_ids *ids = READ_ONCE(cmd->sess->xcopy_ids);
 	struct kt_xcopy_held *h;
@@ -198,23 +250,30 @@ static bool kt_xcopy_ids_read(struct kt_cmd *cmd, u8 list_id, u8 sa,
 	if (!ids)
 		return false;
 	spin_lock(&ids->lock);
-	slot = kt_xcopy_ids_find(ids, cmd->dev->index, list_id);
+	slot = kt_xcopy_ids_find(ids, cmd->dev->index, list_id,
+				 sa == KT_XCOPY_RCR_ROD_TOKEN_INFO);
 	if (slot < 0) {
 		spin_unlock(&ids->lock);
 		return false;
 	}
 	h = &ids->slot[slot];
 	*out = *h;
+	out->token = NULL;
+	if (tok && h->token)
+		memcpy(tok, kt_rod_token_bytes(h->token), KT_ROD_TOKEN_LEN);
 	if ((sa == KT_XCOPY_RCR_COPY_STATUS &&
 	     h->p.state == KT_XCOPY_CM_DONE) ||
 	    (sa == KT_XCOPY_RCR_FAILURE_DETAILS &&
-	     h->p.state == KT_XCOPY_CM_FAILED))
-		h->seq = 0;
+	     h->p.state == KT_XCOPY_CM_FAILED) ||
+	    (sa == KT_XCOPY_RCR_ROD_TOKEN_INFO &&
+	     h->p.state != KT_XCOPY_CM_IN_PROGRESS))
+		kt_xcopy_held_clear(h);
 	spin_unlock(&ids->lock);
 	return true;
 }
 
-#define KT_XCOPY_RCR_BUF	(KT_XCOPY_FAILURE_HDR_LEN + KT_SENSE_BUF_LEN)
+#define KT_XCOPY_RCR_BUF	(KT_ROD_RRTI_HDR_LEN + KT_SENSE_BUF_LEN + 4 + \
+				 2 + KT_ROD_TOKEN_LEN)
 
 static unsigned int kt_xcopy_rcr_failure(u8 *buf,
 					 const struct kt_xcopy_held *h)
@@ -223,28 +282,60 @@ static unsigned int kt_xcopy_rcr_failure(u8 *buf,
 					      h->sense, h->sense_len);
 }
 
+/* RECEIVE ROD TOKEN INFORMATION of what @h holds (@tok: its token) */
+static unsigned int kt_xcopy_rrti(u8 *buf, const struct kt_xcopy_held *h,
+				  const u8 *tok)
+{
+	bool failed = h->p.state == KT_XCOPY_CM_FAILED;
+	struct kt_rod_status st = {
+		.sa = h->kind,
+		.blocks = h->p.bytes / h->block_size,
+		.segments = h->p.segments,
+		.scsi_status = failed ? SAM_STAT_CHECK_CONDITION : SAM_STAT_GOOD,
+	};
+
+	switch (h->p.state) {
+	case KT_XCOPY_CM_IN_PROGRESS:
+		st.op_status = KT_ROD_OP_RUNNING;
+		break;
+	case KT_XCOPY_CM_DONE:
+		st.op_status = KT_ROD_OP_DONE;
+		break;
+	default:
+		st.op_status = KT_ROD_OP_FAILED;
+		break;
+	}
+	return kt_rod_build_rrti(buf, KT_XCOPY_RCR_BUF, &st, h->sense,
+				 failed ? h->sense_len : 0,
+				 h->kind == KT_XCOPY_KIND_PT && !failed ? tok : NULL);
+}
+
 /* RECEIVE COPY RESULTS; the CDB was checked against the opcode table. */
 void kt_xcopy_rcr_execute(struct kt_cmd *cmd)
 {
 	u8 sa = cmd->cdb[1] & 0x1f;
-	u8 list_id = cmd->cdb[2];
+	u32 list_id = cmd->cdb[2];
 	struct kt_xcopy_held h;
 	unsigned int full;
-	u8 *buf;
+	u8 *buf, *tok;
 
-	buf = kzalloc(KT_XCOPY_RCR_BUF, GFP_KERNEL);
+	buf = kzalloc(KT_XCOPY_RCR_BUF + KT_ROD_TOKEN_LEN, GFP_KERNEL);
 	if (!buf) {
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
 		return;
 	}
+	tok = buf + KT_XCOPY_RCR_BUF;
+	if (sa == KT_XCOPY_RCR_ROD_TOKEN_INFO)
+		list_id = get_unaligned_be32(&cmd->cdb[2]);
 	switch (sa) {
 	case KT_XCOPY_RCR_OP_PARAMS:
 		full = kt_xcopy_build_op_params(buf, KT_XCOPY_RCR_BUF);
 		break;
 	case KT_XCOPY_RCR_COPY_STATUS:
 	case KT_XCOPY_RCR_FAILURE_DETAILS:
+	case KT_XCOPY_RCR_ROD_TOKEN_INFO:
 		/* SPC-4 6.18.2: no copy by that LIST IDENTIFIER */
-		if (!kt_xcopy_ids_read(cmd, list_id, sa, &h)) {
+		if (!kt_xcopy_ids_read(cmd, list_id, sa, &h, tok)) {
 			kfree(buf);
 			cmd->sense_field = KT_FIELD_CDB(2);
 			kt_cmd_complete(cmd, KT_SENSE_INVALID_CDB_FIELD);
@@ -253,8 +344,10 @@ void kt_xcopy_rcr_execute(struct kt_cmd *cmd)
 		if (sa == KT_XCOPY_RCR_COPY_STATUS)
 			full = kt_xcopy_build_copy_status(buf, KT_XCOPY_RCR_BUF,
 							  &h.p);
-		else
+		else if (sa == KT_XCOPY_RCR_FAILURE_DETAILS)
 			full = kt_xcopy_rcr_failure(buf, &h);
+		else
+			full = kt_xcopy_rrti(buf, &h, tok);
 		break;
 	default:
 		kfree(buf);

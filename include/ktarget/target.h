@@ -65,6 +65,8 @@ struct kt_dev_attrib {
 	u32	max_write_same_len;
 	u32	alua_support;
 	u32	pgr_support;
+	/* ktarget's: token copy's DEFAULT INACTIVITY TIMEOUT, seconds */
+	u32	rod_inactivity_timeout;
 };
 
 /* Identification, under .../DEV/wwn/ (SPC-4 6.6.2 standard INQUIRY data). */

@@ -27,6 +27,7 @@
 			 KT_CDB_D_RESERVED_OK | KT_CDB_D_ALUA_ANY)
 #define STANDBY		KT_CDB_D_ALUA_STANDBY
 #define MEDIUM		KT_CDB_D_MEDIUM
+#define CHANGES		KT_CDB_D_CHANGES
 
 /*
  * Every command ktarget implements. SPC-4 commands are described in
@@ -90,18 +91,19 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	  .alen_off = 7, .alen_size = 2, USAGE(0, 0x1f, 0, 0, 0, 0, 0xff, 0xff) },
 	/* UNMAP (ANCHOR unsupported) */
 	{ OP(WRITE_SAME, 10), .run = KT_RUN_WRITE_SAME, .layout = KT_CDB_RW10,
-	  .flags = MEDIUM | KT_CDB_D_WS_UNMAP | LONG | PROTECT,
+	  .flags = MEDIUM | CHANGES | KT_CDB_D_WS_UNMAP | LONG | PROTECT,
 	  USAGE(0x08, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
 	/* ANCHOR unsupported */
-	{ OP(UNMAP, 10), .run = KT_RUN_UNMAP, .flags = MEDIUM | PARAM | LONG,
+	{ OP(UNMAP, 10), .run = KT_RUN_UNMAP, .flags = MEDIUM | CHANGES | PARAM | LONG,
 	  .gate = KT_GATE_TPU, .alen_off = 7, .alen_size = 2,
 	  USAGE(0, 0, 0, 0, 0, 0x1f, 0xff, 0xff) },
 	/* IMMED, AUSE */
 	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_OVERWRITE, 10), .run = KT_RUN_SANITIZE,
-	  .flags = PARAM | LONG, .alen_off = 7, .alen_size = 2,
+	  .flags = CHANGES | PARAM | LONG, .alen_off = 7, .alen_size = 2,
 	  USAGE(0xa1, 0, 0, 0, 0, 0, 0xff, 0xff) },
 	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_BLOCK_ERASE, 10), .run = KT_RUN_SANITIZE,
-	  .flags = PARAM | LONG, .gate = KT_GATE_BLOCK_ERASE, .alen_off = 7, .alen_size = 2,
+	  .flags = CHANGES | PARAM | LONG, .gate = KT_GATE_BLOCK_ERASE, .alen_off = 7,
+	  .alen_size = 2,
 	  USAGE(0xa2, 0, 0, 0, 0, 0, 0xff, 0xff) },
 	{ OP_SA(SANITIZE, KT_SBC_SANITIZE_EXIT_FAILURE, 10), .run = KT_RUN_SANITIZE,
 	  .flags = PARAM, .alen_off = 7, .alen_size = 2,
@@ -157,6 +159,17 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	{ OP_SA(EXTENDED_COPY, KT_SA_XCOPY_LID1, 16), .run = KT_RUN_XCOPY,
 	  .flags = PARAM | LONG, .gate = KT_GATE_3PC, .alen_off = 10, .alen_size = 4,
 	  USAGE(KT_SA_XCOPY_LID1, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* LIST IDENTIFIER, GROUP NUMBER */
+	{ OP_SA(EXTENDED_COPY, KT_SA_POPULATE_TOKEN, 16), .run = KT_RUN_POPULATE_TOKEN,
+	  .flags = MEDIUM | PARAM, .gate = KT_GATE_3PC, .pr = KT_PRC_READ,
+	  .alen_off = 10, .alen_size = 4,
+	  USAGE(KT_SA_POPULATE_TOKEN, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* LIST IDENTIFIER, GROUP NUMBER */
+	{ OP_SA(EXTENDED_COPY, KT_SA_WRITE_USING_TOKEN, 16), .run = KT_RUN_WRITE_USING_TOKEN,
+	  .flags = MEDIUM | PARAM | LONG, .gate = KT_GATE_3PC, .alen_off = 10, .alen_size = 4,
+	  USAGE(KT_SA_WRITE_USING_TOKEN, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* LIST IDENTIFIER */
 	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_COPY_STATUS, 16),
 	  .run = KT_RUN_RECEIVE_COPY, .gate = KT_GATE_3PC, .pr = KT_PRC_READ,
@@ -170,6 +183,11 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_FAILURE, 16), .run = KT_RUN_RECEIVE_COPY,
 	  .gate = KT_GATE_3PC, .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
 	  USAGE(KT_SA_RCR_FAILURE, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* LIST IDENTIFIER */
+	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_ROD_INFO, 16), .run = KT_RUN_RECEIVE_COPY,
+	  .gate = KT_GATE_3PC, .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
+	  USAGE(KT_SA_RCR_ROD_INFO, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0) },
 	/* DPO, FUA, RARC, FUA_NV */
 	{ OP(READ_16, 16), .run = KT_RUN_RW, .layout = KT_CDB_RW16,
 	  .flags = MEDIUM | IN | DPOFUA | PROTECT, .pr = KT_PRC_READ,
@@ -212,7 +230,7 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* UNMAP, NDOB (ANCHOR unsupported) */
 	{ OP(WRITE_SAME_16, 16), .run = KT_RUN_WRITE_SAME, .layout = KT_CDB_RW16,
-	  .flags = MEDIUM | KT_CDB_D_WS_UNMAP | LONG | PROTECT,
+	  .flags = MEDIUM | CHANGES | KT_CDB_D_WS_UNMAP | LONG | PROTECT,
 	  USAGE(0x09, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* PMI */

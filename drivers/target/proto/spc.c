@@ -566,7 +566,7 @@ sense_reason_t kt_spc_inquiry(const struct kt_lu_info *lu, const u8 *cdb,
 	}
 
 	if (page == 0x8f && kt_spc_has_tpc_page(lu)) {
-		o.off = lu->vpd_tpc(buf, o.cap, 0x00);
+		o.off = lu->vpd_tpc(buf, o.cap, lu);
 		*data_len = kt_spc_out_len(&o);
 		return KT_SENSE_NONE;
 	}

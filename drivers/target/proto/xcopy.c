@@ -11,6 +11,8 @@
 #include <linux/bits.h>
 #include <asm/unaligned.h>
 
+#include <ktarget/proto/out.h>
+#include <ktarget/proto/rod.h>
 #include <ktarget/proto/xcopy.h>
 
 /* Error reporting */
@@ -575,47 +577,7 @@ bool kt_xcopy_iter_next(struct kt_xcopy_iter *it, struct kt_xcopy_chunk *chunk)
 	return true;
 }
 
-/*
- * Responses. They are written through a cursor that drops what does not
- * fit the caller's buffer and counts the full length.
- */
-struct kt_xcopy_out {
-	u8		*buf;
-	unsigned int	cap;
-	unsigned int	pos;
-};
-
-static void kt_out_u8(struct kt_xcopy_out *o, u8 v)
-{
-	if (o->pos < o->cap)
-		o->buf[o->pos] = v;
-	o->pos++;
-}
-
-static void kt_out_be16(struct kt_xcopy_out *o, u16 v)
-{
-	kt_out_u8(o, v >> 8);
-	kt_out_u8(o, v);
-}
-
-static void kt_out_be32(struct kt_xcopy_out *o, u32 v)
-{
-	kt_out_be16(o, v >> 16);
-	kt_out_be16(o, v);
-}
-
-static void kt_out_bytes(struct kt_xcopy_out *o, const u8 *p, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		kt_out_u8(o, p ? p[i] : 0);
-}
-
-static void kt_out_zero(struct kt_xcopy_out *o, unsigned int n)
-{
-	kt_out_bytes(o, NULL, n);
-}
+/* Responses, through the cursor of <ktarget/proto/out.h> */
 
 /* Descriptor type codes we implement, ascending */
 static const u8 kt_xcopy_codes[] = { KT_XCOPY_SEG_B2B, KT_XCOPY_CSCD_ID };
@@ -623,7 +585,7 @@ static const u8 kt_xcopy_codes[] = { KT_XCOPY_SEG_B2B, KT_XCOPY_CSCD_ID };
 /* SPC-4 RECEIVE COPY OPERATING PARAMETERS parameter data */
 unsigned int kt_xcopy_build_op_params(u8 *buf, unsigned int buf_len)
 {
-	struct kt_xcopy_out o = { .buf = buf, .cap = buf_len };
+	struct kt_out o = { .buf = buf, .cap = buf_len };
 
 	kt_out_be32(&o, KT_XCOPY_OP_PARAMS_LEN - 4);	/* AVAILABLE DATA */
 	kt_out_u8(&o, 0x01);			/* SNLID: LIST ID USAGE 11b */
@@ -651,7 +613,7 @@ unsigned int kt_xcopy_build_op_params(u8 *buf, unsigned int buf_len)
 unsigned int kt_xcopy_build_copy_status(u8 *buf, unsigned int buf_len,
 					const struct kt_xcopy_progress *p)
 {
-	struct kt_xcopy_out o = { .buf = buf, .cap = buf_len };
+	struct kt_out o = { .buf = buf, .cap = buf_len };
 	u64 count = p->bytes;
 	u8 units = 0;
 
@@ -680,7 +642,7 @@ unsigned int kt_xcopy_build_failure_details(u8 *buf, unsigned int buf_len,
 					    const u8 *sense,
 					    unsigned int sense_len)
 {
-	struct kt_xcopy_out o = { .buf = buf, .cap = buf_len };
+	struct kt_out o = { .buf = buf, .cap = buf_len };
 
 	if (p->state != KT_XCOPY_CM_FAILED) {
 		kt_out_be32(&o, 0);
@@ -701,32 +663,75 @@ unsigned int kt_xcopy_build_failure_details(u8 *buf, unsigned int buf_len,
 }
 
 /*
- * Third-party Copy VPD page (8Fh) for a copy manager that implements
- * EXTENDED COPY (LID1): the Supported Commands, Parameter Data, Supported
- * Descriptors, Supported CSCD Descriptor IDs and General Copy Operations
- * descriptors, each padded to a multiple of four bytes.
+ * The token copy descriptors of VPD page 8Fh: Block Device ROD Token
+ * Limits (0000h) in blocks of the LU, and Supported ROD Token and ROD
+ * Types (0108h): the point in time token made and taken here, and the
+ * block device zero token, taken only.
  */
-unsigned int kt_xcopy_build_vpd_tpc(u8 *buf, unsigned int buf_len, u8 periph)
+static void kt_xcopy_vpd_rod(struct kt_out *o,
+			     const struct kt_xcopy_rod_vpd *rod)
 {
-	struct kt_xcopy_out o = { .buf = buf, .cap = buf_len };
+	kt_out_be16(o, 0x0000);
+	kt_out_be16(o, 32);
+	kt_out_zero(o, 6);
+	kt_out_be16(o, KT_ROD_MAX_RANGES);
+	kt_out_be32(o, KT_ROD_TIMEOUT_MAX);
+	kt_out_be32(o, rod->timeout);
+	kt_out_be64(o, KT_ROD_MAX_BYTES / rod->block_size);
+	kt_out_be64(o, KT_ROD_OPTIMAL_BYTES / rod->block_size);
+
+	kt_out_be16(o, 0x0108);
+	kt_out_be16(o, 4 + 2 * 64);
+	kt_out_zero(o, 2);
+	kt_out_be16(o, 2 * 64);		/* ROD TYPE DESCRIPTORS LENGTH */
+	kt_out_be32(o, KT_ROD_TYPE_PIT_VULNERABLE);
+	kt_out_u8(o, 0x03);		/* TOKEN_IN, TOKEN_OUT */
+	kt_out_zero(o, 59);
+	kt_out_be32(o, KT_ROD_TYPE_ZERO);
+	kt_out_u8(o, 0x02);		/* TOKEN_IN */
+	kt_out_zero(o, 59);
+}
+
+/*
+ * Third-party Copy VPD page (8Fh) for a copy manager that implements
+ * EXTENDED COPY (LID1), and token copy when @rod is given: the Supported
+ * Commands, Parameter Data, Supported Descriptors, Supported CSCD
+ * Descriptor IDs and General Copy Operations descriptors, then those of
+ * kt_xcopy_vpd_rod(), each padded to a multiple of four bytes.
+ */
+unsigned int kt_xcopy_build_vpd_tpc(u8 *buf, unsigned int buf_len, u8 periph,
+				    const struct kt_xcopy_rod_vpd *rod)
+{
+	struct kt_out o = { .buf = buf, .cap = buf_len };
 
 	kt_out_u8(&o, periph);		/* PERIPHERAL QUALIFIER / DEVICE TYPE */
 	kt_out_u8(&o, 0x8f);
-	kt_out_be16(&o, KT_XCOPY_VPD_TPC_LEN - 4);
+	kt_out_be16(&o, (rod ? KT_XCOPY_VPD_TPC_ROD_LEN :
+			 KT_XCOPY_VPD_TPC_LEN) - 4);
 
-	/* Supported Commands: EXTENDED COPY, RECEIVE COPY RESULTS */
+	/*
+	 * Supported Commands: EXTENDED COPY (LID1), POPULATE TOKEN, WRITE
+	 * USING TOKEN; RECEIVE COPY RESULTS' service actions
+	 */
 	kt_out_be16(&o, 0x0001);
 	kt_out_be16(&o, 12);
-	kt_out_u8(&o, 8);		/* COMMANDS SUPPORTED LIST LENGTH */
+	kt_out_u8(&o, rod ? 11 : 8);	/* COMMANDS SUPPORTED LIST LENGTH */
 	kt_out_u8(&o, 0x83);
-	kt_out_u8(&o, 1);
-	kt_out_u8(&o, 0x00);		/* EXTENDED COPY (LID1) */
+	kt_out_u8(&o, rod ? 3 : 1);
+	kt_out_u8(&o, 0x00);
+	if (rod) {
+		kt_out_u8(&o, 0x10);
+		kt_out_u8(&o, 0x11);
+	}
 	kt_out_u8(&o, 0x84);
-	kt_out_u8(&o, 3);
+	kt_out_u8(&o, rod ? 4 : 3);
 	kt_out_u8(&o, KT_XCOPY_RCR_COPY_STATUS);
 	kt_out_u8(&o, KT_XCOPY_RCR_OP_PARAMS);
 	kt_out_u8(&o, KT_XCOPY_RCR_FAILURE_DETAILS);
-	kt_out_zero(&o, 3);
+	if (rod)
+		kt_out_u8(&o, KT_XCOPY_RCR_ROD_TOKEN_INFO);
+	else
+		kt_out_zero(&o, 3);
 
 	/* Parameter Data */
 	kt_out_be16(&o, 0x0004);
@@ -760,5 +765,7 @@ unsigned int kt_xcopy_build_vpd_tpc(u8 *buf, unsigned int buf_len, u8 periph)
 	kt_out_u8(&o, KT_XCOPY_SEG_GRAN_LOG2);
 	kt_out_u8(&o, 0);			/* INLINE DATA GRANULARITY */
 	kt_out_zero(&o, 18);
+	if (rod)
+		kt_xcopy_vpd_rod(&o, rod);
 	return o.pos;
 }

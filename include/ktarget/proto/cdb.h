@@ -33,6 +33,9 @@
 #define KT_SA_RCR_COPY_STATUS	0x00	/* SPC-4 6.18: RECEIVE COPY STATUS (LID1) */
 #define KT_SA_RCR_OPERATING	0x03	/* ... RECEIVE COPY OPERATING PARAMETERS */
 #define KT_SA_RCR_FAILURE	0x04	/* ... RECEIVE COPY FAILURE DETAILS (LID1) */
+#define KT_SA_RCR_ROD_INFO	0x07	/* ... RECEIVE ROD TOKEN INFORMATION */
+#define KT_SA_POPULATE_TOKEN	0x10	/* SBC-3: POPULATE TOKEN */
+#define KT_SA_WRITE_USING_TOKEN	0x11	/* SBC-3: WRITE USING TOKEN */
 
 /* Where the LBA and transfer length sit in a CDB (SBC-3 5.x). */
 enum kt_cdb_layout {
@@ -85,6 +88,8 @@ enum kt_cdb_run {
 	KT_RUN_STPG,
 	KT_RUN_XCOPY,
 	KT_RUN_RECEIVE_COPY,
+	KT_RUN_POPULATE_TOKEN,
+	KT_RUN_WRITE_USING_TOKEN,
 	KT_RUN_RESERVE,		/* RESERVE and RELEASE (6)/(10) */
 	KT_RUN_PR,		/* PERSISTENT RESERVE IN and OUT */
 	KT_RUN_RW,		/* READ, WRITE, WRITE AND VERIFY */
@@ -116,6 +121,11 @@ enum kt_cdb_run {
 #define KT_CDB_D_ALUA_ANY	BIT(12)	/* runs in every ALUA state (SPC-4 5.15.2.4.5) */
 /* reaches the medium: refused once a SANITIZE failed (SBC-3 4.11.2) */
 #define KT_CDB_D_MEDIUM		BIT(13)
+/*
+ * changes blocks its data does not carry (WRITE SAME, UNMAP, SANITIZE):
+ * those of its LBA range, or, without one, any
+ */
+#define KT_CDB_D_CHANGES	BIT(14)
 
 /*
  * One command ktarget implements: an operation code, or an operation code

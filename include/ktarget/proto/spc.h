@@ -125,11 +125,13 @@ struct kt_lu_info {
 	const char *port_name;		/* "iqn...,t,0x0001" or NULL */
 	const char *target_name;	/* "iqn..." or NULL */
 	/*
-	 * Third-party Copy VPD page (8Fh), built by the XCOPY code with the
-	 * signature of kt_xcopy_build_vpd_tpc(); the page is offered only when
+	 * Third-party Copy VPD page (8Fh), built by the copy manager for
+	 * this LU (kt_xcopy_build_vpd_tpc()); the page is offered only when
 	 * this is set and KT_LU_3PC is on.
 	 */
-	unsigned int (*vpd_tpc)(u8 *buf, unsigned int buf_len, u8 periph);
+	unsigned int (*vpd_tpc)(u8 *buf, unsigned int buf_len,
+				const struct kt_lu_info *lu);
+	u32	rod_timeout;		/* token copy: DEFAULT INACTIVITY TIMEOUT, s */
 };
 
 /* SBC-3: a DPOFUA bit of one means both DPO and FUA are honoured */

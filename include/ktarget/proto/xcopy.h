@@ -292,6 +292,7 @@ struct kt_xcopy_progress {
 #define KT_XCOPY_RCR_COPY_STATUS	0x00
 #define KT_XCOPY_RCR_OP_PARAMS		0x03
 #define KT_XCOPY_RCR_FAILURE_DETAILS	0x04
+#define KT_XCOPY_RCR_ROD_TOKEN_INFO	0x07	/* RECEIVE ROD TOKEN INFORMATION */
 
 /* Full lengths of the fixed responses */
 #define KT_XCOPY_OP_PARAMS_LEN		46
@@ -299,6 +300,7 @@ struct kt_xcopy_progress {
 #define KT_XCOPY_FAILURE_HDR_LEN	60
 #define KT_XCOPY_SENSE_MAX		252
 #define KT_XCOPY_VPD_TPC_LEN		104
+#define KT_XCOPY_VPD_TPC_ROD_LEN	(KT_XCOPY_VPD_TPC_LEN + 36 + 136)
 
 /*
  * Response builders. Each writes at most @buf_len bytes of its response to
@@ -312,7 +314,14 @@ unsigned int kt_xcopy_build_failure_details(u8 *buf, unsigned int buf_len,
 					    const struct kt_xcopy_progress *p,
 					    const u8 *sense,
 					    unsigned int sense_len);
+/* What VPD page 8Fh says of token copy (proto/rod.h), where it is offered */
+struct kt_xcopy_rod_vpd {
+	u32	block_size;	/* the LU's: limits are in its blocks */
+	u32	timeout;	/* DEFAULT INACTIVITY TIMEOUT, s */
+};
+
 unsigned int kt_xcopy_build_vpd_tpc(u8 *buf, unsigned int buf_len,
-				    u8 periph);
+				    u8 periph,
+				    const struct kt_xcopy_rod_vpd *rod);
 
 #endif /* KTARGET_PROTO_XCOPY_H */

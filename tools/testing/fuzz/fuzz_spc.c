@@ -20,12 +20,13 @@
 
 static u8 full[FULL_LEN];
 
-static unsigned int tpc_page(u8 *buf, unsigned int len, u8 periph)
+static unsigned int tpc_page(u8 *buf, unsigned int len,
+			     const struct kt_lu_info *lu)
 {
 	unsigned int i;
 
 	for (i = 0; i < len && i < 40; i++)
-		buf[i] = i ? 0x11 : periph;
+		buf[i] = i ? 0x11 : 0;
 	return 40;
 }
 

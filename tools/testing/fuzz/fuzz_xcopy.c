@@ -291,7 +291,7 @@ static void check_builders(const u8 *data, size_t size)
 
 	if (kt_xcopy_build_op_params(b, len) != KT_XCOPY_OP_PARAMS_LEN ||
 	    kt_xcopy_build_copy_status(b, len, &p) != KT_XCOPY_COPY_STATUS_LEN ||
-	    kt_xcopy_build_vpd_tpc(b, len, 0) != KT_XCOPY_VPD_TPC_LEN)
+	    kt_xcopy_build_vpd_tpc(b, len, 0, NULL) != KT_XCOPY_VPD_TPC_LEN)
 		abort();
 	if (sense_len > size)
 		sense_len = size;

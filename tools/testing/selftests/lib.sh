@@ -237,6 +237,35 @@ kt_initiator_sees() {
 	kmsg_since | grep -i -- "$want"
 }
 
+# disk_of TARGET LUN: the block device of LUN of the session logged in
+# to TARGET
+disk_of() {
+	local s d i
+	for i in $(seq 1 50); do
+		for s in /sys/class/iscsi_session/session*; do
+			[ "$(cat $s/targetname 2>/dev/null)" = "$1" ] || continue
+			for d in $s/device/target*/*:$2/block/*; do
+				[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
+			done
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+# sg_of DISK: its sg node (sg_xcopy and ddpt want those), made if udev
+# did not
+sg_of() {
+	local g
+	for g in /sys/block/${1#/dev/}/device/scsi_generic/*; do
+		[ -e "$g/dev" ] || continue
+		[ -c /dev/${g##*/} ] || mknod /dev/${g##*/} c $(tr ':' ' ' < $g/dev)
+		echo /dev/${g##*/}
+		return 0
+	done
+	return 1
+}
+
 # kt_libsense_build, then kt_libsense LUN read|write LBA BLOCKS WANT: the
 # sense of one READ or WRITE (16) as libiscsi sees it (kt_sense_libiscsi.c)
 KT_LIBSENSE=/run/kt_sense_libiscsi

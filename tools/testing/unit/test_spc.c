@@ -22,14 +22,15 @@
 static unsigned int fake_tpc_calls;
 
 /* Stands in for kt_xcopy_build_vpd_tpc() */
-static unsigned int fake_vpd_tpc(u8 *buf, unsigned int buf_len, u8 periph)
+static unsigned int fake_vpd_tpc(u8 *buf, unsigned int buf_len,
+				 const struct kt_lu_info *lu)
 {
 	static const u8 page[8] = { 0x00, 0x8f, 0x00, 0x04, 1, 2, 3, 4 };
 	unsigned int i;
 
 	fake_tpc_calls++;
 	for (i = 0; i < sizeof(page) && i < buf_len; i++)
-		buf[i] = page[i] | periph;
+		buf[i] = page[i];
 	return sizeof(page);
 }
 

@@ -10,6 +10,7 @@
 #include <linux/errno.h>
 #include <asm/unaligned.h>
 
+#include <ktarget/proto/rod.h>
 #include <ktarget/proto/xcopy.h>
 
 #include "kt_test.h"
@@ -1280,7 +1281,7 @@ static void responses_respect_every_allocation_length(void)
 							     sizeof(sense));
 			break;
 		default:
-			len = kt_xcopy_build_vpd_tpc(full, sizeof(full), 0);
+			len = kt_xcopy_build_vpd_tpc(full, sizeof(full), 0, NULL);
 			break;
 		}
 		for (n = 0; n <= len + 1; n++) {
@@ -1302,7 +1303,7 @@ static void responses_respect_every_allocation_length(void)
 								     sizeof(sense));
 				break;
 			default:
-				got = kt_xcopy_build_vpd_tpc(exact, n, 0);
+				got = kt_xcopy_build_vpd_tpc(exact, n, 0, NULL);
 				break;
 			}
 			KT_EXPECT_EQ(got, len);
@@ -1312,7 +1313,7 @@ static void responses_respect_every_allocation_length(void)
 		}
 	}
 	/* a zero allocation length with no buffer at all */
-	KT_EXPECT_EQ(kt_xcopy_build_vpd_tpc(NULL, 0, 0), KT_XCOPY_VPD_TPC_LEN);
+	KT_EXPECT_EQ(kt_xcopy_build_vpd_tpc(NULL, 0, 0, NULL), KT_XCOPY_VPD_TPC_LEN);
 }
 
 static void copy_status_scales_transfer_count_to_32_bits(void)
@@ -1408,7 +1409,7 @@ static void vpd_8f_descriptors_match_the_limits(void)
 	unsigned int off, len, n = 0;
 
 	memset(b, 0xee, sizeof(b));
-	len = kt_xcopy_build_vpd_tpc(b, sizeof(b), 0x00);
+	len = kt_xcopy_build_vpd_tpc(b, sizeof(b), 0x00, NULL);
 	KT_EXPECT_EQ(len, KT_XCOPY_VPD_TPC_LEN);
 	KT_EXPECT_EQ(b[0], 0x00);
 	KT_EXPECT_EQ(b[1], 0x8f);
@@ -1480,6 +1481,58 @@ static void vpd_8f_descriptors_match_the_limits(void)
 	}
 }
 
+static void vpd_8f_offers_token_copy_in_blocks_of_the_lu(void)
+{
+	struct kt_xcopy_rod_vpd rod = { .block_size = 4096, .timeout = 45 };
+	u8 b[512];
+	const u8 *d;
+	unsigned int off, len, n = 0;
+
+	memset(b, 0xee, sizeof(b));
+	len = kt_xcopy_build_vpd_tpc(b, sizeof(b), 0x00, &rod);
+	KT_EXPECT_EQ(len, KT_XCOPY_VPD_TPC_ROD_LEN);
+	KT_EXPECT_EQ(get_unaligned_be16(&b[2]) + 4, len);
+	KT_EXPECT_EQ(b[len], 0xee);
+	for (off = 4; off < len; n++) {
+		KT_EXPECT_EQ(get_unaligned_be16(&b[off + 2]) % 4, 0);
+		off += 4 + get_unaligned_be16(&b[off + 2]);
+	}
+	KT_EXPECT_EQ(off, len);
+	KT_EXPECT_EQ(n, 7);
+
+	/* Supported Commands: 83h/00h,10h,11h and 84h/00h,03h,04h,07h */
+	d = vpd_desc(b, len, 0x0001);
+	KT_EXPECT(d);
+	if (d) {
+		static const u8 want[] = { 11, 0x83, 3, 0x00, 0x10, 0x11,
+					   0x84, 4, 0x00, 0x03, 0x04, 0x07 };
+
+		KT_EXPECT(!memcmp(d + 4, want, sizeof(want)));
+		KT_EXPECT_EQ(get_unaligned_be16(&d[2]), 12);
+	}
+	/* Block Device ROD Token Limits, as ddpt and Windows read it */
+	d = vpd_desc(b, len, 0x0000);
+	KT_EXPECT(d);
+	if (d) {
+		KT_EXPECT_EQ(get_unaligned_be16(&d[2]), 32);
+		KT_EXPECT_EQ(get_unaligned_be16(&d[10]), KT_ROD_MAX_RANGES);
+		KT_EXPECT_EQ(get_unaligned_be32(&d[12]), KT_ROD_TIMEOUT_MAX);
+		KT_EXPECT_EQ(get_unaligned_be32(&d[16]), 45);
+		KT_EXPECT_EQ(get_unaligned_be64(&d[20]), KT_ROD_MAX_BYTES / 4096);
+		KT_EXPECT_EQ(get_unaligned_be64(&d[28]), KT_ROD_OPTIMAL_BYTES / 4096);
+	}
+	/* Supported ROD Token and ROD Types: ours in and out, zero in only */
+	d = vpd_desc(b, len, 0x0108);
+	KT_EXPECT(d);
+	if (d) {
+		KT_EXPECT_EQ(get_unaligned_be16(&d[6]), 128);
+		KT_EXPECT_EQ(get_unaligned_be32(&d[8]), KT_ROD_TYPE_PIT_VULNERABLE);
+		KT_EXPECT_EQ(d[12], 0x03);
+		KT_EXPECT_EQ(get_unaligned_be32(&d[72]), KT_ROD_TYPE_ZERO);
+		KT_EXPECT_EQ(d[76], 0x02);
+	}
+}
+
 static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(iscsi_dd_two_cscd_one_segment_list_parses),
 	KT_TEST_ENTRY(libiscsi_simple_copy_within_one_cscd_parses),
@@ -1532,6 +1585,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(copy_status_scales_transfer_count_to_32_bits),
 	KT_TEST_ENTRY(failure_details_carry_sense_only_after_a_failure),
 	KT_TEST_ENTRY(vpd_8f_descriptors_match_the_limits),
+	KT_TEST_ENTRY(vpd_8f_offers_token_copy_in_blocks_of_the_lu),
 };
 
 KT_TEST_MAIN(tests)

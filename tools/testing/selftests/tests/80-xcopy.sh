@@ -13,33 +13,6 @@ HIDDEN_IQN=$KT_IQN-hidden
 STAT=statistics/xcopy
 MB=1048576
 
-# The block device of LUN $2 of the session logged in to target $1.
-disk_of() {
-	local s d i
-	for i in $(seq 1 50); do
-		for s in /sys/class/iscsi_session/session*; do
-			[ "$(cat $s/targetname 2>/dev/null)" = "$1" ] || continue
-			for d in $s/device/target*/*:$2/block/*; do
-				[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
-			done
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
-# The sg node of disk $1 (sg_xcopy wants those), made if udev did not.
-sg_of() {
-	local g
-	for g in /sys/block/${1#/dev/}/device/scsi_generic/*; do
-		[ -e "$g/dev" ] || continue
-		[ -c /dev/${g##*/} ] || mknod /dev/${g##*/} c $(tr ':' ' ' < $g/dev)
-		echo /dev/${g##*/}
-		return 0
-	done
-	return 1
-}
-
 # md5 of COUNT MiB of $1 from MiB SKIP
 sum_of() {
 	dd if="$1" bs=1M skip="$2" count="$3" iflag=direct status=none | md5sum | cut -d' ' -f1
