@@ -66,7 +66,6 @@ void kt_rod_token_done(struct kt_rod_token *t, bool del, bool moved);
 /* kt_rod_changed() (dev_state.h), when @dev has tokens */
 void kt_rod_revoke(struct kt_dev *dev, u64 lba, u64 nr);
 
-
 /* rod_cmd.c */
 void kt_rod_pt_execute(struct kt_cmd *cmd);
 void kt_rod_wut_execute(struct kt_cmd *cmd);

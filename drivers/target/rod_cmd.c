@@ -113,13 +113,13 @@ static int kt_rod_spans(const struct kt_rod_wut *wut, u32 dst_bs,
 
 	/* OFFSET INTO ROD (byte 8) past the data the token represents */
 	if (wut->offset > rod_bytes / dst_bs || off >= rod_bytes) {
-		kt_rod_err(err, KT_XCOPY_ASC_INVALID_PARAM);
+		kt_rod_sense(err, KT_XCOPY_ASC_INVALID_PARAM);
 		err->flags = KT_XCOPY_ERR_SKSV;
 		err->field = 8;
 		return -1;
 	}
 	if (want > rod_bytes - off) {
-		kt_rod_err(err, KT_XCOPY_ASC_TARGET_UNDERRUN);
+		kt_rod_sense(err, KT_XCOPY_ASC_TARGET_UNDERRUN);
 		return -1;
 	}
 	for (i = 0; i < wut->ranges.nr; i++) {
@@ -147,7 +147,7 @@ static int kt_rod_spans(const struct kt_rod_wut *wut, u32 dst_bs,
 	return n;
 
 granularity:
-	kt_rod_err(err, KT_XCOPY_ASC_SEG_GRANULARITY);
+	kt_rod_sense(err, KT_XCOPY_ASC_SEG_GRANULARITY);
 	return -1;
 }
 
@@ -208,7 +208,7 @@ void kt_rod_wut_execute(struct kt_cmd *cmd)
 		goto fail;
 	if (info.type == KT_ROD_TYPE_ZERO) {
 		if (!cmd->dev->ops->write_zeroes) {
-			kt_rod_err(&err, KT_ROD_ASC_TOKEN_TYPE);
+			kt_rod_sense(&err, KT_ROD_ASC_TOKEN_TYPE);
 			goto fail;
 		}
 		n = kt_rod_zero_spans(wut, g.block_size, span);

@@ -203,7 +203,7 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t) {
-		kt_rod_err(err, KT_ROD_ASC_INSUFFICIENT);
+		kt_rod_sense(err, KT_ROD_ASC_INSUFFICIENT);
 		return NULL;
 	}
 	kref_init(&t->kref);		/* the table's */
@@ -234,7 +234,7 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 		pr_warn_ratelimited("device %u: POPULATE TOKEN refused: it holds %u ROD tokens (rod_tokens_per_lu)\n",
 				    dev->index, dev->state->rod.nr);
 		kfree(t);
-		kt_rod_err(err, KT_ROD_ASC_INSUFFICIENT);
+		kt_rod_sense(err, KT_ROD_ASC_INSUFFICIENT);
 		return NULL;
 	}
 	t->used = jiffies;
@@ -294,7 +294,7 @@ struct kt_rod_token *kt_rod_token_find(const u8 *tok, struct kt_lun **lun,
 		return t;
 	}
 	spin_unlock_irq(&kt_rod_lock);
-	kt_rod_err(err, asc);
+	kt_rod_sense(err, asc);
 	return NULL;
 }
 

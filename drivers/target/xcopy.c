@@ -45,6 +45,13 @@ module_param(xcopy_max_chunk_kb, uint, 0644);
 MODULE_PARM_DESC(xcopy_max_chunk_kb,
 		 "Largest EXTENDED COPY read/write chunk in KiB (64-16384)");
 
+#define KT_XCOPY_DEPTH_MAX	8
+
+static unsigned int xcopy_depth = 4;
+module_param(xcopy_depth, uint, 0644);
+MODULE_PARM_DESC(xcopy_depth,
+		 "Chunks one EXTENDED COPY or WRITE USING TOKEN keeps in flight (1-8)");
+
 static bool xcopy_backend_copy = true;
 module_param(xcopy_backend_copy, bool, 0644);
 MODULE_PARM_DESC(xcopy_backend_copy,
@@ -54,10 +61,35 @@ static struct workqueue_struct *kt_xcopy_wq;
 /* the READs issued beside a copy's WRITE; they never wait for a copy */
 static struct workqueue_struct *kt_xcopy_io_wq;
 
-/* One half of the copy buffer. */
+/* One part of the copy buffer: a chunk's. */
 struct kt_xcopy_buf {
 	struct scatterlist	*sgl;
 	unsigned int		nents;
+};
+
+struct kt_xcopy_op;
+
+/*
+ * One chunk in flight when a copy keeps several (kt_xcopy_deep()): its
+ * READ, then its WRITE, issued from @work on the I/O workqueue, so that
+ * backstores that complete in the submitting thread overlap as well.
+ */
+struct kt_xcopy_slot {
+	struct kt_xcopy_op	*op;
+	struct kt_cmd		rd;
+	struct kt_cmd		wr;
+	struct work_struct	work;
+	struct completion	done;
+	struct kt_xcopy_buf	buf;
+	struct kt_dev		*src;
+	struct kt_dev		*dst;
+	u64			src_pos;
+	u64			dst_pos;
+	u32			len;
+	bool			writing;	/* the READ is in */
+	bool			busy;		/* issued, not reaped */
+	bool			revoked;	/* the token changed under it */
+	sense_reason_t		reason;
 };
 
 struct kt_xcopy_op {
@@ -81,9 +113,11 @@ struct kt_xcopy_op {
 	struct scatterlist	*sgl;		/* the one buffer */
 	unsigned int		sg_nents;
 	unsigned int		sg_cap;		/* its pages */
-	struct kt_xcopy_buf	buf[2];
-	unsigned int		nr_bufs;	/* 2: READ and WRITE overlap */
-	bool			want_two;	/* a segment spans chunks */
+	struct kt_xcopy_buf	buf[KT_XCOPY_DEPTH_MAX];
+	/* 2: READ and WRITE overlap; more: that many chunks in flight */
+	unsigned int		nr_bufs;
+	unsigned int		want_bufs;	/* what the plan asks for */
+	struct kt_xcopy_slot	pipe[KT_XCOPY_DEPTH_MAX];
 	u32			sgl_len;	/* bytes of one buffer */
 	int			slot;		/* held results, or KT_XCOPY_NO_SLOT */
 	/*
@@ -285,6 +319,29 @@ static u64 kt_xcopy_dev_max(const struct kt_dev *dev)
 }
 
 /*
+ * A segment spans several chunks: xcopy_depth of them in flight (two
+ * when it is 2 or less: a READ beside a WRITE), no more than the segment
+ * needs or either device's queue depth takes. More than two share what
+ * two chunks of sgl_len would take, in whole pages.
+ */
+static void kt_xcopy_plan_depth(struct kt_xcopy_op *op, u64 largest,
+				u32 qdepth)
+{
+	unsigned int d = clamp_t(unsigned int, READ_ONCE(xcopy_depth), 2,
+				 KT_XCOPY_DEPTH_MAX);
+	u64 budget = 2ULL * op->sgl_len;
+	u32 part;
+
+	d = min_t(u64, d, max_t(u32, qdepth, 2));
+	part = max_t(u64, KT_XCOPY_CHUNK_MIN,
+		     round_down(budget / d, PAGE_SIZE));
+	d = min_t(u64, d, DIV_ROUND_UP(largest, part));
+	if (d > 2)
+		op->sgl_len = part;
+	op->want_bufs = max(d, 2U);
+}
+
+/*
  * Check every segment against its source and destination and size the
  * chunk: no larger than the module limit, either device's transfer limit,
  * or the largest segment.
@@ -299,6 +356,7 @@ static sense_reason_t kt_xcopy_plan(struct kt_xcopy_op *op)
 	struct kt_xcopy_err err;
 	struct kt_dev *src, *dst;
 	sense_reason_t reason;
+	u32 qdepth = U32_MAX;
 	u64 largest = 0;
 	unsigned int i;
 
@@ -333,37 +391,41 @@ static sense_reason_t kt_xcopy_plan(struct kt_xcopy_op *op)
 			return reason;
 		limit = min(limit, kt_xcopy_dev_max(src));
 		limit = min(limit, kt_xcopy_dev_max(dst));
+		qdepth = min3(qdepth, src->attrib.hw_queue_depth,
+			      dst->attrib.hw_queue_depth);
 		largest = max(largest, op->span[i].bytes);
 	}
 	/* a chunk holds a whole block of either side, whatever the limits */
 	limit = max_t(u64, limit, KT_XCOPY_CHUNK_MIN);
 	op->sgl_len = min(limit, largest);
-	/* halves split on a page: both hold whole pages */
-	op->want_two = largest > op->sgl_len && PAGE_ALIGNED(op->sgl_len);
+	op->want_bufs = 1;
+	/* parts split on a page: all hold whole pages */
+	if (largest > op->sgl_len && PAGE_ALIGNED(op->sgl_len))
+		kt_xcopy_plan_depth(op, largest, qdepth);
 	return KT_SENSE_NONE;
 }
 
 /*
  * The one scatterlist of the copy, taken when the first chunk needs it:
- * two buffers of sgl_len when a segment spans several chunks, else one;
- * one buffer, then smaller ones, when memory is short.
+ * want_bufs buffers of sgl_len when a segment spans several chunks, else
+ * one; one buffer, then smaller ones, when memory is short.
  */
 static sense_reason_t kt_xcopy_alloc(struct kt_xcopy_op *op)
 {
 	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
-	unsigned int half;
+	unsigned int part, i;
 	bool fresh;
 
 	while (!op->sgl && op->sgl_len) {
-		op->nr_bufs = op->want_two ? 2 : 1;
+		op->nr_bufs = op->want_bufs;
 		op->sgl = kt_xcopy_buf_get(op->sgl_len * op->nr_bufs,
 					   &op->sg_nents, &op->sg_cap, &fresh);
 		/* a spare is never NULL: a failed attempt is an allocation */
 		atomic64_inc(fresh ? &st->sgl_allocs : &st->sgl_reuses);
 		if (op->sgl)
 			break;
-		if (op->want_two) {
-			op->want_two = false;
+		if (op->want_bufs > 1) {
+			op->want_bufs = 1;
 			continue;
 		}
 		if (op->sgl_len <= KT_XCOPY_CHUNK_MIN)
@@ -372,14 +434,14 @@ static sense_reason_t kt_xcopy_alloc(struct kt_xcopy_op *op)
 	}
 	if (!op->sgl)
 		return KT_SENSE_OUT_OF_RESOURCES;
-	op->buf[0] = (struct kt_xcopy_buf){ op->sgl, op->sg_nents };
-	if (op->nr_bufs == 2) {
-		/* one page per entry: the halves meet at an entry */
-		half = op->sg_nents / 2;
-		sg_mark_end(&op->sgl[half - 1]);
-		op->buf[0].nents = half;
-		op->buf[1] = (struct kt_xcopy_buf){ op->sgl + half,
-						    op->sg_nents - half };
+	/* one page per entry: the parts meet at an entry */
+	part = op->sg_nents / op->nr_bufs;
+	for (i = 0; i < op->nr_bufs; i++) {
+		op->buf[i].sgl = op->sgl + i * part;
+		op->buf[i].nents = i + 1 < op->nr_bufs ? part :
+				   op->sg_nents - i * part;
+		if (i + 1 < op->nr_bufs)
+			sg_mark_end(&op->sgl[(i + 1) * part - 1]);
 	}
 	return KT_SENSE_NONE;
 }
@@ -425,7 +487,7 @@ static void kt_xcopy_read_start(struct kt_xcopy_op *op, struct kt_dev *dev,
 	op->rd_len = len;
 	op->rd_busy = true;
 	reinit_completion(&op->rd_done);
-	if (op->nr_bufs == 2)
+	if (op->nr_bufs >= 2)
 		queue_work(kt_xcopy_io_wq, &op->rd_work);
 	else
 		kt_xcopy_rd_issue(op);
@@ -515,7 +577,7 @@ static sense_reason_t kt_xcopy_revoked(struct kt_xcopy_op *op)
 {
 	struct kt_xcopy_err err;
 
-	kt_rod_err(&err, KT_ROD_ASC_TOKEN_REVOKED);
+	kt_rod_sense(&err, KT_ROD_ASC_TOKEN_REVOKED);
 	return kt_xcopy_set_err(op->cmd, &err);
 }
 
@@ -536,6 +598,144 @@ static sense_reason_t kt_xcopy_zero(struct kt_xcopy_op *op,
 		return kt_xcopy_io_error(op, reason, nr);
 	op->bytes += len;
 	atomic64_add(len, &op->cmd->dev->state->xcopy_stat.bytes);
+	return KT_SENSE_NONE;
+}
+
+static void kt_xcopy_slot_rd_done(struct kt_cmd *io, sense_reason_t reason)
+{
+	struct kt_xcopy_slot *s = container_of(io, struct kt_xcopy_slot, rd);
+
+	if (reason) {
+		s->reason = reason;
+		complete(&s->done);
+		return;
+	}
+	s->writing = true;
+	queue_work(kt_xcopy_io_wq, &s->work);
+}
+
+static void kt_xcopy_slot_wr_done(struct kt_cmd *io, sense_reason_t reason)
+{
+	struct kt_xcopy_slot *s = container_of(io, struct kt_xcopy_slot, wr);
+
+	s->reason = reason;
+	complete(&s->done);
+}
+
+/*
+ * A chunk in flight: issue its READ, or, once that is in, its WRITE. Once
+ * rw() is called the slot may already be done and reused: nothing of it is
+ * touched after.
+ */
+static void kt_xcopy_slot_work(struct work_struct *work)
+{
+	struct kt_xcopy_slot *s = container_of(work, struct kt_xcopy_slot, work);
+	struct kt_xcopy_op *op = s->op;
+	u32 bs = s->dst->attrib.block_size;
+
+	if (!s->writing) {
+		s->rd.dev = s->src;
+		s->rd.sgl = s->buf.sgl;
+		s->rd.sg_nents = s->buf.nents;
+		s->rd.be_done = kt_xcopy_slot_rd_done;
+		s->src->ops->rw(&s->rd, false, s->src_pos, s->len, false);
+		return;
+	}
+	/* what was read is the token's data only if nothing changed it */
+	if (op->token && kt_rod_token_revoked(op->token)) {
+		s->revoked = true;
+		complete(&s->done);
+		return;
+	}
+	s->wr.dev = s->dst;
+	s->wr.sgl = s->buf.sgl;
+	s->wr.sg_nents = s->buf.nents;
+	s->wr.be_done = kt_xcopy_slot_wr_done;
+	kt_rod_changed(s->dst, s->dst_pos / bs, s->len / bs);
+	s->dst->ops->rw(&s->wr, true, s->dst_pos, s->len, false);
+}
+
+/* The chunk @s carried is over: what it moved, or why it failed. */
+static void kt_xcopy_slot_reap(struct kt_xcopy_op *op,
+			       struct kt_xcopy_slot *s, sense_reason_t *reason,
+			       bool *revoked)
+{
+	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
+
+	wait_for_completion(&s->done);
+	s->busy = false;
+	if (s->revoked) {
+		*revoked = true;
+	} else if (s->reason) {
+		if (!*reason)
+			*reason = s->reason;
+	} else {
+		op->bytes += s->len;
+		atomic64_inc(&st->chunks);
+		atomic64_add(s->len, &st->bytes);
+		kt_xcopy_ids_progress(op->cmd->sess, op->slot, op->bytes,
+				      op->segs_done);
+	}
+}
+
+/*
+ * Segment @nr from byte @done on, when source and destination do not
+ * overlap: nr_bufs chunks in flight, each in its own part of the buffer
+ * with its own READ and WRITE; a part is read again once its WRITE is in.
+ * The checks of each chunk run before its READ is issued; the first
+ * failure stops the issuing, and what is in flight ends before the
+ * segment does.
+ */
+static sense_reason_t kt_xcopy_deep(struct kt_xcopy_op *op, unsigned int nr,
+				    struct kt_dev *src, u64 src_pos,
+				    struct kt_dev *dst, u64 dst_pos,
+				    u64 done, u64 total, u32 chunk)
+{
+	const struct kt_xcopy_segment *seg = &op->list.seg[nr];
+	sense_reason_t reason = KT_SENSE_NONE;
+	bool revoked = false, aborted = false;
+	unsigned int k, busy = 0;
+	struct kt_xcopy_slot *s;
+
+	for (k = 0;; k++) {
+		s = &op->pipe[k % op->nr_bufs];
+		if (s->busy) {
+			kt_xcopy_slot_reap(op, s, &reason, &revoked);
+			busy--;
+		}
+		if (!reason && !revoked && !aborted && done < total) {
+			aborted = test_bit(KT_CMD_ABORTED, &op->cmd->flags);
+			if (!aborted)
+				reason = kt_xcopy_chunk_check(op, seg);
+		}
+		if (reason || revoked || aborted || done == total) {
+			if (!busy)
+				break;
+			continue;
+		}
+		s->buf = op->buf[k % op->nr_bufs];
+		s->src = src;
+		s->dst = dst;
+		s->src_pos = src_pos + done;
+		s->dst_pos = dst_pos + done;
+		s->len = min_t(u64, chunk, total - done);
+		s->writing = false;
+		s->revoked = false;
+		s->reason = KT_SENSE_NONE;
+		s->busy = true;
+		reinit_completion(&s->done);
+		queue_work(kt_xcopy_io_wq, &s->work);
+		done += s->len;
+		busy++;
+	}
+	if (revoked)
+		return kt_xcopy_revoked(op);
+	if (reason)
+		return kt_xcopy_io_error(op, reason, nr);
+	if (aborted) {
+		atomic64_inc(&op->cmd->dev->state->xcopy_stat.aborts);
+		return KT_SENSE_ABORTED_COMMAND;
+	}
 	return KT_SENSE_NONE;
 }
 
@@ -585,6 +785,11 @@ static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 	chunk = op->sgl_len & ~(unit - 1);
 	if (WARN_ON_ONCE(!chunk))
 		return kt_xcopy_io_error(op, KT_SENSE_LU_COMM_FAILURE, nr);
+	if (op->nr_bufs > 2 &&
+	    (src != dst || src_pos >= dst_pos + span->bytes ||
+	     dst_pos >= src_pos + span->bytes))
+		return kt_xcopy_deep(op, nr, src, src_pos, dst, dst_pos, done,
+				     span->bytes, chunk);
 
 	kt_xcopy_chunk(span, backward, chunk, done, &off, &n);
 	kt_xcopy_read_start(op, src, cur, src_pos + off, n);
@@ -599,7 +804,7 @@ static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 			return kt_xcopy_revoked(op);
 		kt_xcopy_chunk(span, backward, chunk, done + n, &next_off,
 			       &next_n);
-		if (op->nr_bufs == 2 && done + n < span->bytes &&
+		if (op->nr_bufs >= 2 && done + n < span->bytes &&
 		    !test_bit(KT_CMD_ABORTED, &op->cmd->flags))
 			kt_xcopy_read_start(op, src, cur ^ 1,
 					    src_pos + next_off, next_n);
@@ -621,7 +826,7 @@ static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 			atomic64_inc(&st->aborts);
 			return KT_SENSE_ABORTED_COMMAND;
 		}
-		if (op->nr_bufs == 2)
+		if (op->nr_bufs >= 2)
 			cur ^= 1;
 		else
 			kt_xcopy_read_start(op, src, cur, src_pos + next_off,
@@ -637,12 +842,14 @@ static void kt_xcopy_free(struct kt_xcopy_op *op)
 
 	/* the READ is over, but the work that issued it may still be returning */
 	flush_work(&op->rd_work);
+	for (i = 0; i < KT_XCOPY_DEPTH_MAX; i++)
+		flush_work(&op->pipe[i].work);
 	for (i = 0; i < KT_XCOPY_MAX_CSCD; i++)
 		if (op->lun[i])
 			kt_lun_put(op->lun[i]);
 	if (op->sgl)
 		kt_xcopy_buf_put(op->sgl, op->sg_cap);
-	kfree(op);
+	kvfree(op);
 }
 
 /*
@@ -710,6 +917,8 @@ static void kt_xcopy_work(struct work_struct *work)
 /* Hand the planned copy @op of @cmd to the copy workqueue. */
 static void kt_xcopy_start(struct kt_xcopy_op *op, struct kt_cmd *cmd)
 {
+	unsigned int i;
+
 	op->cmd = cmd;
 	init_completion(&op->rd_done);
 	init_completion(&op->wr_done);
@@ -726,6 +935,21 @@ static void kt_xcopy_start(struct kt_xcopy_op *op, struct kt_cmd *cmd)
 	op->wr.cdb[0] = WRITE_16;
 	op->rd.desc = kt_cdb_desc_find(op->rd.cdb, sizeof(op->rd.cdb));
 	op->wr.desc = kt_cdb_desc_find(op->wr.cdb, sizeof(op->wr.cdb));
+	for (i = 0; i < KT_XCOPY_DEPTH_MAX; i++) {
+		struct kt_xcopy_slot *s = &op->pipe[i];
+
+		s->op = op;
+		init_completion(&s->done);
+		INIT_WORK(&s->work, kt_xcopy_slot_work);
+		kt_cmd_init(&s->rd, &kt_internal_ops, cmd->sess, cmd->tag,
+			    KT_DATA_IN, 0, KT_TASK_SIMPLE);
+		kt_cmd_init(&s->wr, &kt_internal_ops, cmd->sess, cmd->tag,
+			    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
+		s->rd.cdb[0] = READ_16;
+		s->wr.cdb[0] = WRITE_16;
+		s->rd.desc = op->rd.desc;
+		s->wr.desc = op->wr.desc;
+	}
 	INIT_WORK(&op->work, kt_xcopy_work);
 	queue_work(kt_xcopy_wq, &op->work);
 }
@@ -740,11 +964,11 @@ void kt_xcopy_execute(struct kt_cmd *cmd)
 	u8 *buf;
 	u8 usage;
 
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	op = kvzalloc(sizeof(*op), GFP_KERNEL);
 	buf = kmalloc(max_t(u32, len, 1), GFP_KERNEL);
 	if (!op || !buf) {
 		kfree(buf);
-		kfree(op);
+		kvfree(op);
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
 		return;
 	}
@@ -755,20 +979,20 @@ void kt_xcopy_execute(struct kt_cmd *cmd)
 		break;
 	case KT_XCOPY_EMPTY:
 		kfree(buf);
-		kfree(op);
+		kvfree(op);
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
 		return;
 	default:
 		reason = kt_xcopy_set_err(cmd, &err);
 		kfree(buf);
-		kfree(op);
+		kvfree(op);
 		kt_cmd_complete(cmd, reason);
 		return;
 	}
 	kfree(buf);
 
 	if (!kt_xcopy_run_get(cmd)) {
-		kfree(op);
+		kvfree(op);
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);	/* BUSY */
 		return;
 	}
@@ -781,7 +1005,7 @@ void kt_xcopy_execute(struct kt_cmd *cmd)
 					      &reason);
 		if (op->slot == KT_XCOPY_NO_SLOT) {
 			kt_xcopy_run_put(cmd);
-			kfree(op);
+			kvfree(op);
 			kt_cmd_complete(cmd, reason);
 			return;
 		}
@@ -797,10 +1021,10 @@ void kt_xcopy_token_run(struct kt_cmd *cmd, struct kt_lun *src,
 	struct kt_xcopy_op *op;
 	unsigned int i;
 
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	op = kvzalloc(sizeof(*op), GFP_KERNEL);
 	if (!op || WARN_ON_ONCE(nr > KT_XCOPY_MAX_SEGMENTS) ||
 	    !kt_xcopy_run_get(cmd)) {
-		kfree(op);
+		kvfree(op);
 		if (src)
 			kt_lun_put(src);
 		if (token)

@@ -31,7 +31,7 @@ static void kt_rod_set(struct kt_xcopy_err *err, u8 key, u16 asc)
 	err->ascq = asc & 0xff;
 }
 
-void kt_rod_err(struct kt_xcopy_err *err, u16 asc)
+void kt_rod_sense(struct kt_xcopy_err *err, u16 asc)
 {
 	kt_rod_set(err, KT_XCOPY_KEY_ILLEGAL_REQUEST, asc);
 }
@@ -202,12 +202,12 @@ int kt_rod_token_read(const u8 *tok, struct kt_rod_token_info *info,
 	memset(info, 0, sizeof(*info));
 	info->type = get_unaligned_be32(tok);
 	if (get_unaligned_be16(tok + 6) != KT_ROD_TOKEN_LEN_FIELD) {
-		kt_rod_err(err, KT_ROD_ASC_TOKEN_LENGTH);
+		kt_rod_sense(err, KT_ROD_ASC_TOKEN_LENGTH);
 		return -EINVAL;
 	}
 	if (info->type != KT_ROD_TYPE_PIT_VULNERABLE &&
 	    info->type != KT_ROD_TYPE_ZERO) {
-		kt_rod_err(err, KT_ROD_ASC_TOKEN_TYPE);
+		kt_rod_sense(err, KT_ROD_ASC_TOKEN_TYPE);
 		return -EINVAL;
 	}
 	info->id = get_unaligned_be64(tok + KT_ROD_TOK_ID);

@@ -156,7 +156,7 @@ int kt_rod_token_read(const u8 *tok, struct kt_rod_token_info *info,
 		      struct kt_xcopy_err *err);
 
 /* ILLEGAL REQUEST with the ASC/ASCQ @asc (KT_ROD_ASC_*), no field */
-void kt_rod_err(struct kt_xcopy_err *err, u16 asc);
+void kt_rod_sense(struct kt_xcopy_err *err, u16 asc);
 
 /* COPY OPERATION STATUS (SPC-4 RECEIVE ROD TOKEN INFORMATION) */
 #define KT_ROD_OP_DONE		0x01	/* completed without errors */
