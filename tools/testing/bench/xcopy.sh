@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # xcopy.sh [--mib N] [--rounds N] [--pairs "rd fileio xfs iblock"]
-#          [--stacks "ktarget lio"]: EXTENDED COPY throughput, ktarget against in-tree LIO,
-# in one guest:
+#          [--stacks "ktarget lio"]: EXTENDED COPY (LID1) and token copy (ODX)
+# throughput, ktarget against in-tree LIO (LID1 only: LIO has no ODX), in
+# one guest:
 #
 #   tools/testing/vm/run.sh --name bench-xcopy --mem 3G tools/testing/bench/xcopy.sh
 #
@@ -13,8 +14,14 @@
 # it exports two devices of N MiB (256 by default) as LUN 0 and LUN 1 of one
 # iSCSI target, fills the source through the kernel initiator, times the
 # copy of the whole device (one EXTENDED COPY per 16 MiB segment, sent by
-# tools/testing/selftests/xcopy.py through SG_IO) and checks it. Writes
-# /ktout/xcopy-results.txt: pair, ktarget GB/s, LIO GB/s, ratio. With
+# tools/testing/selftests/xcopy.py through SG_IO) and checks it; on
+# ktarget, then the same copy by token (POPULATE TOKEN, RRTI, WRITE USING
+# TOKEN, RRTI: tools/testing/selftests/odx.py), checked too. Every copy
+# goes to a destination written with zeroes just before. The guest's
+# copy ceiling of the pair is dd between the two backing stores (O_DIRECT
+# where they take it, 16 MiB blocks; rd: between two tmpfs files, memory
+# to memory). Writes /ktout/xcopy-results.txt: pair, ktarget LID1 and ODX
+# GB/s, LIO GB/s, the ratios, the ceiling and each figure's fraction of it. With
 # --rounds N (2 by default) every cell is measured N times, the stacks in
 # turn going first, and keeps its best figure; guest memory is touched once
 # before the first round (kt_warm_memory). Exit status 1 when a cell failed.
@@ -176,9 +183,57 @@ xcopy_all() {
 	echo "${out##*ns=}"
 }
 
-# measure STACK KIND: prints GB/s, or "fail"
+# odx_all G0 G1: copy all of G0 onto G1 by token; prints nanoseconds
+odx_all() {
+	local out
+	if ! out=$($PY "$here/../selftests/odx.py" copy "$1" 0 "$2" 0 $((MIB * 1048576))); then
+		printf '%s\n' "$out" | tail -5 >&2
+		return 1
+	fi
+	echo "${out##*ns=}"
+}
+
+# ceiling KIND: GB/s of dd between the pair's two backing stores
+ceiling() {
+	local a b flags="iflag=direct oflag=direct" t0 t1
+	case $1 in
+	rd) a=/dev/shm/kt-ceil-0; b=/dev/shm/kt-ceil-1; flags=
+	    head -c $((MIB * 1048576)) /dev/zero > $a ;;
+	fileio) a=/dev/shm/kt-xcopy-0.img; b=/dev/shm/kt-xcopy-1.img; flags= ;;
+	xfs) a=$XFS/kt-xcopy-0.img; b=$XFS/kt-xcopy-1.img ;;
+	iblock) a=/dev/zram0; b=/dev/zram1 ;;
+	esac
+	t0=$(date +%s%N)
+	# shellcheck disable=SC2086
+	dd if=$a of=$b bs=16M count=$((MIB / 16)) conv=notrunc,fsync $flags status=none || return 1
+	t1=$(date +%s%N)
+	rm -f /dev/shm/kt-ceil-0 /dev/shm/kt-ceil-1
+	awk -v b=$((MIB * 1048576)) -v ns=$((t1 - t0)) 'BEGIN { printf "%.3f\n", b / ns }'
+}
+
+# gbs_of NS: GB/s of the pair's MIB in NS nanoseconds
+gbs_of() {
+	awk -v b=$((MIB * 1048576)) -v ns="$1" 'BEGIN { printf "%.3f\n", b / ns }'
+}
+
+# zero_fill G BS: every block of G written (with zeroes) before a copy
+# lands on it, so that no copy pays for allocating its destination (tmpfs
+# pages, zram slots, XFS extents) and every one meets the same state
+zero_fill() {
+	sg_dd if=/dev/zero of="$1" bs=$2 bpt=$((1048576 / $2)) \
+		count=$((MIB * 1048576 / $2)) >/dev/null 2>&1
+}
+
+# copied G1 BS: the destination holds the source
+copied() {
+	[ "$SRC_SUM" = "$(sg_dd if="$1" of=- bs=$2 bpt=$((1048576 / $2)) \
+		count=$((MIB * 1048576 / $2)) 2>/dev/null | md5sum)" ]
+}
+
+# measure STACK KIND: prints LID1 GB/s, ODX GB/s (ktarget) and the
+# ceiling (ktarget), or "fail" in place of a figure
 measure() {
-	local stack=$1 kind=$2 g0 g1 ns b bs=512
+	local stack=$1 kind=$2 g0 g1 ns b bs=512 lid1 odx=- ceil=-
 	pair_up "$kind" || { log "$stack $kind: setup failed"; echo fail; return; }
 	iscsiadm -m discovery -t st -p $PORTAL >/dev/null 2>&1
 	if ! iscsiadm -m node -T $KT_IQN -p $PORTAL --login >/dev/null 2>&1 ||
@@ -190,18 +245,28 @@ measure() {
 	# zram has 4096-byte blocks
 	[ "$kind" = iblock ] && bs=4096
 	sg_dd if=$SRC of="$g0" bs=$bs bpt=$((1048576 / bs)) >/dev/null 2>&1
+	lid1=fail
+	zero_fill "$g1" $bs
 	if ! ns=$(xcopy_all "$g0" "$g1" $bs); then
 		log "$stack $kind: the copy failed"
-		echo fail
+	elif ! copied "$g1" $bs; then
+		log "$stack $kind: the copy differs from its source"
 	else
-		b=$(sg_dd if="$g1" of=- bs=$bs bpt=$((1048576 / bs)) count=$((MIB * 1048576 / bs)) 2>/dev/null | md5sum)
-		if [ "$SRC_SUM" != "$b" ]; then
-			log "$stack $kind: the copy differs from its source"
-			echo fail
-		else
-			awk -v b=$((MIB * 1048576)) -v ns=$ns 'BEGIN { printf "%.3f\n", b / ns }'
-		fi
+		lid1=$(gbs_of "$ns")
 	fi
+	if [ $stack = ktarget ]; then
+		odx=fail
+		zero_fill "$g1" $bs
+		if ! ns=$(odx_all "$g0" "$g1"); then
+			log "$stack $kind: the token copy failed"
+		elif ! copied "$g1" $bs; then
+			log "$stack $kind: the token copy differs from its source"
+		else
+			odx=$(gbs_of "$ns")
+		fi
+		ceil=$(ceiling "$kind") || ceil=fail
+	fi
+	echo "$lid1 $odx $ceil"
 	iscsiadm -m node --logoutall=all >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	pair_down "$kind"
@@ -217,12 +282,17 @@ best() {
 
 # run_stack STACK ROUND: every pair on STACK, each cell keeping its best
 run_stack() {
-	local stack=$1 kind v
+	local stack=$1 kind lid1 odx ceil
 	stack_up $stack || { log "$stack: load failed"; return; }
 	for kind in $PAIRS; do
-		v=$(measure $stack "$kind")
-		GBS[$stack-$kind]=$(best "${GBS[$stack-$kind]:-}" "$v")
-		log "round $2: $stack $kind -> $kind: $v GB/s"
+		read -r lid1 odx ceil <<< "$(measure $stack "$kind")"
+		GBS[$stack-$kind]=$(best "${GBS[$stack-$kind]:-}" "$lid1")
+		log "round $2: $stack $kind -> $kind: LID1 $lid1 GB/s"
+		if [ $stack = ktarget ]; then
+			GBS[odx-$kind]=$(best "${GBS[odx-$kind]:-}" "$odx")
+			GBS[ceil-$kind]=$(best "${GBS[ceil-$kind]:-}" "$ceil")
+			log "round $2: $stack $kind -> $kind: ODX $odx GB/s, ceiling $ceil GB/s"
+		fi
 	done
 	if [ $stack = ktarget ]; then
 		grep -H . $KT_CFS/core/*/*/statistics/xcopy/* >&2 2>/dev/null
@@ -230,8 +300,14 @@ run_stack() {
 	stack_down $stack
 }
 
+# ratio A B [SUFFIX]: A / B to two places, "-" without both
+ratio() {
+	awk -v a="$1" -v b="$2" -v s="${3:-}" \
+		'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f%s", a / b, s; else print "-" }'
+}
+
 main() {
-	local round stack order kind a b status=0
+	local round stack order kind a b o c status=0
 
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -258,16 +334,22 @@ main() {
 	rm -f $SRC
 
 	{
-		printf '# EXTENDED COPY of %d MiB through iSCSI (one EXTENDED COPY per 16 MiB segment)\n' "$MIB"
-		printf '%-30s %10s %10s %8s\n' pair "ktarget" "LIO" ratio
+		printf '# copies of %d MiB through iSCSI: EXTENDED COPY (LID1, one per 16 MiB segment) and token copy (ODX)\n' "$MIB"
+		printf '%-28s %8s %8s %8s %7s %8s %8s %7s %7s\n' pair "kt LID1" "kt ODX" "LIO" \
+			"LID1 x" "ODX/LID1" ceiling "LID1/c" "ODX/c"
 		for kind in $PAIRS; do
 			a=${GBS[ktarget-$kind]:-fail}
+			o=${GBS[odx-$kind]:-fail}
 			b=${GBS[lio-$kind]:-fail}
-			[ "$a" = fail ] || [ "$b" = fail ] && status=1
-			printf '%-30s %10s %10s %8s\n' "$(label $kind) -> $(label $kind)" "$a" "$b" \
-				"$(awk -v a="$a" -v b="$b" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }')"
+			c=${GBS[ceil-$kind]:-fail}
+			[ "$a" = fail ] || [ "$o" = fail ] || [ "$b" = fail ] && status=1
+			printf '%-28s %8s %8s %8s %7s %8s %8s %7s %7s\n' \
+				"$(label $kind) -> $(label $kind)" "$a" "$o" "$b" \
+				"$(ratio "$a" "$b" x)" "$(ratio "$o" "$a")" "$c" \
+				"$(ratio "$a" "$c")" "$(ratio "$o" "$c")"
 		done
-		echo "# GB/s = 10^9 bytes per second, best of $ROUNDS round(s), TCG guest"
+		echo "# GB/s = 10^9 bytes per second, best of $ROUNDS round(s), TCG guest;"
+		echo "# ceiling: dd between the pair's backing stores; /c: fraction of it"
 	} | tee $RES
 	return $status
 }
