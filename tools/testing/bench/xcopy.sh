@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # xcopy.sh [--mib N] [--rounds N] [--pairs "rd fileio xfs iblock"]
-#          [--stacks "ktarget lio"]: EXTENDED COPY (LID1) and token copy (ODX)
+#          [--stacks "ktarget lio"] [--depth N]: EXTENDED COPY (LID1) and token copy (ODX)
 # throughput, ktarget against in-tree LIO (LID1 only: LIO has no ODX), in
 # one guest:
 #
@@ -39,6 +39,7 @@ PY=/usr/bin/python3
 TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 PAIRS="rd fileio xfs iblock"
 STACKS="ktarget lio"
+DEPTH=
 XFS=/mnt/kt-xcopy-xfs
 declare -A GBS
 
@@ -46,7 +47,10 @@ log() { echo "bench-xcopy: $*" >&2; }
 
 stack_up() {
 	case $1 in
-	ktarget) modprobe ktarget_core ;;
+	ktarget)
+		modprobe ktarget_core || return 1
+		# --depth: ktarget_core's xcopy_depth, for a comparison
+		[ -z "$DEPTH" ] || echo "$DEPTH" > /sys/module/ktarget_core/parameters/xcopy_depth ;;
 	lio)
 		mkdir -p /var/target/pr /var/target/alua
 		modprobe target_core_mod && modprobe iscsi_target_mod ;;
@@ -315,7 +319,8 @@ main() {
 		--pairs) PAIRS=$2; shift 2 ;;
 		--stacks) STACKS=$2; shift 2 ;;
 		--rounds) ROUNDS=$2; shift 2 ;;
-		*) echo "usage: xcopy.sh [--mib N] [--rounds N] [--pairs LIST] [--stacks LIST]" >&2; return 2 ;;
+		--depth) DEPTH=$2; shift 2 ;;
+		*) echo "usage: xcopy.sh [--mib N] [--rounds N] [--pairs LIST] [--stacks LIST] [--depth N]" >&2; return 2 ;;
 		esac
 	done
 	kt_iscsid_start || { log "iscsid"; return 1; }
@@ -348,7 +353,8 @@ main() {
 				"$(ratio "$a" "$b" x)" "$(ratio "$o" "$a")" "$c" \
 				"$(ratio "$a" "$c")" "$(ratio "$o" "$c")"
 		done
-		echo "# GB/s = 10^9 bytes per second, best of $ROUNDS round(s), TCG guest;"
+		echo "# GB/s = 10^9 bytes per second, best of $ROUNDS round(s), TCG guest;" \
+			"xcopy_depth ${DEPTH:-default (4)}"
 		echo "# ceiling: dd between the pair's backing stores; /c: fraction of it"
 	} | tee $RES
 	return $status
