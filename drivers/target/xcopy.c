@@ -12,10 +12,12 @@
  *   - takes one scatterlist, sized for two of its largest chunks, and
  *     reuses it with the READ and WRITE commands embedded in the
  *     operation: nothing is allocated per chunk, and the buffer outlives
- *     the copy for the next one (xcopy_buf.c). While one half is
- *     written, the next chunk is read into the other, the READ issued
- *     from a second work item so that synchronous backstores (zram, rd)
- *     overlap too;
+ *     the copy for the next one (xcopy_buf.c). Where source and
+ *     destination do not overlap, up to xcopy_depth chunks are in flight,
+ *     each in its own part with its own READ and WRITE (kt_xcopy_deep());
+ *     otherwise, while one half is written, the next chunk is read into
+ *     the other. The I/O is issued from a second workqueue so that
+ *     synchronous backstores (zram, rd) overlap too;
  *   - stops between chunks when a task management function aborts it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -50,7 +52,7 @@ MODULE_PARM_DESC(xcopy_max_chunk_kb,
 static unsigned int xcopy_depth = 4;
 module_param(xcopy_depth, uint, 0644);
 MODULE_PARM_DESC(xcopy_depth,
-		 "Chunks one EXTENDED COPY or WRITE USING TOKEN keeps in flight (1-8)");
+		 "Chunks one EXTENDED COPY or WRITE USING TOKEN keeps in flight (2-8)");
 
 static bool xcopy_backend_copy = true;
 module_param(xcopy_backend_copy, bool, 0644);
@@ -58,7 +60,7 @@ MODULE_PARM_DESC(xcopy_backend_copy,
 		 "Let a backstore copy between its own devices (copy_range)");
 
 static struct workqueue_struct *kt_xcopy_wq;
-/* the READs issued beside a copy's WRITE; they never wait for a copy */
+/* a copy's READs and WRITEs issued from work items; they never wait for a copy */
 static struct workqueue_struct *kt_xcopy_io_wq;
 
 /* One part of the copy buffer: a chunk's. */
@@ -333,6 +335,8 @@ static void kt_xcopy_plan_depth(struct kt_xcopy_op *op, u64 largest,
 	u32 part;
 
 	d = min_t(u64, d, max_t(u32, qdepth, 2));
+	/* parts are at least a chunk's minimum: no more than fit the budget */
+	d = min_t(u64, d, max_t(u64, budget / KT_XCOPY_CHUNK_MIN, 2));
 	part = max_t(u64, KT_XCOPY_CHUNK_MIN,
 		     round_down(budget / d, PAGE_SIZE));
 	d = min_t(u64, d, DIV_ROUND_UP(largest, part));
@@ -655,12 +659,18 @@ static void kt_xcopy_slot_work(struct work_struct *work)
 	s->dst->ops->rw(&s->wr, true, s->dst_pos, s->len, false);
 }
 
-/* The chunk @s carried is over: what it moved, or why it failed. */
+/*
+ * The chunk @s carried is over: what it moved, or why it failed. Slots
+ * are reaped in the order they were issued, and the copy's byte count
+ * (its TRANSFER COUNT) stops at the first chunk that failed: what came
+ * after it is written, but not a run from the start.
+ */
 static void kt_xcopy_slot_reap(struct kt_xcopy_op *op,
 			       struct kt_xcopy_slot *s, sense_reason_t *reason,
 			       bool *revoked)
 {
 	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
+	bool counting = !*reason && !*revoked;
 
 	wait_for_completion(&s->done);
 	s->busy = false;
@@ -670,9 +680,11 @@ static void kt_xcopy_slot_reap(struct kt_xcopy_op *op,
 		if (!*reason)
 			*reason = s->reason;
 	} else {
-		op->bytes += s->len;
 		atomic64_inc(&st->chunks);
 		atomic64_add(s->len, &st->bytes);
+		if (!counting)
+			return;
+		op->bytes += s->len;
 		kt_xcopy_ids_progress(op->cmd->sess, op->slot, op->bytes,
 				      op->segs_done);
 	}
