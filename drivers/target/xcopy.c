@@ -926,41 +926,39 @@ static void kt_xcopy_work(struct work_struct *work)
 	kt_cmd_complete(cmd, reason);
 }
 
+/*
+ * One of the copy's internal commands: what the checks of
+ * kt_xcopy_io_check() and the backstore see of it is a READ (16) or a
+ * WRITE (16) of @cmd's nexus, with the descriptor the table has for it.
+ */
+static void kt_xcopy_io_init(struct kt_cmd *io, struct kt_cmd *cmd,
+			     bool write)
+{
+	kt_cmd_init(io, &kt_internal_ops, cmd->sess, cmd->tag,
+		    write ? KT_DATA_OUT : KT_DATA_IN, 0, KT_TASK_SIMPLE);
+	io->cdb[0] = write ? WRITE_16 : READ_16;
+	io->desc = kt_cdb_desc_find(io->cdb, sizeof(io->cdb));
+}
+
 /* Hand the planned copy @op of @cmd to the copy workqueue. */
 static void kt_xcopy_start(struct kt_xcopy_op *op, struct kt_cmd *cmd)
 {
+	struct kt_xcopy_slot *s;
 	unsigned int i;
 
 	op->cmd = cmd;
 	init_completion(&op->rd_done);
 	init_completion(&op->wr_done);
 	INIT_WORK(&op->rd_work, kt_xcopy_rd_work);
-	kt_cmd_init(&op->rd, &kt_internal_ops, cmd->sess, cmd->tag,
-		    KT_DATA_IN, 0, KT_TASK_SIMPLE);
-	kt_cmd_init(&op->wr, &kt_internal_ops, cmd->sess, cmd->tag,
-		    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
-	/*
-	 * What the checks of kt_xcopy_io_check() see of them: a READ (16)
-	 * and a WRITE (16), with the descriptors the table has for those.
-	 */
-	op->rd.cdb[0] = READ_16;
-	op->wr.cdb[0] = WRITE_16;
-	op->rd.desc = kt_cdb_desc_find(op->rd.cdb, sizeof(op->rd.cdb));
-	op->wr.desc = kt_cdb_desc_find(op->wr.cdb, sizeof(op->wr.cdb));
+	kt_xcopy_io_init(&op->rd, cmd, false);
+	kt_xcopy_io_init(&op->wr, cmd, true);
 	for (i = 0; i < KT_XCOPY_DEPTH_MAX; i++) {
-		struct kt_xcopy_slot *s = &op->pipe[i];
-
+		s = &op->pipe[i];
 		s->op = op;
 		init_completion(&s->done);
 		INIT_WORK(&s->work, kt_xcopy_slot_work);
-		kt_cmd_init(&s->rd, &kt_internal_ops, cmd->sess, cmd->tag,
-			    KT_DATA_IN, 0, KT_TASK_SIMPLE);
-		kt_cmd_init(&s->wr, &kt_internal_ops, cmd->sess, cmd->tag,
-			    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
-		s->rd.cdb[0] = READ_16;
-		s->wr.cdb[0] = WRITE_16;
-		s->rd.desc = op->rd.desc;
-		s->wr.desc = op->wr.desc;
+		kt_xcopy_io_init(&s->rd, cmd, false);
+		kt_xcopy_io_init(&s->wr, cmd, true);
 	}
 	INIT_WORK(&op->work, kt_xcopy_work);
 	queue_work(kt_xcopy_wq, &op->work);
