@@ -67,6 +67,14 @@ main() {
 		result fail "fuzz smoke run"
 	fi
 
+	echo "# ddpt for the ODX tests: Debian 12's 0.97-1 source with one fix"
+	if tools/testing/ddpt/build.sh > "$out/ddpt.log" 2>&1; then
+		result ok "ddpt built (tools/testing/ddpt/build.sh)"
+	else
+		sed 's/^/#   /' "$out/ddpt.log" | tail -20
+		result fail "ddpt built (tools/testing/ddpt/build.sh)"
+	fi
+
 	echo "# guest test suite"
 	if [ -e "$top/drivers/target/ktarget_core.ko" ]; then
 		# shellcheck disable=SC2086

@@ -2,19 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Token copy (ODX: POPULATE TOKEN, WRITE USING TOKEN, RECEIVE ROD TOKEN
-# INFORMATION) through iSCSI: copies between rd (512- and 4096-byte
-# blocks), fileio and iblock LUNs of one TPG through the kernel initiator's
-# sg nodes (odx.py; Debian 12's ddpt 0.97 misplaces the range descriptors
-# of its ODX copies and zeroes nothing), each read back and compared;
-# ddptctl decoding a token; VPD page 8Fh, REPORT SUPPORTED OPERATION CODES
-# and emulate_3pc. Then the refusals ddpt cannot make, through the bare
-# initiator (iscsi_rod.py): forged, altered, expired, revoked and deleted
-# tokens, ranges, reservations, write protection, the per-LU token limit.
+# INFORMATION) through iSCSI: ddpt --odx copies between rd (512- and
+# 4096-byte blocks), fileio and iblock LUNs of one TPG through the kernel
+# initiator's sg nodes (same LU, other LUs, 512 <-> 4096, two ranges into
+# one, IMMED, a token file written out later, the zero token), each read
+# back and compared; one copy by odx.py, the commands as Windows sends
+# them; ddptctl decoding a token; VPD page 8Fh, REPORT SUPPORTED OPERATION
+# CODES and emulate_3pc. ddpt is Debian 12's 0.97 with one fix
+# (tools/testing/ddpt: the packaged one puts its range descriptors a byte
+# early). Then the refusals ddpt cannot make, through the bare initiator
+# (iscsi_rod.py): forged, altered, expired, revoked and deleted tokens,
+# ranges, reservations, write protection, the per-LU token limit.
 . ./lib.sh
 
 WP_IQN=$KT_IQN-wp
 MB=1048576
 INI=iqn.2026-11.org.ktarget:rod
+# Debian 12's ddpt 0.97 with odx-range-descriptors.patch (run-all.sh builds it)
+DDPT=${KT_DDPT:-../ddpt/build/bin/ddpt}
+DDPTCTL=${KT_DDPTCTL:-../ddpt/build/bin/ddptctl}
 
 # md5 of BYTES bytes of $1 from byte OFFSET
 sum_at() {
@@ -91,10 +97,11 @@ main() {
 	local p=127.0.0.1:3260 core=$KT_CFS/core d0 d1 d2 d3 g0 g1 g2 g3 out c
 	local limit=/sys/module/ktarget_core/parameters/rod_tokens_per_lu
 
-	for t in ddpt ddptctl sg_vpd sg_opcodes python3; do
+	for t in sg_vpd sg_opcodes python3; do
 		command -v $t >/dev/null || { skip_all "odx: $t not installed"; return; }
 	done
-	plan 46
+	plan 59
+	check "ddpt with the ODX fix (tools/testing/ddpt/build.sh)" test -x $DDPT -a -x $DDPTCTL
 	setup
 	# first, while LUN 3 has no token: 4 made, the fifth refused
 	echo 4 > $limit
@@ -135,29 +142,62 @@ main() {
 	check "REPORT SUPPORTED OPERATION CODES lists POPULATE TOKEN, WRITE USING TOKEN, RRTI" \
 		output_has "$out" "83 *10" "83 *11" "84 *7"
 
-	# --- token copies between every backstore (odx.py: PT, RRTI, WUT, RRTI) ---
-	check "ODX rd -> fileio, 8 MiB" python3 ./odx.py copy $g0 0 $g2 0 $((8 * MB))
+	# --- token copies between every backstore: ddpt --odx (PT, RRTI, WUT,
+	# RRTI per piece); its ranges as LBA,COUNT lists, the form whose
+	# descriptors ddpt 0.97 builds (a bare skip=N has no count there) ---
+	check "ddpt ODX rd -> fileio, 8 MiB" \
+		$DDPT --odx if=$g0 skip=0,16384 of=$g2 seek=0,16384 bs=512
 	check_copied "rd -> fileio: data read back" $d0 0 $d2 0 $((8 * MB))
-	check "ODX fileio -> iblock, 8 MiB" python3 ./odx.py copy $g2 0 $g3 32768 $((8 * MB))
+	check "ddpt ODX fileio -> iblock, 8 MiB" \
+		$DDPT --odx if=$g2 skip=0,16384 of=$g3 seek=32768,16384 bs=512
 	check_copied "fileio -> iblock: data read back" $d2 0 $d3 $((16 * MB)) $((8 * MB))
-	check "ODX iblock -> rd, 16 MiB" python3 ./odx.py copy $g3 0 $g0 65536 $((16 * MB))
+	check "ddpt ODX iblock -> rd, 16 MiB" \
+		$DDPT --odx if=$g3 skip=0,32768 of=$g0 seek=65536,32768 bs=512
 	check_copied "iblock -> rd: data read back" $d3 0 $d0 $((32 * MB)) $((16 * MB))
-	check "ODX within one LU (rd)" python3 ./odx.py copy $g0 4096 $g0 98304 $((4 * MB))
+	check "ddpt ODX within one LU (rd)" \
+		$DDPT --odx if=$g0 skip=4096,8192 of=$g0 seek=98304,8192 bs=512
 	check_copied "within one LU: data read back" $d0 $((2 * MB)) $d0 $((48 * MB)) $((4 * MB))
-	check "ODX within one LU (iblock)" python3 ./odx.py copy $g3 0 $g3 65536 $((4 * MB))
+	check "ddpt ODX within one LU (iblock)" \
+		$DDPT --odx if=$g3 skip=0,8192 of=$g3 seek=65536,8192 bs=512
 	check_copied "iblock -> iblock: data read back" $d3 0 $d3 $((32 * MB)) $((4 * MB))
+	check "ddpt ODX two source ranges into one destination range (rd -> fileio)" \
+		$DDPT --odx if=$g0 skip=2048,4096,10240,4096 of=$g2 seek=20480,8192 bs=512
+	check_copied "first range read back" $d0 $((1 * MB)) $d2 $((10 * MB)) $((2 * MB))
+	check_copied "second range read back" $d0 $((5 * MB)) $d2 $((12 * MB)) $((2 * MB))
+	check "ddpt ODX with IMMED (RRTI polls), fileio -> rd" \
+		$DDPT --odx if=$g2 skip=0,8192 of=$g0 seek=114688,8192 bs=512 iflag=immed oflag=immed
+	check_copied "IMMED copy: data read back" $d2 0 $d0 $((56 * MB)) $((4 * MB))
 
 	# --- 4096-byte blocks: within a 4096 LU, and 4096 <-> 512 ---
-	check "ODX rd 4096 -> rd 4096 (one LU)" python3 ./odx.py copy $g1 0 $g1 4096 $((4 * MB))
+	check "ddpt ODX rd 4096 -> rd 4096 (one LU)" \
+		$DDPT --odx if=$g1 skip=0,1024 of=$g1 seek=4096,1024 bs=4096
 	check_copied "4096 -> 4096: data read back" $d1 0 $d1 $((16 * MB)) $((4 * MB))
-	check "ODX 4096 -> 512 (rd -> fileio)" python3 ./odx.py copy $g1 0 $g2 8192 $((2 * MB))
+	check "ddpt ODX 4096 -> 512 (rd -> fileio)" \
+		$DDPT --odx if=$g1 skip=0,512 ibs=4096 of=$g2 seek=8192,4096 obs=512
 	check_copied "4096 -> 512: data read back" $d1 0 $d2 $((4 * MB)) $((2 * MB))
-	check "ODX 512 -> 4096 (rd -> rd), the token kept in a file" \
-		python3 ./odx.py copy $g0 0 $g1 2048 $((2 * MB)) /tmp/kt-odx.rt
+	check "ddpt ODX 512 -> 4096 (rd -> rd)" \
+		$DDPT --odx if=$g0 skip=0,4096 ibs=512 of=$g1 seek=2048,512 obs=4096
 	check_copied "512 -> 4096: data read back" $d0 0 $d1 $((8 * MB)) $((2 * MB))
-	out=$(ddptctl --info --rtf=/tmp/kt-odx.rt 2>&1)
+
+	# --- ddpt's network copy: tokens into a file, written out later ---
+	check "ddpt reads into a ROD token file (POPULATE TOKEN only)" \
+		$DDPT if=$g3 skip=0,4096 bs=512 rtf=/tmp/kt-odx.rt
+	check "ddpt writes from the token file (WRITE USING TOKEN only)" \
+		$DDPT rtf=/tmp/kt-odx.rt of=$g2 seek=40960,4096 bs=512
+	check_copied "token file copy: data read back" $d3 0 $d2 $((20 * MB)) $((2 * MB))
+	out=$($DDPTCTL --info --rtf=/tmp/kt-odx.rt 2>&1)
 	check "ddptctl --info decodes the token: type, creator, 2 MiB represented" \
 		output_has "$out" "[Pp]oint in time" "change vulnerable" "2097152"
+
+	# --- the block device zero ROD token ---
+	check "ddpt ODX writes zeroes (rtype=zero: the zero token)" \
+		$DDPT if=/dev/null rtype=zero bs=512 of=$g2 seek=2048,2048
+	check_eq "zeroed range reads back as zeroes" "$(sum_at $d2 $MB $MB)" \
+		"$(head -c $MB /dev/zero | md5sum)"
+
+	# --- odx.py: the four commands as Windows sends them ---
+	check "odx.py rd -> fileio, 4 MiB" python3 ./odx.py copy $g0 0 $g2 $((48 * 2048)) $((4 * MB))
+	check_copied "odx.py copy: data read back" $d0 0 $d2 $((48 * MB)) $((4 * MB))
 
 	# --- the counters of the copy manager count WRITE USING TOKEN ---
 	c=$(cat $core/fileio_0/f0/statistics/xcopy/operations)
@@ -168,7 +208,7 @@ main() {
 	# --- emulate_3pc = 0 takes it away ---
 	echo 0 > $core/rd_mcp_0/r0/attrib/emulate_3pc
 	check_fails "emulate_3pc=0: POPULATE TOKEN refused" \
-		ddptctl --pt=0,8 --rtf=/tmp/kt-odx-off.rt $g0
+		$DDPTCTL --pt=0,8 --rtf=/tmp/kt-odx-off.rt $g0
 	out=$(sg_opcodes $g0 2>&1)
 	check_fails "emulate_3pc=0: not listed by RSOC" output_has "$out" "83 *10"
 	echo 1 > $core/rd_mcp_0/r0/attrib/emulate_3pc
