@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# xcopy.sh [--mib N] [--rounds N] [--pairs "rd fileio xfs iblock"]
+# xcopy.sh [--mib N] [--rounds N] [--pairs "rd fileio xfs iblock brd"]
 #          [--stacks "ktarget lio"] [--depth N]: EXTENDED COPY (LID1) and token copy (ODX)
 # throughput, ktarget against in-tree LIO (LID1 only: LIO has no ODX), in
 # one guest:
@@ -10,7 +10,7 @@
 #
 # For each stack and each backstore pair (rd -> rd, fileio -> fileio on
 # tmpfs, fileio -> fileio on XFS, which shares extents, iblock -> iblock on
-# zram, as the LIO XCOPY patch series measured)
+# zram, as the LIO XCOPY patch series measured, and on brd)
 # it exports two devices of N MiB (256 by default) as LUN 0 and LUN 1 of one
 # iSCSI target, fills the source through the kernel initiator, times the
 # copy of the whole device (one EXTENDED COPY per 16 MiB segment, sent by
@@ -37,7 +37,7 @@ SRC=/dev/shm/kt-xcopy-src
 PORTAL=127.0.0.1:3260
 PY=/usr/bin/python3
 TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
-PAIRS="rd fileio xfs iblock"
+PAIRS="rd fileio xfs iblock brd"
 STACKS="ktarget lio"
 DEPTH=
 XFS=/mnt/kt-xcopy-xfs
@@ -79,6 +79,7 @@ dev_up() {
 	fileio) ctl="fd_dev_name=/dev/shm/kt-xcopy-$4.img,fd_dev_size=$((MIB * 1048576))" ;;
 	xfs) ctl="fd_dev_name=$XFS/kt-xcopy-$4.img,fd_dev_size=$((MIB * 1048576))" ;;
 	iblock) ctl="udev_path=/dev/zram$4" ;;
+	brd) ctl="udev_path=/dev/ram$4" ;;
 	esac
 	# LIO gives an NAA designator only to a device with a unit serial
 	mkdir -p "$d" && echo "$ctl" > "$d/control" &&
@@ -91,6 +92,8 @@ label() {
 	case $1 in
 	fileio) echo "fileio/tmpfs" ;;
 	xfs) echo "fileio/xfs" ;;
+	iblock) echo "iblock/zram" ;;
+	brd) echo "iblock/brd" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -101,6 +104,7 @@ hba_of() {
 	fileio) echo fileio_0 ;;
 	xfs) echo fileio_1 ;;
 	iblock) echo iblock_0 ;;
+	brd) echo iblock_1 ;;
 	esac
 }
 
@@ -112,6 +116,9 @@ pair_up() {
 		for n in 0 1; do
 			echo $((MIB * 1048576)) > /sys/block/zram$n/disksize || return 1
 		done
+	fi
+	if [ "$kind" = brd ]; then
+		modprobe brd rd_nr=2 rd_size=$((MIB * 1024)) || return 1
 	fi
 	if [ "$kind" = xfs ]; then
 		command -v mkfs.xfs >/dev/null || { log "xfs: no mkfs.xfs (xfsprogs)"; return 1; }
@@ -151,6 +158,9 @@ pair_down() {
 	fi
 	if [ "$kind" = iblock ]; then
 		rmmod zram 2>/dev/null
+	fi
+	if [ "$kind" = brd ]; then
+		rmmod brd 2>/dev/null
 	fi
 	return 0
 }
@@ -206,6 +216,7 @@ ceiling() {
 	fileio) a=/dev/shm/kt-xcopy-0.img; b=/dev/shm/kt-xcopy-1.img; flags= ;;
 	xfs) a=$XFS/kt-xcopy-0.img; b=$XFS/kt-xcopy-1.img ;;
 	iblock) a=/dev/zram0; b=/dev/zram1 ;;
+	brd) a=/dev/ram0; b=/dev/ram1 ;;
 	esac
 	t0=$(date +%s%N)
 	# shellcheck disable=SC2086
