@@ -25,6 +25,10 @@ SRC and DST are LUNs with 512-byte blocks. CASE is one of:
             WP_PORTAL), a token of TARGET: DATA PROTECT
   limit     rod_tokens_per_lu POPULATE TOKENs work, the next gets
             INSUFFICIENT RESOURCES (the caller set the limit to 4)
+  inflight  SRC's writes take seconds (dm-delay): a WRITE is under way when
+            POPULATE TOKEN of its blocks comes from the other nexus; the
+            token then copies what a READ right after POPULATE TOKEN saw
+            (or is revoked), not what the WRITE left later
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
@@ -266,11 +270,35 @@ def case_limit(a, b, src, dst):
            CHECK, INSUFFICIENT)
 
 
+def case_inflight(a, b, src, dst):
+    new = os.urandom(8 * BS)
+    cdb = bytes([0x8A, 0]) + struct.pack(">QI", 200, 8) + b"\0\0"
+    w = a.command(src, cdb, out=new)
+    time.sleep(1.0)				# the WRITE is in the backstore
+    st, sense = populate(b, src, [(200, 8)])
+    held = read(b, src, 200, 8)		# the blocks as POPULATE TOKEN ended
+    if a.wait(w, timeout=60)[0] != GOOD:
+        bad("the slow WRITE failed")
+    if st != GOOD:
+        bad("POPULATE TOKEN: status %#x sense %x/%02x/%02x" % ((st,) + sense))
+        return
+    tok = token_of(b, src)
+    if tok is None:
+        return
+    st, sense = write_using(b, dst, tok, [(0, 8)])
+    if st == CHECK and (sense[0], sense[1:]) == (ILLEGAL, REVOKED):
+        return					# the write may have changed it
+    expect("WRITE USING TOKEN", (st, sense), GOOD)
+    if held is None or read(b, dst, 0, 8) != held:
+        bad("the token copied other data than its source held when "
+            "POPULATE TOKEN completed (the WRITE under way landed after it)")
+
+
 CASES = {
     "copy": case_copy, "forged": case_forged, "altered": case_altered,
     "expired": case_expired, "revoked": case_revoked, "deleted": case_deleted,
     "range": case_range, "zero": case_zero, "reserved": case_reserved,
-    "limit": case_limit,
+    "limit": case_limit, "inflight": case_inflight,
 }
 
 

@@ -12,7 +12,8 @@
 # (tools/testing/ddpt: the packaged one puts its range descriptors a byte
 # early). Then the refusals ddpt cannot make, through the bare initiator
 # (iscsi_rod.py): forged, altered, expired, revoked and deleted tokens,
-# ranges, reservations, write protection, the per-LU token limit.
+# ranges, reservations, write protection, the per-LU token limit, a WRITE
+# under way (on dm-delay) when POPULATE TOKEN comes.
 . ./lib.sh
 
 WP_IQN=$KT_IQN-wp
@@ -48,7 +49,7 @@ setup() {
 	local core=$KT_CFS/core
 
 	check "target set up" kt_iscsi_setup
-	check "brd ramdisk for iblock" modprobe brd rd_nr=1 rd_size=65536
+	check "brd ramdisks for iblock" modprobe brd rd_nr=2 rd_size=65536
 	check "LUNs 1-3: rd with 4096-byte blocks, fileio on tmpfs, iblock on brd" sh -c "
 		mkdir -p $core/rd_mcp_1/r1 && echo rd_pages=8192 > $core/rd_mcp_1/r1/control &&
 		echo 1 > $core/rd_mcp_1/r1/enable &&
@@ -62,6 +63,13 @@ setup() {
 		ln -s $core/rd_mcp_1/r1 $tpg/lun/lun_1/r1 &&
 		ln -s $core/fileio_0/f0 $tpg/lun/lun_2/f0 &&
 		ln -s $core/iblock_0/b0 $tpg/lun/lun_3/b0"
+	check "LUN 4: iblock on dm-delay over brd, writes take 3 s" sh -c "
+		modprobe dm-delay &&
+		DM_DISABLE_UDEV=1 dmsetup --noudevsync create kt-odx-slow --table '0 131072 delay /dev/ram1 0 0 /dev/ram1 0 3000' &&
+		mkdir -p $core/iblock_1/slow &&
+		echo udev_path=/dev/mapper/kt-odx-slow > $core/iblock_1/slow/control &&
+		echo 1 > $core/iblock_1/slow/enable &&
+		mkdir $tpg/lun/lun_4 && ln -s $core/iblock_1/slow $tpg/lun/lun_4/slow"
 	check "a second target, write-protected, on 127.0.0.1:3262" sh -c "
 		mkdir -p $core/rd_mcp_2/w0 && echo rd_pages=4096 > $core/rd_mcp_2/w0/control &&
 		echo 1 > $core/rd_mcp_2/w0/enable &&
@@ -83,12 +91,14 @@ teardown() {
 	rmdir $wtpg/np/127.0.0.1:3262 2>/dev/null
 	rm -f $wtpg/lun/lun_0/w0
 	rmdir $wtpg/lun/lun_0 $wtpg $KT_CFS/iscsi/$WP_IQN 2>/dev/null
-	for l in lun_1/r1 lun_2/f0 lun_3/b0; do
+	for l in lun_1/r1 lun_2/f0 lun_3/b0 lun_4/slow; do
 		rm -f $tpg/lun/$l
 		rmdir $tpg/lun/${l%/*} 2>/dev/null
 	done
 	rmdir $core/rd_mcp_1/r1 $core/rd_mcp_1 $core/rd_mcp_2/w0 $core/rd_mcp_2 \
-	      $core/fileio_0/f0 $core/fileio_0 $core/iblock_0/b0 $core/iblock_0 2>/dev/null
+	      $core/fileio_0/f0 $core/fileio_0 $core/iblock_0/b0 $core/iblock_0 \
+	      $core/iblock_1/slow $core/iblock_1 2>/dev/null
+	DM_DISABLE_UDEV=1 dmsetup --noudevsync remove kt-odx-slow 2>/dev/null
 	kt_iscsi_teardown
 	rm -f /dev/shm/kt-odx.img
 }
@@ -100,7 +110,7 @@ main() {
 	for t in sg_vpd sg_opcodes python3; do
 		command -v $t >/dev/null || { skip_all "odx: $t not installed"; return; }
 	done
-	plan 59
+	plan 61
 	check "ddpt with the ODX fix (tools/testing/ddpt/build.sh)" test -x $DDPT -a -x $DDPTCTL
 	setup
 	# first, while LUN 3 has no token: 4 made, the fifth refused
@@ -226,6 +236,8 @@ main() {
 	check "the zero token through the bare initiator" rod zero
 	check "a destination another nexus reserved: RESERVATION CONFLICT" rod reserved
 	check "a write-protected destination: DATA PROTECT" rod wp
+	check "a WRITE under way at POPULATE TOKEN: the token holds what it left" \
+		rod inflight 4
 	teardown
 	check "rmmod ktarget_iscsi and the backstores" \
 		rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd
