@@ -159,6 +159,11 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 {
 	/* a command between two steps is the backstore's: kt_be_done() */
 	WARN_ON_ONCE(cmd->be_done);
+	/* its blocks have landed, or never will: a waiting token settles */
+	if (cmd->rod_epoch) {
+		kt_rod_write_end(cmd->dev, cmd->rod_epoch);
+		cmd->rod_epoch = 0;
+	}
 	if (!kt_cmd_claim(cmd, KT_CMD_COMPLETE)) {
 		/* aborted: the first completion ends it, a second is a bug */
 		if (!WARN_ON_ONCE(!test_bit(KT_CMD_ABORTED, &cmd->flags) ||
@@ -204,19 +209,21 @@ EXPORT_SYMBOL_GPL(kt_be_done);
  * The blocks @cmd is about to change stop being what a ROD token made of
  * them represents (rod_token.c): those of its LBA range, or any of the LU
  * for a command that has none (UNMAP, SANITIZE) or means the rest of it.
+ * It is counted as a write under way until kt_cmd_complete().
  */
 static void kt_cmd_rod_changes(struct kt_cmd *cmd)
 {
 	const struct kt_cdb_desc *d = cmd->desc;
 
-	if (!cmd->dev || !d)
+	if (!cmd->dev || !d || cmd->rod_epoch)
 		return;
 	if (d->flags & KT_CDB_D_BLOCKS_OUT) {
 		if (cmd->nr_blocks)
-			kt_rod_changed(cmd->dev, cmd->lba, cmd->nr_blocks);
+			cmd->rod_epoch = kt_rod_write_begin(cmd->dev, cmd->lba,
+							    cmd->nr_blocks);
 	} else if (d->flags & KT_CDB_D_CHANGES) {
-		kt_rod_changed(cmd->dev, cmd->lba,
-			       d->layout ? cmd->nr_blocks : 0);
+		cmd->rod_epoch = kt_rod_write_begin(cmd->dev, cmd->lba,
+						    d->layout ? cmd->nr_blocks : 0);
 	}
 }
 

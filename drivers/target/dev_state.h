@@ -178,4 +178,28 @@ static inline void kt_rod_changed(struct kt_dev *dev, u64 lba, u64 nr)
 		kt_rod_revoke(dev, lba, nr);
 }
 
+/*
+ * A write of blocks [@lba, @lba + @nr) of @dev begins: counted in the
+ * current epoch, then the tokens it changes are revoked. Returns what
+ * kt_rod_write_end() takes once the write has landed (or failed).
+ */
+static inline u8 kt_rod_write_begin(struct kt_dev *dev, u64 lba, u64 nr)
+{
+	struct kt_rod_dev *rod = &dev->state->rod;
+	unsigned int e = READ_ONCE(rod->epoch) & 1;
+
+	atomic_inc(&rod->writes[e]);
+	/* counted before it looks for tokens: see kt_rod_token_settle() */
+	smp_mb__after_atomic();
+	kt_rod_changed(dev, lba, nr);
+	return e + 1;
+}
+
+static inline void kt_rod_write_end(struct kt_dev *dev, u8 epoch)
+{
+	if (epoch &&
+	    atomic_dec_and_test(&dev->state->rod.writes[epoch - 1]))
+		kt_rod_drained(dev);
+}
+
 #endif /* KTARGET_DEV_STATE_H */

@@ -511,15 +511,18 @@ static sense_reason_t kt_xcopy_write(struct kt_xcopy_op *op,
 				     struct kt_dev *dev, unsigned int b,
 				     u64 pos, u32 len)
 {
+	u8 epoch;
+
 	op->wr.dev = dev;
 	op->wr.sgl = op->buf[b].sgl;
 	op->wr.sg_nents = op->buf[b].nents;
 	op->wr.be_done = kt_xcopy_wr_done;
 	reinit_completion(&op->wr_done);
-	kt_rod_changed(dev, pos / dev->attrib.block_size,
-		       len / dev->attrib.block_size);
+	epoch = kt_rod_write_begin(dev, pos / dev->attrib.block_size,
+				   len / dev->attrib.block_size);
 	dev->ops->rw(&op->wr, true, pos, len, false);
 	wait_for_completion(&op->wr_done);
+	kt_rod_write_end(dev, epoch);
 	return op->wr_reason;
 }
 
@@ -552,6 +555,7 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 {
 	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
 	s64 ret;
+	u8 epoch;
 
 	if (src->ops != dst->ops || !src->ops->copy_range || !len ||
 	    !READ_ONCE(xcopy_backend_copy))
@@ -560,9 +564,10 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 		return 0;
 	if (op->token && kt_rod_token_revoked(op->token))
 		return 0;
-	kt_rod_changed(dst, dst_pos / dst->attrib.block_size,
-		       len / dst->attrib.block_size);
+	epoch = kt_rod_write_begin(dst, dst_pos / dst->attrib.block_size,
+				   len / dst->attrib.block_size);
 	ret = src->ops->copy_range(dst, dst_pos, src, src_pos, len);
+	kt_rod_write_end(dst, epoch);
 	/* a token over the source may have been revoked while it ran */
 	if (ret > 0 && op->token && kt_rod_token_revoked(op->token))
 		return 0;
@@ -591,13 +596,15 @@ static sense_reason_t kt_xcopy_zero(struct kt_xcopy_op *op,
 				    unsigned int nr)
 {
 	sense_reason_t reason;
+	u8 epoch;
 
 	reason = kt_xcopy_io_check(op, &op->wr, KT_XCOPY_CSCD_LOCAL);
 	if (reason)
 		return reason;
-	kt_rod_changed(dst, pos / dst->attrib.block_size,
-		       len / dst->attrib.block_size);
+	epoch = kt_rod_write_begin(dst, pos / dst->attrib.block_size,
+				   len / dst->attrib.block_size);
 	reason = dst->ops->write_zeroes(dst, pos, len);
+	kt_rod_write_end(dst, epoch);
 	if (reason)
 		return kt_xcopy_io_error(op, reason, nr);
 	op->bytes += len;
@@ -622,6 +629,8 @@ static void kt_xcopy_slot_wr_done(struct kt_cmd *io, sense_reason_t reason)
 {
 	struct kt_xcopy_slot *s = container_of(io, struct kt_xcopy_slot, wr);
 
+	kt_rod_write_end(s->dst, io->rod_epoch);
+	io->rod_epoch = 0;
 	s->reason = reason;
 	complete(&s->done);
 }
@@ -655,7 +664,8 @@ static void kt_xcopy_slot_work(struct work_struct *work)
 	s->wr.sgl = s->buf.sgl;
 	s->wr.sg_nents = s->buf.nents;
 	s->wr.be_done = kt_xcopy_slot_wr_done;
-	kt_rod_changed(s->dst, s->dst_pos / bs, s->len / bs);
+	s->wr.rod_epoch = kt_rod_write_begin(s->dst, s->dst_pos / bs,
+					     s->len / bs);
 	s->dst->ops->rw(&s->wr, true, s->dst_pos, s->len, false);
 }
 

@@ -77,6 +77,8 @@ struct kt_cmd {
 	u64			lba;
 	u32			nr_blocks;
 	u8			cdb_flags;
+	/* 1 + the ROD write epoch it is counted in, 0: none (dev_state.h) */
+	u8			rod_epoch;
 	/* what the core knows of the command, once kt_cmd_setup() took it */
 	const struct kt_cdb_desc *desc;
 	/*
