@@ -159,10 +159,12 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 {
 	/* a command between two steps is the backstore's: kt_be_done() */
 	WARN_ON_ONCE(cmd->be_done);
-	/* its blocks have landed, or never will: a waiting token settles */
-	if (cmd->rod_epoch) {
-		kt_rod_write_end(cmd->dev, cmd->rod_epoch);
-		cmd->rod_epoch = 0;
+	/* its blocks have landed, or never will */
+	if (cmd->rod_watch) {
+		kt_rod_write_end(cmd->dev, cmd->lba,
+				 cmd->rod_watch == 1 ? cmd->nr_blocks : 0,
+				 cmd->rod_made);
+		cmd->rod_watch = 0;
 	}
 	if (!kt_cmd_claim(cmd, KT_CMD_COMPLETE)) {
 		/* aborted: the first completion ends it, a second is a bug */
@@ -209,22 +211,26 @@ EXPORT_SYMBOL_GPL(kt_be_done);
  * The blocks @cmd is about to change stop being what a ROD token made of
  * them represents (rod_token.c): those of its LBA range, or any of the LU
  * for a command that has none (UNMAP, SANITIZE) or means the rest of it.
- * It is counted as a write under way until kt_cmd_complete().
+ * Tokens made while it is under way are revoked when it completes.
  */
 static void kt_cmd_rod_changes(struct kt_cmd *cmd)
 {
 	const struct kt_cdb_desc *d = cmd->desc;
 
-	if (!cmd->dev || !d || cmd->rod_epoch)
+	if (!cmd->dev || !d || cmd->rod_watch)
 		return;
 	if (d->flags & KT_CDB_D_BLOCKS_OUT) {
-		if (cmd->nr_blocks)
-			cmd->rod_epoch = kt_rod_write_begin(cmd->dev, cmd->lba,
-							    cmd->nr_blocks);
+		if (!cmd->nr_blocks)
+			return;
+		cmd->rod_watch = 1;
 	} else if (d->flags & KT_CDB_D_CHANGES) {
-		cmd->rod_epoch = kt_rod_write_begin(cmd->dev, cmd->lba,
-						    d->layout ? cmd->nr_blocks : 0);
+		cmd->rod_watch = d->layout && cmd->nr_blocks ? 1 : 2;
+	} else {
+		return;
 	}
+	cmd->rod_made = kt_rod_write_begin(cmd->dev, cmd->lba,
+					   cmd->rod_watch == 1 ?
+					   cmd->nr_blocks : 0);
 }
 
 /* The command's data is in: run it, unless its task attribute holds it. */

@@ -179,27 +179,30 @@ static inline void kt_rod_changed(struct kt_dev *dev, u64 lba, u64 nr)
 }
 
 /*
- * A write of blocks [@lba, @lba + @nr) of @dev begins: counted in the
- * current epoch, then the tokens it changes are revoked. Returns what
- * kt_rod_write_end() takes once the write has landed (or failed).
+ * A write of blocks [@lba, @lba + @nr) of @dev begins: the tokens over
+ * them are revoked. Returns the count of tokens made, for
+ * kt_rod_write_end() once the write has landed (or failed).
  */
-static inline u8 kt_rod_write_begin(struct kt_dev *dev, u64 lba, u64 nr)
+static inline s64 kt_rod_write_begin(struct kt_dev *dev, u64 lba, u64 nr)
 {
-	struct kt_rod_dev *rod = &dev->state->rod;
-	unsigned int e = READ_ONCE(rod->epoch) & 1;
+	s64 made = atomic64_read(&dev->state->rod.made);
 
-	atomic_inc(&rod->writes[e]);
-	/* counted before it looks for tokens: see kt_rod_token_settle() */
-	smp_mb__after_atomic();
+	/* a token counted in @made is live for kt_rod_changed() */
+	smp_rmb();
 	kt_rod_changed(dev, lba, nr);
-	return e + 1;
+	return made;
 }
 
-static inline void kt_rod_write_end(struct kt_dev *dev, u8 epoch)
+/*
+ * The write that kt_rod_write_begin() returned @made for has landed: a
+ * token made while it was under way cannot tell whether it holds what the
+ * write left, and is revoked. One load while no token was made.
+ */
+static inline void kt_rod_write_end(struct kt_dev *dev, u64 lba, u64 nr,
+				    s64 made)
 {
-	if (epoch &&
-	    atomic_dec_and_test(&dev->state->rod.writes[epoch - 1]))
-		kt_rod_drained(dev);
+	if (unlikely(atomic64_read(&dev->state->rod.made) != made))
+		kt_rod_revoke_since(dev, lba, nr, made);
 }
 
 #endif /* KTARGET_DEV_STATE_H */

@@ -10,8 +10,6 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
-#include <linux/mutex.h>
-#include <linux/wait.h>
 
 #include <ktarget/proto/rod.h>
 #include <ktarget/proto/sense.h>
@@ -28,15 +26,11 @@ struct kt_rod_dev {
 	/* tokens a write may still revoke: writes look only when non-zero */
 	atomic_t		live;
 	/*
-	 * Writes under way, each counted in the epoch it began in. A write
-	 * that began before a token was made may land after it: POPULATE
-	 * TOKEN flips the epoch once its token is live, then waits for the
-	 * old epoch's writes (kt_rod_token_settle()).
+	 * Tokens made so far. A write reads it as it begins and again once
+	 * it has landed: a token made in between may or may not hold what
+	 * it wrote, and is revoked (kt_rod_write_end()).
 	 */
-	atomic_t		writes[2];
-	unsigned int		epoch;
-	wait_queue_head_t	drained;
-	struct mutex		settle_lock;	/* one flip and wait at a time */
+	atomic64_t		made;
 };
 
 /* rod_token.c */
@@ -63,12 +57,6 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 struct kt_rod_token *kt_rod_token_find(const u8 *tok, struct kt_lun **lun,
 				       struct kt_xcopy_err *err);
 void kt_rod_token_put(struct kt_rod_token *t);
-/*
- * @t was just made: wait until the writes under way on its LU when it was
- * made have landed, so that it represents them; a write that does not land
- * within KT_ROD_SETTLE_SECS revokes it. May sleep.
- */
-void kt_rod_token_settle(struct kt_rod_token *t);
 const u8 *kt_rod_token_bytes(const struct kt_rod_token *t);
 const struct kt_rod_ranges *kt_rod_token_ranges(const struct kt_rod_token *t);
 u32 kt_rod_token_block_size(const struct kt_rod_token *t);
@@ -83,8 +71,11 @@ void kt_rod_token_done(struct kt_rod_token *t, bool del, bool moved);
 
 /* kt_rod_changed() (dev_state.h), when @dev has tokens */
 void kt_rod_revoke(struct kt_dev *dev, u64 lba, u64 nr);
-/* kt_rod_write_end() (dev_state.h): the last write of an epoch landed */
-void kt_rod_drained(struct kt_dev *dev);
+/*
+ * kt_rod_write_end() (dev_state.h): a write of those blocks landed after
+ * tokens were made: revoke those made since @made was read.
+ */
+void kt_rod_revoke_since(struct kt_dev *dev, u64 lba, u64 nr, s64 made);
 
 /* rod_cmd.c */
 void kt_rod_pt_execute(struct kt_cmd *cmd);

@@ -84,7 +84,6 @@ void kt_rod_pt_execute(struct kt_cmd *cmd)
 		kt_rod_fail(cmd, slot, &err);
 		goto free;
 	}
-	kt_rod_token_settle(token);
 	kt_xcopy_ids_set_token(cmd->sess, slot, token,
 			       pt->ranges.blocks * g.block_size);
 	kt_xcopy_ids_finish(cmd, slot, KT_SENSE_NONE);

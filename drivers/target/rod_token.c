@@ -17,9 +17,9 @@
  * still learns of a change. It expires after its inactivity timeout (not
  * while in use); unusable tokens stay KT_ROD_GRACE to tell why, then are
  * freed. Each LU keeps at most rod_tokens_per_lu of them.
- * A write that began before a token was made, and lands after, would
- * change it unseen: POPULATE TOKEN waits for the writes under way when
- * its token went live (kt_rod_token_settle()), or revokes the token.
+ * A write that began before a token was made and lands after it would
+ * change it unseen: such a write revokes, when it completes, the tokens
+ * over its blocks made while it was under way (kt_rod_write_end()).
  *
  * One spinlock covers the table, every token's state and the per-LU
  * lists; a write looks at it only while its LU has live tokens.
@@ -45,7 +45,6 @@
 
 #define KT_ROD_HASH_BITS	8
 #define KT_ROD_GRACE		(60 * HZ)	/* an unusable token is kept */
-#define KT_ROD_SETTLE_SECS	5	/* POPULATE TOKEN waits for writes */
 
 static unsigned int rod_tokens_per_lu = 128;
 module_param(rod_tokens_per_lu, uint, 0644);
@@ -66,6 +65,7 @@ struct kt_rod_token {
 	struct kt_dev		*dev;		/* whose blocks it names */
 	struct kt_lun		*lun;		/* made through; NULL once gone */
 	u64			id;
+	s64			seq;		/* its LU's rod.made once made */
 	unsigned long		used;		/* jiffies: made, or last used */
 	unsigned long		timeout;	/* jiffies of inactivity */
 	unsigned long		dead_since;	/* jiffies: no longer usable */
@@ -246,6 +246,13 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 	list_add_tail(&t->dev_node, &dev->state->rod.tokens);
 	dev->state->rod.nr++;
 	atomic_inc(&dev->state->rod.live);
+	/*
+	 * live before made: a write that reads the new count at its start
+	 * (kt_rod_write_begin()) sees the token live; one that read the old
+	 * count sees the new one when it ends, and revokes it then
+	 */
+	smp_wmb();
+	t->seq = atomic64_inc_return(&dev->state->rod.made);
 	kt_rod_count++;
 	spin_unlock_irq(&kt_rod_lock);
 	schedule_delayed_work(&kt_rod_reap_work, HZ);
@@ -344,6 +351,23 @@ void kt_rod_revoke(struct kt_dev *dev, u64 lba, u64 nr)
 	spin_unlock_irqrestore(&kt_rod_lock, flags);
 }
 
+void kt_rod_revoke_since(struct kt_dev *dev, u64 lba, u64 nr, s64 made)
+{
+	struct kt_rod_token *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&kt_rod_lock, flags);
+	list_for_each_entry(t, &dev->state->rod.tokens, dev_node)
+		if (t->seq > made && kt_rod_watched(t) &&
+		    kt_rod_overlaps(&t->ranges, lba, nr)) {
+			WRITE_ONCE(t->changed, true);
+			kt_rod_kill(t, KT_ROD_REVOKED, jiffies);
+			pr_debug("device %u: ROD token %llu revoked: a write under way as it was made landed at LBA %llu\n",
+				 dev->index, t->id, lba);
+		}
+	spin_unlock_irqrestore(&kt_rod_lock, flags);
+}
+
 void kt_rod_lun_gone(struct kt_lun *lun)
 {
 	struct kt_rod_token *t;
@@ -364,60 +388,12 @@ void kt_rod_dev_init(struct kt_dev *dev)
 
 	INIT_LIST_HEAD(&rod->tokens);
 	atomic_set(&rod->live, 0);
-	atomic_set(&rod->writes[0], 0);
-	atomic_set(&rod->writes[1], 0);
-	rod->epoch = 0;
-	init_waitqueue_head(&rod->drained);
-	mutex_init(&rod->settle_lock);
-}
-
-void kt_rod_drained(struct kt_dev *dev)
-{
-	/* wq_has_sleeper() orders the count's zero before its look */
-	if (wq_has_sleeper(&dev->state->rod.drained))
-		wake_up_all(&dev->state->rod.drained);
-}
-
-/*
- * Writes count themselves in the epoch they read, then look for live
- * tokens (kt_rod_write_begin()); here the token is live before the epoch
- * flips and the old epoch's count is read. So a write either sees the
- * token and revokes it, or is counted where this waits: none that began
- * before the token lands unseen after POPULATE TOKEN completes.
- */
-void kt_rod_token_settle(struct kt_rod_token *t)
-{
-	struct kt_rod_dev *rod = &t->dev->state->rod;
-	unsigned int old;
-	long left;
-
-	mutex_lock(&rod->settle_lock);
-	old = rod->epoch & 1;
-	smp_mb();	/* the token is live before the flip is seen */
-	WRITE_ONCE(rod->epoch, old ^ 1);
-	smp_mb();	/* ... and before the old epoch's count is read */
-	left = wait_event_timeout(rod->drained,
-				  !atomic_read(&rod->writes[old]),
-				  KT_ROD_SETTLE_SECS * HZ);
-	mutex_unlock(&rod->settle_lock);
-	if (left)
-		return;
-	pr_warn_ratelimited("device %u: ROD token %llu revoked: writes under way when it was made did not land within %u s\n",
-			    t->dev->index, t->id, KT_ROD_SETTLE_SECS);
-	spin_lock_irq(&kt_rod_lock);
-	WRITE_ONCE(t->changed, true);
-	kt_rod_kill(t, KT_ROD_REVOKED, jiffies);
-	spin_unlock_irq(&kt_rod_lock);
+	atomic64_set(&rod->made, 0);
 }
 
 void kt_rod_dev_release(struct kt_dev *dev)
 {
-	struct kt_rod_dev *rod = &dev->state->rod;
 	struct kt_rod_token *t, *tmp;
-
-	/* every write counted in an epoch ended in kt_rod_write_end() */
-	WARN_ON_ONCE(atomic_read(&rod->writes[0]) ||
-		     atomic_read(&rod->writes[1]));
 
 	spin_lock_irq(&kt_rod_lock);
 	list_for_each_entry_safe(t, tmp, &dev->state->rod.tokens, dev_node) {

@@ -92,6 +92,7 @@ struct kt_xcopy_slot {
 	bool			busy;		/* issued, not reaped */
 	bool			revoked;	/* the token changed under it */
 	sense_reason_t		reason;
+	s64			rod_made;	/* as its WRITE began */
 };
 
 struct kt_xcopy_op {
@@ -511,18 +512,19 @@ static sense_reason_t kt_xcopy_write(struct kt_xcopy_op *op,
 				     struct kt_dev *dev, unsigned int b,
 				     u64 pos, u32 len)
 {
-	u8 epoch;
+	u64 lba = pos / dev->attrib.block_size;
+	u64 nr = len / dev->attrib.block_size;
+	s64 made;
 
 	op->wr.dev = dev;
 	op->wr.sgl = op->buf[b].sgl;
 	op->wr.sg_nents = op->buf[b].nents;
 	op->wr.be_done = kt_xcopy_wr_done;
 	reinit_completion(&op->wr_done);
-	epoch = kt_rod_write_begin(dev, pos / dev->attrib.block_size,
-				   len / dev->attrib.block_size);
+	made = kt_rod_write_begin(dev, lba, nr);
 	dev->ops->rw(&op->wr, true, pos, len, false);
 	wait_for_completion(&op->wr_done);
-	kt_rod_write_end(dev, epoch);
+	kt_rod_write_end(dev, lba, nr, made);
 	return op->wr_reason;
 }
 
@@ -554,8 +556,9 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 			 u64 len, u32 unit)
 {
 	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
-	s64 ret;
-	u8 epoch;
+	u64 lba = dst_pos / dst->attrib.block_size;
+	u64 nr = len / dst->attrib.block_size;
+	s64 ret, made;
 
 	if (src->ops != dst->ops || !src->ops->copy_range || !len ||
 	    !READ_ONCE(xcopy_backend_copy))
@@ -564,10 +567,9 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 		return 0;
 	if (op->token && kt_rod_token_revoked(op->token))
 		return 0;
-	epoch = kt_rod_write_begin(dst, dst_pos / dst->attrib.block_size,
-				   len / dst->attrib.block_size);
+	made = kt_rod_write_begin(dst, lba, nr);
 	ret = src->ops->copy_range(dst, dst_pos, src, src_pos, len);
-	kt_rod_write_end(dst, epoch);
+	kt_rod_write_end(dst, lba, nr, made);
 	/* a token over the source may have been revoked while it ran */
 	if (ret > 0 && op->token && kt_rod_token_revoked(op->token))
 		return 0;
@@ -595,16 +597,17 @@ static sense_reason_t kt_xcopy_zero(struct kt_xcopy_op *op,
 				    struct kt_dev *dst, u64 pos, u64 len,
 				    unsigned int nr)
 {
+	u64 lba = pos / dst->attrib.block_size;
+	u64 blocks = len / dst->attrib.block_size;
 	sense_reason_t reason;
-	u8 epoch;
+	s64 made;
 
 	reason = kt_xcopy_io_check(op, &op->wr, KT_XCOPY_CSCD_LOCAL);
 	if (reason)
 		return reason;
-	epoch = kt_rod_write_begin(dst, pos / dst->attrib.block_size,
-				   len / dst->attrib.block_size);
+	made = kt_rod_write_begin(dst, lba, blocks);
 	reason = dst->ops->write_zeroes(dst, pos, len);
-	kt_rod_write_end(dst, epoch);
+	kt_rod_write_end(dst, lba, blocks, made);
 	if (reason)
 		return kt_xcopy_io_error(op, reason, nr);
 	op->bytes += len;
@@ -629,8 +632,9 @@ static void kt_xcopy_slot_wr_done(struct kt_cmd *io, sense_reason_t reason)
 {
 	struct kt_xcopy_slot *s = container_of(io, struct kt_xcopy_slot, wr);
 
-	kt_rod_write_end(s->dst, io->rod_epoch);
-	io->rod_epoch = 0;
+	u32 bs = s->dst->attrib.block_size;
+
+	kt_rod_write_end(s->dst, s->dst_pos / bs, s->len / bs, s->rod_made);
 	s->reason = reason;
 	complete(&s->done);
 }
@@ -664,8 +668,7 @@ static void kt_xcopy_slot_work(struct work_struct *work)
 	s->wr.sgl = s->buf.sgl;
 	s->wr.sg_nents = s->buf.nents;
 	s->wr.be_done = kt_xcopy_slot_wr_done;
-	s->wr.rod_epoch = kt_rod_write_begin(s->dst, s->dst_pos / bs,
-					     s->len / bs);
+	s->rod_made = kt_rod_write_begin(s->dst, s->dst_pos / bs, s->len / bs);
 	s->dst->ops->rw(&s->wr, true, s->dst_pos, s->len, false);
 }
 

@@ -77,8 +77,13 @@ struct kt_cmd {
 	u64			lba;
 	u32			nr_blocks;
 	u8			cdb_flags;
-	/* 1 + the ROD write epoch it is counted in, 0: none (dev_state.h) */
-	u8			rod_epoch;
+	/*
+	 * A command that changes blocks: tokens made while it is under way
+	 * are revoked when it completes (kt_rod_write_end()). @rod_watch:
+	 * 0 none, 1 its LBA range, 2 the whole LU.
+	 */
+	u8			rod_watch;
+	s64			rod_made;
 	/* what the core knows of the command, once kt_cmd_setup() took it */
 	const struct kt_cdb_desc *desc;
 	/*
