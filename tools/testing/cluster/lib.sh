@@ -201,6 +201,12 @@ kt_alua_nodes() {
 	kt_py_checks $ALUA_NODES_CHECKS "ALUA across nodes" alua_nodes.py "$1"
 }
 
+# a clustered LU offers no token copy: kt_rod_nodes IQN on node 1
+ROD_NODES_CHECKS=3
+kt_rod_nodes() {
+	kt_py_checks $ROD_NODES_CHECKS "no token copy on a clustered LU" rod_nodes.py "$1"
+}
+
 # a lockspace that stays in recovery: kt_lockspace_lost IQN LOCKSPACE on
 # node 1, kt_lockspace_follow LOCKSPACE on node 2 (it stops and starts its
 # side when lockspace_lost.py asks, and returns when node 1 says done)

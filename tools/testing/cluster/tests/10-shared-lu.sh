@@ -26,7 +26,7 @@ SERIAL=ktcluster-lu-0001
 SECONDS_RACE=${KT_CLUSTER_RACE_SECONDS:-20}
 
 if [ "$KT_NODE" = 1 ]; then
-	plan $((16 + PR_NODES_CHECKS + ALUA_NODES_CHECKS + LOCKSPACE_LOST_CHECKS))
+	plan $((16 + PR_NODES_CHECKS + ALUA_NODES_CHECKS + LOCKSPACE_LOST_CHECKS + ROD_NODES_CHECKS))
 else
 	plan 5
 fi
@@ -125,6 +125,14 @@ if [ "$KT_NODE" = 1 ]; then
 		not_ok "... and both nodes met the other's writes (MISCOMPARE on each)" "$out"
 	fi
 	kt_pr_nodes "$IQN"
+	# ODX: this node's tokens would not see writes through node 2
+	if [ "${KT_CLUSTER_CAW_OFF:-0}" = 1 ]; then
+		for ((i = 0; i < ROD_NODES_CHECKS; i++)); do
+			ok "no token copy on a clustered LU (cluster mode off: not checked)"
+		done
+	else
+		kt_rod_nodes "$IQN"
+	fi
 	# libiscsi: one LU through both nodes, and its PR family on node 2
 	kt_cu_nodes "libiscsi MultipathIO: one LU through the two nodes' portals" \
 		SCSI.MultipathIO "iscsi://$(kt_node_addr 1):3260/$IQN/0" \
