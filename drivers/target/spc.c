@@ -41,7 +41,8 @@ static unsigned int kt_spc_vpd_tpc(u8 *buf, unsigned int buf_len,
 		.timeout = lu->rod_timeout,
 	};
 
-	return kt_xcopy_build_vpd_tpc(buf, buf_len, 0x00, &rod);
+	return kt_xcopy_build_vpd_tpc(buf, buf_len, 0x00,
+				      lu->flags & KT_LU_ROD ? &rod : NULL);
 }
 
 void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
@@ -107,6 +108,12 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 		lu->flags |= KT_LU_3PC;
 		lu->vpd_tpc = kt_spc_vpd_tpc;
 		lu->rod_timeout = a->rod_inactivity_timeout;
+		/*
+		 * A clustered LU is written through other nodes too, whose
+		 * writes could not revoke this node's tokens: no token copy
+		 */
+		if (!READ_ONCE(dev->state->cluster.lu))
+			lu->flags |= KT_LU_ROD;
 	}
 	if (a->emulate_pr)
 		lu->flags |= KT_LU_PR;

@@ -161,13 +161,13 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	  USAGE(KT_SA_XCOPY_LID1, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
 	/* LIST IDENTIFIER, GROUP NUMBER */
 	{ OP_SA(EXTENDED_COPY, KT_SA_POPULATE_TOKEN, 16), .run = KT_RUN_POPULATE_TOKEN,
-	  .flags = MEDIUM | PARAM, .gate = KT_GATE_3PC, .pr = KT_PRC_READ,
+	  .flags = MEDIUM | PARAM, .gate = KT_GATE_ROD, .pr = KT_PRC_READ,
 	  .alen_off = 10, .alen_size = 4,
 	  USAGE(KT_SA_POPULATE_TOKEN, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
 		0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* LIST IDENTIFIER, GROUP NUMBER */
 	{ OP_SA(EXTENDED_COPY, KT_SA_WRITE_USING_TOKEN, 16), .run = KT_RUN_WRITE_USING_TOKEN,
-	  .flags = MEDIUM | PARAM | LONG, .gate = KT_GATE_3PC, .alen_off = 10, .alen_size = 4,
+	  .flags = MEDIUM | PARAM | LONG, .gate = KT_GATE_ROD, .alen_off = 10, .alen_size = 4,
 	  USAGE(KT_SA_WRITE_USING_TOKEN, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
 		0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* LIST IDENTIFIER */
@@ -185,7 +185,7 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	  USAGE(KT_SA_RCR_FAILURE, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
 	/* LIST IDENTIFIER */
 	{ OP_SA(RECEIVE_COPY_RESULTS, KT_SA_RCR_ROD_INFO, 16), .run = KT_RUN_RECEIVE_COPY,
-	  .gate = KT_GATE_3PC, .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
+	  .gate = KT_GATE_ROD, .pr = KT_PRC_READ, .alen_off = 10, .alen_size = 4,
 	  USAGE(KT_SA_RCR_ROD_INFO, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,
 		0xff, 0xff, 0xff, 0xff, 0) },
 	/* DPO, FUA, RARC, FUA_NV */

@@ -37,6 +37,8 @@ static bool kt_spc_gate_open(const struct kt_lu_info *lu, u8 gate)
 		return kt_spc_lbpme(lu);
 	case KT_GATE_3PC:
 		return lu->flags & KT_LU_3PC;
+	case KT_GATE_ROD:
+		return (lu->flags & KT_LU_3PC) && (lu->flags & KT_LU_ROD);
 	case KT_GATE_ALUA:
 		return lu->tpgs & 0x3;
 	case KT_GATE_ALUA_EXPL:

@@ -55,6 +55,7 @@ enum kt_cdb_gate {
 	KT_GATE_TPU,		/* emulate_tpu */
 	KT_GATE_LBP,		/* emulate_tpu or emulate_tpws */
 	KT_GATE_3PC,		/* emulate_3pc */
+	KT_GATE_ROD,		/* emulate_3pc, and tokens can be kept (KT_LU_ROD) */
 	KT_GATE_ALUA,		/* TPGS not zero */
 	KT_GATE_ALUA_EXPL,	/* explicit ALUA */
 	KT_GATE_BLOCK_ERASE,	/* the backstore can BLOCK ERASE */

@@ -17,7 +17,7 @@
 
 #define ALL_FEATURES	(KT_LU_WCE | KT_LU_FUA_WRITE | KT_LU_DPO | KT_LU_TPU | \
 			 KT_LU_TPWS | KT_LU_CAW | KT_LU_3PC | KT_LU_NONROT | \
-			 KT_LU_PR | KT_LU_LBPRZ)
+			 KT_LU_PR | KT_LU_LBPRZ | KT_LU_ROD)
 
 static unsigned int fake_tpc_calls;
 
@@ -978,6 +978,33 @@ static void rsoc_all_commands_skips_features_that_are_off(void)
 	KT_EXPECT(!has_desc(d, n, 0xa3, 0x0a));
 }
 
+/* A LU that keeps no tokens (clustered) copies by EXTENDED COPY only */
+static void rsoc_without_rod_keeps_xcopy_but_not_token_copy(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct desc d[128];
+	unsigned int n;
+
+	n = rsoc_all(&lu, false, d, 128);
+	KT_EXPECT(has_desc(d, n, 0x83, 0x10));
+	KT_EXPECT(has_desc(d, n, 0x83, 0x11));
+	KT_EXPECT(has_desc(d, n, 0x84, 0x07));
+
+	lu.flags &= ~KT_LU_ROD;
+	n = rsoc_all(&lu, false, d, 128);
+	KT_EXPECT(has_desc(d, n, 0x83, 0x00));
+	KT_EXPECT(has_desc(d, n, 0x84, 0x03));
+	KT_EXPECT(!has_desc(d, n, 0x83, 0x10));
+	KT_EXPECT(!has_desc(d, n, 0x83, 0x11));
+	KT_EXPECT(!has_desc(d, n, 0x84, 0x07));
+
+	/* KT_LU_ROD alone offers nothing */
+	lu.flags = (lu.flags & ~KT_LU_3PC) | KT_LU_ROD;
+	n = rsoc_all(&lu, false, d, 128);
+	KT_EXPECT(!has_desc(d, n, 0x83, 0x10));
+	KT_EXPECT(!has_desc(d, n, 0x83, 0x00));
+}
+
 static void rsoc_rctd_adds_a_timeouts_descriptor_to_every_command(void)
 {
 	struct kt_lu_info lu = test_lu();
@@ -1689,6 +1716,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(rsoc_all_commands_lists_every_command_of_the_issue),
 	KT_TEST_ENTRY(rsoc_all_commands_is_the_command_table),
 	KT_TEST_ENTRY(rsoc_all_commands_skips_features_that_are_off),
+	KT_TEST_ENTRY(rsoc_without_rod_keeps_xcopy_but_not_token_copy),
 	KT_TEST_ENTRY(sanitize_service_actions_follow_block_erase_support),
 	KT_TEST_ENTRY(sanitize_cdb_checks_reserved_bits_and_service_action),
 	KT_TEST_ENTRY(rsoc_rctd_adds_a_timeouts_descriptor_to_every_command),
