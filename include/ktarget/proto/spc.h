@@ -58,9 +58,9 @@ struct kt_cdb_desc;
 #define KT_LU_SWP_CHANGEABLE	BIT(15)	/* MODE SELECT may change SWP */
 #define KT_LU_BLOCK_ERASE	BIT(16)	/* SANITIZE BLOCK ERASE is offered */
 #define KT_LU_LBP_THRESH	BIT(17)	/* a soft threshold is offered (1Ch/02h) */
-#define KT_LU_ROD		BIT(18)	/* token copy (ODX), with KT_LU_3PC */
 #define KT_LU_LBP_THRESH_ON	BIT(18)	/* ... and enabled */
 #define KT_LU_LBP_SITUA		BIT(19)	/* ... its UA for one I_T nexus only */
+#define KT_LU_ROD		BIT(20)	/* token copy (ODX), with KT_LU_3PC */
 
 /* Bits of struct kt_lu_info.tmf (SPC-4 6.37, supported TMFs) */
 #define KT_TMF_SUP_ABORT_TASK		BIT(0)

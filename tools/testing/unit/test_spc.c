@@ -978,6 +978,26 @@ static void rsoc_all_commands_skips_features_that_are_off(void)
 	KT_EXPECT(!has_desc(d, n, 0xa3, 0x0a));
 }
 
+/* Every KT_LU_* flag is a bit of its own */
+static void lu_flags_are_distinct(void)
+{
+	static const u32 flags[] = {
+		KT_LU_WCE, KT_LU_FUA_WRITE, KT_LU_DPO, KT_LU_TPU, KT_LU_TPWS,
+		KT_LU_CAW, KT_LU_3PC, KT_LU_READ_ONLY, KT_LU_NONROT, KT_LU_PR,
+		KT_LU_LBPRZ, KT_LU_TAS, KT_LU_REST_REORD, KT_LU_SWP,
+		KT_LU_WCE_CHANGEABLE, KT_LU_SWP_CHANGEABLE, KT_LU_BLOCK_ERASE,
+		KT_LU_LBP_THRESH, KT_LU_LBP_THRESH_ON, KT_LU_LBP_SITUA,
+		KT_LU_ROD
+	};
+	u32 all = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		KT_EXPECT(!(all & flags[i]));
+		all |= flags[i];
+	}
+}
+
 /* A LU that keeps no tokens (clustered) copies by EXTENDED COPY only */
 static void rsoc_without_rod_keeps_xcopy_but_not_token_copy(void)
 {
@@ -1717,6 +1737,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(rsoc_all_commands_is_the_command_table),
 	KT_TEST_ENTRY(rsoc_all_commands_skips_features_that_are_off),
 	KT_TEST_ENTRY(rsoc_without_rod_keeps_xcopy_but_not_token_copy),
+	KT_TEST_ENTRY(lu_flags_are_distinct),
 	KT_TEST_ENTRY(sanitize_service_actions_follow_block_erase_support),
 	KT_TEST_ENTRY(sanitize_cdb_checks_reserved_bits_and_service_action),
 	KT_TEST_ENTRY(rsoc_rctd_adds_a_timeouts_descriptor_to_every_command),
