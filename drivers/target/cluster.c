@@ -270,6 +270,8 @@ static int kt_cluster_join(struct kt_dev *dev)
 	c->ops = ops;
 	c->lu = lu;
 	up(&dev->state->caw_sem);
+	/* no token copy on a clustered LU: none made before may stay */
+	kt_rod_changed(dev, 0, 0);
 	/* the reservations: the cluster's, loaded before the first command */
 	ret = kt_pr_cluster_attach(dev);
 	if (!ret) {

@@ -201,6 +201,8 @@ static inline s64 kt_rod_write_begin(struct kt_dev *dev, u64 lba, u64 nr)
 static inline void kt_rod_write_end(struct kt_dev *dev, u64 lba, u64 nr,
 				    s64 made)
 {
+	/* its data is in place before the count is read again */
+	smp_mb();
 	if (unlikely(atomic64_read(&dev->state->rod.made) != made))
 		kt_rod_revoke_since(dev, lba, nr, made);
 }

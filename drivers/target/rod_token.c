@@ -247,11 +247,11 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 	dev->state->rod.nr++;
 	atomic_inc(&dev->state->rod.live);
 	/*
-	 * live before made: a write that reads the new count at its start
-	 * (kt_rod_write_begin()) sees the token live; one that read the old
-	 * count sees the new one when it ends, and revokes it then
+	 * live before made (atomic64_inc_return() is fully ordered): a write
+	 * that reads the new count at its start (kt_rod_write_begin()) sees
+	 * the token live; one that read the old count sees the new one when
+	 * it ends, and revokes it then
 	 */
-	smp_wmb();
 	t->seq = atomic64_inc_return(&dev->state->rod.made);
 	kt_rod_count++;
 	spin_unlock_irq(&kt_rod_lock);
@@ -351,6 +351,7 @@ void kt_rod_revoke(struct kt_dev *dev, u64 lba, u64 nr)
 	spin_unlock_irqrestore(&kt_rod_lock, flags);
 }
 
+/* from any context; walks the LU's tokens (rod_tokens_per_lu at most) */
 void kt_rod_revoke_since(struct kt_dev *dev, u64 lba, u64 nr, s64 made)
 {
 	struct kt_rod_token *t;

@@ -227,6 +227,11 @@ static void kt_sanitize_work(struct work_struct *work)
 	/* what was written must survive a power loss before GOOD */
 	if (!reason && dev->ops->flush)
 		reason = kt_sanitize_step(op, 0, 0);
+	/*
+	 * its command may have completed long ago (IMMED, an abort): a ROD
+	 * token made since then holds blocks it changed
+	 */
+	kt_rod_changed(dev, 0, 0);
 
 	if (reason) {
 		s->ause = op->ause;

@@ -631,7 +631,6 @@ static void kt_xcopy_slot_rd_done(struct kt_cmd *io, sense_reason_t reason)
 static void kt_xcopy_slot_wr_done(struct kt_cmd *io, sense_reason_t reason)
 {
 	struct kt_xcopy_slot *s = container_of(io, struct kt_xcopy_slot, wr);
-
 	u32 bs = s->dst->attrib.block_size;
 
 	kt_rod_write_end(s->dst, s->dst_pos / bs, s->len / bs, s->rod_made);
