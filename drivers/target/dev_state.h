@@ -196,7 +196,8 @@ static inline s64 kt_rod_write_begin(struct kt_dev *dev, u64 lba, u64 nr)
 /*
  * The write that kt_rod_write_begin() returned @made for has landed: a
  * token made while it was under way cannot tell whether it holds what the
- * write left, and is revoked. One load while no token was made.
+ * write left, and is revoked. A full barrier and one load per write while
+ * no token was made.
  */
 static inline void kt_rod_write_end(struct kt_dev *dev, u64 lba, u64 nr,
 				    s64 made)
