@@ -21,7 +21,9 @@
 # copy ceiling of the pair is dd between the two backing stores (O_DIRECT
 # where they take it, 16 MiB blocks; rd: between two tmpfs files, memory
 # to memory). Writes /ktout/xcopy-results.txt: pair, ktarget LID1 and ODX
-# GB/s, LIO GB/s, the ratios, the ceiling and each figure's fraction of it. With
+# GB/s, LIO GB/s, the ratios, the ceiling and each figure's fraction of it,
+# and for each stack's LID1 copy the guest's CPU seconds per GiB and how
+# many CPUs were busy on average (the work per byte, whatever the depth). With
 # --rounds N (2 by default) every cell is measured N times, the stacks in
 # turn going first, and keeps its best figure; guest memory is touched once
 # before the first round (kt_warm_memory). Exit status 1 when a cell failed.
@@ -41,7 +43,7 @@ PAIRS="rd fileio xfs iblock brd"
 STACKS="ktarget lio"
 DEPTH=
 XFS=/mnt/kt-xcopy-xfs
-declare -A GBS
+declare -A GBS CPU
 
 log() { echo "bench-xcopy: $*" >&2; }
 
@@ -183,7 +185,8 @@ lun_sg() {
 
 # xcopy_all G0 G1 BS: copy all of G0 onto G1, one EXTENDED COPY (LID1) per
 # 16 MiB segment, sent to G1 (tools/testing/selftests/xcopy.py: sg_xcopy
-# names LIO's devices by a designator LIO refuses). Prints nanoseconds.
+# names LIO's devices by a designator LIO refuses). Prints the nanoseconds
+# it took and the CPU nanoseconds the guest spent busy meanwhile (all CPUs).
 xcopy_all() {
 	local blocks=$((16777216 / $3)) i segs=() out
 	for i in $(seq 0 $((MIB / 16 - 1))); do
@@ -194,7 +197,8 @@ xcopy_all() {
 		dmesg | grep -i copy | tail -3 >&2
 		return 1
 	fi
-	echo "${out##*ns=}"
+	out=${out##*cpu_ns=}
+	echo "${out##*ns=} ${out%% *}"
 }
 
 # odx_all G0 G1: copy all of G0 onto G1 by token; prints nanoseconds
@@ -231,6 +235,12 @@ gbs_of() {
 	awk -v b=$((MIB * 1048576)) -v ns="$1" 'BEGIN { printf "%.3f\n", b / ns }'
 }
 
+# cpu_of CPU_NS NS: CPU seconds per GiB copied, and how many CPUs were busy
+cpu_of() {
+	awk -v m=$MIB -v c="$1" -v ns="$2" \
+		'BEGIN { printf "%.2f/%.2f\n", c / 1e9 * 1024 / m, c / ns }'
+}
+
 # zero_fill G BS: every block of G written (with zeroes) before a copy
 # lands on it, so that no copy pays for allocating its destination (tmpfs
 # pages, zram slots, XFS extents) and every one meets the same state
@@ -245,10 +255,11 @@ copied() {
 		count=$((MIB * 1048576 / $2)) 2>/dev/null | md5sum)" ]
 }
 
-# measure STACK KIND: prints LID1 GB/s, ODX GB/s (ktarget) and the
-# ceiling (ktarget), or "fail" in place of a figure
+# measure STACK KIND: prints LID1 GB/s, ODX GB/s (ktarget), the ceiling
+# (ktarget), or "fail" in place of a figure, and the CPU the LID1 copy took
+# (cpu_of)
 measure() {
-	local stack=$1 kind=$2 g0 g1 ns b bs=512 lid1 odx=- ceil=-
+	local stack=$1 kind=$2 g0 g1 ns cpu b bs=512 lid1 odx=- ceil=- lcpu=-
 	pair_up "$kind" || { log "$stack $kind: setup failed"; echo fail; return; }
 	iscsiadm -m discovery -t st -p $PORTAL >/dev/null 2>&1
 	if ! iscsiadm -m node -T $KT_IQN -p $PORTAL --login >/dev/null 2>&1 ||
@@ -262,12 +273,13 @@ measure() {
 	sg_dd if=$SRC of="$g0" bs=$bs bpt=$((1048576 / bs)) >/dev/null 2>&1
 	lid1=fail
 	zero_fill "$g1" $bs
-	if ! ns=$(xcopy_all "$g0" "$g1" $bs); then
+	if ! read -r ns cpu <<< "$(xcopy_all "$g0" "$g1" $bs)" || [ -z "$cpu" ]; then
 		log "$stack $kind: the copy failed"
 	elif ! copied "$g1" $bs; then
 		log "$stack $kind: the copy differs from its source"
 	else
 		lid1=$(gbs_of "$ns")
+		lcpu=$(cpu_of "$cpu" "$ns")
 	fi
 	if [ $stack = ktarget ]; then
 		odx=fail
@@ -281,7 +293,7 @@ measure() {
 		fi
 		ceil=$(ceiling "$kind") || ceil=fail
 	fi
-	echo "$lid1 $odx $ceil"
+	echo "$lid1 $odx $ceil $lcpu"
 	iscsiadm -m node --logoutall=all >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	pair_down "$kind"
@@ -295,14 +307,17 @@ best() {
 		else print b }'
 }
 
-# run_stack STACK ROUND: every pair on STACK, each cell keeping its best
+# run_stack STACK ROUND: every pair on STACK, each cell keeping its best;
+# the CPU figure is the one of the best LID1 round
 run_stack() {
-	local stack=$1 kind lid1 odx ceil
+	local stack=$1 kind lid1 odx ceil cpu
 	stack_up $stack || { log "$stack: load failed"; return; }
 	for kind in $PAIRS; do
-		read -r lid1 odx ceil <<< "$(measure $stack "$kind")"
+		read -r lid1 odx ceil cpu <<< "$(measure $stack "$kind")"
+		[ "$(best "${GBS[$stack-$kind]:-}" "$lid1")" = "${GBS[$stack-$kind]:-}" ] ||
+			CPU[$stack-$kind]=$cpu
 		GBS[$stack-$kind]=$(best "${GBS[$stack-$kind]:-}" "$lid1")
-		log "round $2: $stack $kind -> $kind: LID1 $lid1 GB/s"
+		log "round $2: $stack $kind -> $kind: LID1 $lid1 GB/s, CPU s/GiB / CPUs busy $cpu"
 		if [ $stack = ktarget ]; then
 			GBS[odx-$kind]=$(best "${GBS[odx-$kind]:-}" "$odx")
 			GBS[ceil-$kind]=$(best "${GBS[ceil-$kind]:-}" "$ceil")
@@ -351,22 +366,25 @@ main() {
 
 	{
 		printf '# copies of %d MiB through iSCSI: EXTENDED COPY (LID1, one per 16 MiB segment) and token copy (ODX)\n' "$MIB"
-		printf '%-28s %8s %8s %8s %7s %8s %8s %7s %7s\n' pair "kt LID1" "kt ODX" "LIO" \
-			"LID1 x" "ODX/LID1" ceiling "LID1/c" "ODX/c"
+		printf '%-28s %8s %8s %8s %7s %8s %8s %7s %7s %10s %10s\n' pair "kt LID1" "kt ODX" "LIO" \
+			"LID1 x" "ODX/LID1" ceiling "LID1/c" "ODX/c" "kt CPU" "LIO CPU"
 		for kind in $PAIRS; do
 			a=${GBS[ktarget-$kind]:-fail}
 			o=${GBS[odx-$kind]:-fail}
 			b=${GBS[lio-$kind]:-fail}
 			c=${GBS[ceil-$kind]:-fail}
 			[ "$a" = fail ] || [ "$o" = fail ] || [ "$b" = fail ] && status=1
-			printf '%-28s %8s %8s %8s %7s %8s %8s %7s %7s\n' \
+			printf '%-28s %8s %8s %8s %7s %8s %8s %7s %7s %10s %10s\n' \
 				"$(label $kind) -> $(label $kind)" "$a" "$o" "$b" \
 				"$(ratio "$a" "$b" x)" "$(ratio "$o" "$a")" "$c" \
-				"$(ratio "$a" "$c")" "$(ratio "$o" "$c")"
+				"$(ratio "$a" "$c")" "$(ratio "$o" "$c")" \
+				"${CPU[ktarget-$kind]:--}" "${CPU[lio-$kind]:--}"
 		done
 		echo "# GB/s = 10^9 bytes per second, best of $ROUNDS round(s), TCG guest;" \
 			"xcopy_depth ${DEPTH:-default (4)}"
 		echo "# ceiling: dd between the pair's backing stores; /c: fraction of it"
+		echo "# CPU: LID1 copy of the best round, guest CPU seconds per GiB /" \
+			"CPUs busy on average (of $(nproc)); initiator and target alike"
 	} | tee $RES
 	return $status
 }

@@ -13,7 +13,8 @@
 #       and DST index the CSCD list (ffff: DEV itself). Prints sg_raw's
 #       output; the exit status is sg_raw's. --split: one command per
 #       segment, sent from this process with the SG_IO ioctl (no program
-#       started per command), and "ns=N", the time they took, at the end.
+#       started per command), and "cpu_ns=C ns=N" at the end: the CPU time
+#       all CPUs of the machine spent busy meanwhile, and the time they took.
 import ctypes
 import fcntl
 import os
@@ -91,6 +92,13 @@ SG_IO = 0x2285
 SG_DXFER_TO_DEV = -2
 
 
+def cpu_busy_ns():
+    # /proc/stat: user nice system idle iowait irq softirq steal, in ticks
+    f = [int(v) for v in open("/proc/stat").readline().split()[1:9]]
+    busy = f[0] + f[1] + f[2] + f[5] + f[6] + f[7]
+    return busy * 1000000000 // os.sysconf("SC_CLK_TCK")
+
+
 def send_sgio(fd, param):
     """EXTENDED COPY with @param through SG_IO on @fd; 0 when GOOD."""
     cdb = (ctypes.c_ubyte * 16)(0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -137,13 +145,15 @@ def copy(args):
     if not split:
         return send(dev, ro, params[0])
     fd = os.open(dev, os.O_RDONLY if ro else os.O_RDWR)
+    c0 = cpu_busy_ns()
     t0 = time.monotonic_ns()
     for param in params:
         rc = send_sgio(fd, param)
         if rc:
             os.close(fd)
             return rc
-    print("ns=%d" % (time.monotonic_ns() - t0))
+    ns = time.monotonic_ns() - t0
+    print("cpu_ns=%d ns=%d" % (cpu_busy_ns() - c0, ns))
     os.close(fd)
     return 0
 
