@@ -118,7 +118,7 @@ teardown() {
 
 main() {
 	local p=127.0.0.1:3260 core=$KT_CFS/core d0 d1 d2 d3 dh out
-	local r0 f0 b0 before naa_h sum pids i res g0 g2 g3 pid
+	local r0 r1 f0 b0 before naa_h sum pids i res g0 g2 g3 pid c0 f0c a0 u0
 	XFS=/mnt/kt-xcopy-xfs
 	FILE=$XFS/kt-xcopy.img
 	r0=$core/rd_mcp_0/r0
@@ -128,7 +128,7 @@ main() {
 	for t in sg_xcopy sg_raw sg_vpd sg_copy_results python3 mkfs.xfs; do
 		command -v $t >/dev/null || { skip_all "xcopy: $t not installed"; return; }
 	done
-	plan 76
+	plan 79
 	setup
 	check "iscsid starts" kt_iscsid_start
 	# sg_xcopy addresses the disks through their sg nodes
@@ -206,6 +206,20 @@ main() {
 	check "4096 -> 512: 4096 destination blocks (DC) to LBA 65536 of LUN 2" \
 		python3 ./xcopy.py copy $d2 $d1 $d2 -- 0:1:4096:0:65536:dc
 	check_copied "4096 -> 512: data read back" $d1 0 $d2 $((32 * MB)) $((2 * MB))
+
+	# --- rd -> rd in chunks: copy_range, several chunks in flight, no buffer ---
+	r1=$core/rd_mcp_1/r1
+	before="$(xstat $r1 chunks) $(xstat $r1 fast_copies) $(xstat $r1 sgl_allocs) $(xstat $r1 sgl_reuses)"
+	echo 1024 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+	check "rd -> rd, 8 MiB in chunks of at most 1 MiB, xcopy_depth 4" \
+		python3 ./xcopy.py copy $d1 $d0 $d1 -- 0:1:16384:8192:2048
+	echo 16384 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+	check_copied "rd -> rd in chunks: data read back" $d0 $((4 * MB)) $d1 $((8 * MB)) $((8 * MB))
+	read -r c0 f0c a0 u0 <<< "$before"
+	check "rd -> rd in chunks: one copy_range segment, chunks counted, no buffer taken" \
+		test "$(xstat $r1 fast_copies)" = $((f0c + 1)) -a \
+		"$(xstat $r1 chunks)" -ge $((c0 + 7)) -a \
+		"$(xstat $r1 sgl_allocs)" = "$a0" -a "$(xstat $r1 sgl_reuses)" = "$u0"
 	out=$(python3 ./xcopy.py copy $d1 $d0 $d1 -- 0:1:7:0:0 2>&1)
 	if printf '%s' "$out" | grep -qi "copy aborted"; then
 		ok "7 blocks of 512 bytes into 4096-byte blocks: COPY ABORTED"
