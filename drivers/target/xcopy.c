@@ -18,6 +18,9 @@
  *     otherwise, while one half is written, the next chunk is read into
  *     the other. The I/O is issued from a second workqueue so that
  *     synchronous backstores (zram, rd) overlap too;
+ *   - lets the backstore copy between its own devices (copy_range) first:
+ *     in one call per segment where it shares extents, chunk by chunk
+ *     with the same depth where it moves the data (copy_moves_data);
  *   - stops between chunks when a task management function aborts it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -74,7 +77,9 @@ struct kt_xcopy_op;
 /*
  * One chunk in flight when a copy keeps several (kt_xcopy_deep()): its
  * READ, then its WRITE, issued from @work on the I/O workqueue, so that
- * backstores that complete in the submitting thread overlap as well.
+ * backstores that complete in the submitting thread overlap as well; or,
+ * when the backstore copies the segment (kt_xcopy_op.be_chunks), its
+ * copy_range().
  */
 struct kt_xcopy_slot {
 	struct kt_xcopy_op	*op;
@@ -130,6 +135,7 @@ struct kt_xcopy_op {
 	 */
 	bool			token_copy;
 	bool			zero;
+	bool			be_chunks;	/* slots call copy_range() */
 	bool			del_tkn;
 	struct kt_rod_token	*token;
 	u64			bytes;		/* written so far */
@@ -547,24 +553,32 @@ static sense_reason_t kt_xcopy_io_error(struct kt_xcopy_op *op,
 }
 
 /*
- * Let the backstore copy what it can itself, when source and destination
- * are its devices and the ranges do not overlap. Returns the bytes done,
- * in whole blocks of both sides.
+ * May the backstore copy @len bytes itself: source and destination are
+ * its devices, the ranges do not overlap, and the module lets it.
+ */
+static bool kt_xcopy_can_fast(const struct kt_dev *src, u64 src_pos,
+			      const struct kt_dev *dst, u64 dst_pos, u64 len)
+{
+	if (src->ops != dst->ops || !src->ops->copy_range || !len ||
+	    !READ_ONCE(xcopy_backend_copy))
+		return false;
+	return src != dst || src_pos >= dst_pos + len ||
+	       dst_pos >= src_pos + len;
+}
+
+/*
+ * The backstore copies what it can of a range kt_xcopy_can_fast() allows.
+ * Returns the bytes done, in whole blocks of both sides: 0 when a token it
+ * copies for was revoked meanwhile.
  */
 static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 			 u64 src_pos, struct kt_dev *dst, u64 dst_pos,
 			 u64 len, u32 unit)
 {
-	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
 	u64 lba = dst_pos / dst->attrib.block_size;
 	u64 nr = len / dst->attrib.block_size;
 	s64 ret, made;
 
-	if (src->ops != dst->ops || !src->ops->copy_range || !len ||
-	    !READ_ONCE(xcopy_backend_copy))
-		return 0;
-	if (src == dst && src_pos < dst_pos + len && dst_pos < src_pos + len)
-		return 0;
 	if (op->token && kt_rod_token_revoked(op->token))
 		return 0;
 	made = kt_rod_write_begin(dst, lba, nr);
@@ -576,11 +590,7 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 	if (ret <= 0)
 		return 0;
 	kt_lbp_consumed(dst, op->cmd->sess, ret);
-	ret = min_t(u64, ret, len) & ~(u64)(unit - 1);
-	if (ret == len)
-		atomic64_inc(&st->fast_copies);
-	atomic64_add(ret, &st->bytes);
-	return ret;
+	return min_t(u64, ret, len) & ~(u64)(unit - 1);
 }
 
 /* WRITE USING TOKEN: a write changed the token's blocks since it was made */
@@ -649,6 +659,18 @@ static void kt_xcopy_slot_work(struct work_struct *work)
 	struct kt_xcopy_op *op = s->op;
 	u32 bs = s->dst->attrib.block_size;
 
+	if (op->be_chunks) {
+		/* chunks are whole blocks of both sides */
+		if (kt_xcopy_fast(op, s->src, s->src_pos, s->dst, s->dst_pos,
+				  s->len, 1) != s->len) {
+			if (op->token && kt_rod_token_revoked(op->token))
+				s->revoked = true;
+			else
+				s->reason = KT_SENSE_LU_COMM_FAILURE;
+		}
+		complete(&s->done);
+		return;
+	}
 	if (!s->writing) {
 		s->rd.dev = s->src;
 		s->rd.sgl = s->buf.sgl;
@@ -706,7 +728,8 @@ static void kt_xcopy_slot_reap(struct kt_xcopy_op *op,
  * Segment @nr from byte @done on, when source and destination do not
  * overlap: nr_bufs chunks in flight, each in its own part of the buffer
  * with its own READ and WRITE; a part is read again once its WRITE is in.
- * The checks of each chunk run before its READ is issued; the first
+ * With be_chunks, want_bufs chunks in flight, each a copy_range() and no
+ * buffer. The checks of each chunk run before it is issued; the first
  * failure stops the issuing, and what is in flight ends before the
  * segment does.
  */
@@ -717,12 +740,13 @@ static sense_reason_t kt_xcopy_deep(struct kt_xcopy_op *op, unsigned int nr,
 {
 	const struct kt_xcopy_segment *seg = &op->list.seg[nr];
 	sense_reason_t reason = KT_SENSE_NONE;
+	unsigned int depth = op->be_chunks ? op->want_bufs : op->nr_bufs;
 	bool revoked = false, aborted = false;
 	unsigned int k, busy = 0;
 	struct kt_xcopy_slot *s;
 
 	for (k = 0;; k++) {
-		s = &op->pipe[k % op->nr_bufs];
+		s = &op->pipe[k % depth];
 		if (s->busy) {
 			kt_xcopy_slot_reap(op, s, &reason, &revoked);
 			busy--;
@@ -737,7 +761,8 @@ static sense_reason_t kt_xcopy_deep(struct kt_xcopy_op *op, unsigned int nr,
 				break;
 			continue;
 		}
-		s->buf = op->buf[k % op->nr_bufs];
+		if (!op->be_chunks)
+			s->buf = op->buf[k % depth];
 		s->src = src;
 		s->dst = dst;
 		s->src_pos = src_pos + done;
@@ -772,6 +797,46 @@ static void kt_xcopy_chunk(const struct kt_xcopy_span *span, bool backward,
 }
 
 /*
+ * The backstore's part of segment @nr: all of it in one copy_range(); or,
+ * where its copy moves the data and the plan keeps several chunks in
+ * flight, a first chunk, then the rest chunk by chunk (kt_xcopy_deep()).
+ * *@done: the bytes copied from the start of the segment. Returns true
+ * when the segment is over, with *@reason saying how.
+ */
+static bool kt_xcopy_segment_fast(struct kt_xcopy_op *op, unsigned int nr,
+				  struct kt_dev *src, u64 src_pos,
+				  struct kt_dev *dst, u64 dst_pos, u32 unit,
+				  u64 *done, sense_reason_t *reason)
+{
+	const struct kt_xcopy_span *span = &op->span[nr];
+	struct kt_xcopy_stat *st = &op->cmd->dev->state->xcopy_stat;
+	u32 chunk = op->sgl_len & ~(unit - 1);
+	u64 len = span->bytes;
+
+	*done = 0;
+	if (!kt_xcopy_can_fast(src, src_pos, dst, dst_pos, len))
+		return false;
+	if (src->ops->copy_moves_data && op->want_bufs > 2 && chunk &&
+	    chunk < len)
+		len = chunk;
+	*done = kt_xcopy_fast(op, src, src_pos, dst, dst_pos, len, unit);
+	op->bytes += *done;
+	atomic64_add(*done, &st->bytes);
+	if (*done != len)
+		return false;
+	*reason = KT_SENSE_NONE;
+	if (len < span->bytes) {
+		op->be_chunks = true;
+		*reason = kt_xcopy_deep(op, nr, src, src_pos, dst, dst_pos,
+					len, span->bytes, chunk);
+		op->be_chunks = false;
+	}
+	if (!*reason)
+		atomic64_inc(&st->fast_copies);
+	return true;
+}
+
+/*
  * Copy segment @nr chunk by chunk, reading chunk i + 1 into one buffer
  * while chunk i is written from the other. Within one device, a
  * destination that starts inside the source is copied from the end
@@ -799,10 +864,9 @@ static sense_reason_t kt_xcopy_segment(struct kt_xcopy_op *op,
 
 	if (op->zero)
 		return kt_xcopy_zero(op, dst, dst_pos, span->bytes, nr);
-	done = kt_xcopy_fast(op, src, src_pos, dst, dst_pos, span->bytes, unit);
-	op->bytes += done;
-	if (done == span->bytes)
-		return KT_SENSE_NONE;
+	if (kt_xcopy_segment_fast(op, nr, src, src_pos, dst, dst_pos, unit,
+				  &done, &reason))
+		return reason;
 	reason = kt_xcopy_alloc(op);
 	if (reason)
 		return reason;

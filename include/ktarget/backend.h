@@ -89,6 +89,13 @@ struct kt_backend_ops {
 	s64		(*copy_range)(struct kt_dev *dst, u64 dst_pos,
 				      struct kt_dev *src, u64 src_pos, u64 len);
 	/*
+	 * copy_range() moves the data (a memory copy, not shared extents):
+	 * the core calls it chunk by chunk, several chunks in flight, as it
+	 * keeps READs and WRITEs. Once it copied a segment's first chunk
+	 * whole, a chunk of that segment it copies short is an error.
+	 */
+	bool		copy_moves_data;
+	/*
 	 * Optional, for the soft threshold of thin provisioning: the bytes
 	 * the storage has left for blocks not yet allocated (*@bytes), or
 	 * -errno where it cannot tell. May sleep. A backstore that has it

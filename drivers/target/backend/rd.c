@@ -329,6 +329,7 @@ static const struct kt_backend_ops kt_rd_ops = {
 	.rw		= kt_rd_rw,
 	.write_zeroes	= kt_rd_write_zeroes,
 	.copy_range	= kt_rd_copy_range,
+	.copy_moves_data = true,
 };
 
 static int __init kt_rd_init(void)
