@@ -118,7 +118,7 @@ teardown() {
 
 main() {
 	local p=127.0.0.1:3260 core=$KT_CFS/core d0 d1 d2 d3 dh out
-	local r0 r1 f0 b0 before naa_h sum pids i res g0 g2 g3 pid c0 f0c a0 u0
+	local r0 r1 f0 b0 before naa_h sum pids i res g0 g2 g3 pid c0 f0c a0 u0 depth
 	XFS=/mnt/kt-xcopy-xfs
 	FILE=$XFS/kt-xcopy.img
 	r0=$core/rd_mcp_0/r0
@@ -210,10 +210,13 @@ main() {
 	# --- rd -> rd in chunks: copy_range, several chunks in flight, no buffer ---
 	r1=$core/rd_mcp_1/r1
 	before="$(xstat $r1 chunks) $(xstat $r1 fast_copies) $(xstat $r1 sgl_allocs) $(xstat $r1 sgl_reuses)"
+	depth=$(cat /sys/module/ktarget_core/parameters/xcopy_depth)
+	echo 4 > /sys/module/ktarget_core/parameters/xcopy_depth
 	echo 1024 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
 	check "rd -> rd, 8 MiB in chunks of at most 1 MiB, xcopy_depth 4" \
 		python3 ./xcopy.py copy $d1 $d0 $d1 -- 0:1:16384:8192:2048
 	echo 16384 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+	echo "$depth" > /sys/module/ktarget_core/parameters/xcopy_depth
 	check_copied "rd -> rd in chunks: data read back" $d0 $((4 * MB)) $d1 $((8 * MB)) $((8 * MB))
 	read -r c0 f0c a0 u0 <<< "$before"
 	check "rd -> rd in chunks: one copy_range segment, chunks counted, no buffer taken" \
