@@ -52,7 +52,7 @@ MODULE_PARM_DESC(xcopy_max_chunk_kb,
 
 #define KT_XCOPY_DEPTH_MAX	8
 
-static unsigned int xcopy_depth = 8;
+static unsigned int xcopy_depth = 4;
 module_param(xcopy_depth, uint, 0644);
 MODULE_PARM_DESC(xcopy_depth,
 		 "Chunks one EXTENDED COPY or WRITE USING TOKEN keeps in flight (2-8)");

@@ -381,7 +381,7 @@ main() {
 				"${CPU[ktarget-$kind]:--}" "${CPU[lio-$kind]:--}"
 		done
 		echo "# GB/s = 10^9 bytes per second, best of $ROUNDS round(s), TCG guest;" \
-			"xcopy_depth ${DEPTH:-default (8)}"
+			"xcopy_depth ${DEPTH:-default (4)}"
 		echo "# ceiling: dd between the pair's backing stores; /c: fraction of it"
 		echo "# CPU: LID1 copy of the best round, guest CPU seconds per GiB /" \
 			"CPUs busy on average (of $(nproc)); initiator and target alike"
