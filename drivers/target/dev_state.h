@@ -77,7 +77,7 @@ struct kt_xcopy_stat {
 	atomic64_t	failures;	/* ... that ended in an error */
 	atomic64_t	segments;	/* segment descriptors completed */
 	atomic64_t	bytes;		/* bytes written to destinations */
-	atomic64_t	chunks;		/* READ/WRITE pairs issued */
+	atomic64_t	chunks;		/* READ/WRITE pairs, copy_range chunks */
 	atomic64_t	sgl_allocs;	/* scatterlists allocated */
 	atomic64_t	sgl_reuses;	/* ... taken from an earlier copy */
 	atomic64_t	fast_copies;	/* segments the backend copied itself */
