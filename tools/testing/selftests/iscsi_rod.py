@@ -14,6 +14,8 @@ SRC and DST are LUNs with 512-byte blocks. CASE is one of:
   expired   a token made with INACTIVITY TIMEOUT 1, used after 3 s: EXPIRED
   revoked   a write to one block of the source: TOKEN REVOKED; a write
             next to the ranges does not revoke
+  unmap     UNMAP of blocks beside the token's leaves it working; UNMAP of
+            one of its blocks: TOKEN REVOKED
   deleted   WRITE USING TOKEN with DEL_TKN, then again: TOKEN DELETED
   range     a range past the end, for either command: LBA OUT OF RANGE;
             more than the token holds: COPY TARGET DEVICE DATA UNDERRUN;
@@ -125,6 +127,15 @@ def write(c, lun, lba, data):
     return st
 
 
+def unmap(c, lun, rs):
+    """UNMAP of the ranges @rs: (status, sense)"""
+    descs = ranges(rs)
+    param = struct.pack(">HH4x", 6 + len(descs), len(descs)) + descs
+    cdb = bytes([0x42, 0, 0, 0, 0, 0, 0]) + struct.pack(">H", len(param)) + b"\0"
+    st, sense, _ = c.wait(c.command(lun, cdb, out=param))
+    return st, sense
+
+
 def expect(what, got, status, asc=None, key=ILLEGAL):
     st, sense = got
     if st != status or (asc and (sense[0], sense[1:]) != (key, asc)):
@@ -199,6 +210,23 @@ def case_revoked(a, b, src, dst):
            write_using(b, dst, tok, [(0, 8)]), GOOD)
     write(b, src, 104, os.urandom(BS))		# inside it, from any nexus
     expect("a token whose source was written",
+           write_using(b, dst, tok, [(0, 8)]), CHECK, REVOKED)
+
+
+def case_unmap(a, b, src, dst):
+    data = fill(a, src, 200, 8)
+    tok = make_token(a, src, [(200, 8)])
+    if tok is None:
+        return
+    expect("UNMAP of blocks beside the token's",
+           unmap(a, src, [(100, 4), (208, 8)]), GOOD)
+    expect("a token whose neighbours were unmapped",
+           write_using(b, dst, tok, [(0, 8)]), GOOD)
+    if read(b, dst, 0, 8) != data:
+        bad("the token copied other data than its source held")
+    expect("UNMAP of one of the token's blocks",
+           unmap(b, src, [(300, 1), (207, 1)]), GOOD)
+    expect("a token whose source was unmapped",
            write_using(b, dst, tok, [(0, 8)]), CHECK, REVOKED)
 
 
@@ -296,7 +324,8 @@ def case_inflight(a, b, src, dst):
 
 CASES = {
     "copy": case_copy, "forged": case_forged, "altered": case_altered,
-    "expired": case_expired, "revoked": case_revoked, "deleted": case_deleted,
+    "expired": case_expired, "revoked": case_revoked, "unmap": case_unmap,
+    "deleted": case_deleted,
     "range": case_range, "zero": case_zero, "reserved": case_reserved,
     "limit": case_limit, "inflight": case_inflight,
 }

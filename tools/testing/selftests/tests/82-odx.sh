@@ -11,7 +11,8 @@
 # CODES and emulate_3pc. ddpt is Debian 12's 0.97 with one fix
 # (tools/testing/ddpt: the packaged one puts its range descriptors a byte
 # early). Then the refusals ddpt cannot make, through the bare initiator
-# (iscsi_rod.py): forged, altered, expired, revoked and deleted tokens,
+# (iscsi_rod.py): forged, altered, expired, revoked (by a WRITE, by an
+# UNMAP) and deleted tokens,
 # ranges, reservations, write protection, the per-LU token limit, a WRITE
 # under way (on dm-delay) when POPULATE TOKEN comes.
 . ./lib.sh
@@ -110,7 +111,7 @@ main() {
 	for t in sg_vpd sg_opcodes python3; do
 		command -v $t >/dev/null || { skip_all "odx: $t not installed"; return; }
 	done
-	plan 61
+	plan 62
 	check "ddpt with the ODX fix (tools/testing/ddpt/build.sh)" test -x $DDPT -a -x $DDPTCTL
 	setup
 	# first, while LUN 3 has no token: 4 made, the fifth refused
@@ -231,6 +232,8 @@ main() {
 	check "an altered token: TOKEN CORRUPT; the genuine one works" rod altered
 	check "a token past its inactivity timeout: TOKEN EXPIRED" rod expired
 	check "a token whose source was written: TOKEN REVOKED" rod revoked
+	check "UNMAP beside a token leaves it; UNMAP of one of its blocks: TOKEN REVOKED" \
+		rod unmap
 	check "a token used with DEL_TKN, then again: TOKEN DELETED" rod deleted
 	check "ranges past the end, beyond the token: LBA OUT OF RANGE, UNDERRUN" rod range
 	check "the zero token through the bare initiator" rod zero
