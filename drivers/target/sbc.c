@@ -498,6 +498,7 @@ static sense_reason_t kt_sbc_unmap(struct kt_cmd *cmd)
 	sense_reason_t reason;
 	u32 nr = 0, i, blocks;
 	u64 lba;
+	s64 made;
 	u8 *param;
 
 	param = kmalloc(max_t(u32, cmd->data_length, 1), GFP_KERNEL);
@@ -511,12 +512,18 @@ static sense_reason_t kt_sbc_unmap(struct kt_cmd *cmd)
 		kfree(param);
 		return reason;
 	}
-	/* UNMAP: every descriptor's range reads as zeroes afterwards (LBPRZ) */
+	/*
+	 * UNMAP: every descriptor's range reads as zeroes afterwards (LBPRZ);
+	 * the ROD tokens over it are revoked, and no others
+	 */
 	for (i = 0; !reason && i < nr; i++) {
 		kt_sbc_unmap_desc(param, i, &lba, &blocks);
-		if (blocks)
-			reason = cmd->dev->ops->write_zeroes(cmd->dev, lba * bs,
-							     (u64)blocks * bs);
+		if (!blocks)
+			continue;
+		made = kt_rod_write_begin(cmd->dev, lba, blocks);
+		reason = cmd->dev->ops->write_zeroes(cmd->dev, lba * bs,
+						     (u64)blocks * bs);
+		kt_rod_write_end(cmd->dev, lba, blocks, made);
 	}
 	kfree(param);
 	return reason;
