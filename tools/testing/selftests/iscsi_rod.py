@@ -14,8 +14,9 @@ SRC and DST are LUNs with 512-byte blocks. CASE is one of:
   expired   a token made with INACTIVITY TIMEOUT 1, used after 3 s: EXPIRED
   revoked   a write to one block of the source: TOKEN REVOKED; a write
             next to the ranges does not revoke
-  unmap     UNMAP of blocks beside the token's leaves it working; UNMAP of
-            one of its blocks: TOKEN REVOKED
+  unmap     UNMAP of blocks beside the token's, and a WRITE SAME of 0 blocks
+            (refused: WSNZ), leave it working; UNMAP of one of its blocks:
+            TOKEN REVOKED
   deleted   WRITE USING TOKEN with DEL_TKN, then again: TOKEN DELETED
   range     a range past the end, for either command: LBA OUT OF RANGE;
             more than the token holds: COPY TARGET DEVICE DATA UNDERRUN;
@@ -48,6 +49,7 @@ UNKNOWN, CORRUPT, REVOKED = (0x23, 0x04), (0x23, 0x05), (0x23, 0x06)
 EXPIRED, DELETED = (0x23, 0x07), (0x23, 0x09)
 LBA_RANGE, UNDERRUN = (0x21, 0x00), (0x0D, 0x04)
 INVALID_PARAM, INSUFFICIENT = (0x26, 0x00), (0x55, 0x03)
+INVALID_CDB = (0x24, 0x00)
 ZERO_TOKEN = struct.pack(">I2xH", 0xFFFF0001, 0x1F8) + b"\0" * 504
 
 found = []
@@ -133,6 +135,13 @@ def unmap(c, lun, rs):
     param = struct.pack(">HH4x", 6 + len(descs), len(descs)) + descs
     cdb = bytes([0x42, 0, 0, 0, 0, 0, 0]) + struct.pack(">H", len(param)) + b"\0"
     st, sense, _ = c.wait(c.command(lun, cdb, out=param))
+    return st, sense
+
+
+def write_same_none(c, lun, lba):
+    """WRITE SAME (16) of 0 blocks at @lba, one block of data: (status, sense)"""
+    cdb = bytes([0x93, 0]) + struct.pack(">QI", lba, 0) + b"\0\0"
+    st, sense, _ = c.wait(c.command(lun, cdb, out=b"\0" * BS))
     return st, sense
 
 
@@ -224,6 +233,10 @@ def case_unmap(a, b, src, dst):
            write_using(b, dst, tok, [(0, 8)]), GOOD)
     if read(b, dst, 0, 8) != data:
         bad("the token copied other data than its source held")
+    expect("WRITE SAME of 0 blocks (WSNZ)", write_same_none(b, src, 100),
+           CHECK, INVALID_CDB)
+    expect("a token after a WRITE SAME that was refused",
+           write_using(b, dst, tok, [(0, 8)]), GOOD)
     expect("UNMAP of one of the token's blocks",
            unmap(b, src, [(300, 1), (207, 1)]), GOOD)
     expect("a token whose source was unmapped",

@@ -232,7 +232,7 @@ main() {
 	check "an altered token: TOKEN CORRUPT; the genuine one works" rod altered
 	check "a token past its inactivity timeout: TOKEN EXPIRED" rod expired
 	check "a token whose source was written: TOKEN REVOKED" rod revoked
-	check "UNMAP beside a token leaves it; UNMAP of one of its blocks: TOKEN REVOKED" \
+	check "UNMAP beside a token, a refused WRITE SAME leave it; UNMAP of its blocks: TOKEN REVOKED" \
 		rod unmap
 	check "a token used with DEL_TKN, then again: TOKEN DELETED" rod deleted
 	check "ranges past the end, beyond the token: LBA OUT OF RANGE, UNDERRUN" rod range
