@@ -210,9 +210,9 @@ EXPORT_SYMBOL_GPL(kt_be_done);
 /*
  * The blocks @cmd is about to change stop being what a ROD token made of
  * them represents (rod_token.c): those of its LBA range, or any of the LU
- * for a command that has none (SANITIZE) or means the rest of it. Tokens
- * made while it is under way are revoked when it completes. UNMAP names
- * its ranges in its parameter list: it watches each as it unmaps it.
+ * for a command that has none (SANITIZE). Tokens made while it is under
+ * way are revoked when it completes. UNMAP names its ranges in its
+ * parameter list: it watches each as it unmaps it.
  */
 static void kt_cmd_rod_changes(struct kt_cmd *cmd)
 {
@@ -225,7 +225,10 @@ static void kt_cmd_rod_changes(struct kt_cmd *cmd)
 			return;
 		cmd->rod_watch = 1;
 	} else if (d->flags & KT_CDB_D_CHANGES) {
-		cmd->rod_watch = d->layout && cmd->nr_blocks ? 1 : 2;
+		/* a range of 0 blocks changes nothing (WRITE SAME: WSNZ) */
+		if (d->layout && !cmd->nr_blocks)
+			return;
+		cmd->rod_watch = d->layout ? 1 : 2;
 	} else {
 		return;
 	}
