@@ -67,12 +67,16 @@ EV=$TRACE/events/workqueue/workqueue_execute_start
 trace_on() {
 	[ -d $TRACE/events ] || mount -t tracefs nodev $TRACE 2>/dev/null
 	[ -e $EV/enable ] || return 1
-	echo > $TRACE/trace && echo 1 > $EV/enable
+	echo > $TRACE/trace && echo 1 > $TRACE/tracing_on && echo 1 > $EV/enable
 }
 
-# work_cpus: the CPUs the connections' receive and transmit work ran on
+# work_cpus: the CPUs the connections' receive and transmit work ran on.
+# Recording stops with tracing_on; the event stays enabled: disabling it
+# patches kernel text, and under TCG a vCPU caught on the int3 of that
+# patch once spun there until the run timed out (soft lockup in
+# text_poke_bp_batch).
 work_cpus() {
-	echo 0 > $EV/enable
+	echo 0 > $TRACE/tracing_on
 	grep -E 'function kt_iscsi_(rx|tx)_work' $TRACE/trace |
 		sed -E 's/.*\[0*([0-9]+)\].*/\1/' | sort -u | tr '\n' ' '
 	echo > $TRACE/trace
