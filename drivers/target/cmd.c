@@ -211,14 +211,14 @@ EXPORT_SYMBOL_GPL(kt_be_done);
  * The blocks @cmd is about to change stop being what a ROD token made of
  * them represents (rod_token.c): those of its LBA range, or any of the LU
  * for a command that has none (SANITIZE). Tokens made while it is under
- * way are revoked when it completes. UNMAP names its ranges in its
- * parameter list: it watches each as it unmaps it.
+ * way are revoked when it completes. UNMAP, whose ranges are in its
+ * parameter list, is not CHANGES: it watches each as it unmaps it.
  */
 static void kt_cmd_rod_changes(struct kt_cmd *cmd)
 {
 	const struct kt_cdb_desc *d = cmd->desc;
 
-	if (!cmd->dev || !d || cmd->rod_watch || d->run == KT_RUN_UNMAP)
+	if (!cmd->dev || !d || cmd->rod_watch)
 		return;
 	if (d->flags & KT_CDB_D_BLOCKS_OUT) {
 		if (!cmd->nr_blocks)

@@ -94,7 +94,8 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	  .flags = MEDIUM | CHANGES | KT_CDB_D_WS_UNMAP | LONG | PROTECT,
 	  USAGE(0x08, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff) },
 	/* ANCHOR unsupported */
-	{ OP(UNMAP, 10), .run = KT_RUN_UNMAP, .flags = MEDIUM | CHANGES | PARAM | LONG,
+	/* no CHANGES: UNMAP watches the ranges of its parameter list (sbc.c) */
+	{ OP(UNMAP, 10), .run = KT_RUN_UNMAP, .flags = MEDIUM | PARAM | LONG,
 	  .gate = KT_GATE_TPU, .alen_off = 7, .alen_size = 2,
 	  USAGE(0, 0, 0, 0, 0, 0x1f, 0xff, 0xff) },
 	/* IMMED, AUSE */

@@ -123,8 +123,9 @@ enum kt_cdb_run {
 /* reaches the medium: refused once a SANITIZE failed (SBC-3 4.11.2) */
 #define KT_CDB_D_MEDIUM		BIT(13)
 /*
- * changes blocks its data does not carry (WRITE SAME, UNMAP, SANITIZE):
- * those of its LBA range, or, without one, any
+ * changes blocks its data does not carry (WRITE SAME, SANITIZE): those of
+ * its LBA range, or, without one, any. UNMAP names its blocks in its
+ * parameter list and watches them as it unmaps them (sbc.c).
  */
 #define KT_CDB_D_CHANGES	BIT(14)
 
