@@ -8,6 +8,7 @@
 #   make deb        the ktarget-dkms Debian package, in .deb/ (DKMS builds it per kernel)
 #   make unit       userspace unit tests of drivers/target/proto (ASan + UBSan)
 #   make fuzz       long libFuzzer runs of the protocol parsers
+#   make fuzz-loop  the stateful iSCSI fuzzer in a guest for an hour, new seed each round
 #   make test       deps, build, unit tests, guest test suite; ends "N passed, N failed"
 #   make test-debug the same on the debug kernel of ../shared/kernel (KASAN, kmemleak, lockdep)
 #   make demo       deps, build, boot a guest and show ktarget working
@@ -18,9 +19,17 @@
 #   make cluster-bench  cluster mode's cost: IOPS and PR OUT latency, on and off
 #   make check      checkpatch and sparse over the tree
 
-# The kernel built against: the running one when its build tree exists, else
-# the newest installed Debian linux-headers-*-amd64 (the guest kernel).
+# The kernel built against: KVER='s when named; else the running one when its
+# build tree exists; else the guest kernel the tests boot (the one Debian's
+# linux-image-amd64 installs), whatever newer header sets are installed
+# beside it; else the newest linux-headers-*-amd64.
+GUEST_KVER := $(shell dpkg-query -W -f '$${Depends}' linux-image-amd64 2>/dev/null | \
+	sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
+ifneq ($(KVER),)
+KDIR ?= /lib/modules/$(KVER)/build
+endif
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(wildcard /lib/modules/$(GUEST_KVER)/build) \
 	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
 KVER ?= $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(patsubst linux-headers-%,%,$(notdir $(KDIR))))
@@ -31,7 +40,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps deb unit fuzz test test-debug debug-kernel soak demo bench powercut cluster cluster-bench check kver help
+.PHONY: all modules install clean deps deb unit fuzz test test-debug debug-kernel soak demo bench powercut cluster cluster-bench check kver kdir fuzz-loop help
 
 all: modules
 
@@ -113,6 +122,20 @@ powercut: deps modules
 bench: deps modules
 	@tools/testing/bench/run.sh
 
+# The stateful fuzzer in a loop: FUZZ_LOOP_MINUTES (default 60) of rounds
+# of tests/95-pdu-fuzz.sh, each with a new seed, after FUZZ_LOOP_PRE (guest
+# test files that run first; default the suite's files before it). KVER=
+# or KDIR= choose the kernel (the debug kernel: KVER=6.1.192-ktdebug).
+FUZZ_LOOP_PRE ?= $(filter-out %/95-pdu-fuzz.sh,$(wildcard tools/testing/selftests/tests/*.sh))
+
+fuzz-loop: deps modules
+	@tools/testing/vm/run.sh --name fuzz-loop --quiet \
+		--timeout $$(( $(or $(FUZZ_LOOP_MINUTES),60) * 60 + 3600 )) \
+		tools/testing/selftests/fuzz-loop.sh $(or $(FUZZ_LOOP_MINUTES),60) \
+		$(FUZZ_LOOP_PRE); \
+	status=$$?; grep -E '^(ok|not ok|#|fuzz-loop)' .vm-out/fuzz-loop/output.log; \
+	[ ! -e .vm-out/fuzz-loop/stuck.txt ] || cat .vm-out/fuzz-loop/hang.txt; exit $$status
+
 # Two guests serve one LU in cluster mode: every scenario of
 # tools/testing/cluster/tests (make test runs the first one only).
 cluster: deps modules
@@ -126,6 +149,9 @@ check:
 
 kver:
 	@echo $(KVER)
+
+kdir:
+	@echo $(KDIR)
 
 help:
 	@sed -n '3,/^$$/p' Makefile
