@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The core's KUnit suites (drivers/target/kunit): the unit attention ring,
-# the task set's ordering, a command's claim. ktarget_kunit is built only
-# for a kernel with KUnit (the debug kernel: make test-debug); elsewhere
-# this file is one skip.
+# the task set's ordering, a command's claim, a TMF that meets a command on
+# its way out. ktarget_kunit is built only for a kernel with KUnit (the
+# debug kernel: make test-debug); elsewhere this file is one skip.
 . ./lib.sh
 
-KT_KUNIT_SUITES="ktarget_ua ktarget_task_set ktarget_cmd"
+KT_KUNIT_SUITES="ktarget_ua ktarget_task_set ktarget_cmd ktarget_tmr"
 
 # kunit_passed SUITE: its results say every case passed
 kunit_passed() {
@@ -25,7 +25,7 @@ main() {
 		skip "the core's KUnit suites" "this kernel has no KUnit (make test-debug runs them)"
 		return
 	fi
-	plan 6
+	plan 7
 	check "modprobe ktarget_core" modprobe ktarget_core
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	# loaded already, its results would be an earlier run's

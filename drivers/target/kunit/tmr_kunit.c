@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: a task management function that meets a command on its way out
+ * (tmr.c). The TMF takes a reference on each command it looks at, under
+ * the session's cmd_lock; when the command has completed already, the
+ * TMF lets it go again. If every other reference went meanwhile, the
+ * TMF's is the last one, and the release it starts takes cmd_lock too:
+ * it must not run while the TMF holds it (a CPU spinning on a lock it
+ * holds, with interrupts off: the guest froze without a word).
+ *
+ * The race is made here on purpose: a kthread drops the command's last
+ * other reference the moment it sees the TMF's, round after round.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+
+#include <ktarget/fabric.h>
+
+#include "../core.h"
+
+#define KT_TMR_TEST_ROUNDS	3000
+
+struct kt_tmr_fixture {
+	struct kt_fabric_ops	ops;
+	struct kt_tpg		tpg;
+	struct kt_session	sess;
+	struct kt_cmd		cmd;
+	struct kt_tmr		tmr;
+	struct completion	released;	/* release_cmd() ran */
+	struct completion	answered;	/* queue_tm_rsp() ran */
+	struct completion	go;		/* the dropper: a round begins */
+	struct task_struct	*tmf_task;	/* who runs the TMF */
+	bool			by_tmf;		/* the TMF's put released it */
+	bool			irqs_off;	/* ... under an irqsave lock */
+	bool			stop;
+	atomic_t		spinning;	/* the dropper waits for the get */
+};
+
+static struct kt_tmr_fixture *kt_tmr_test_f;
+
+static void kt_tmr_test_release(struct kt_cmd *cmd)
+{
+	struct kt_tmr_fixture *f = kt_tmr_test_f;
+
+	f->by_tmf = current == f->tmf_task;
+	/* both putters run with interrupts on, unless under cmd_lock */
+	f->irqs_off = irqs_disabled();
+	complete(&f->released);
+}
+
+static void kt_tmr_test_tm_rsp(struct kt_tmr *tmr)
+{
+	complete(&kt_tmr_test_f->answered);
+}
+
+/* The other holder: its put lands right after the TMF's get, or before */
+static int kt_tmr_test_dropper(void *arg)
+{
+	struct kt_tmr_fixture *f = arg;
+	int spin;
+
+	while (!f->stop) {
+		if (wait_for_completion_interruptible(&f->go) || f->stop)
+			break;
+		atomic_set(&f->spinning, 1);
+		for (spin = 0; spin < 100000; spin++) {
+			if (kref_read(&f->cmd.kref) >= 2)
+				break;
+			cpu_relax();
+		}
+		kt_cmd_put(&f->cmd);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static void kt_tmr_test_last_put(struct kunit *test)
+{
+	struct kt_tmr_fixture *f = test->priv;
+	struct task_struct *dropper;
+	unsigned long flags;
+	int round, by_tmf = 0;
+
+	dropper = kthread_run(kt_tmr_test_dropper, f, "kt_tmr_dropper");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dropper));
+	f->tmf_task = current;
+
+	for (round = 0; round < KT_TMR_TEST_ROUNDS; round++) {
+		/* a command that has completed: only its response holds it */
+		kt_cmd_init(&f->cmd, &f->ops, &f->sess, round, KT_DATA_NONE,
+			    0, KT_TASK_SIMPLE);
+		set_bit(KT_CMD_COMPLETE, &f->cmd.flags);
+		spin_lock_irqsave(&f->sess.cmd_lock, flags);
+		list_add_tail(&f->cmd.sess_node, &f->sess.cmds);
+		spin_unlock_irqrestore(&f->sess.cmd_lock, flags);
+
+		memset(&f->tmr, 0, sizeof(f->tmr));
+		f->tmr.sess = &f->sess;
+		f->tmr.function = KT_TMF_ABORT_TASK;
+		f->tmr.ref_tag = round;
+		reinit_completion(&f->released);
+		reinit_completion(&f->answered);
+		atomic_set(&f->spinning, 0);
+		complete(&f->go);
+		/* start the TMF while the dropper watches the count */
+		while (!atomic_read(&f->spinning))
+			cpu_relax();
+		kt_tmr_submit(&f->tmr);
+
+		if (!wait_for_completion_timeout(&f->answered, 10 * HZ) ||
+		    !wait_for_completion_timeout(&f->released, 10 * HZ)) {
+			KUNIT_FAIL(test, "round %d: no answer or no release", round);
+			break;
+		}
+		KUNIT_EXPECT_EQ(test, f->tmr.response, KT_TMR_TASK_DOES_NOT_EXIST);
+		KUNIT_EXPECT_FALSE_MSG(test, f->irqs_off,
+				       "round %d: released under cmd_lock", round);
+		KUNIT_EXPECT_TRUE(test, list_empty(&f->sess.cmds));
+		by_tmf += f->by_tmf;
+	}
+	f->stop = true;
+	complete(&f->go);
+	kthread_stop(dropper);
+	kunit_info(test, "%d of %d rounds: the TMF held the last reference\n",
+		   by_tmf, round);
+	/* the case under test happened at all */
+	KUNIT_EXPECT_GT(test, by_tmf, 0);
+}
+
+static int kt_tmr_test_init(struct kunit *test)
+{
+	struct kt_tmr_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->ops.name = "kunit";
+	f->ops.release_cmd = kt_tmr_test_release;
+	f->ops.queue_tm_rsp = kt_tmr_test_tm_rsp;
+	f->tpg.ops = &f->ops;
+	f->sess.tpg = &f->tpg;
+	spin_lock_init(&f->sess.cmd_lock);
+	spin_lock_init(&f->sess.sgl_lock);
+	INIT_LIST_HEAD(&f->sess.cmds);
+	init_completion(&f->released);
+	init_completion(&f->answered);
+	init_completion(&f->go);
+	kt_tmr_test_f = f;
+	test->priv = f;
+	return 0;
+}
+
+static struct kunit_case kt_tmr_test_cases[] = {
+	KUNIT_CASE(kt_tmr_test_last_put),
+	{}
+};
+
+static struct kunit_suite kt_tmr_test_suite = {
+	.name = "ktarget_tmr",
+	.init = kt_tmr_test_init,
+	.test_cases = kt_tmr_test_cases,
+};
+
+kunit_test_suite(kt_tmr_test_suite);
