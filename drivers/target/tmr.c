@@ -65,14 +65,23 @@ static bool kt_tmr_match(const struct kt_tmr_scope *s, struct kt_cmd *cmd)
 	}
 }
 
-/* Mark the commands of @sess the TMF aborts and hold them on s->victims. */
+/*
+ * Mark the commands of @sess the TMF aborts and hold them on s->victims.
+ *
+ * A command that completed already is let go again, and the TMF's
+ * reference may be its last: its response went out meanwhile. Its release
+ * takes cmd_lock, so such a command leaves the session's list here and is
+ * put once the lock is dropped (put under the lock, the CPU spun on the
+ * lock it held, with interrupts off).
+ */
 static void kt_tmr_collect(struct kt_tmr_scope *s, struct kt_session *sess)
 {
-	struct kt_cmd *cmd;
+	struct kt_cmd *cmd, *tmp;
 	unsigned long flags;
+	LIST_HEAD(ended);
 
 	spin_lock_irqsave(&sess->cmd_lock, flags);
-	list_for_each_entry(cmd, &sess->cmds, sess_node) {
+	list_for_each_entry_safe(cmd, tmp, &sess->cmds, sess_node) {
 		if (!kt_tmr_match(s, cmd))
 			continue;
 		/* on its way out: kt_cmd_release() waits for this lock */
@@ -80,7 +89,8 @@ static void kt_tmr_collect(struct kt_tmr_scope *s, struct kt_session *sess)
 			continue;
 		if (!kt_cmd_claim(cmd, KT_CMD_ABORTED)) {
 			/* completed already: its response is on its way */
-			kt_cmd_put(cmd);
+			if (!refcount_dec_not_one(&cmd->kref.refcount))
+				list_move_tail(&cmd->sess_node, &ended);
 			continue;
 		}
 		cmd->abort_tmr = s->tmr;
@@ -91,6 +101,11 @@ static void kt_tmr_collect(struct kt_tmr_scope *s, struct kt_session *sess)
 		s->count++;
 	}
 	spin_unlock_irqrestore(&sess->cmd_lock, flags);
+	/* ours is a reference: none of them is released before this put */
+	list_for_each_entry_safe(cmd, tmp, &ended, sess_node) {
+		list_del_init(&cmd->sess_node);
+		kt_cmd_put(cmd);
+	}
 }
 
 static void kt_tmr_collect_all(struct kt_tmr_scope *s)
