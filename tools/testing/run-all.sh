@@ -82,7 +82,13 @@ main() {
 		local gstatus=$?
 		grep -E '^(ok|not ok|#)' "$out/guest/output.log" 2>/dev/null
 		count_tap "$out/guest/output.log" 2>/dev/null
-		if [ -s "$out/guest/findings.txt" ] || [ "$(cat "$out/guest/rmmod.status" 2>/dev/null)" != 0 ]; then
+		if [ -e "$out/guest/stuck.txt" ]; then
+			# the host ended a stuck guest: which file, and what
+			# its vCPUs ran
+			sed 's/^/#   /' "$out/guest/hang.txt" | head -80
+			tail -60 "$out/guest/console.log" 2>/dev/null | sed 's/^/#   console: /'
+			result fail "guest stuck: $(cat "$out/guest/stuck.txt")"
+		elif [ -s "$out/guest/findings.txt" ] || [ "$(cat "$out/guest/rmmod.status" 2>/dev/null)" != 0 ]; then
 			# what CI shows is all a reader gets: the findings, the
 			# unload log and the console's last lines
 			head -60 "$out/guest/findings.txt" 2>/dev/null | sed 's/^/#   /'
@@ -135,6 +141,29 @@ main() {
 		result ok "harness: a planted WARNING fails the run"
 	else
 		result fail "harness: a planted WARNING fails the run (status $s)"
+	fi
+
+	# a guest whose every CPU spins with interrupts off: its own
+	# timeout cannot fire, the host's watch must
+	local kdir t0
+	kdir=${KDIR:-$(make -s --no-print-directory kdir)}
+	if make -s -C "$kdir" M="$top/$h/spin" modules > "$out/spin-build.log" 2>&1; then
+		t0=$(date +%s)
+		KT_FILE_TIMEOUT=30 "$vm" --name self-hang --quiet --timeout 900 \
+			tools/testing/selftests/run.sh "$top/$h/planted/spins-irqs-off.sh" \
+			> "$out/self-hang.log" 2>&1
+		s=$?
+		t0=$(($(date +%s) - t0))
+		if [ "$s" = 124 ] && grep -q '^spins-irqs-off: ' "$out/self-hang/stuck.txt" &&
+		   grep -q 'RIP .* kt_planted_spin+' "$out/self-hang/hang.txt"; then
+			result ok "harness: a guest spinning with interrupts off fails by the file's name, RIPs mapped (${t0}s)"
+		else
+			sed 's/^/#   /' "$out/self-hang.log" | tail -30
+			result fail "harness: a guest spinning with interrupts off fails by the file's name, RIPs mapped (status $s)"
+		fi
+	else
+		sed 's/^/#   /' "$out/spin-build.log" | tail -10
+		result fail "harness: the planted spinning module builds"
 	fi
 
 	"$vm" --name self-status --quiet "$h/exit-status.sh" 2>/dev/null

@@ -26,8 +26,12 @@ mem_available() {
 # killer's or the test's own, not a timeout.
 run_file() {
 	local st start=$SECONDS
+	# the host's watch (vm/run.sh): this file, and how long it may take
+	[ -n "${KT_PROGRESS:-}" ] &&
+		echo "$(basename "$1" .sh) $KT_FILE_TIMEOUT" > "$KT_PROGRESS"
 	timeout -k 10 "$KT_FILE_TIMEOUT" bash "$1" 2>&1
 	st=$?
+	[ -n "${KT_PROGRESS:-}" ] && echo "-" > "$KT_PROGRESS"
 	if [ $st = 124 ] ||
 	   { [ $st = 137 ] && [ $((SECONDS - start)) -ge "$KT_FILE_TIMEOUT" ]; }; then
 		st=124

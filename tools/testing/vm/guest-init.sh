@@ -35,8 +35,12 @@ main() {
 	mount -t 9p -o trans=virtio,version=9p2000.L,cache=none ktshare /ktshare 2>/dev/null ||
 		rmdir /ktshare
 
-	# Report hung tasks well within the run's timeout.
+	# Report hung tasks well within the run's timeout. An NMI from the
+	# host (run.sh, when the guest is stuck) panics with a backtrace of
+	# every CPU that still takes one.
 	echo 60 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+	echo 1 > /proc/sys/kernel/unknown_nmi_panic 2>/dev/null
+	echo 64 > /proc/sys/kernel/panic_print 2>/dev/null
 
 	# The freshly built modules, installed into the overlay.
 	if [ -d "$out/modroot/lib/modules/$KT_KVER" ]; then
@@ -51,13 +55,19 @@ main() {
 	fi
 
 	echo "<4>ktarget-test: start $KT_NAME" > /dev/kmsg
+	kt_heartbeat &
+	heartbeat=$!
 	cd "$KT_CWD" || cd /
 	# the script's arguments, quoted by run.sh (printf %q)
 	eval "set -- $KT_SCRIPT_ARGS"
+	# where a test runner says which file runs and its bound (run.sh)
+	export KT_PROGRESS=$out/progress
 	timeout --foreground -k 10 "$KT_SCRIPT_TIMEOUT" \
 		bash "$KT_SCRIPT" "$@" > $out/output.log 2>&1 < /dev/null
 	status=$?
 	cd /
+	kill "$heartbeat" 2>/dev/null
+	wait "$heartbeat" 2>/dev/null
 
 	# Every ktarget module must unload after a test; holders first.
 	kt_rmmod_all > $out/rmmod.log 2>&1 || rmmod_status=1
@@ -83,6 +93,57 @@ main() {
 	while :; do
 		read -r -t 30 -u 9 _
 	done
+}
+
+# Every second: the uptime into /ktout/heartbeat (the host tells a guest
+# that still runs from one that stopped), each module's .text address when
+# the set of modules changed (the host maps a stuck vCPU's RIP through them
+# and the kernel's symbols), and the guest's own state dump when the host
+# asks for it. Bash builtins only: with one CPU stuck, a fork may wait for
+# it forever (its TLB shootdown), and the module that hangs the guest may
+# have loaded a second before.
+kt_heartbeat() {
+	local out=/ktout mods= cur m size base text line lines
+	# the kernel's text symbols, once per kernel (run.sh keeps a copy)
+	[ -s $out/kallsyms ] ||
+		awk '$2 ~ /^[tTwW]$/ && NF == 3' /proc/kallsyms > $out/kallsyms
+	mkfifo /run/kt-heartbeat
+	exec 8<> /run/kt-heartbeat
+	while :; do
+		read -r cur _ < /proc/uptime
+		echo "$cur" > $out/heartbeat
+		mapfile -t lines < /proc/modules
+		cur="${lines[*]}"
+		if [ "$cur" != "$mods" ]; then
+			mods=$cur
+			for line in "${lines[@]}"; do
+				read -r m size _ _ _ base _ <<< "$line"
+				text=0
+				read -r text < /sys/module/"$m"/sections/.text 2>/dev/null
+				echo "$m $text $base $size"
+			done > $out/modules.txt
+		fi
+		if [ -e $out/dump-request ] && [ ! -e $out/dump-done ]; then
+			kt_state_dump
+			: > $out/dump-done
+		fi
+		read -r -t 1 -u 8 line
+	done
+}
+
+# What a stuck test leaves for its reader: blocked tasks, every CPU's
+# stack, every task and the workqueues (sysrq w, l, t), ktarget's objects.
+kt_state_dump() {
+	local t
+	for t in w l t; do
+		echo "$t" > /proc/sysrq-trigger
+	done
+	{
+		echo "# ktarget objects"
+		timeout 10 cat /sys/kernel/debug/ktarget/objects 2>&1
+		echo "# kernel log"
+		dmesg
+	} > /ktout/dmesg-hang.txt 2>&1
 }
 
 kt_loaded() {

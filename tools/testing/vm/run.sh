@@ -12,6 +12,16 @@
 # (BUG, WARNING, Oops, ...), when rmmod of a ktarget module failed at the end,
 # or when the guest crashed; 124 when the run timed out.
 #
+# Bounds: the whole run has --timeout; a guest test file announces itself
+# and its own bound in DIR/progress (selftests/run.sh). When either is
+# passed by more than a minute (the guest's own timeout has not ended the
+# file), the run is stuck: DIR/stuck.txt names the file, and before QEMU is
+# killed DIR/hang.txt gets what can still be had - the guest's own state
+# dump (sysrq w, l, t, ktarget's objects) when it still runs, and from
+# QEMU's monitor (DIR/monitor.sock) each vCPU's registers with its RIP and
+# stack mapped to functions (hang-report.py), then an NMI that makes a
+# guest still taking NMIs print a backtrace on the console.
+#
 # Options:
 #   --name NAME       run folder name under .vm-out/ (default: script name)
 #   --out DIR         run folder (default: .vm-out/NAME)
@@ -99,6 +109,9 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out"
+# the guest kernel's symbols (nokaslr: the same every boot), for
+# hang-report.py; the first run on a kernel makes them
+[ -s "$cache/kallsyms" ] && cp "$cache/kallsyms" "$out/kallsyms"
 
 if [ "$install" = 1 ]; then
 	# unsigned: the guest does not enforce signatures
@@ -142,6 +155,62 @@ for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_FILE_TIMEOUT$|KT_CLUSTER_)');
 	printf 'export %s=%q\n' "$v" "${!v}" >> "$out/guest.env"
 done
 
+# hang_dump WHY: what a stuck guest does, into hang.txt; then QEMU goes
+hang_dump() {
+	local qemu=$1 why=$2 beat age i
+	echo "$why" > "$out/stuck.txt"
+	log "STUCK: $why; dumping state before killing the guest"
+	beat=$(cat "$out/heartbeat" 2>/dev/null)
+	age=$(( $(date +%s) - $(stat -c %Y "$out/heartbeat" 2>/dev/null || echo 0) ))
+	{
+		echo "# $why"
+		echo "# the guest's last heartbeat: ${age}s ago (uptime ${beat:-none})"
+		if [ "$age" -lt 30 ]; then
+			# the guest still runs: it dumps its own state
+			touch "$out/dump-request"
+			for i in $(seq 60); do
+				[ -e "$out/dump-done" ] && break
+				sleep 1
+			done
+			echo "# the guest's own dump: $([ -e "$out/dump-done" ] &&
+				echo "in dmesg-hang.txt" || echo "none within 60 s")"
+		fi
+		timeout 120 python3 "$top/tools/testing/vm/hang-report.py" \
+			"$out" "$kver" --nmi 2>&1
+	} > "$out/hang.txt"
+	# the NMI's panic backtrace reaches the console
+	for i in $(seq 20); do
+		kill -0 "$qemu" 2>/dev/null || break
+		sleep 1
+	done
+	kill -9 "$qemu" 2>/dev/null
+}
+
+# watch_guest QEMU_PID: returns when QEMU is gone; ends it when the run or
+# the running test file is stuck (a minute past its bound)
+watch_guest() {
+	local qemu=$1 deadline=$(($(date +%s) + timeout_s)) now
+	local seen= since=0 file bound cur
+	while kill -0 "$qemu" 2>/dev/null; do
+		sleep 2
+		now=$(date +%s)
+		cur=$(cat "$out/progress" 2>/dev/null)
+		if [ "$cur" != "$seen" ]; then
+			seen=$cur
+			since=$now
+		fi
+		read -r file bound <<< "$seen"
+		if [ -n "$bound" ] && [ "$now" -gt $((since + bound + 60)) ]; then
+			hang_dump "$qemu" "$file: still running $((now - since))s after it started (bound ${bound}s)"
+			return
+		fi
+		if [ "$now" -ge "$deadline" ]; then
+			hang_dump "$qemu" "${file:+$file: }the run's ${timeout_s}s are up"
+			return
+		fi
+	done
+}
+
 start=$(date +%s)
 log "booting $kver ($(basename "$boot")), running $(basename "$script")"
 
@@ -168,10 +237,11 @@ if [ -n "$link" ]; then
 	drive+=(-netdev "socket,id=link,udp=127.0.0.1:${link#*:},localaddr=127.0.0.1:${link%%:*}"
 		-device "virtio-net-pci,netdev=link,mac=$mac")
 fi
-timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+qemu-system-x86_64 \
 	-accel tcg -cpu max,erms=off,fsrm=off -smp "$smp" -m "$mem" \
 	-pidfile "$out/qemu.pid" "${drive[@]}" \
-	-nodefaults -no-reboot -display none -monitor none \
+	-nodefaults -no-reboot -display none \
+	-monitor "unix:$out/monitor.sock,server=on,wait=off" \
 	-serial "file:$out/console.log" \
 	-device virtio-rng-pci \
 	-kernel "$boot" -initrd "$initrd" \
@@ -180,10 +250,16 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-fsdev local,id=ktout,path="$out",security_model=none \
 	-device virtio-9p-pci,fsdev=ktout,mount_tag=ktout \
-	> "$out/qemu.log" 2>&1
+	> "$out/qemu.log" 2>&1 &
+qemu=$!
+watch_guest "$qemu"
+wait "$qemu"
 qemu_status=$?
+[ -e "$out/stuck.txt" ] && qemu_status=124
 
 [ "$quiet" = 0 ] && { sleep 0.3; kill "$tailpid" 2>/dev/null; wait "$tailpid" 2>/dev/null; }
+[ -s "$cache/kallsyms" ] || [ ! -s "$out/heartbeat" ] || [ ! -s "$out/kallsyms" ] ||
+	cp "$out/kallsyms" "$cache/kallsyms"
 secs=$(($(date +%s) - start))
 
 if [ -e "$out/power-cut" ]; then
@@ -196,9 +272,11 @@ if [ -e "$out/power-cut" ]; then
 	fi
 	exit 0
 fi
-if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
-	log "TIMEOUT after ${timeout_s}s; last console lines:"
+if [ "$qemu_status" = 124 ]; then
+	log "STUCK: $(cat "$out/stuck.txt"); last console lines:"
 	tail -20 "$out/console.log" >&2
+	log "what the vCPUs run ($out/hang.txt):"
+	grep -E '^vCPU|RIP|^    0x' "$out/hang.txt" | head -40 >&2
 	exit 124
 fi
 
