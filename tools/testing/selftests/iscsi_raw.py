@@ -37,6 +37,13 @@ and then sends and reads raw PDUs.
       first must get UNIT ATTENTION, POWER ON OR RESET (29/00), the second
       GOOD. (Every other mode takes LUN 0's unit attentions after its
       login, as libiscsi and the Linux initiator do.)
+  iscsi_raw.py text-invalid HOST:PORT TARGET INITIATOR 0
+      in full feature phase, what libiscsi's iSCSISendTargets.Invalid
+      sends: immediate Text Requests (F bit, TTT 0xffffffff, the data's
+      NUL included) with SendTargetsPlease=All, SendTargets=Alle,
+      SendTargets=A, then SendTargets=All. Each must get a Text Response
+      with its ITT within 10 s (RFC 7143 6.2: NotUnderstood, Reject), and
+      the last must list TARGET.
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
@@ -51,6 +58,7 @@ OP_NOP_IN, OP_SCSI_RSP, OP_LOGIN_RSP = 0x20, 0x21, 0x23
 OP_LOGOUT_RSP, OP_ASYNC = 0x26, 0x32
 OP_TMF_REQ, OP_TMF_RSP = 0x02, 0x22
 OP_DATA_IN, OP_DATA_OUT, OP_R2T = 0x25, 0x05, 0x31
+OP_TEXT_REQ, OP_TEXT_RSP = 0x04, 0x24
 TMF_TARGET_COLD_RESET = 0x07
 IMMEDIATE = 0x40
 
@@ -521,8 +529,51 @@ def write_same_len(addr, target, initiator, lun):
     return 0 if ok else 1
 
 
+def text_request(c, text):
+    """One immediate Text Request as libiscsi sends it (F bit, TTT
+    0xffffffff, the CmdSN of the next command, the terminating NUL in the
+    data); the Text Response's data, or what came instead."""
+    c.itt += 1
+    bhs = struct.pack(">BBH4x8sIIII16x", IMMEDIATE | OP_TEXT_REQ, 0x80, 0,
+                      b"\0" * 8, c.itt, 0xFFFFFFFF, c.cmdsn, c.exp_statsn)
+    c.send(bhs, text.encode() + b"\0")
+    while True:
+        try:
+            op, rsp, data = c.recv(10)
+        except TimeoutError:
+            return "no answer within 10 s"
+        if is_ping(op, rsp):
+            c.nop_out_answer(rsp)
+            continue
+        itt = struct.unpack(">I", rsp[16:20])[0]
+        if op != OP_TEXT_RSP:
+            return "opcode %#x (ITT %#x) instead of a Text Response" % (op, itt)
+        c.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+        if itt != c.itt:
+            return "a Text Response with ITT %#x, not %#x" % (itt, c.itt)
+        if not rsp[1] & 0x80:
+            return "a Text Response without the F bit"
+        return " ".join(k for k in data.decode(errors="replace").split("\0") if k)
+
+
+def text_invalid(addr, target, initiator):
+    c = Conn(addr)
+    c.login(target, initiator)
+    ok = True
+    for text, want in (("SendTargetsPlease=All", "SendTargetsPlease=NotUnderstood"),
+                       ("SendTargets=Alle", "SendTargets=Reject"),
+                       ("SendTargets=A", "SendTargets=Reject"),
+                       ("SendTargets=All", "TargetName=" + target)):
+        got = text_request(c, text)
+        print("%s: %s" % (text, got), flush=True)
+        ok &= got.split(" ")[0] == want
+    return 0 if ok else 1
+
+
 def main():
     mode, addr, target, initiator, secs = sys.argv[1:6]
+    if mode == "text-invalid":
+        return text_invalid(addr, target, initiator)
     if mode == "write-same-len":
         return write_same_len(addr, target, initiator, int(secs))
     if mode == "cold-reset":

@@ -13,7 +13,7 @@ main() {
 	local param=$KT_CFS/iscsi/$KT_IQN/tpgt_1/param/MaxConnections
 	local acl=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:mcs
 
-	plan 37
+	plan 38
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "ktarget_iscsi was loaded on demand" grep -q '^ktarget_iscsi ' /proc/modules
 
@@ -44,6 +44,14 @@ main() {
 	check "a new nexus: UNIT ATTENTION, POWER ON OR RESET (29/00) first" \
 		output_has "$out" 'first TEST UNIT READY: status 0x2 sense 6/29/00' \
 			'second TEST UNIT READY: status 0x0'
+
+	out=$(timeout 90 python3 ./iscsi_raw.py text-invalid 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "Text Requests with a bad key or value get NotUnderstood / Reject; SendTargets=All still lists" \
+		output_has "$out" 'SendTargetsPlease=All: SendTargetsPlease=NotUnderstood' \
+			'SendTargets=Alle: SendTargets=Reject' 'SendTargets=A: SendTargets=Reject' \
+			"SendTargets=All: TargetName=$KT_IQN"
 
 	out=$(timeout 60 python3 ./iscsi_raw.py write-same-len 127.0.0.1:3260 $KT_IQN \
 		iqn.2026-11.org.ktarget:raw 0 2>&1)
