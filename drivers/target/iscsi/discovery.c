@@ -55,11 +55,18 @@ int kt_iscsi_sendtargets(struct kt_iscsi_conn *conn, u8 *buf, size_t size,
 	bool all = what_len == 3 && !memcmp(what, "All", 3);
 	int ret = 0;
 
-	/* a normal session may only ask about its own target */
-	if (!sess->discovery &&
-	    (all || (what_len && (strlen(sess->target) != what_len ||
-				  memcmp(sess->target, what, what_len)))))
-		return 0;
+	/*
+	 * A normal session hears of its own target only (RFC 7143 Appendix
+	 * C: All is for Discovery sessions). All there means that target, as
+	 * no value does: libiscsi's tests send it, and LIO answers it.
+	 */
+	if (!sess->discovery) {
+		if (what_len && !all && (strlen(sess->target) != what_len ||
+					 memcmp(sess->target, what, what_len)))
+			return 0;
+		all = false;
+		what_len = 0;
+	}
 
 	mutex_lock(&kt_iscsi_config_lock);
 	list_for_each_entry(tiqn, &kt_iscsi_tiqns, node) {
