@@ -384,6 +384,19 @@ kt_objects_zero() {
 	return 1
 }
 
+# kt_wait_for SECONDS CMD...: CMD again every half second until it succeeds,
+# for at most SECONDS; its status. For a check of what happens after the
+# action that causes it (a work item, a daemon, the other node): sampled
+# once, such a check races what it checks.
+kt_wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.5
+	done
+}
+
 # kt_within SECONDS CMD...: run CMD, which may block in the kernel, and
 # fail if it has not ended within SECONDS (it is left running then). CMD's
 # output goes through a file: a CMD left running must not hold the pipe of

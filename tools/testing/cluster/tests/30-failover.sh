@@ -185,7 +185,10 @@ else
 	not_ok "the reservation still holds on node 2" "$out"
 fi
 
-# ALUA: node 1's group Unavailable, node 2's (cluster/alua_takeover) optimized
+# ALUA: node 1's group Unavailable, node 2's (cluster/alua_takeover) optimized.
+# The takeover is a work item of node 2's after the membership change: its
+# path at prio 50 says it has run.
+st2=$(kt_wait_path_state $p2 '^50 active ready' 60)
 out=$(sg_rtpg -d "$d2" 2>&1)
 if printf '%s\n' "$out" | awk '/target port group id : 0x1 /{g=1} /target port group id : 0x2 /{g=2}
 	/asymmetric access state/ { st[g] = $0 }
@@ -194,8 +197,7 @@ if printf '%s\n' "$out" | awk '/target port group id : 0x1 /{g=1} /target port g
 else
 	not_ok "REPORT TARGET PORT GROUPS on node 2: node 1's group Unavailable, node 2's Active/Optimized" "$out"
 fi
-st2=$(kt_wait_path_state $p2 '^50 active ready' 60)
-st1=$(kt_path_state $p1)
+st1=$(kt_wait_path_state $p1 'failed' 30)
 if [[ $st2 =~ ^50\ active\ ready ]] && [[ $st1 =~ failed ]]; then
 	ok "multipathd: node 1's path failed, node 2's now prio 50 (Active/Optimized)"
 else
@@ -249,8 +251,11 @@ if printf '%s\n' "$out" | awk '/target port group id : 0x1 /{g=1} /target port g
 else
 	not_ok "REPORT TARGET PORT GROUPS through node 1: its group Standby as configured (or activated by SET TARGET PORT GROUPS), node 2's Active/Optimized" "$out"
 fi
-st1=$(kt_wait_path_state $p1 '^[0-9]+ active ready' 60)
-if [[ $st1 =~ ^[0-9]+\ active\ ready ]]; then
+# The path is back when dm-multipath uses it again: "ready", or "ghost"
+# while its group is still Standby (nothing has activated it yet: the
+# next check does, by switching to its group)
+st1=$(kt_wait_path_state $p1 '^[0-9]+ active (ready|ghost)' 60)
+if [[ $st1 =~ ^[0-9]+\ active\ (ready|ghost) ]]; then
 	ok "multipathd takes node 1's path back ($st1)"
 else
 	not_ok "multipathd takes node 1's path back" "$p1: $st1; $(multipath -ll 2>&1 | head -12)"
@@ -282,7 +287,7 @@ else
 		"$(cat /ktout/switchgroup.txt) $out"
 fi
 st1=$(kt_wait_path_state $p1 '^50 active ready' 60)
-st2=$(kt_path_state $p2)
+st2=$(kt_wait_path_state $p2 '^50 active ready' 30)
 if [[ $st1 =~ ^50\ active\ ready ]] && [[ $st2 =~ ^50\ active\ ready ]]; then
 	ok "multipathd: both paths prio 50, in use"
 else

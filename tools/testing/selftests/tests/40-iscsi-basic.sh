@@ -134,7 +134,9 @@ main() {
 	write_attr $param 1
 	check "rtslib reads the session and both connections from the ACL's info" \
 		output_has "$out" 'rtslib sees: session [0-9]* Normal LOGGED_IN, connections 1:LOGGED_IN:127.0.0.1:TCP 2:LOGGED_IN:127.0.0.1:TCP'
-	check "and no session once it has ended" grep -q '^No active iSCSI Session' $acl/info
+	# the session ends in the target's work after the client saw the close
+	check "and no session once it has ended" \
+		kt_wait_for 20 grep -q '^No active iSCSI Session' $acl/info
 	rm -f $acl/lun_0/m0
 	rmdir $acl/lun_0 $acl
 	check "MC/S: a second connection joins the session, a third is refused (0206)" \

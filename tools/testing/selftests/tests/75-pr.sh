@@ -205,8 +205,9 @@ main() {
 	check "both initiators log in" login_both
 	pr_cmds
 	logout_all
+	# the target's session ends after the initiator's logout returns
 	check "logout released the SPC-2 reservation" \
-		grep -q SPC3_PERSISTENT_RESERVATIONS $DEV/pr/res_type
+		kt_wait_for 30 grep -q SPC3_PERSISTENT_RESERVATIONS $DEV/pr/res_type
 
 	# APTPL
 	check "both initiators log in again" login_both
