@@ -20,7 +20,7 @@
 
 #include "../core.h"
 
-#define KT_TMR_TEST_ROUNDS	3000
+#define KT_TMR_TEST_ROUNDS	1000
 
 struct kt_tmr_fixture {
 	struct kt_fabric_ops	ops;
@@ -36,6 +36,7 @@ struct kt_tmr_fixture {
 	bool			irqs_off;	/* ... under an irqsave lock */
 	bool			stop;
 	atomic_t		spinning;	/* the dropper waits for the get */
+	atomic_t		tmf_done;	/* ... or for the TMF to return */
 };
 
 static struct kt_tmr_fixture *kt_tmr_test_f;
@@ -65,8 +66,9 @@ static int kt_tmr_test_dropper(void *arg)
 		if (wait_for_completion_interruptible(&f->go) || f->stop)
 			break;
 		atomic_set(&f->spinning, 1);
-		for (spin = 0; spin < 100000; spin++) {
-			if (kref_read(&f->cmd.kref) >= 2)
+		for (spin = 0; spin < 1000000; spin++) {
+			if (kref_read(&f->cmd.kref) >= 2 ||
+			    atomic_read(&f->tmf_done))
 				break;
 			cpu_relax();
 		}
@@ -104,11 +106,13 @@ static void kt_tmr_test_last_put(struct kunit *test)
 		reinit_completion(&f->released);
 		reinit_completion(&f->answered);
 		atomic_set(&f->spinning, 0);
+		atomic_set(&f->tmf_done, 0);
 		complete(&f->go);
 		/* start the TMF while the dropper watches the count */
 		while (!atomic_read(&f->spinning))
 			cpu_relax();
 		kt_tmr_submit(&f->tmr);
+		atomic_set(&f->tmf_done, 1);
 
 		if (!wait_for_completion_timeout(&f->answered, 10 * HZ) ||
 		    !wait_for_completion_timeout(&f->released, 10 * HZ)) {
