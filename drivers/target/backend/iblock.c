@@ -14,10 +14,12 @@
 #include <linux/slab.h>
 
 #include <ktarget/backend.h>
+#include <ktarget/compat.h>
 #include <ktarget/version.h>
 
 struct kt_ib_dev {
 	struct kt_dev		dev;
+	struct kt_bdev		handle;		/* what kt_bdev_open() opened */
 	struct block_device	*bdev;
 	bool			readonly;
 };
@@ -57,7 +59,6 @@ static int kt_ib_enable(struct kt_dev *dev)
 {
 	struct kt_ib_dev *ib = to_ib(dev);
 	const char *name = config_item_name(&dev->group.cg_item);
-	fmode_t mode = FMODE_READ | FMODE_EXCL;
 	struct block_device *bdev;
 
 	if (!dev->udev_path[0]) {
@@ -65,9 +66,7 @@ static int kt_ib_enable(struct kt_dev *dev)
 				    name);
 		return -EINVAL;
 	}
-	if (!ib->readonly)
-		mode |= FMODE_WRITE;
-	bdev = blkdev_get_by_path(dev->udev_path, mode, ib);
+	bdev = kt_bdev_open(&ib->handle, dev->udev_path, !ib->readonly, ib);
 	if (IS_ERR(bdev)) {
 		pr_warn_ratelimited("%s: cannot open %s: %pe\n", name,
 				    dev->udev_path, bdev);
@@ -95,12 +94,8 @@ static int kt_ib_enable(struct kt_dev *dev)
 static void kt_ib_disable(struct kt_dev *dev)
 {
 	struct kt_ib_dev *ib = to_ib(dev);
-	fmode_t mode = FMODE_READ | FMODE_EXCL;
 
-	if (!ib->readonly)
-		mode |= FMODE_WRITE;
-	if (ib->bdev)
-		blkdev_put(ib->bdev, mode);
+	kt_bdev_close(&ib->handle);
 	ib->bdev = NULL;
 }
 

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place where ktarget meets the differences between the kernels it
+ * builds against: Debian 12's 6.1 (and the 6.1 debug kernel) and its 6.12.
+ * The tree is written against the newer API; each shim here gives an older
+ * kernel that API, or wraps what no common spelling covers in a small
+ * helper, and names the kernel version and upstream commit of the change.
+ * Shims are sorted by area. Kernels between 6.1 and 6.12 are not built.
+ *
+ * No LINUX_VERSION_CODE test belongs anywhere else.
+ */
+#ifndef KTARGET_COMPAT_H
+#define KTARGET_COMPAT_H
+
+#include <linux/blkdev.h>
+#include <linux/version.h>
+
+/* Block layer */
+
+/*
+ * A block device a backend opens for itself, exclusively (@holder is the
+ * backend's device): kt_bdev_open() returns the block device or an
+ * ERR_PTR(), kt_bdev_close() closes what was opened, or nothing.
+ *
+ * 6.9 opens a block device as a file: bdev_file_open_by_path(), file_bdev()
+ * (f3a608827d1f, "bdev: open block devices as files") and bdev_fput(),
+ * which gives up the exclusive claim at once, not when the file is freed
+ * (22650a99821d, "fs,block: yield devices early"). 6.1 has
+ * blkdev_get_by_path() and blkdev_put() with FMODE_EXCL, which 6.5 changed
+ * (05bdb9965305, "block: replace fmode_t with a block-specific type for
+ * block open flags").
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+struct kt_bdev {
+	struct file		*file;
+};
+
+static inline struct block_device *kt_bdev_open(struct kt_bdev *h,
+						const char *path, bool write,
+						void *holder)
+{
+	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
+	struct file *file;
+
+	file = bdev_file_open_by_path(path, mode, holder, NULL);
+	if (IS_ERR(file))
+		return ERR_CAST(file);
+	h->file = file;
+	return file_bdev(file);
+}
+
+static inline void kt_bdev_close(struct kt_bdev *h)
+{
+	if (h->file)
+		bdev_fput(h->file);
+	h->file = NULL;
+}
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#error "ktarget: block device open for kernels 6.5 to 6.8 is not written"
+#else
+struct kt_bdev {
+	struct block_device	*bdev;
+	fmode_t			mode;
+};
+
+static inline struct block_device *kt_bdev_open(struct kt_bdev *h,
+						const char *path, bool write,
+						void *holder)
+{
+	fmode_t mode = FMODE_READ | FMODE_EXCL | (write ? FMODE_WRITE : 0);
+	struct block_device *bdev;
+
+	bdev = blkdev_get_by_path(path, mode, holder);
+	if (IS_ERR(bdev))
+		return bdev;
+	h->bdev = bdev;
+	h->mode = mode;
+	return bdev;
+}
+
+static inline void kt_bdev_close(struct kt_bdev *h)
+{
+	if (h->bdev)
+		blkdev_put(h->bdev, h->mode);
+	h->bdev = NULL;
+}
+#endif
+
+#endif /* KTARGET_COMPAT_H */
