@@ -29,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <ktarget/compat.h>
 #include <ktarget/fabric.h>
 #include <ktarget/proto/pr.h>
 #include <ktarget/proto/spc.h>
@@ -70,7 +71,7 @@ static int kt_aptpl_mkdir(const char *dir)
 	dentry = kern_path_create(AT_FDCWD, dir, &parent, LOOKUP_DIRECTORY);
 	if (IS_ERR(dentry))
 		return PTR_ERR(dentry) == -EEXIST ? 0 : PTR_ERR(dentry);
-	ret = vfs_mkdir(mnt_user_ns(parent.mnt), d_inode(parent.dentry),
+	ret = vfs_mkdir(mnt_idmap(parent.mnt), d_inode(parent.dentry),
 			dentry, 0700);
 	done_path_create(&parent, dentry);
 	return ret;

@@ -13,6 +13,8 @@
 #define KTARGET_COMPAT_H
 
 #include <linux/blkdev.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
 #include <linux/version.h>
 
 /* Block layer */
@@ -83,6 +85,20 @@ static inline void kt_bdev_close(struct kt_bdev *h)
 	if (h->bdev)
 		blkdev_put(h->bdev, h->mode);
 	h->bdev = NULL;
+}
+#endif
+
+/* Files */
+
+/*
+ * 6.3 passes the vfs_*() helpers a mount's idmap, mnt_idmap(), where 6.1
+ * passes its user namespace, mnt_user_ns() (abf08576afe3, "fs: port
+ * vfs_*() helpers to struct mnt_idmap").
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline struct user_namespace *mnt_idmap(const struct vfsmount *mnt)
+{
+	return mnt_user_ns(mnt);
 }
 #endif
 
