@@ -102,4 +102,12 @@ static inline struct user_namespace *mnt_idmap(const struct vfsmount *mnt)
 }
 #endif
 
+/* Timers */
+
+/*
+ * 6.2 renamed del_timer() and del_timer_sync() to timer_delete() and
+ * timer_delete_sync() and added timer_shutdown_sync() (9b13df3fb64e,
+ * bb663f0f3c39, f571faf6e443); 6.1.y stable has all three, so no shim.
+ */
+
 #endif /* KTARGET_COMPAT_H */

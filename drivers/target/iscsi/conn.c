@@ -156,7 +156,7 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	 * stopped its kicks.
 	 */
 	cancel_work_sync(&conn->rx_work);
-	del_timer_sync(&conn->login_timer);
+	timer_delete_sync(&conn->login_timer);
 	kt_iscsi_keepalive_stop(conn);
 	kt_iscsi_dataout_stop(conn);
 	WRITE_ONCE(conn->state, KT_CONN_DEAD);

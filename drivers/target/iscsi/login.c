@@ -863,7 +863,7 @@ void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
 				    "no memory for the receive buffer");
 		return;
 	}
-	del_timer(&conn->login_timer);
+	timer_delete(&conn->login_timer);
 	/* the response still goes out without digests */
 	conn->nego.header_digest = false;
 	conn->nego.data_digest = false;
