@@ -16,7 +16,7 @@
 
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/backend.h>
 #include <ktarget/fabric.h>

@@ -9,7 +9,7 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <linux/bits.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/alua.h>
 #include <ktarget/proto/cdb.h>

@@ -4,7 +4,7 @@
  */
 #include <linux/types.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/sense.h>
 

@@ -9,7 +9,7 @@
  */
 #include <linux/types.h>
 #include <linux/errno.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 #include <stdlib.h>
 #include <string.h>
 

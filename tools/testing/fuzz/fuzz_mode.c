@@ -10,7 +10,7 @@
  * MODE SELECT parameter list.
  */
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 #include <stdlib.h>
 #include <string.h>
 

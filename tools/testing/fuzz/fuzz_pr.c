@@ -11,7 +11,7 @@
  * (3), then the parameter list.
  */
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 #include <stdlib.h>
 #include <string.h>
 

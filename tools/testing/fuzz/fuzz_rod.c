@@ -13,7 +13,7 @@
 #include <linux/types.h>
 #include <stdlib.h>
 #include <string.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/rod.h>
 

@@ -9,7 +9,7 @@
  * then the UNMAP parameter list / GET LBA STATUS extent script.
  */
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -9,7 +9,7 @@
  * then the rest as LUN list / sense data.
  */
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #include <stdlib.h>
 #include <string.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/xcopy.h>
 

@@ -6,7 +6,7 @@
  * malloc'ed to their exact length so that ASan catches overruns.
  */
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/alua.h>
 #include <ktarget/proto/sense.h>

@@ -3,7 +3,7 @@
  * Unit tests of drivers/target/proto/cdb.c, including hostile input.
  */
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/cdb.h>
 

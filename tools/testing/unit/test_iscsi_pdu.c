@@ -6,7 +6,7 @@
  */
 #include <linux/types.h>
 #include <linux/errno.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/iscsi_pdu.h>
 

@@ -6,7 +6,7 @@
  * their exact length, so that ASan catches overruns.
  */
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/sense.h>
 #include <ktarget/proto/spc.h>

@@ -6,7 +6,7 @@
  * malloc'ed to the exact allocation length so that ASan catches overruns.
  */
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/sense.h>

@@ -8,7 +8,7 @@
  */
 #include <linux/types.h>
 #include <linux/errno.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 
 #include <ktarget/proto/rod.h>
 #include <ktarget/proto/xcopy.h>

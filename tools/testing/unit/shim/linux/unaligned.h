@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Userspace shim: big-endian unaligned accessors, byte by byte. */
-#ifndef KT_SHIM_ASM_UNALIGNED_H
-#define KT_SHIM_ASM_UNALIGNED_H
+#ifndef KT_SHIM_LINUX_UNALIGNED_H
+#define KT_SHIM_LINUX_UNALIGNED_H
 
 #include <linux/types.h>
 
