@@ -27,7 +27,10 @@ ignore=FILE_PATH_CHANGES,SPDX_LICENSE_TAG,CONST_STRUCT
 # Their configfs attribute macros take a struct member's name, used in a
 # show and a store: a name has no side effects and cannot be parenthesized.
 member_macros='drivers/target/alua_configfs.c drivers/target/dev_wwn.c'
-files=$(git ls-files 'drivers/*.[ch]' 'include/*.h' | grep -vxF "${member_macros// /$'\n'}")
+# compat.h is where the kernel version is tested, and only there.
+compat=include/ktarget/compat.h
+files=$(git ls-files 'drivers/*.[ch]' 'include/*.h' |
+	grep -vxF -e "${member_macros// /$'\n'}" -e "$compat")
 # shellcheck disable=SC2086
 "$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore $ignore -f $files || status=1
@@ -35,12 +38,23 @@ files=$(git ls-files 'drivers/*.[ch]' 'include/*.h' | grep -vxF "${member_macros
 "$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore $ignore,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE \
 	-f $member_macros || status=1
+"$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+	--ignore $ignore,LINUX_VERSION_CODE,CONSTANT_COMPARISON -f $compat || status=1
 
 echo "check: one version"
 have=$(sed -n 's/^#define KT_VERSION[[:space:]]*"\(.*\)"$/\1/p' include/ktarget/version.h)
 pkg=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
 if [ -z "$have" ] || [ "$have" != "$pkg" ]; then
 	echo "include/ktarget/version.h says '$have', dkms.conf '$pkg'"
+	status=1
+fi
+
+echo "check: kernel versions only in compat.h"
+# Every kernel API difference is answered in include/ktarget/compat.h
+# (or by a header test in Kbuild), never by a version test in the code.
+if git grep -n --untracked -e LINUX_VERSION_CODE -e 'KERNEL_VERSION(' -- \
+	'drivers/*.[ch]' 'include/*.[ch]' ':!include/ktarget/compat.h'; then
+	echo "version tests belong in include/ktarget/compat.h"
 	status=1
 fi
 

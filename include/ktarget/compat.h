@@ -7,10 +7,10 @@
  * helper, and names the kernel version and upstream commit of the change.
  * Shims are sorted by area. Kernels between 6.1 and 6.12 are not built.
  *
- * No LINUX_VERSION_CODE test belongs anywhere else. Where a version
- * number would lie, because stable or distribution kernels backport a
- * change, or where no C spelling covers it, the top-level Kbuild tests
- * the headers built against instead:
+ * No LINUX_VERSION_CODE test belongs anywhere else (make check looks).
+ * Where a version number would lie, because stable or distribution
+ * kernels backport a change, or where no C spelling covers it, the
+ * top-level Kbuild tests the headers built against instead:
  *
  *	include/ktarget/compat/	on the include path where the kernel has
  *				no <linux/unaligned.h> (6.12 moved it from
