@@ -19,20 +19,36 @@
 #   make cluster-bench  cluster mode's cost: IOPS and PR OUT latency, on and off
 #   make check      checkpatch and sparse over the tree
 
-# The kernel built against: KVER='s when named; else the running one when its
-# build tree exists; else the guest kernel the tests boot (the one Debian's
-# linux-image-amd64 installs), whatever newer header sets are installed
-# beside it; else the newest linux-headers-*-amd64.
-GUEST_KVER := $(shell dpkg-query -W -f '$${Depends}' linux-image-amd64 2>/dev/null | \
+# The kernel built against; make kdir prints it, make kver its release.
+#   KDIR=DIR        that build tree
+#   KVER=RELEASE    /lib/modules/RELEASE/build (as tools/testing/vm/run.sh --kver)
+#   neither         the running kernel's build tree when it has one; else the
+#                   one header set installed; else, of several, the kernel the
+#                   test guests boot, whatever newer sets are installed beside
+#                   it: the one Debian's linux-image-amd64 installs, or the
+#                   newest 6.1.0-N-amd64 with a /boot/vmlinuz; else the newest
+#                   set. Of several, a note on stderr names the sets found.
+# A header set is a /lib/modules/RELEASE/build that holds a Makefile. KDIR is
+# chosen when first used, so targets that need no kernel say nothing.
+kt_sets = $(patsubst /lib/modules/%/build/Makefile,%,$(wildcard /lib/modules/*/build/Makefile))
+kt_newest = $(lastword $(shell printf '%s\n' $(1) | sort -V))
+kt_debian = $(shell dpkg-query -W -f '$${Depends}' linux-image-amd64 2>/dev/null | \
 	sed -n 's/^linux-image-\([^ ,]*\).*/\1/p')
+kt_guest = $(or $(filter $(kt_debian),$(1)),$(call kt_newest,\
+	$(foreach r,$(filter 6.1.0-%-amd64,$(1)),$(if $(wildcard /boot/vmlinuz-$(r)),$(r)))))
+kt_note = $(shell printf 'ktarget: kernel headers found: %s; building for %s; pass KVER= to choose\n' \
+	'$(strip $(1))' '$(2)' >&2)
+kt_choose = $(if $(word 2,$(1)),$(call kt_note,$(1),$(2))$(2),$(1))
+kt_release = $(if $(wildcard /lib/modules/$(shell uname -r)/build/Makefile),$(shell uname -r),\
+	$(call kt_choose,$(kt_sets),$(or $(call kt_guest,$(kt_sets)),$(call kt_newest,$(kt_sets)))))
+
 ifneq ($(KVER),)
 KDIR ?= /lib/modules/$(KVER)/build
 endif
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(wildcard /lib/modules/$(GUEST_KVER)/build) \
-	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
+KDIR ?= $(eval KDIR := $(addprefix /lib/modules/,$(addsuffix /build,$(strip $(kt_release)))))$(KDIR)
 KVER ?= $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
-	$(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(patsubst linux-headers-%,%,$(notdir $(KDIR))))
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(patsubst /lib/modules/%/build,%,\
+	$(filter /lib/modules/%/build,$(KDIR))),$(patsubst linux-headers-%,%,$(notdir $(KDIR))))
 
 INSTALL_MOD_DIR ?= updates/ktarget
 INSTALL_MOD_PATH ?= $(DESTDIR)
@@ -45,7 +61,7 @@ PWD := $(CURDIR)
 all: modules
 
 modules:
-	@test -d "$(KDIR)" || { echo "no kernel build tree: run 'make deps' or pass KDIR=" >&2; exit 1; }
+	@test -d "$(KDIR)" || { echo "no kernel build tree$(if $(KDIR), $(KDIR)): run 'make deps' or pass KVER= or KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(PWD) modules
 
 install: modules
