@@ -36,7 +36,9 @@ add_module() {
 }
 
 for name in virtio_pci 9pnet_virtio 9p overlay; do
-	rel=$(awk -F: -v n="/$name.ko" 'index($1, n) && substr($1, length($1) - length(n) + 1) == n { print $1; exit }' \
+	# 6.12's modules are compressed: NAME.ko.xz
+	rel=$(awk -F: -v n="/$name.ko" '{ m = $1; sub(/\.(xz|zst)$/, "", m) }
+		index(m, n) && substr(m, length(m) - length(n) + 1) == n { print $1; exit }' \
 		"$moddir/modules.dep")
 	if [ -z "$rel" ]; then
 		# built in: nothing to load
