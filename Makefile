@@ -142,7 +142,7 @@ bench: deps modules
 # of tests/95-pdu-fuzz.sh, each with a new seed, after FUZZ_LOOP_PRE (guest
 # test files that run first; default the suite's files before it). KVER=
 # or KDIR= choose the kernel (the debug kernel: KVER=6.1.192-ktdebug).
-FUZZ_LOOP_PRE ?= $(filter-out %/95-pdu-fuzz.sh,$(wildcard tools/testing/selftests/tests/*.sh))
+FUZZ_LOOP_PRE ?= $(abspath $(filter-out %/95-pdu-fuzz.sh,$(wildcard tools/testing/selftests/tests/*.sh)))
 
 fuzz-loop: deps modules
 	@tools/testing/vm/run.sh --name fuzz-loop --quiet \
