@@ -95,7 +95,11 @@ struct kt_fabric_ops {
 	void	(*queue_status)(struct kt_cmd *cmd);
 	/* The answer to a task management request; from a work item. */
 	void	(*queue_tm_rsp)(struct kt_tmr *tmr);
-	/* The last reference is gone: free the fabric's command. */
+	/*
+	 * The last reference is gone: free the fabric's command. Any
+	 * context: a bio's completion, or a TMF holding the TPG's
+	 * session_lock. It must not sleep nor take a core lock.
+	 */
 	void	(*release_cmd)(struct kt_cmd *cmd);
 	/*
 	 * A TMF aborted the command and it has ended: no response goes out
