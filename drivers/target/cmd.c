@@ -41,6 +41,7 @@ void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
 	cmd->dir = dir;
 	cmd->expected_len = expected_len;
 	cmd->task_attr = attr;
+	cmd->start = jiffies;
 	kref_init(&cmd->kref);
 	INIT_LIST_HEAD(&cmd->sess_node);
 	INIT_LIST_HEAD(&cmd->ts_node);

@@ -17,6 +17,8 @@ struct kt_dev;
 struct kt_cmd;
 struct kt_backend_ops;
 struct scatterlist;
+struct seq_file;
+struct dentry;
 
 #include <ktarget/version.h>
 #define KT_DBROOT_DEFAULT	"/var/target"
@@ -29,6 +31,7 @@ extern struct kt_obj_count kt_obj_sessions;
 extern struct kt_obj_count kt_obj_lun_refs;
 int kt_objects_init(void);
 void kt_objects_exit(void);
+void kt_cmd_debugfs_init(struct dentry *root);
 
 /* A LUN's in-flight references, counted in kt_obj_lun_refs. */
 bool kt_lun_tryget(struct kt_lun *lun);
@@ -166,6 +169,7 @@ void kt_task_set_enter(struct kt_cmd *cmd);
 bool kt_task_set_may_run(struct kt_cmd *cmd);
 void kt_task_set_leave(struct kt_cmd *cmd);
 void kt_task_set_abort(struct kt_cmd *cmd);
+void kt_task_set_show(struct seq_file *m, struct kt_cmd *cmd);
 
 /* sanitize.c */
 enum kt_data_dir;

@@ -117,6 +117,7 @@ int kt_objects_init(void)
 	kt_debugfs_root = debugfs_create_dir("ktarget", NULL);
 	debugfs_create_file("objects", 0444, kt_debugfs_root, NULL,
 			    &kt_objects_fops);
+	kt_cmd_debugfs_init(kt_debugfs_root);
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
@@ -244,6 +245,24 @@ void kt_task_set_abort(struct kt_cmd *cmd)
 		return;
 	queue_work(kt_task_set_wq, &ts->work);
 	kt_cmd_execute(cmd);
+}
+
+/* For /sys/kernel/debug/ktarget/commands: a snapshot, read unlocked. */
+void kt_task_set_show(struct seq_file *m, struct kt_cmd *cmd)
+{
+	static const char *const state[] = {
+		[KT_TS_NONE] = "outside", [KT_TS_FAST] = "fast",
+		[KT_TS_RUNNING] = "running", [KT_TS_HELD] = "held",
+	};
+	struct kt_task_set *ts = kt_ts(cmd);
+	u8 st = READ_ONCE(cmd->ts_state);
+
+	seq_printf(m, "    task set: %s%s; LU: slow %d drained %d ordered running %d, %u running, %s\n",
+		   st < ARRAY_SIZE(state) ? state[st] : "?",
+		   READ_ONCE(cmd->ts_ready) ? " (data in)" : "",
+		   READ_ONCE(ts->slow), READ_ONCE(ts->drained),
+		   READ_ONCE(ts->ordered_running), READ_ONCE(ts->nr_running),
+		   list_empty(&ts->held) ? "none held" : "some held");
 }
 
 int kt_task_set_dev_init(struct kt_dev *dev)

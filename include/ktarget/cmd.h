@@ -159,6 +159,7 @@ struct kt_cmd {
 	u8			sense_len;
 
 	unsigned long		flags;		/* KT_CMD_* bits */
+	unsigned long		start;		/* jiffies at kt_cmd_init() */
 };
 
 #define KT_CMD_ABORTED		0	/* a TMF aborted it */

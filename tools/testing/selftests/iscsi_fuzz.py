@@ -441,6 +441,11 @@ class Fuzzer:
             finally:
                 if s:
                     s.sock.close()
+            # what waits, while it still waits
+            print("health check attempt %d failed: %s" % (attempt + 1, why),
+                  flush=True)
+            if attempt == 0:
+                snapshot()
             # a reset from a fuzzed session may have caught it
             time.sleep(1 + attempt)
         self.failures.append(why)
@@ -451,11 +456,13 @@ class Fuzzer:
 
 def snapshot():
     """What the target holds when a health check fails: its object counts,
-    and the blocked tasks' stacks in the kernel log (sysrq w)."""
+    its commands in flight, and the blocked tasks' stacks in the kernel log
+    (sysrq w)."""
     try:
-        with open("/sys/kernel/debug/ktarget/objects") as f:
-            for line in f:
-                print("  objects: " + line.rstrip())
+        for name in ("objects", "commands"):
+            with open("/sys/kernel/debug/ktarget/" + name) as f:
+                for line in f:
+                    print("  %s: %s" % (name, line.rstrip()))
         with open("/proc/sysrq-trigger", "w") as f:
             f.write("w")
         print("  blocked tasks: see the kernel log (sysrq w)", flush=True)

@@ -141,6 +141,8 @@ kt_state_dump() {
 	{
 		echo "# ktarget objects"
 		timeout 10 cat /sys/kernel/debug/ktarget/objects 2>&1
+		echo "# ktarget commands in flight"
+		timeout 10 cat /sys/kernel/debug/ktarget/commands 2>&1
 		echo "# kernel log"
 		dmesg
 	} > /ktout/dmesg-hang.txt 2>&1
