@@ -356,10 +356,16 @@ void kt_iscsi_tpg_close_sessions(struct kt_iscsi_tpg *tpg)
 	/* the logins it waits for look up ACLs under it */
 	lockdep_assert_not_held(&tpg->tpg.lock);
 	kt_iscsi_tpg_close_logins(tpg);
-	if (kt_iscsi_tpg_request_logout(tpg, KT_ISCSI_LOGOUT_GRACE))
+	if (kt_iscsi_tpg_request_logout(tpg, KT_ISCSI_LOGOUT_GRACE)) {
 		while (i++ < KT_ISCSI_LOGOUT_GRACE * 10 &&
 		       atomic_read(&tpg->nr_sessions))
 			msleep(100);
+		left = atomic_read(&tpg->nr_sessions);
+		if (left)
+			pr_info("TPG %u of %s: %d session(s) did not log out within %u s: closing them\n",
+				tpg->tpg.tag, tpg->tpg.wwn->name, left,
+				KT_ISCSI_LOGOUT_GRACE);
+	}
 	kt_iscsi_close_matching(tpg, NULL);
 	for (i = 1; (left = atomic_read(&tpg->nr_sessions)); i++) {
 		/* idle: a backstore slower than the hung-task timeout is no hang of ours */
