@@ -50,6 +50,9 @@ KVER ?= $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(patsubst /lib/modules/%/build,%,\
 	$(filter /lib/modules/%/build,$(KDIR))),$(patsubst linux-headers-%,%,$(notdir $(KDIR))))
 
+# a warning fails the build (KT_WERROR=0: it does not; DKMS builds so)
+KT_WERROR ?= 1
+
 INSTALL_MOD_DIR ?= updates/ktarget
 INSTALL_MOD_PATH ?= $(DESTDIR)
 DEPMOD ?= /sbin/depmod
@@ -62,7 +65,7 @@ all: modules
 
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel build tree$(if $(KDIR), $(KDIR)): run 'make deps' or pass KVER= or KDIR=" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(PWD) modules
+	$(MAKE) -C $(KDIR) M=$(PWD) KT_WERROR=$(KT_WERROR) modules
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
@@ -135,8 +138,10 @@ demo: deps modules
 powercut: deps modules
 	@tools/testing/powercut/run.sh --cuts $(or $(CUTS),20) --stack $(or $(STACK),ktarget)
 
+# BENCH_ARGS: run.sh's options, e.g. "--rounds 3 --lio-submit-type 2";
+# KVER= benchmarks on that kernel (LIO's submit_type exists from 6.10)
 bench: deps modules
-	@tools/testing/bench/run.sh
+	@tools/testing/bench/run.sh $(BENCH_ARGS) $(if $(filter command line environment,$(origin KVER)),--kver $(KVER))
 
 # The stateful fuzzer in a loop: FUZZ_LOOP_MINUTES (default 60) of rounds
 # of tests/95-pdu-fuzz.sh, each with a new seed, after FUZZ_LOOP_PRE (guest
