@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # guest.sh [--runtime SEC] [--pages N] [--rounds N] [--only REGEX] [--profile]
+#          [--lio-submit-type N]
 #
 # The ktarget / LIO side-by-side benchmark, guest side: tools/testing/bench/run.sh
 # boots the guest and runs this. For each target stack in turn (ktarget, then
@@ -21,6 +22,9 @@
 # cell's best figure (the round least disturbed by whatever else the host
 # runs). Guest memory is touched once before the first round, so that
 # neither stack pays for QEMU's first touch of guest RAM. Exit status 1 when any cell is "fail".
+# --lio-submit-type N writes N to LIO's attrib/submit_type of the rd LU
+# (6.10 and later: 0 the fabric's default, 1 direct submission from the
+# receive context, 2 queued to a work item); a kernel without it fails LIO.
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../selftests/lib.sh
@@ -39,6 +43,7 @@ PY=/usr/bin/python3
 ISER=0			# 1 while the iSER rows run
 ONLY=			# --only: run the tests whose name matches (grep -E)
 PROFILE=0		# --profile: perf profile of each fio test
+LIO_SUBMIT_TYPE=	# --lio-submit-type: LIO's attrib/submit_type
 URL_BASE=iscsi://$PORTAL
 REPORT=$here/report.py
 
@@ -168,6 +173,13 @@ stack_up() {
 		[ "$PAGES" = "$FALLBACK_PAGES" ] && return 1
 		PAGES=$FALLBACK_PAGES
 		bounded 300 rd_up "$PAGES" || return 1
+	fi
+	if [ "$stack" = lio ] && [ -n "$LIO_SUBMIT_TYPE" ]; then
+		if ! echo "$LIO_SUBMIT_TYPE" > $KT_CFS/core/rd_mcp_0/r0/attrib/submit_type; then
+			log "lio: attrib/submit_type=$LIO_SUBMIT_TYPE refused (before 6.10 LIO has none)"
+			return 1
+		fi
+		log "lio: attrib/submit_type=$(cat $KT_CFS/core/rd_mcp_0/r0/attrib/submit_type)"
 	fi
 	bounded 120 fabric_up || return 1
 	case $stack in
@@ -460,6 +472,7 @@ main() {
 		--rounds) ROUNDS=$2; shift 2 ;;
 		--only) ONLY=$2; shift 2 ;;
 		--profile) PROFILE=1; shift ;;
+		--lio-submit-type) LIO_SUBMIT_TYPE=$2; shift 2 ;;
 		*) log "unknown option $1"; return 2 ;;
 		esac
 	done
@@ -468,7 +481,7 @@ main() {
 	: > "$TSV"
 	mkfifo /tmp/bench-nap && exec 9<> /tmp/bench-nap
 
-	printf '#\t%s\n' "guest $(uname -r), $(nproc) vCPUs (TCG), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo) RAM; $RUNTIME s per test, best of $ROUNDS round(s); iSCSI on $PORTAL" >> "$TSV"
+	printf '#\t%s\n' "guest $(uname -r), $(nproc) vCPUs (TCG), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo) RAM; $RUNTIME s per test, best of $ROUNDS round(s); iSCSI on $PORTAL${LIO_SUBMIT_TYPE:+; LIO attrib/submit_type=$LIO_SUBMIT_TYPE}" >> "$TSV"
 
 	RXE_OK=0
 	if bounded 60 kt_rxe_up; then

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh [--runtime SEC] [--pages N] [--rounds N] [--only REGEX] [--profile]
+#        [--lio-submit-type N] [--kver RELEASE]
 #
 # ktarget against in-tree LIO, side by side in one QEMU guest: builds the
 # modules, boots one guest (tools/testing/vm/run.sh --name bench) and runs
@@ -17,6 +18,10 @@
 #   --only REGEX    only the tests whose name matches (grep -E), e.g. 'fio 4k.*QD32'
 #   --profile       perf profile of every fio test (raw/*.profile.txt); it
 #                   costs the stacks some speed
+#   --lio-submit-type N  LIO's attrib/submit_type (6.10+): 0 the fabric's
+#                   default, 1 direct from the receive context, 2 queued
+#   --kver RELEASE  the guest kernel, built for (default: make kver); the
+#                   results go to .vm-out/bench-RELEASE/ then
 #
 # Exit status: the guest run's (1 when a cell is "fail" or the kernel log
 # shows a finding, 124 on timeout).
@@ -27,29 +32,35 @@ top=$(cd "$here/../../.." && pwd)
 cd "$top" || exit 2
 
 args=()
+kver=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--runtime|--pages|--rounds)
+	--runtime|--pages|--rounds|--lio-submit-type)
 		[[ ${2:-} =~ ^[0-9]+$ ]] || { echo "run.sh: $1 needs a number" >&2; exit 2; }
 		args+=("$1" "$2"); shift 2 ;;
 	--only)
 		[ -n "${2:-}" ] || { echo "run.sh: --only needs a pattern" >&2; exit 2; }
 		args+=("$1" "$2"); shift 2 ;;
 	--profile) args+=("$1"); shift ;;
-	*) sed -n '3,23p' "$here/run.sh" >&2; exit 2 ;;
+	--kver)
+		[ -n "${2:-}" ] || { echo "run.sh: --kver needs a release" >&2; exit 2; }
+		kver=$2; shift 2 ;;
+	*) sed -n '3,28p' "$here/run.sh" >&2; exit 2 ;;
 	esac
 done
 
-make -s --no-print-directory || { echo "bench: build failed" >&2; exit 2; }
+make -s --no-print-directory ${kver:+KVER=$kver} || { echo "bench: build failed" >&2; exit 2; }
+name=bench${kver:+-$kver}
 
 # Other guests on this machine slow whichever stack runs next to them:
 # keep a note of how busy the host was.
 load() { printf '%s, %s QEMU' "$(cut -d' ' -f1 /proc/loadavg)" "$(pgrep -c -x qemu-system-x86)"; }
 load_before=$(load)
-tools/testing/vm/run.sh --name bench --timeout 2400 tools/testing/bench/guest.sh "${args[@]}"
+tools/testing/vm/run.sh --name "$name" ${kver:+--kver "$kver"} --timeout 2400 \
+	tools/testing/bench/guest.sh "${args[@]}"
 status=$?
 
-results=$top/.vm-out/bench/results.txt
+results=$top/.vm-out/$name/results.txt
 echo
 if [ -s "$results" ]; then
 	echo "# host ($(nproc) CPUs): load average, QEMU processes: $load_before before, $(load) after" \
@@ -57,6 +68,6 @@ if [ -s "$results" ]; then
 	echo "ktarget vs LIO ($results):"
 	cat "$results"
 else
-	echo "bench: no results table (see $top/.vm-out/bench/output.log)" >&2
+	echo "bench: no results table (see $top/.vm-out/$name/output.log)" >&2
 fi
 exit "$status"
