@@ -17,9 +17,19 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
 		grep -q '^install ok installed$' || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
 
-echo "deps: installing$missing"
+# Debian 12 also packages 6.12, the kernel series of Debian 13 and RHEL 10:
+# make test builds for it and boots it too. Any 6.12.N+deb12-amd64 image
+# installed with its headers will do; else the newest the archive has.
+need612=1
+for b in /lib/modules/6.12.*+deb12-amd64/build/Makefile; do
+	r=${b#/lib/modules/}
+	r=${r%%/*}
+	[ -e "/boot/vmlinuz-$r" ] && need612=
+done
+[ -z "$missing" ] && [ -z "$need612" ] && exit 0
+
+[ -n "$missing" ] && echo "deps: installing$missing"
 if [ "$(id -u)" != 0 ]; then
 	echo "deps: need root to install packages (sudo make deps)" >&2
 	exit 1
@@ -34,5 +44,15 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 	trap 'rm -f $rcd' EXIT
 fi
 apt-get update -q >/dev/null
+if [ -n "$need612" ]; then
+	r=$(apt-cache pkgnames linux-image-6.12. |
+		sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb12-amd64\)$/\1/p' | sort -V | tail -1)
+	if [ -n "$r" ]; then
+		echo "deps: installing the 6.12 kernel $r"
+		missing="$missing linux-image-$r linux-headers-$r"
+	else
+		echo "deps: no 6.12 kernel in the archive: make test runs on 6.1 only" >&2
+	fi
+fi
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing >/dev/null

@@ -5,9 +5,12 @@
 # suite and the harness self-tests. Prints TAP as it goes and ends with
 # "N passed, N failed, N skipped"; exits non-zero on any failure.
 #
-# KDIR=... selects the kernel to build against and boot (e.g. the debug
-# kernel in ../shared/kernel); KT_GUEST_TESTS="tests/10-x.sh ..." narrows the
-# guest suite.
+# The guest suite runs on the kernel built for (Debian 12's 6.1 by default)
+# and then on Debian 12's 6.12 when it is installed with its headers (make
+# deps installs it): modules are built for both. KDIR=... or KVER=... select
+# one kernel to build against and boot instead (e.g. the debug kernel in
+# ../shared/kernel); KT_ALSO_KVER=RELEASE names the second kernel, "none"
+# skips it; KT_GUEST_TESTS="tests/10-x.sh ..." narrows the guest suite.
 
 main() {
 	local top vm out pass=0 fail=0 skipped=0 start
@@ -17,6 +20,8 @@ main() {
 	out=$top/.vm-out
 	mkdir -p "$out"
 	start=$(date +%s)
+	# make test KVER=...: that kernel alone
+	[ -n "${KVER:-}" ] && [ -z "${KDIR:-}" ] && KDIR=/lib/modules/$KVER/build
 
 	result() {	# result ok|fail|skip DESCRIPTION
 		case $1 in
@@ -37,7 +42,60 @@ main() {
 		fail=$((fail + f))
 	}
 
+	# guest_suite NAME KVER: the guest suite in .vm-out/NAME on KVER (""
+	# for the kernel built for); every result is prefixed with KVER
+	guest_suite() {
+		local name=$1 kver=$2 gstatus p=${2:+$2: }
+		# shellcheck disable=SC2086
+		"$vm" --name "$name" ${kver:+--kver "$kver"} --quiet --timeout 3600 \
+			tools/testing/selftests/run.sh $KT_GUEST_TESTS
+		gstatus=$?
+		grep -E '^(ok|not ok|#)' "$out/$name/output.log" 2>/dev/null
+		count_tap "$out/$name/output.log" 2>/dev/null
+		if [ -e "$out/$name/stuck.txt" ]; then
+			# the host ended a stuck guest: which file, and what
+			# its vCPUs ran
+			sed 's/^/#   /' "$out/$name/hang.txt" | head -80
+			tail -60 "$out/$name/console.log" 2>/dev/null | sed 's/^/#   console: /'
+			result fail "${p}guest stuck: $(cat "$out/$name/stuck.txt")"
+		elif [ -s "$out/$name/findings.txt" ] || [ "$(cat "$out/$name/rmmod.status" 2>/dev/null)" != 0 ]; then
+			# what CI shows is all a reader gets: the findings, the
+			# unload log and the console's last lines
+			head -60 "$out/$name/findings.txt" 2>/dev/null | sed 's/^/#   /'
+			sed 's/^/#   rmmod: /' "$out/$name/rmmod.log" 2>/dev/null | tail -10
+			tail -40 "$out/$name/console.log" 2>/dev/null | sed 's/^/#   console: /'
+			result fail "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
+		elif [ "$gstatus" != 0 ] && ! grep -q '^not ok' "$out/$name/output.log"; then
+			result fail "${p}guest run finished (status $gstatus)"
+		else
+			result ok "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
+		fi
+		echo "# guest suite${kver:+ on $kver}: $(grep -cE '^ok [0-9]+ ' "$out/$name/output.log" 2>/dev/null) ok lines, $(grep -cE '^not ok [0-9]+ ' "$out/$name/output.log" 2>/dev/null) not ok"
+	}
+
+	# Debian 12's 6.12 beside the kernel built for (make deps installs
+	# it): built for and tested too, unless KDIR names a kernel (make
+	# test-debug) or KT_ALSO_KVER says otherwise ("none": skip it)
+	local also=${KT_ALSO_KVER:-}
+	if [ -z "$also" ] && [ -z "${KDIR:-}" ]; then
+		also=$(for b in /lib/modules/6.12.*+deb12-amd64/build/Makefile; do
+			b=${b#/lib/modules/}; b=${b%%/*}
+			[ -e "/boot/vmlinuz-$b" ] && echo "$b"
+		done | sort -V | tail -1)
+	fi
+	[ "$also" = none ] && also=
+
 	echo "# build"
+	if [ -n "$also" ]; then
+		if make -s --no-print-directory modules KVER="$also" > "$out/build-$also.log" 2>&1; then
+			result ok "modules build ($also)"
+		else
+			sed 's/^/#   /' "$out/build-$also.log" | tail -40
+			result fail "modules build ($also)"
+		fi
+	else
+		echo "# no 6.12 kernel with headers installed: 6.1 only (make deps installs it)"
+	fi
 	if make -s --no-print-directory modules ${KDIR:+KDIR=$KDIR} > "$out/build.log" 2>&1; then
 		result ok "modules build ($(make -s --no-print-directory kver ${KDIR:+KDIR=$KDIR}))"
 	else
@@ -75,34 +133,8 @@ main() {
 		result fail "ddpt built (tools/testing/ddpt/build.sh)"
 	fi
 
-	echo "# guest test suite"
-	if [ -e "$top/drivers/target/ktarget_core.ko" ]; then
-		# shellcheck disable=SC2086
-		"$vm" --name guest --quiet --timeout 3600 tools/testing/selftests/run.sh $KT_GUEST_TESTS
-		local gstatus=$?
-		grep -E '^(ok|not ok|#)' "$out/guest/output.log" 2>/dev/null
-		count_tap "$out/guest/output.log" 2>/dev/null
-		if [ -e "$out/guest/stuck.txt" ]; then
-			# the host ended a stuck guest: which file, and what
-			# its vCPUs ran
-			sed 's/^/#   /' "$out/guest/hang.txt" | head -80
-			tail -60 "$out/guest/console.log" 2>/dev/null | sed 's/^/#   console: /'
-			result fail "guest stuck: $(cat "$out/guest/stuck.txt")"
-		elif [ -s "$out/guest/findings.txt" ] || [ "$(cat "$out/guest/rmmod.status" 2>/dev/null)" != 0 ]; then
-			# what CI shows is all a reader gets: the findings, the
-			# unload log and the console's last lines
-			head -60 "$out/guest/findings.txt" 2>/dev/null | sed 's/^/#   /'
-			sed 's/^/#   rmmod: /' "$out/guest/rmmod.log" 2>/dev/null | tail -10
-			tail -40 "$out/guest/console.log" 2>/dev/null | sed 's/^/#   console: /'
-			result fail "guest run clean: no kernel-log findings, every ktarget module unloaded"
-		elif [ "$gstatus" != 0 ] && ! grep -q '^not ok' "$out/guest/output.log"; then
-			result fail "guest run finished (status $gstatus)"
-		else
-			result ok "guest run clean: no kernel-log findings, every ktarget module unloaded"
-		fi
-	else
-		result fail "guest test suite (no modules built)"
-	fi
+	echo "# guest test suite ($(make -s --no-print-directory kver ${KDIR:+KDIR=$KDIR}))"
+	guest_suite guest ""
 
 	echo "# power cut (${KT_POWERCUT_CUTS:-3} cuts)"
 	tools/testing/powercut/run.sh --cuts "${KT_POWERCUT_CUTS:-3}" \
@@ -201,6 +233,11 @@ main() {
 	s=$?
 	[ "$s" = 0 ] && result ok "harness: a test file that keeps its plan passes" ||
 		result fail "harness: a test file that keeps its plan passes (status $s)"
+
+	if [ -n "$also" ]; then
+		echo "# guest test suite ($also)"
+		guest_suite "guest-$also" "$also"
+	fi
 
 	echo "# make test took $(($(date +%s) - start))s"
 	echo "$pass passed, $fail failed, $skipped skipped"
