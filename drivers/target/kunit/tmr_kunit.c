@@ -9,7 +9,10 @@
  * holds, with interrupts off: the guest froze without a word).
  *
  * The race is made here on purpose: a kthread drops the command's last
- * other reference the moment it sees the TMF's, round after round.
+ * other reference the moment it sees the TMF's, round after round. Once
+ * for ABORT TASK in the issuer's own session, once for TARGET WARM RESET
+ * reaching another session's command: that TMF walks the TPG's sessions
+ * under its session_lock, and the release must not run under that either.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -25,7 +28,8 @@
 struct kt_tmr_fixture {
 	struct kt_fabric_ops	ops;
 	struct kt_tpg		tpg;
-	struct kt_session	sess;
+	struct kt_session	sess;		/* the TMF's issuer */
+	struct kt_session	other;		/* another initiator's */
 	struct kt_cmd		cmd;
 	struct kt_tmr		tmr;
 	struct completion	released;	/* release_cmd() ran */
@@ -80,7 +84,9 @@ static int kt_tmr_test_dropper(void *arg)
 	return 0;
 }
 
-static void kt_tmr_test_last_put(struct kunit *test)
+/* @function from f->sess, racing the last put of a command of @victim */
+static void kt_tmr_test_race(struct kunit *test, enum kt_tmf function,
+			     struct kt_session *victim, enum kt_tmf_rsp want)
 {
 	struct kt_tmr_fixture *f = test->priv;
 	struct task_struct *dropper;
@@ -96,16 +102,16 @@ static void kt_tmr_test_last_put(struct kunit *test)
 
 	for (round = 0; round < KT_TMR_TEST_ROUNDS; round++) {
 		/* a command that has completed: only its response holds it */
-		kt_cmd_init(&f->cmd, &f->ops, &f->sess, round, KT_DATA_NONE,
+		kt_cmd_init(&f->cmd, &f->ops, victim, round, KT_DATA_NONE,
 			    0, KT_TASK_SIMPLE);
 		set_bit(KT_CMD_COMPLETE, &f->cmd.flags);
-		spin_lock_irqsave(&f->sess.cmd_lock, flags);
-		list_add_tail(&f->cmd.sess_node, &f->sess.cmds);
-		spin_unlock_irqrestore(&f->sess.cmd_lock, flags);
+		spin_lock_irqsave(&victim->cmd_lock, flags);
+		list_add_tail(&f->cmd.sess_node, &victim->cmds);
+		spin_unlock_irqrestore(&victim->cmd_lock, flags);
 
 		memset(&f->tmr, 0, sizeof(f->tmr));
 		f->tmr.sess = &f->sess;
-		f->tmr.function = KT_TMF_ABORT_TASK;
+		f->tmr.function = function;
 		f->tmr.ref_tag = round;
 		reinit_completion(&f->released);
 		reinit_completion(&f->answered);
@@ -129,10 +135,10 @@ static void kt_tmr_test_last_put(struct kunit *test)
 			wait_for_completion_timeout(&f->released, 60 * HZ);
 			break;
 		}
-		KUNIT_EXPECT_EQ(test, f->tmr.response, KT_TMR_TASK_DOES_NOT_EXIST);
+		KUNIT_EXPECT_EQ(test, f->tmr.response, want);
 		KUNIT_EXPECT_FALSE_MSG(test, f->irqs_off,
-				       "round %d: released under cmd_lock", round);
-		KUNIT_EXPECT_TRUE(test, list_empty(&f->sess.cmds));
+				       "round %d: released under a lock", round);
+		KUNIT_EXPECT_TRUE(test, list_empty(&victim->cmds));
 		by_tmf += f->by_tmf;
 	}
 	WRITE_ONCE(f->stop, true);
@@ -144,19 +150,43 @@ static void kt_tmr_test_last_put(struct kunit *test)
 	KUNIT_EXPECT_GT(test, by_tmf, 0);
 }
 
+static void kt_tmr_test_last_put(struct kunit *test)
+{
+	struct kt_tmr_fixture *f = test->priv;
+
+	kt_tmr_test_race(test, KT_TMF_ABORT_TASK, &f->sess,
+			 KT_TMR_TASK_DOES_NOT_EXIST);
+}
+
+static void kt_tmr_test_last_put_other_session(struct kunit *test)
+{
+	struct kt_tmr_fixture *f = test->priv;
+
+	kt_tmr_test_race(test, KT_TMF_TARGET_WARM_RESET, &f->other,
+			 KT_TMR_COMPLETE);
+}
+
 static int kt_tmr_test_init(struct kunit *test)
 {
 	struct kt_tmr_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct kt_session *s;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->ops.name = "kunit";
 	f->ops.release_cmd = kt_tmr_test_release;
 	f->ops.queue_tm_rsp = kt_tmr_test_tm_rsp;
 	f->tpg.ops = &f->ops;
-	f->sess.tpg = &f->tpg;
-	spin_lock_init(&f->sess.cmd_lock);
-	spin_lock_init(&f->sess.sgl_lock);
-	INIT_LIST_HEAD(&f->sess.cmds);
+	mutex_init(&f->tpg.lock);
+	xa_init(&f->tpg.luns);		/* no LUN: a reset raises no UA */
+	INIT_LIST_HEAD(&f->tpg.sessions);
+	spin_lock_init(&f->tpg.session_lock);
+	for (s = &f->sess; s; s = s == &f->sess ? &f->other : NULL) {
+		s->tpg = &f->tpg;
+		spin_lock_init(&s->cmd_lock);
+		spin_lock_init(&s->sgl_lock);
+		INIT_LIST_HEAD(&s->cmds);
+		list_add_tail(&s->node, &f->tpg.sessions);
+	}
 	init_completion(&f->released);
 	init_completion(&f->answered);
 	init_completion(&f->go);
@@ -167,6 +197,7 @@ static int kt_tmr_test_init(struct kunit *test)
 
 static struct kunit_case kt_tmr_test_cases[] = {
 	KUNIT_CASE(kt_tmr_test_last_put),
+	KUNIT_CASE(kt_tmr_test_last_put_other_session),
 	{}
 };
 
