@@ -16,6 +16,7 @@ what it sent and how the connections ended; exits 0 when every health
 check passed, 1 if not. What the target leaks or corrupts meanwhile is
 for the caller to find (object counts, module unload, kernel log).
 """
+import os
 import random
 import select
 import socket
@@ -456,18 +457,37 @@ class Fuzzer:
 
 def snapshot():
     """What the target holds when a health check fails: its object counts,
-    its commands in flight, and the blocked tasks' stacks in the kernel log
-    (sysrq w)."""
+    its commands in flight, the stack of every task inside ktarget, and the
+    blocked tasks' stacks in the kernel log (sysrq w)."""
     try:
         for name in ("objects", "commands"):
             with open("/sys/kernel/debug/ktarget/" + name) as f:
                 for line in f:
                     print("  %s: %s" % (name, line.rstrip()))
+    except OSError as e:
+        print("  no snapshot: %s" % e, flush=True)
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stack" % pid) as f:
+                stack = f.read()
+            with open("/proc/%s/comm" % pid) as f:
+                comm = f.read().strip()
+            with open("/proc/%s/wchan" % pid) as f:
+                wchan = f.read().strip()
+        except OSError:
+            continue
+        if "kt_" in stack or "kt_" in wchan:
+            print("  task %s %s:" % (pid, comm))
+            for line in stack.splitlines():
+                print("    " + line)
+    try:
         with open("/proc/sysrq-trigger", "w") as f:
             f.write("w")
         print("  blocked tasks: see the kernel log (sysrq w)", flush=True)
     except OSError as e:
-        print("  no snapshot: %s" % e, flush=True)
+        print("  no sysrq: %s" % e, flush=True)
 
 
 def main():
