@@ -582,6 +582,8 @@ def main():
         return power_on(addr, target, initiator, int(secs))
     c = Conn(addr)
     c.login(target, initiator)
+    # for a caller that must act once the session is up
+    print("logged in", flush=True)
     try:
         if mode == "keepalive-silent":
             return keepalive_silent(c, int(secs))

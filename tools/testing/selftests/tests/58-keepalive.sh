@@ -52,9 +52,9 @@ print('# closed after %.1f s' % (time.monotonic() - t))"
 
 	# an initiator that logs out when asked ends the wait; one that does
 	# not is closed after the grace period, and the log says so
-	python3 "$RAW" async-logout 127.0.0.1:3260 $KT_IQN $INI 20 > /tmp/kt-async 2>&1 &
+	python3 "$RAW" async-logout 127.0.0.1:3260 $KT_IQN $INI 60 > /tmp/kt-async 2>&1 &
 	pid=$!
-	sleep 2
+	kt_wait_for 60 grep -q 'logged in' /tmp/kt-async
 	kmsg_mark
 	echo 0 > $KT_CFS/iscsi/$KT_IQN/tpgt_1/enable
 	wait $pid
@@ -65,9 +65,9 @@ print('# closed after %.1f s' % (time.monotonic() - t))"
 		sh -c "! dmesg | sed -n '/$KT_KMSG_MARK/,\$p' | grep -q 'did not log out within'"
 	echo 1 > $KT_CFS/iscsi/$KT_IQN/tpgt_1/enable
 
-	timeout 60 python3 "$RAW" keepalive-silent 127.0.0.1:3260 $KT_IQN $INI 20 > /tmp/kt-async 2>&1 &
+	timeout 90 python3 "$RAW" keepalive-silent 127.0.0.1:3260 $KT_IQN $INI 60 > /tmp/kt-async 2>&1 &
 	pid=$!
-	sleep 2
+	kt_wait_for 60 grep -q 'logged in' /tmp/kt-async
 	kmsg_mark
 	echo 0 > $KT_CFS/iscsi/$KT_IQN/tpgt_1/enable
 	wait $pid

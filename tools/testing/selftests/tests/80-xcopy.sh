@@ -326,10 +326,7 @@ main() {
 	python3 ./iscsi_raw.py reserve6 $p $KT_IQN iqn.2026-11.org.ktarget:holder 10 2 \
 		> /tmp/kt-res6 2>&1 &
 	pid=$!
-	for i in $(seq 1 50); do
-		grep -q 'RESERVE' /tmp/kt-res6 && break
-		sleep 0.2
-	done
+	kt_wait_for 60 grep -q 'RESERVE' /tmp/kt-res6
 	check "another initiator holds LUN 2 with RESERVE(6)" grep -q 'status 0x0$' /tmp/kt-res6
 	check_fails "a copy onto the reserved LUN fails" \
 		sg_xcopy if=$g0 of=$g2 bs=512 count=2048 seek=0 skip=4096
