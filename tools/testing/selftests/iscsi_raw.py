@@ -25,6 +25,10 @@ and then sends and reads raw PDUs.
       (RFC 7143 13: the session's value stands). A second CID (no MC/S:
       MaxConnections=1) and an unknown TSIH must be refused with their
       login status.
+  iscsi_raw.py reset-other HOST:PORT TARGET INITIATOR 0
+      log in as INITIATOR and INITIATOR.victim; INITIATOR's TARGET WARM
+      RESET and TARGET COLD RESET must be refused (AUTHORIZATION FAILED,
+      6), the victim's TEST UNIT READY after each GOOD, its connection up.
   iscsi_raw.py cold-reset HOST:PORT TARGET INITIATOR 0
       log in twice (INITIATOR and INITIATOR.other), send TARGET COLD RESET
       on the first: it must answer FUNCTION COMPLETE, then both
@@ -59,7 +63,7 @@ OP_LOGOUT_RSP, OP_ASYNC = 0x26, 0x32
 OP_TMF_REQ, OP_TMF_RSP = 0x02, 0x22
 OP_DATA_IN, OP_DATA_OUT, OP_R2T = 0x25, 0x05, 0x31
 OP_TEXT_REQ, OP_TEXT_RSP = 0x04, 0x24
-TMF_TARGET_COLD_RESET = 0x07
+TMF_TARGET_WARM_RESET, TMF_TARGET_COLD_RESET = 0x06, 0x07
 IMMEDIATE = 0x40
 
 
@@ -501,6 +505,44 @@ def cold_reset(addr, target, initiator):
     return 0 if ok and st == 0 else 1
 
 
+def tmf_on(c, function):
+    """Send TMF @function (LUN 0) on @c; its response code, or None."""
+    c.itt += 1
+    bhs = struct.pack(">BBH4x8sIIIIII8x", IMMEDIATE | OP_TMF_REQ,
+                      0x80 | function, 0, b"\0" * 8, c.itt,
+                      0xFFFFFFFF, c.cmdsn, c.exp_statsn, 0, 0)
+    c.send(bhs)
+    op, rsp, _ = c.recv(30)
+    while is_ping(op, rsp):
+        c.nop_out_answer(rsp)
+        op, rsp, _ = c.recv(30)
+    return rsp[2] if op == OP_TMF_RSP else None
+
+
+def reset_other(addr, target, initiator):
+    """TARGET WARM RESET and TARGET COLD RESET from an initiator the ACLs
+    do not allow them: refused, and another initiator sees nothing."""
+    a, b = Conn(addr), Conn(addr)
+    a.login(target, initiator)
+    b.login(target, initiator + ".victim")
+    b.settle(0)
+    ok = True
+    for name, function in (("warm", TMF_TARGET_WARM_RESET),
+                           ("cold", TMF_TARGET_COLD_RESET)):
+        r = tmf_on(a, function)
+        print("%s reset from another initiator: response %s" % (name, r),
+              flush=True)
+        st = b.scsi_no_data(0, [0] * 6)
+        print("the other initiator after the %s reset: TEST UNIT READY "
+              "status %#x sense %x/%02x/%02x" % ((name, st) + b.sense_of_last()),
+              flush=True)
+        ok = ok and r == 6 and st == 0
+    gone = closed_within(b, 3)
+    print("the other initiator's connection %s" %
+          ("closed" if gone else "still open"))
+    return 0 if ok and not gone else 1
+
+
 def power_on(addr, target, initiator, lun):
     """A new nexus hears POWER ON first from each LU, then nothing."""
     c = Conn(addr)
@@ -576,6 +618,8 @@ def main():
         return text_invalid(addr, target, initiator)
     if mode == "write-same-len":
         return write_same_len(addr, target, initiator, int(secs))
+    if mode == "reset-other":
+        return reset_other(addr, target, initiator)
     if mode == "cold-reset":
         return cold_reset(addr, target, initiator)
     if mode == "power-on":

@@ -12,8 +12,9 @@ main() {
 	local url=iscsi://127.0.0.1:3260/$KT_IQN/0 out
 	local param=$KT_CFS/iscsi/$KT_IQN/tpgt_1/param/MaxConnections
 	local acl=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:mcs
+	local rst=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:raw
 
-	plan 38
+	plan 44
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "ktarget_iscsi was loaded on demand" grep -q '^ktarget_iscsi ' /proc/modules
 
@@ -111,6 +112,27 @@ main() {
 	check "an unknown TSIH: SESSION DOES NOT EXIST (020a)" \
 		output_has "$out" 'an unknown TSIH: login status 020a'
 
+	# target resets: refused unless the initiator's ACL allows them
+	kmsg_mark
+	out=$(timeout 120 python3 ./iscsi_raw.py reset-other 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "TARGET WARM RESET without the ACL's tmr_warm_reset: AUTHORIZATION FAILED (6)" \
+		output_has "$out" 'warm reset from another initiator: response 6'
+	check "... and another initiator sees no reset (no unit attention)" \
+		output_has "$out" 'after the warm reset: TEST UNIT READY status 0x0'
+	check "TARGET COLD RESET without the ACL's tmr_cold_reset: AUTHORIZATION FAILED (6)" \
+		output_has "$out" 'cold reset from another initiator: response 6'
+	check "... and another initiator keeps its connection" \
+		output_has "$out" 'after the cold reset: TEST UNIT READY status 0x0' \
+			"the other initiator's connection still open"
+	check "the refusals are logged with the attribute to set" sh -c \
+		"dmesg | sed -n '/$KT_KMSG_MARK/,\$p' | grep -q 'TARGET COLD RESET refused.*tmr_cold_reset'"
+
+	check "an ACL whose initiator may reset the target (attrib/tmr_cold_reset=1)" sh -c \
+		"mkdir -p $rst/lun_0 && ln -s $KT_CFS/iscsi/$KT_IQN/tpgt_1/lun/lun_0 $rst/lun_0/m0 &&
+		 echo 1 > $rst/attrib/tmr_cold_reset"
+	kmsg_mark
 	out=$(timeout 120 python3 ./iscsi_raw.py cold-reset 127.0.0.1:3260 $KT_IQN \
 		iqn.2026-11.org.ktarget:raw 0 2>&1)
 	echo "$out" | sed 's/^/# /'
@@ -121,6 +143,7 @@ main() {
 		output_has "$out" 'after the reset: TEST UNIT READY status 0x0'
 	check "the cold reset is logged" output_has "$(kmsg_since)" \
 		'TARGET COLD RESET: closing every session of the TPG'
+	rm -f $rst/lun_0/m0 && rmdir $rst/lun_0 $rst
 
 	# MC/S once the TPG allows two connections per session, under an ACL
 	# whose info rtslib (targetcli sessions) reads
