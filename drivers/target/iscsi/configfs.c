@@ -504,6 +504,9 @@ static const struct kt_iscsi_acl_attrib kt_acl_attrib_defaults = {
 	.random_datain_seq_offsets	= 0,
 	.random_r2t_offsets		= 0,
 	.authentication			= -1,
+	/* another initiator's tasks and sessions are not this one's to end */
+	.tmr_warm_reset			= 0,
+	.tmr_cold_reset			= 0,
 };
 
 static struct kt_node_acl *kt_iscsi_alloc_acl(struct kt_tpg *se_tpg)
@@ -651,6 +654,8 @@ KT_ACL_RANGE(nopin_response_timeout, 3, 60);
 KT_ACL_RANGE(random_datain_pdu_offsets, 0, 1);
 KT_ACL_RANGE(random_datain_seq_offsets, 0, 1);
 KT_ACL_RANGE(random_r2t_offsets, 0, 1);
+KT_ACL_RANGE(tmr_warm_reset, 0, 1);
+KT_ACL_RANGE(tmr_cold_reset, 0, 1);
 
 static ssize_t kt_acl_attrib_authentication_show(struct config_item *item,
 						 char *page)
@@ -694,6 +699,8 @@ static struct configfs_attribute *kt_iscsi_acl_attrib_attrs[] = {
 	&kt_acl_attrib_attr_random_datain_seq_offsets,
 	&kt_acl_attrib_attr_random_r2t_offsets,
 	&kt_acl_attrib_attr_authentication,
+	&kt_acl_attrib_attr_tmr_warm_reset,
+	&kt_acl_attrib_attr_tmr_cold_reset,
 	NULL,
 };
 

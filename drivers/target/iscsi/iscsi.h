@@ -90,6 +90,9 @@ struct kt_iscsi_acl_attrib {
 	u32	random_datain_seq_offsets;
 	u32	random_r2t_offsets;
 	s32	authentication;		/* -1: as the TPG says */
+	/* may the initiator reset the whole target (LIO's names) */
+	u32	tmr_warm_reset;
+	u32	tmr_cold_reset;
 };
 
 /*

@@ -48,6 +48,37 @@ static void kt_iscsi_send_tm_rsp(struct kt_iscsi_conn *conn, u32 itt,
 		kt_iscsi_queue_pdu(conn, bhs, NULL, 0, true);
 }
 
+/*
+ * A target reset ends every other initiator's tasks (and, cold, their
+ * sessions): only an initiator whose ACL allows it may ask (LIO's
+ * tmr_warm_reset and tmr_cold_reset, off by default). Demo-mode sessions
+ * have no ACL and may not.
+ */
+static bool kt_iscsi_reset_allowed(struct kt_iscsi_conn *conn, u8 function)
+{
+	struct kt_node_acl *acl = conn->sess->se.acl;
+	const char *name = function == KT_ISCSI_TMF_TARGET_COLD_RESET ?
+			   "COLD" : "WARM";
+	const char *attr = function == KT_ISCSI_TMF_TARGET_COLD_RESET ?
+			   "tmr_cold_reset" : "tmr_warm_reset";
+	u32 allowed = 0;
+
+	if (acl) {
+		const struct kt_iscsi_acl_attrib *a = &to_iscsi_acl(acl)->attrib;
+
+		allowed = function == KT_ISCSI_TMF_TARGET_COLD_RESET ?
+			  READ_ONCE(a->tmr_cold_reset) :
+			  READ_ONCE(a->tmr_warm_reset);
+	}
+	if (!allowed)
+		pr_warn_ratelimited("%s: TARGET %s RESET refused: %s (ACL attrib/%s=1 allows it)\n",
+				    conn->sess->initiator, name,
+				    acl ? "its ACL does not allow it" :
+					  "a demo-mode session has no ACL",
+				    attr);
+	return allowed;
+}
+
 void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 {
 	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
@@ -66,6 +97,13 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn)
 	    !kt_iscsi_tmf_map[function]) {
 		kt_iscsi_send_tm_rsp(conn, h->itt,
 				     KT_ISCSI_TMF_RSP_NOT_SUPPORTED);
+		return;
+	}
+	if ((function == KT_ISCSI_TMF_TARGET_WARM_RESET ||
+	     function == KT_ISCSI_TMF_TARGET_COLD_RESET) &&
+	    !kt_iscsi_reset_allowed(conn, function)) {
+		/* RFC 7143 11.6.1: 6, Task management function authorization failed */
+		kt_iscsi_send_tm_rsp(conn, h->itt, KT_ISCSI_TMF_RSP_AUTH_FAILED);
 		return;
 	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
