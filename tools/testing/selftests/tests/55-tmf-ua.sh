@@ -151,7 +151,7 @@ main() {
 	for t in iscsiadm sg_reset sg_turs sg_wr_mode; do
 		command -v $t >/dev/null || { skip_all "TMF tests: $t missing"; return; }
 	done
-	plan 42
+	plan 43
 	check "target set up" kt_iscsi_setup
 	check "iscsid starts" kt_iscsid_start
 	check "login" iscsiadm -m discovery -t st -p $p -l
@@ -164,7 +164,11 @@ main() {
 	check "the initiator saw the reset's unit attention" sh -c \
 		'echo "$1" | grep -qiE "power-on or device reset occurred|bus device reset"' \
 		_ "$out"
+	# demo mode: the initiator may not reset the whole target; the Linux
+	# initiator then recovers by logging in again, and the I/O goes on
 	io_under_reset "$disk" "target" -t
+	check "the target reset was refused: a demo-mode session has no ACL" sh -c \
+		"dmesg | sed -n '/$KT_KMSG_MARK/,\$p' | grep -q 'TARGET WARM RESET refused'"
 
 	# a second nexus (another initiator name): a MODE SELECT that turns
 	# WCE on through the first gives 2A/01 once on the second
