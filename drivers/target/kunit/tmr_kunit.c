@@ -12,7 +12,8 @@
  * other reference the moment it sees the TMF's, round after round. Once
  * for ABORT TASK in the issuer's own session, once for TARGET WARM RESET
  * reaching another session's command: that TMF walks the TPG's sessions
- * under its session_lock, and the release must not run under that either.
+ * under its session_lock (a plain spinlock), where release_cmd may run
+ * (fabric.h); never under the command's cmd_lock, nor with IRQs off.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -137,7 +138,7 @@ static void kt_tmr_test_race(struct kunit *test, enum kt_tmf function,
 		}
 		KUNIT_EXPECT_EQ(test, f->tmr.response, want);
 		KUNIT_EXPECT_FALSE_MSG(test, f->irqs_off,
-				       "round %d: released under a lock", round);
+				       "round %d: released with IRQs off (under cmd_lock)", round);
 		KUNIT_EXPECT_TRUE(test, list_empty(&victim->cmds));
 		by_tmf += f->by_tmf;
 	}
