@@ -14,11 +14,17 @@ segments, sent to LUN 0); run it with small chunks so that it takes a while.
       first one's key. The PREEMPT AND ABORT must end GOOD, the copy with
       TASK ABORTED (TAS is on), and the first initiator's next command with
       UNIT ATTENTION, REGISTRATIONS PREEMPTED (2A/05). It CLEARs at the end.
+  iscsi_abort.py close HOST:PORT TARGET SRC_NAA DST_NAA
+      start the copy, drop the connection at once, and log in again with
+      the same initiator name and ISID (session reinstatement): the old
+      session's copy must stop (I_T nexus loss aborts its tasks), so that
+      the new login does not wait for it; prints the login's time.
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
 import struct
 import sys
+import time
 
 from iscsi_raw import Conn, IMMEDIATE, OP_SCSI_RSP, is_ping
 from xcopy import cscd, segment
@@ -115,12 +121,30 @@ def preempt_abort(addr, target, src_naa, dst_naa):
     return 1 if fails else 0
 
 
+def xcopy_close(addr, target, src_naa, dst_naa):
+    ini = "iqn.2026-11.org.ktarget:closer"
+    c = Conn(addr)
+    c.login(target, ini)
+    send_xcopy(c, src_naa, dst_naa)
+    # the command is in the socket before the FIN: the target takes it in
+    c.sock.close()
+    start = time.monotonic()
+    d = Conn(addr)
+    d.login(target, ini)
+    print("the reinstating login took %.1f s" % (time.monotonic() - start))
+    st = d.scsi_no_data(0, [0] * 6)
+    print("TEST UNIT READY in the new session: status %#x" % st)
+    return 0 if st == 0 else 1
+
+
 def main():
     mode, addr, target, src_naa, dst_naa = sys.argv[1:6]
     if mode == "xcopy":
         return xcopy_abort(addr, target, src_naa, dst_naa)
     if mode == "preempt":
         return preempt_abort(addr, target, src_naa, dst_naa)
+    if mode == "close":
+        return xcopy_close(addr, target, src_naa, dst_naa)
     print("unknown mode " + mode)
     return 2
 

@@ -128,7 +128,7 @@ main() {
 	for t in sg_xcopy sg_raw sg_vpd sg_copy_results python3 mkfs.xfs; do
 		command -v $t >/dev/null || { skip_all "xcopy: $t not installed"; return; }
 	done
-	plan 79
+	plan 81
 	setup
 	check "iscsid starts" kt_iscsid_start
 	# sg_xcopy addresses the disks through their sg nodes
@@ -320,6 +320,20 @@ main() {
 	check "... and its next command gets REGISTRATIONS PREEMPTED (6/2A/05)" \
 		output_has "$out" 'its next command: status 0x2 sense 6/2a/05'
 	check "... the copy stopped between chunks" test $(($(xstat $r0 aborts) - before)) = 1
+
+	# the connection of a running copy drops: SAM-5 I_T nexus loss aborts
+	# the session's tasks, and the reinstating login does not wait for them
+	before="$(xstat $r0 aborts) $(xstat $r0 chunks)"
+	echo 64 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+	out=$(timeout 120 python3 ./iscsi_abort.py close $p $KT_IQN $naa0 $naa2 2>&1)
+	echo "$out" | sed 's/^/# /'
+	kt_wait_for 60 test "$(xstat $r0 aborts)" -gt "${before%% *}"
+	echo 16384 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
+	check "a dropped connection's copy: the reinstated session serves commands" \
+		output_has "$out" 'TEST UNIT READY in the new session: status 0x0'
+	set -- $before
+	check "... the copy was aborted between chunks, before its end (aborts +1, < 1024 chunks)" \
+		test $(($(xstat $r0 aborts) - $1)) = 1 -a $(($(xstat $r0 chunks) - $2)) -lt 1024
 
 	# --- reservations hold for the copy's own reads and writes ---
 	sum=$(sum_of $d2 0 1)
