@@ -55,6 +55,7 @@ static bool kt_tmr_match(const struct kt_tmr_scope *s, struct kt_cmd *cmd)
 	case KT_TMF_ABORT_TASK_SET:
 		return cmd->unpacked_lun == tmr->unpacked_lun;
 	case KT_TMF_TARGET_WARM_RESET:
+	case KT_TMF_I_T_NEXUS_LOSS:
 		return true;
 	case KT_TMF_PREEMPT_AND_ABORT:
 		/* a command that came while the change loaded came after it */
@@ -274,6 +275,39 @@ void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 			 s.count);
 	kt_tmr_task_done(&pa->tmr);
 }
+
+/*
+ * SAM-5 6.3.4: the I_T nexus of @sess is gone (its last connection closed
+ * without a logout, or the session was reinstated): every task of it is
+ * aborted, as by a TMF nobody answers. Its commands stop at their next
+ * stage, a copy between two chunks, and send nothing; the session then
+ * ends with them instead of when a long command would have. Process
+ * context.
+ */
+void kt_session_nexus_loss(struct kt_session *sess)
+{
+	struct kt_pr_abort *pa = kzalloc(sizeof(*pa), GFP_KERNEL);
+	struct kt_tmr_scope s = { };
+
+	if (!pa) {
+		pr_warn_ratelimited("%s: I_T nexus loss: no memory to abort its tasks; they run to their end\n",
+				    sess->initiator);
+		return;
+	}
+	pa->tmr.sess = sess;
+	pa->tmr.function = KT_TMF_I_T_NEXUS_LOSS;
+	INIT_WORK(&pa->tmr.work, kt_tmr_preempt_done);
+	atomic_set(&pa->tmr.pending, 1);
+	s.tmr = &pa->tmr;
+	INIT_LIST_HEAD(&s.victims);
+	kt_tmr_collect(&s, sess);
+	kt_tmr_release_victims(&s);
+	if (s.count)
+		pr_debug("%s: I_T nexus loss aborted %u command(s)\n",
+			 sess->initiator, s.count);
+	kt_tmr_task_done(&pa->tmr);
+}
+EXPORT_SYMBOL_GPL(kt_session_nexus_loss);
 
 static void kt_tmr_respond(struct work_struct *work)
 {

@@ -60,6 +60,8 @@ enum kt_tmf {
 	KT_TMF_QUERY_TASK,
 	/* the core's own: the commands of preempted nexuses (SPC-4 5.13.11.5) */
 	KT_TMF_PREEMPT_AND_ABORT,
+	/* ... and of a nexus that is gone (kt_session_nexus_loss()) */
+	KT_TMF_I_T_NEXUS_LOSS,
 };
 
 /* SAM-5 7.10: task management function service responses */
@@ -275,6 +277,12 @@ void kt_cmd_fail(struct kt_cmd *cmd, sense_reason_t reason);
  * context that handles the session's write data (see abort_data_out).
  */
 void kt_tmr_submit(struct kt_tmr *tmr);
+/*
+ * The nexus is gone without a logout (SAM-5 6.3.4): its tasks are aborted
+ * and end without a response (ops->aborted). Process context; the session
+ * must still be registered.
+ */
+void kt_session_nexus_loss(struct kt_session *sess);
 
 /* Sessions */
 struct kt_node_acl *kt_tpg_find_acl(struct kt_tpg *tpg, const char *initiator);

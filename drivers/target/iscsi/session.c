@@ -177,15 +177,16 @@ int kt_iscsi_sess_add_conn(struct kt_iscsi_sess *sess,
 }
 
 /*
- * The connection is gone; the last one ends the session. At ERL 0 a
- * connection that failed, rather than logged out, ends it too (RFC 7143
- * 7.1.5: session recovery): its tasks are lost, and the initiator
- * recovers by logging in anew.
+ * The connection is gone; the last one ends the session, and its tasks
+ * are aborted (I_T nexus loss). At ERL 0 a connection that failed, rather
+ * than logged out, ends it too (RFC 7143 7.1.5: session recovery): its
+ * tasks are lost, and the initiator recovers by logging in anew.
  */
 void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn)
 {
 	struct kt_iscsi_sess *sess = conn->sess;
 	struct kt_iscsi_conn *c;
+	bool last;
 
 	spin_lock(&sess->lock);
 	list_del_init(&conn->sess_node);
@@ -199,7 +200,15 @@ void kt_iscsi_sess_del_conn(struct kt_iscsi_conn *conn)
 	}
 	if (list_empty(&sess->conns) || !READ_ONCE(conn->logged_out))
 		sess->closing = true;
+	last = list_empty(&sess->conns);
 	spin_unlock(&sess->lock);
+	/*
+	 * The nexus is gone: what the session still runs (a copy of GiBs, a
+	 * command held in the task set) is aborted, not waited for by the
+	 * login that reinstates it or by a TPG being disabled.
+	 */
+	if (last && sess->registered)
+		kt_session_nexus_loss(&sess->se);
 	conn->sess = NULL;
 	kt_iscsi_sess_put(sess);
 }
