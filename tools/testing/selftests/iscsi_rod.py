@@ -26,8 +26,10 @@ SRC and DST are LUNs with 512-byte blocks. CASE is one of:
             RESERVATION CONFLICT, nothing written
   wp        WRITE USING TOKEN on the write-protected LUN 0 of WP_TARGET (at
             WP_PORTAL), a token of TARGET: DATA PROTECT
-  limit     rod_tokens_per_lu POPULATE TOKENs work, the next gets
-            INSUFFICIENT RESOURCES (the caller set the limit to 4)
+  limit     one nexus fills rod_tokens_per_lu (the caller set it to 4);
+            another nexus's POPULATE TOKEN still works, at the cost of the
+            hoarder's oldest token, and so does the hoarder's next one, at
+            the cost of its own oldest
   inflight  SRC's writes take seconds (dm-delay): a WRITE is under way when
             POPULATE TOKEN of its blocks comes from the other nexus; the
             token then copies what a READ right after POPULATE TOKEN saw
@@ -304,11 +306,25 @@ def case_wp(a, b, src, dst, portal, target, initiator):
 
 
 def case_limit(a, b, src, dst):
-    for i in range(4):
-        expect("POPULATE TOKEN %d of 4" % (i + 1),
-               populate(a, src, [(i * 8, 8)], list_id=10 + i), GOOD)
-    expect("a fifth POPULATE TOKEN", populate(a, src, [(64, 8)], list_id=20),
-           CHECK, INSUFFICIENT)
+    """rod_tokens_per_lu is 4: @a fills the table, @b still gets a token."""
+    toks = [make_token(a, src, [(i * 8, 8)], list_id=10 + i) for i in range(4)]
+    if None in toks:
+        return
+    expect("another nexus's POPULATE TOKEN, the table full of one nexus's",
+           populate(b, src, [(64, 8)], list_id=30), GOOD)
+    expect("the hoarder's oldest token, evicted for it",
+           write_using(a, dst, toks[0], [(0, 8)]), CHECK, UNKNOWN)
+    expect("the hoarder's newest token", write_using(a, dst, toks[3], [(0, 8)]),
+           GOOD)
+    # @a holds 3 of 4, more than half: its next one costs its own oldest
+    expect("the hoarder's next POPULATE TOKEN", populate(a, src, [(72, 8)],
+                                                         list_id=20), GOOD)
+    expect("... which evicted its own oldest",
+           write_using(a, dst, toks[1], [(0, 8)]), CHECK, UNKNOWN)
+    tok = token_of(b, src, 30)
+    if tok is not None:
+        expect("the other nexus's token, kept", write_using(b, dst, tok, [(0, 8)]),
+               GOOD)
 
 
 def case_inflight(a, b, src, dst):

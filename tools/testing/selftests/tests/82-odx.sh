@@ -114,9 +114,9 @@ main() {
 	plan 62
 	check "ddpt with the ODX fix (tools/testing/ddpt/build.sh)" test -x $DDPT -a -x $DDPTCTL
 	setup
-	# first, while LUN 3 has no token: 4 made, the fifth refused
+	# first, while LUN 3 has no token: a table of 4, one nexus fills it
 	echo 4 > $limit
-	check "POPULATE TOKEN beyond rod_tokens_per_lu: INSUFFICIENT RESOURCES" rod limit 3
+	check "rod_tokens_per_lu full of one nexus's tokens: another nexus still gets one, the hoarder loses its oldest" rod limit 3
 	echo 128 > $limit
 
 	check "iscsid starts" kt_iscsid_start
