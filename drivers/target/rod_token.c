@@ -16,7 +16,9 @@
  * copy that outlives its token's timeout, or another copy's DEL_TKN,
  * still learns of a change. It expires after its inactivity timeout (not
  * while in use); unusable tokens stay KT_ROD_GRACE to tell why, then are
- * freed. Each LU keeps at most rod_tokens_per_lu of them.
+ * freed. Each LU keeps at most rod_tokens_per_lu of them; when they are
+ * all taken, a nexus holding half or more loses its oldest to the next
+ * POPULATE TOKEN (kt_rod_evict()), so that none can lock the others out.
  * A write that began before a token was made and lands after it would
  * change it unseen: such a write revokes, when it completes, the tokens
  * over its blocks made while it was under way (kt_rod_write_end()).
@@ -37,6 +39,7 @@
 #include <linux/workqueue.h>
 
 #include <ktarget/cmd.h>
+#include <ktarget/fabric.h>
 #include <ktarget/proto/spc.h>
 
 #include "core.h"
@@ -64,6 +67,7 @@ struct kt_rod_token {
 	struct list_head	dev_node;	/* dev->state->rod.tokens */
 	struct kt_dev		*dev;		/* whose blocks it names */
 	struct kt_lun		*lun;		/* made through; NULL once gone */
+	u64			nexus;		/* who made it: nexus_key */
 	u64			id;
 	s64			seq;		/* its LU's rod.made once made */
 	unsigned long		used;		/* jiffies: made, or last used */
@@ -171,6 +175,57 @@ static bool kt_rod_reap_one(struct kt_rod_token *t, unsigned long now,
 	return true;
 }
 
+/* How many tokens of @dev's table @nexus made. */
+static unsigned int kt_rod_held_by(struct kt_dev *dev, u64 nexus)
+{
+	struct kt_rod_token *t;
+	unsigned int n = 0;
+
+	list_for_each_entry(t, &dev->state->rod.tokens, dev_node)
+		n += t->nexus == nexus;
+	return n;
+}
+
+/*
+ * The LU's table is full: one nexus must not keep the others out. A
+ * nexus that holds at least half of it pays for its next token with its
+ * own oldest; any other takes the oldest of the nexus that holds more
+ * than half, if one does (at most one can: found by majority vote). A
+ * token a copy is reading is never taken. True if one was freed.
+ */
+static bool kt_rod_evict(struct kt_dev *dev, u64 nexus, unsigned int max)
+{
+	struct kt_rod_token *t, *victim = NULL;
+	unsigned int votes = 0;
+	u64 big = 0;
+
+	lockdep_assert_held(&kt_rod_lock);
+	if (kt_rod_held_by(dev, nexus) * 2 < max) {
+		list_for_each_entry(t, &dev->state->rod.tokens, dev_node) {
+			if (!votes)
+				big = t->nexus;
+			votes += big == t->nexus ? 1 : -1;
+		}
+		if (!votes || kt_rod_held_by(dev, big) * 2 <= max)
+			return false;
+		nexus = big;
+	}
+	list_for_each_entry(t, &dev->state->rod.tokens, dev_node) {
+		if (t->nexus == nexus && !t->users) {
+			victim = t;
+			break;
+		}
+	}
+	if (!victim)
+		return false;
+	pr_info_ratelimited("device %u: ROD token table full (rod_tokens_per_lu=%u): the oldest token of the nexus holding %s goes\n",
+			    dev->index, max,
+			    nexus == big && votes ? "most of it" : "half of it or more");
+	kt_rod_unlink(victim);
+	kt_rod_token_put(victim);
+	return true;
+}
+
 static void kt_rod_reap(struct work_struct *work)
 {
 	unsigned long now = jiffies;
@@ -214,6 +269,7 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 	kref_get(&t->kref);		/* the caller's */
 	t->dev = dev;
 	t->lun = cmd->lun;
+	t->nexus = cmd->sess->nexus_key;
 	t->id = info.id;
 	t->block_size = info.block_size;
 	t->ranges = pt->ranges;
@@ -233,6 +289,8 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 			    dev->state->rod.nr < max)
 				break;
 	}
+	if (dev->state->rod.nr >= max)
+		kt_rod_evict(dev, t->nexus, max);
 	if (dev->state->rod.nr >= max) {
 		spin_unlock_irq(&kt_rod_lock);
 		pr_warn_ratelimited("device %u: POPULATE TOKEN refused: it holds %u ROD tokens (rod_tokens_per_lu)\n",
