@@ -14,8 +14,9 @@ segments, sent to LUN 0); run it with small chunks so that it takes a while.
       first one's key. The PREEMPT AND ABORT must end GOOD, the copy with
       TASK ABORTED (TAS is on), and the first initiator's next command with
       UNIT ATTENTION, REGISTRATIONS PREEMPTED (2A/05). It CLEARs at the end.
-  iscsi_abort.py close HOST:PORT TARGET SRC_NAA DST_NAA
-      start the copy, drop the connection at once, and log in again with
+  iscsi_abort.py close HOST:PORT TARGET SRC_NAA DST_NAA [CHUNKS_FILE]
+      start the copy, drop the connection once CHUNKS_FILE (the source
+      LU's statistics/xcopy/chunks) has moved, and log in again with
       the same initiator name and ISID (session reinstatement): the old
       session's copy must stop (I_T nexus loss aborts its tasks), so that
       the new login does not wait for it; prints the login's time.
@@ -125,8 +126,17 @@ def xcopy_close(addr, target, src_naa, dst_naa):
     ini = "iqn.2026-11.org.ktarget:closer"
     c = Conn(addr)
     c.login(target, ini)
+    # the copy must be running when the connection drops: the caller
+    # names the source LU's chunk counter (statistics/xcopy/chunks)
+    counter = sys.argv[6] if len(sys.argv) > 6 else None
+    before = int(open(counter).read()) if counter else 0
     send_xcopy(c, src_naa, dst_naa)
-    # the command is in the socket before the FIN: the target takes it in
+    end = time.monotonic() + 30
+    while counter and int(open(counter).read()) == before:
+        if time.monotonic() > end:
+            print("the copy did not start")
+            return 1
+        time.sleep(0.01)
     c.sock.close()
     start = time.monotonic()
     d = Conn(addr)

@@ -325,7 +325,8 @@ main() {
 	# the session's tasks, and the reinstating login does not wait for them
 	before="$(xstat $r0 aborts) $(xstat $r0 chunks)"
 	echo 64 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
-	out=$(timeout 120 python3 ./iscsi_abort.py close $p $KT_IQN $naa0 $naa2 2>&1)
+	out=$(timeout 120 python3 ./iscsi_abort.py close $p $KT_IQN $naa0 $naa2 \
+		$r0/$STAT/chunks 2>&1)
 	echo "$out" | sed 's/^/# /'
 	kt_wait_for 60 test "$(xstat $r0 aborts)" -gt "${before%% *}"
 	echo 16384 > /sys/module/ktarget_core/parameters/xcopy_max_chunk_kb
