@@ -17,8 +17,8 @@
  * still learns of a change. It expires after its inactivity timeout (not
  * while in use); unusable tokens stay KT_ROD_GRACE to tell why, then are
  * freed. Each LU keeps at most rod_tokens_per_lu of them; when they are
- * all taken, a nexus holding half or more loses its oldest to the next
- * POPULATE TOKEN (kt_rod_evict()), so that none can lock the others out.
+ * all taken, the next POPULATE TOKEN frees one, its biggest holder's
+ * first (kt_rod_evict()), so that no nexus can lock the others out.
  * A write that began before a token was made and lands after it would
  * change it unseen: such a write revokes, when it completes, the tokens
  * over its blocks made while it was under way (kt_rod_write_end()).
@@ -190,13 +190,19 @@ static unsigned int kt_rod_held_by(struct kt_dev *dev, u64 nexus)
  * The LU's table is full: one nexus must not keep the others out. A
  * nexus that holds at least half of it pays for its next token with its
  * own oldest; any other takes the oldest of the nexus that holds more
- * than half, if one does (at most one can: found by majority vote). A
- * token a copy is reading is never taken. True if one was freed.
+ * than half, if one does (at most one can: found by majority vote), or
+ * else the table's oldest. A token a copy is reading is never taken.
+ * True if one was freed.
  */
 static bool kt_rod_evict(struct kt_dev *dev, u64 nexus, unsigned int max)
 {
+	static const char *const whose[] = {
+		"the requester's own, it holds half of the table or more",
+		"of the nexus holding most of the table",
+		"the table's oldest",
+	};
 	struct kt_rod_token *t, *victim = NULL;
-	unsigned int votes = 0;
+	unsigned int votes = 0, why = 0;
 	u64 big = 0;
 
 	lockdep_assert_held(&kt_rod_lock);
@@ -206,21 +212,19 @@ static bool kt_rod_evict(struct kt_dev *dev, u64 nexus, unsigned int max)
 				big = t->nexus;
 			votes += big == t->nexus ? 1 : -1;
 		}
-		if (!votes || kt_rod_held_by(dev, big) * 2 <= max)
-			return false;
+		why = votes && kt_rod_held_by(dev, big) * 2 > max ? 1 : 2;
 		nexus = big;
 	}
 	list_for_each_entry(t, &dev->state->rod.tokens, dev_node) {
-		if (t->nexus == nexus && !t->users) {
+		if ((why == 2 || t->nexus == nexus) && !t->users) {
 			victim = t;
 			break;
 		}
 	}
 	if (!victim)
 		return false;
-	pr_info_ratelimited("device %u: ROD token table full (rod_tokens_per_lu=%u): the oldest token of the nexus holding %s goes\n",
-			    dev->index, max,
-			    nexus == big && votes ? "most of it" : "half of it or more");
+	pr_info_ratelimited("device %u: ROD token table full (rod_tokens_per_lu=%u): a token goes, %s\n",
+			    dev->index, max, whose[why]);
 	kt_rod_unlink(victim);
 	kt_rod_token_put(victim);
 	return true;

@@ -984,6 +984,12 @@ static void kt_xcopy_work(struct work_struct *work)
 	if (!reason)
 		reason = kt_xcopy_plan(op);
 	for (i = 0; !reason && i < op->list.nr_seg; i++) {
+		/* aborted (a TMF, its nexus gone): no further segment starts */
+		if (i && test_bit(KT_CMD_ABORTED, &cmd->flags)) {
+			atomic64_inc(&st->aborts);
+			reason = KT_SENSE_ABORTED_COMMAND;
+			break;
+		}
 		reason = kt_xcopy_segment(op, i);
 		if (!reason) {
 			op->segs_done++;

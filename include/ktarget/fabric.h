@@ -278,8 +278,9 @@ void kt_cmd_fail(struct kt_cmd *cmd, sense_reason_t reason);
  */
 void kt_tmr_submit(struct kt_tmr *tmr);
 /*
- * The nexus is gone without a logout (SAM-5 6.3.4): its tasks are aborted
- * and end without a response (ops->aborted). Process context; the session
+ * The nexus is gone (SAM-5 6.3.4; iSCSI: the session's last connection
+ * closed, by a logout or not): what is left of its tasks is aborted and
+ * ends without a response (ops->aborted). Process context; the session
  * must still be registered.
  */
 void kt_session_nexus_loss(struct kt_session *sess);
