@@ -477,20 +477,28 @@ def closed_within(c, seconds):
         return False
 
 
+def tmf_on(c, function):
+    """Send TMF @function (LUN 0) on @c: the opcode of the answer, and its
+    response code."""
+    c.itt += 1
+    bhs = struct.pack(">BBH4x8sIIIIII8x", IMMEDIATE | OP_TMF_REQ,
+                      0x80 | function, 0, b"\0" * 8, c.itt,
+                      0xFFFFFFFF, c.cmdsn, c.exp_statsn, 0, 0)
+    c.send(bhs)
+    op, rsp, _ = c.recv(30)
+    while is_ping(op, rsp):
+        c.nop_out_answer(rsp)
+        op, rsp, _ = c.recv(30)
+    return op, rsp[2]
+
+
 def cold_reset(addr, target, initiator):
     a, b = Conn(addr), Conn(addr)
     a.login(target, initiator)
     b.login(target, initiator + ".other")
-    a.itt += 1
-    bhs = struct.pack(">BBH4x8sIIIIII8x", IMMEDIATE | OP_TMF_REQ,
-                      0x80 | TMF_TARGET_COLD_RESET, 0, b"\0" * 8, a.itt,
-                      0xFFFFFFFF, a.cmdsn, a.exp_statsn, 0, 0)
-    a.send(bhs)
-    op, rsp, _ = a.recv(30)
-    while is_ping(op, rsp):
-        op, rsp, _ = a.recv(30)
-    print("cold reset: opcode %#x response %d" % (op, rsp[2]), flush=True)
-    ok = op == OP_TMF_RSP and rsp[2] == 0
+    op, response = tmf_on(a, TMF_TARGET_COLD_RESET)
+    print("cold reset: opcode %#x response %d" % (op, response), flush=True)
+    ok = op == OP_TMF_RSP and response == 0
     for name, c in (("issuing", a), ("other", b)):
         gone = closed_within(c, 10)
         print("%s connection %s" % (name, "closed" if gone else "still open"))
@@ -505,20 +513,6 @@ def cold_reset(addr, target, initiator):
     return 0 if ok and st == 0 else 1
 
 
-def tmf_on(c, function):
-    """Send TMF @function (LUN 0) on @c; its response code, or None."""
-    c.itt += 1
-    bhs = struct.pack(">BBH4x8sIIIIII8x", IMMEDIATE | OP_TMF_REQ,
-                      0x80 | function, 0, b"\0" * 8, c.itt,
-                      0xFFFFFFFF, c.cmdsn, c.exp_statsn, 0, 0)
-    c.send(bhs)
-    op, rsp, _ = c.recv(30)
-    while is_ping(op, rsp):
-        c.nop_out_answer(rsp)
-        op, rsp, _ = c.recv(30)
-    return rsp[2] if op == OP_TMF_RSP else None
-
-
 def reset_other(addr, target, initiator):
     """TARGET WARM RESET and TARGET COLD RESET from an initiator the ACLs
     do not allow them: refused, and another initiator sees nothing."""
@@ -529,7 +523,9 @@ def reset_other(addr, target, initiator):
     ok = True
     for name, function in (("warm", TMF_TARGET_WARM_RESET),
                            ("cold", TMF_TARGET_COLD_RESET)):
-        r = tmf_on(a, function)
+        op, r = tmf_on(a, function)
+        if op != OP_TMF_RSP:
+            r = None
         print("%s reset from another initiator: response %s" % (name, r),
               flush=True)
         st = b.scsi_no_data(0, [0] * 6)
