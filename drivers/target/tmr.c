@@ -277,12 +277,14 @@ void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 }
 
 /*
- * SAM-5 6.3.4: the I_T nexus of @sess is gone (its last connection closed
- * without a logout, or the session was reinstated): every task of it is
- * aborted, as by a TMF nobody answers. Its commands stop at their next
- * stage, a copy between two chunks, and send nothing; the session then
- * ends with them instead of when a long command would have. Process
- * context.
+ * SAM-5 6.3.4: the I_T nexus of @sess is gone (its last connection closed,
+ * by a logout or not, or the session was reinstated): what is left of its
+ * tasks is aborted, as by a TMF nobody answers. Its commands stop at their
+ * next stage, a copy between two chunks, and send nothing; the session
+ * then ends with them instead of when a long command would have. The
+ * session may be freed before the last of them ends: pa->tmr.sess is not
+ * looked at after the collect (kt_tmr_preempt_done() reads only pa->pr).
+ * Process context.
  */
 void kt_session_nexus_loss(struct kt_session *sess)
 {
