@@ -183,7 +183,7 @@ pr_cmds() {
 main() {
 	local d1 d2 f
 
-	plan 84
+	plan 85
 	check "ktarget_core loads" modprobe ktarget_core
 	mkdir -p $DB
 	rm -rf $DB/pr
@@ -255,16 +255,29 @@ main() {
 	check "rmmod ktarget_iscsi" rmmod ktarget_iscsi
 }
 
-# libiscsi's PR and RESERVE(6) suites: no failure allowed.
+# libiscsi's PR and RESERVE(6) suites: no failure allowed. Its two
+# initiators get ACLs that allow target resets (attrib/tmr_warm_reset,
+# tmr_cold_reset): Reserve6.TargetWarmReset and TargetColdReset check
+# that those resets end a RESERVE(6).
 libiscsi_suites() {
-	local here res=/ktout/libiscsi-pr.txt out=/ktout/libiscsi-pr.log s
+	local here res=/ktout/libiscsi-pr.txt out=/ktout/libiscsi-pr.log s a
 	local suites="PrinReadKeys PrinServiceactionRange PrinReportCapabilities
 		ProutRegister ProutReserve ProutClear ProutPreempt Reserve6"
+	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+	local inis="iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test
+		iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test-2"
 
 	if ! command -v iscsi-test-cu >/dev/null; then
-		skip "iscsi-test-cu PR suites" "libiscsi-bin not installed" 3
+		skip "iscsi-test-cu PR suites" "libiscsi-bin not installed" 4
 		return
 	fi
+	check "libiscsi's initiators: ACLs with LUN 0 that may reset the target" sh -c "
+		for i in $(echo $inis); do
+			mkdir -p $tpg/acls/\$i/lun_0 &&
+			ln -s $tpg/lun/lun_0 $tpg/acls/\$i/lun_0/m0 &&
+			echo 1 > $tpg/acls/\$i/attrib/tmr_warm_reset &&
+			echo 1 > $tpg/acls/\$i/attrib/tmr_cold_reset || exit 1
+		done"
 	here=$(cd ../libiscsi && pwd)
 	: > $out
 	for s in $suites; do
@@ -279,6 +292,10 @@ libiscsi_suites() {
 	check_eq "iscsi-test-cu PR suites: no failure" "$(grep -c '^FAIL' $res)" 0
 	check_eq "iscsi-test-cu PR suites: no skip" \
 		"$(awk '$1 == "SKIP" { print $2 }' $res)" ""
+	for a in $inis; do
+		rm -f $tpg/acls/$a/lun_0/m0
+		rmdir $tpg/acls/$a/lun_0 $tpg/acls/$a
+	done
 }
 
 main "$@"
