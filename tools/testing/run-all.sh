@@ -213,20 +213,20 @@ main() {
 
 	# the runner itself: a test file that dies must not pass (no guest
 	# needed, the planted files touch no kernel)
-	local f out d
+	local f said d
 	for f in dies-halfway exits-nonzero silent; do
 		case $f in
 		dies-halfway) d="ends short of its plan" ;;
 		exits-nonzero) d="exits non-zero" ;;
 		silent) d="prints nothing" ;;
 		esac
-		out=$(tools/testing/selftests/run.sh "$top/$h/planted/$f.sh" 2>&1)
+		said=$(tools/testing/selftests/run.sh "$top/$h/planted/$f.sh" 2>&1)
 		s=$?
-		if [ "$s" != 0 ] && printf '%s\n' "$out" | grep -q "^not ok .* $f: the file"; then
+		if [ "$s" != 0 ] && printf '%s\n' "$said" | grep -q "^not ok .* $f: the file"; then
 			result ok "harness: a test file that $d fails the run"
 		else
 			result fail "harness: a test file that $d fails the run (status $s)"
-			printf '%s\n' "$out" | sed 's/^/#   /'
+			printf '%s\n' "$said" | sed 's/^/#   /'
 		fi
 	done
 	tools/testing/selftests/run.sh "$top/$h/planted/complete.sh" >/dev/null 2>&1
