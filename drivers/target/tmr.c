@@ -288,7 +288,8 @@ void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
  */
 void kt_session_nexus_loss(struct kt_session *sess)
 {
-	struct kt_pr_abort *pa = kzalloc(sizeof(*pa), GFP_KERNEL);
+	/* from a fabric's close work, on a reclaim workqueue: no I/O */
+	struct kt_pr_abort *pa = kzalloc(sizeof(*pa), GFP_NOIO);
 	struct kt_tmr_scope s = { };
 
 	if (!pa) {
