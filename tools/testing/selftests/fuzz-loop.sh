@@ -11,12 +11,12 @@ main() {
 	local here minutes=$1 end round=0 seed fail=0 pass=0 out
 	here=$(cd "$(dirname "$0")" && pwd)
 	shift
-	end=$((SECONDS + minutes * 60))
 	if [ $# -gt 0 ]; then
 		out=$("$here/run.sh" "$@")
 		printf '%s\n' "$out" | grep -v '^guest: '
 		printf '%s\n' "$out" | grep -q '^not ok' && fail=$((fail + 1))
 	fi
+	end=$((SECONDS + minutes * 60))
 	while [ $SECONDS -lt "$end" ]; do
 		round=$((round + 1))
 		seed=$RANDOM$RANDOM
