@@ -41,6 +41,9 @@ target kept its bound, 1 if not.
                    nexus (MAXIMUM CONCURRENT COPIES) and 16 of a copy
                    manager (TOTAL CONCURRENT COPIES) run at once; the rest
                    are answered BUSY.
+  xcopy-share      ARG is SRC: one nexus sends 16 such copies at once; while
+                   the ones it got run, a second initiator's copy to the
+                   same copy manager must run too, not be answered BUSY.
   xcopy-swp        ARG is SRC: EXTENDED COPY (sent to LUN SRC) of a block
                    from LUN SRC to LUN 0,
                    then again with software write protect (MODE SELECT,
@@ -448,6 +451,40 @@ def xcopy_flood(addr, target, initiator, arg):
     return other == 0 and good <= 16 and good + busy == nsess * per
 
 
+def xcopy_cdb(param):
+    return bytes([0x83, 0]) + b"\0" * 8 + struct.pack(">I", len(param)) + \
+        b"\0\0"
+
+
+def xcopy_share(addr, target, initiator, arg):
+    src = int(arg)
+    hoarder = login(addr, target, initiator + ".hoarder")
+    other = login(addr, target, initiator + ".other")
+    for c in (hoarder, other):
+        c.settle(0)
+        c.settle(src)
+    naa = (naa_of(hoarder, src), naa_of(hoarder, 0))
+    itts = []
+    for k in range(16):
+        p = xcopy_list(naa[0], naa[1], 100 + k)
+        itts.append(hoarder.command(0, xcopy_cdb(p), p))
+    # a refused copy answers at once; a running one takes seconds
+    hoarder.pump_for(0.5)
+    busy = sum(1 for itt in itts
+               if itt in hoarder.rsp and hoarder.rsp[itt][0] == 0x08)
+    running = sum(1 for itt in itts if itt not in hoarder.rsp)
+    print("one nexus sent 16 copies: %d BUSY, %d running" % (busy, running))
+    p = xcopy_list(naa[0], naa[1], 300)
+    st, sense, _ = other.wait(other.command(0, xcopy_cdb(p), p), 60)
+    print("another initiator's copy meanwhile: status %#x sense %x/%02x/%02x"
+          % ((st,) + sense))
+    for itt in itts:
+        hoarder.wait(itt, 60)
+    for c in (hoarder, other):
+        c.sock.close()
+    return running > 0 and st == 0
+
+
 def xcopy_one(c, src, lba=200):
     """One EXTENDED COPY of block @lba from LUN @src to LUN 0, sent to
     LUN @src: the checks of the destination are the copy's own."""
@@ -679,6 +716,7 @@ def main():
         "burst-order": lambda: burst_order(addr, target, initiator),
         "overflow-write": lambda: overflow_write(addr, target, initiator),
         "xcopy-flood": lambda: xcopy_flood(addr, target, initiator, arg),
+        "xcopy-share": lambda: xcopy_share(addr, target, initiator, arg),
         "xcopy-swp": lambda: xcopy_swp(addr, target, initiator, arg),
         "xcopy-once": lambda: xcopy_once(addr, target, initiator, arg),
         "dataout-timeout": lambda: dataout_timeout(addr, target, initiator,

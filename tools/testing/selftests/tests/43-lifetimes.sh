@@ -144,7 +144,7 @@ main() {
 		skip_all "no null_blk module"
 		return
 	fi
-	plan 25
+	plan 26
 	check "an iSCSI target" kt_iscsi_setup
 	check "LUN 1: iblock on a null_blk whose I/O takes 3 s" sh -c "mkdir -p $KT_SLOW &&
 		echo udev_path=/dev/nullb0 > $KT_SLOW/control && echo 1 > $KT_SLOW/enable &&
@@ -167,6 +167,8 @@ main() {
 		iscsi_hostile.py xcopy-flood 1,1,24
 	py_check "12 copies of each of two nexuses: 16 run in all" \
 		iscsi_hostile.py xcopy-flood 1,2,12
+	py_check "one nexus's copies leave a copy slot for another initiator" \
+		iscsi_hostile.py xcopy-share 1
 	py_check "EXTENDED COPY to a LUN with software write protect: DATA PROTECT" \
 		iscsi_hostile.py xcopy-swp 1
 	xcopy_alua
