@@ -44,6 +44,11 @@ target kept its bound, 1 if not.
   xcopy-share      ARG is SRC: one nexus sends 16 such copies at once; while
                    the ones it got run, a second initiator's copy to the
                    same copy manager must run too, not be answered BUSY.
+  xcopy-ceiling    ARG is SRC: target/data_buffer_limit_mb is 1. A copy of
+                   4 MiB from LUN SRC to LUN 0 runs (alone, its buffer may
+                   pass the ceiling); a second session's WRITE of 1 MiB
+                   meanwhile must get TASK SET FULL: the copy's buffer
+                   counts.
   xcopy-swp        ARG is SRC: EXTENDED COPY (sent to LUN SRC) of a block
                    from LUN SRC to LUN 0,
                    then again with software write protect (MODE SELECT,
@@ -485,6 +490,33 @@ def xcopy_share(addr, target, initiator, arg):
     return running > 0 and st == 0
 
 
+def xcopy_ceiling(addr, target, initiator, arg):
+    src = int(arg)
+    copier = login(addr, target, initiator + ".copier")
+    writer = login(addr, target, initiator + ".writer")
+    for c in (copier, writer):
+        c.settle(0)
+        c.settle(src)
+    naa = (naa_of(copier, src), naa_of(copier, 0))
+    p = bytearray(xcopy_list(naa[0], naa[1], 0))
+    # the segment's NUMBER OF BLOCKS: 8192 of 512 bytes
+    p[16 + 64 + 10:16 + 64 + 12] = struct.pack(">H", 8192)
+    copy = copier.command(0, xcopy_cdb(p), bytes(p))
+    copier.pump_for(0.5)
+    running = copy not in copier.rsp
+    itt = writer.command(0, write10(16384, 2048), write_len=1 << 20)
+    writer.pump_for(2)
+    got = "R2T" if itt in writer.r2t else \
+        "status %#x" % writer.rsp[itt][0] if itt in writer.rsp else "nothing"
+    print("a WRITE of 1 MiB while a copy of 4 MiB %s: %s" %
+          ("runs" if running else "has ended", got))
+    st, sense, _ = copier.wait(copy, 60)
+    print("the copy: status %#x sense %x/%02x/%02x" % ((st,) + sense))
+    for c in (copier, writer):
+        c.sock.close()
+    return running and got == "status %#x" % TASK_SET_FULL and st == 0
+
+
 def xcopy_one(c, src, lba=200):
     """One EXTENDED COPY of block @lba from LUN @src to LUN 0, sent to
     LUN @src: the checks of the destination are the copy's own."""
@@ -717,6 +749,8 @@ def main():
         "overflow-write": lambda: overflow_write(addr, target, initiator),
         "xcopy-flood": lambda: xcopy_flood(addr, target, initiator, arg),
         "xcopy-share": lambda: xcopy_share(addr, target, initiator, arg),
+        "xcopy-ceiling": lambda: xcopy_ceiling(addr, target, initiator,
+                                               arg),
         "xcopy-swp": lambda: xcopy_swp(addr, target, initiator, arg),
         "xcopy-once": lambda: xcopy_once(addr, target, initiator, arg),
         "dataout-timeout": lambda: dataout_timeout(addr, target, initiator,

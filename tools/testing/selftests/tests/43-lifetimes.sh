@@ -138,13 +138,13 @@ py_check() {
 }
 
 main() {
-	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1 limit
 
 	if ! modprobe null_blk nr_devices=1 gb=1 irqmode=2 completion_nsec=3000000000 2>/dev/null; then
 		skip_all "no null_blk module"
 		return
 	fi
-	plan 26
+	plan 27
 	check "an iSCSI target" kt_iscsi_setup
 	check "LUN 1: iblock on a null_blk whose I/O takes 3 s" sh -c "mkdir -p $KT_SLOW &&
 		echo udev_path=/dev/nullb0 > $KT_SLOW/control && echo 1 > $KT_SLOW/enable &&
@@ -169,6 +169,11 @@ main() {
 		iscsi_hostile.py xcopy-flood 1,2,12
 	py_check "one nexus's copies leave a copy slot for another initiator" \
 		iscsi_hostile.py xcopy-share 1
+	limit=$(cat $KT_CFS/data_buffer_limit_mb)
+	echo 1 > $KT_CFS/data_buffer_limit_mb
+	py_check "a copy's buffer counts toward data_buffer_limit_mb" \
+		iscsi_hostile.py xcopy-ceiling 1
+	echo "$limit" > $KT_CFS/data_buffer_limit_mb
 	py_check "EXTENDED COPY to a LUN with software write protect: DATA PROTECT" \
 		iscsi_hostile.py xcopy-swp 1
 	xcopy_alua
