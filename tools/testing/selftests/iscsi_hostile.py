@@ -46,9 +46,10 @@ target kept its bound, 1 if not.
                    same copy manager must run too, not be answered BUSY.
   xcopy-ceiling    ARG is SRC: target/data_buffer_limit_mb is 1. A copy of
                    4 MiB from LUN SRC to LUN 0 runs (alone, its buffer may
-                   pass the ceiling); a second session's WRITE of 1 MiB
-                   meanwhile must get TASK SET FULL: the copy's buffer
-                   counts.
+                   pass the ceiling); a second session's WRITE of 512 KiB,
+                   which fits under the ceiling beside the copy's
+                   parameter list, must get TASK SET FULL meanwhile: the
+                   copy's buffer counts.
   xcopy-swp        ARG is SRC: EXTENDED COPY (sent to LUN SRC) of a block
                    from LUN SRC to LUN 0,
                    then again with software write protect (MODE SELECT,
@@ -504,11 +505,11 @@ def xcopy_ceiling(addr, target, initiator, arg):
     copy = copier.command(0, xcopy_cdb(p), bytes(p))
     copier.pump_for(0.5)
     running = copy not in copier.rsp
-    itt = writer.command(0, write10(16384, 2048), write_len=1 << 20)
+    itt = writer.command(0, write10(16384, 1024), write_len=512 << 10)
     writer.pump_for(2)
     got = "R2T" if itt in writer.r2t else \
         "status %#x" % writer.rsp[itt][0] if itt in writer.rsp else "nothing"
-    print("a WRITE of 1 MiB while a copy of 4 MiB %s: %s" %
+    print("a WRITE of 512 KiB while a copy of 4 MiB %s: %s" %
           ("runs" if running else "has ended", got))
     st, sense, _ = copier.wait(copy, 60)
     print("the copy: status %#x sense %x/%02x/%02x" % ((st,) + sense))
