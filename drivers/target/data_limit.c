@@ -13,9 +13,11 @@
  * the difference of buffers being allocated at that moment. A command
  * larger than the whole ceiling still runs when it is alone.
  *
- * Not counted: the second buffers of VERIFY, COMPARE AND WRITE, ORWRITE
- * and WRITE SAME, and the buffers a session keeps for reuse (bounded per
- * session, KT_SGL_CACHE_SLOTS).
+ * Counted too: the buffers of running copies (EXTENDED COPY, WRITE USING
+ * TOKEN; xcopy_buf.c). Not counted: the second buffers of VERIFY, COMPARE
+ * AND WRITE, ORWRITE and WRITE SAME, the buffers a session keeps for reuse
+ * (bounded per session, KT_SGL_CACHE_SLOTS) and the copy engine's spares
+ * (four).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -68,7 +70,7 @@ bool kt_data_limit_try_charge(unsigned int pages)
 	if (percpu_counter_sum(&kt_data_pages) <= pages)
 		return true;
 	kt_data_limit_uncharge(pages);
-	pr_warn_ratelimited("data buffers of all sessions are at data_buffer_limit_mb=%lu: commands get TASK SET FULL until others complete\n",
+	pr_warn_ratelimited("data buffers of all sessions are at data_buffer_limit_mb=%lu: commands get TASK SET FULL, copies smaller buffers, until others complete\n",
 			    limit >> (20 - PAGE_SHIFT));
 	return false;
 }

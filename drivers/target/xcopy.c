@@ -941,27 +941,26 @@ static void kt_xcopy_free(struct kt_xcopy_op *op)
 }
 
 /*
- * SPC-4 6.4.3: at most MAXIMUM CONCURRENT COPIES of a nexus and TOTAL
- * CONCURRENT COPIES of a copy manager run at once, whatever their LIST ID
- * USAGE (11b holds no slot of xcopy_rcr.c): each one queues work that
- * reads and writes up to 64 segments of 256 MiB.
+ * SPC-4 6.4.3: at most TOTAL CONCURRENT COPIES of a copy manager run at
+ * once, whatever their LIST ID USAGE (11b holds no slot of xcopy_rcr.c):
+ * each one queues work that reads and writes up to 64 segments of 256 MiB.
+ * A nexus takes a slot only while it holds fewer copies than the LU has
+ * slots free: alone it gets half of them, each newcomer finds one while any
+ * is free, and the total never passes TOTAL. What a nexus holds is counted
+ * over all LUs, which only ever refuses more. The others' copies are BUSY.
  */
 static bool kt_xcopy_run_get(struct kt_cmd *cmd)
 {
-	if (atomic_inc_return(&cmd->sess->xcopy_running) >
-	    KT_XCOPY_MAX_CONCURRENT)
-		goto nexus;
-	if (atomic_inc_return(&cmd->dev->state->xcopy_running) >
-	    KT_XCOPY_MAX_CONCURRENT)
-		goto dev;
-	return true;
-dev:
+	int mine = atomic_inc_return(&cmd->sess->xcopy_running) - 1;
+	int all = atomic_inc_return(&cmd->dev->state->xcopy_running);
+
+	/* mine < the slots free before this one, MAX - (all - 1) */
+	if (mine + all <= KT_XCOPY_MAX_CONCURRENT)
+		return true;
 	atomic_dec(&cmd->dev->state->xcopy_running);
-nexus:
 	atomic_dec(&cmd->sess->xcopy_running);
 	pr_debug("device %u: %d copies of this nexus, %d in all: EXTENDED COPY refused\n",
-		 cmd->dev->index, atomic_read(&cmd->sess->xcopy_running),
-		 atomic_read(&cmd->dev->state->xcopy_running));
+		 cmd->dev->index, mine, all - 1);
 	return false;
 }
 

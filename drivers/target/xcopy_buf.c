@@ -5,7 +5,8 @@
  * as a spare and the next copy it fits takes it again, instead of
  * allocating, and zeroing (init_on_alloc), megabytes of pages per command.
  * Spares nobody takes for two seconds are freed: an idle target holds no copy
- * memory.
+ * memory. A buffer in use counts toward target/data_buffer_limit_mb like a
+ * command's (data_limit.c); the four spares do not.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,7 +48,9 @@ static DECLARE_DELAYED_WORK(kt_xcopy_spare_work, kt_xcopy_spares_free);
 /*
  * A buffer of @len (> 0) bytes: a spare of at least that size, but not one
  * four times larger, or a new one (*@fresh). *@cap is its real number of
- * pages, for kt_xcopy_buf_put(). NULL when memory is short.
+ * pages, for kt_xcopy_buf_put(). NULL (and *@fresh) when memory is short or
+ * the buffers of all sessions are at their ceiling: the copy then asks for
+ * a smaller one.
  */
 struct scatterlist *kt_xcopy_buf_get(u32 len, unsigned int *nents,
 				     unsigned int *cap, bool *fresh)
@@ -55,6 +58,9 @@ struct scatterlist *kt_xcopy_buf_get(u32 len, unsigned int *nents,
 	unsigned int pages = DIV_ROUND_UP(len, PAGE_SIZE), i;
 	struct scatterlist *sgl = NULL;
 
+	*fresh = true;
+	if (!kt_data_limit_try_charge(pages))
+		return NULL;
 	spin_lock(&kt_xcopy_spare_lock);
 	for (i = 0; i < kt_xcopy_nr_spares; i++) {
 		struct kt_xcopy_spare *s = &kt_xcopy_spare[i];
@@ -70,16 +76,23 @@ struct scatterlist *kt_xcopy_buf_get(u32 len, unsigned int *nents,
 	*fresh = !sgl;
 	if (sgl) {
 		*nents = kt_sgl_shape(sgl, *cap, len);
-		return sgl;
+	} else {
+		sgl = sgl_alloc(len, GFP_KERNEL | __GFP_NOWARN, nents);
+		*cap = *nents;
 	}
-	sgl = sgl_alloc(len, GFP_KERNEL | __GFP_NOWARN, nents);
-	*cap = *nents;
+	if (!sgl) {
+		kt_data_limit_uncharge(pages);
+		return NULL;
+	}
+	/* a spare may have more pages than asked for */
+	kt_data_limit_charge(*cap - pages);
 	return sgl;
 }
 
 /* Give back a buffer of @cap pages from kt_xcopy_buf_get(). */
 void kt_xcopy_buf_put(struct scatterlist *sgl, unsigned int cap)
 {
+	kt_data_limit_uncharge(cap);
 	spin_lock(&kt_xcopy_spare_lock);
 	if (kt_xcopy_nr_spares < KT_XCOPY_SPARES) {
 		kt_xcopy_spare[kt_xcopy_nr_spares++] =

@@ -163,7 +163,7 @@ main() {
 	check "and its session goes" session_gone iqn.2026-11.org.ktarget:life-cut-immediate
 	py_check "a reinstating login waits for the old session's READ in the backstore" \
 		iscsi_lifetime.py reinstate-wait 1
-	py_check "24 copies of one nexus at once: 16 run, 8 BUSY" \
+	py_check "24 copies of one nexus at once: 8 run, 16 BUSY" \
 		iscsi_hostile.py xcopy-flood 1,1,24
 	py_check "12 copies of each of two nexuses: 16 run in all" \
 		iscsi_hostile.py xcopy-flood 1,2,12
