@@ -34,6 +34,11 @@ target kept its bound, 1 if not.
                    blocks, exactly those are written (GOOD, overflow
                    residual); with part of a block, nothing is, and the
                    answer is INVALID FIELD IN COMMAND INFORMATION UNIT.
+  login-flood      ARG is N: N connections from 127.0.0.3 that send nothing.
+                   At most 64 of them reach login (ktarget's objects file),
+                   the rest are closed at once; those in login are closed
+                   when no login PDU came in 5 s; meanwhile an initiator
+                   on 127.0.0.2 logs in and reads.
   xcopy-flood      ARG is SRC,N,K: N sessions each send K EXTENDED COPY
                    commands at once, LIST ID USAGE 11b (no list identifier,
                    nothing held), one block each from LUN SRC (a backstore
@@ -458,6 +463,49 @@ def xcopy_flood(addr, target, initiator, arg):
         good + busy == nsess * per
 
 
+def logins_now():
+    """The connections in login now: ktarget's objects file."""
+    with open("/sys/kernel/debug/ktarget/objects") as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 3 and w[1] == "logins":
+                return int(w[2])
+    raise RuntimeError("no logins line in the objects file")
+
+
+def login_flood(addr, target, initiator, arg):
+    host, port = addr.rsplit(":", 1)
+    socks = []
+    t0 = time.monotonic()
+    for _ in range(int(arg)):
+        s = socket.socket()
+        s.bind(("127.0.0.3", 0))
+        s.connect((host, int(port)))
+        socks.append(s)
+    time.sleep(1)
+    held = logins_now()
+    print("%d silent connections from 127.0.0.3: %d in login after 1 s" %
+          (len(socks), held))
+    c = Hostile(addr, "127.0.0.2")
+    c.login(target, initiator)
+    st = c.tur(0)[0]
+    print("meanwhile a login from 127.0.0.2: TEST UNIT READY status %#x" % st)
+    c.sock.close()
+    time.sleep(max(0, t0 + 7 - time.monotonic()))
+    closed = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            closed += s.recv(1) == b""
+        except BlockingIOError:
+            pass
+        except ConnectionError:
+            closed += 1
+        s.close()
+    print("closed by the target within 7 s: %d of %d" % (closed, len(socks)))
+    return held <= 64 and st == 0 and closed == len(socks)
+
+
 def xcopy_cdb(param):
     return bytes([0x83, 0]) + b"\0" * 8 + struct.pack(">I", len(param)) + \
         b"\0\0"
@@ -749,6 +797,7 @@ def main():
         "text-keys": lambda: text_keys(addr, target, initiator, arg),
         "burst-order": lambda: burst_order(addr, target, initiator),
         "overflow-write": lambda: overflow_write(addr, target, initiator),
+        "login-flood": lambda: login_flood(addr, target, initiator, arg),
         "xcopy-flood": lambda: xcopy_flood(addr, target, initiator, arg),
         "xcopy-share": lambda: xcopy_share(addr, target, initiator, arg),
         "xcopy-ceiling": lambda: xcopy_ceiling(addr, target, initiator,

@@ -68,9 +68,11 @@ IMMEDIATE = 0x40
 
 
 class Conn:
-    def __init__(self, addr):
+    def __init__(self, addr, source=None):
         host, port = addr.rsplit(":", 1)
-        self.sock = socket.create_connection((host, int(port)), timeout=30)
+        self.sock = socket.create_connection(
+            (host, int(port)), timeout=30,
+            source_address=(source, 0) if source else None)
         self.cmdsn = 1
         self.exp_statsn = 0
         self.itt = 1
@@ -219,8 +221,8 @@ class Conn:
 class Session(Conn):
     """Commands in flight at once, their answers kept by ITT."""
 
-    def __init__(self, addr):
-        super().__init__(addr)
+    def __init__(self, addr, source=None):
+        super().__init__(addr, source)
         self.rsp = {}		# ITT -> (status, (key, ASC, ASCQ), data)
         self.tmf_rsp = {}	# ITT -> response
         self.data = {}
