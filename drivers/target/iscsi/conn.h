@@ -19,6 +19,8 @@
 #include "iscsi.h"
 
 #define KT_ISCSI_LOGIN_BUF	8192	/* login and text data, one sequence */
+#define KT_ISCSI_FIRST_PDU_SECS	5	/* a new connection's first login PDU */
+#define KT_ISCSI_LOGIN_SECS	15	/* a login, until its TPG's is known */
 #define KT_ISCSI_MAX_KEYS	64
 
 /* What the session and connection agreed on (RFC 7143 13). */
@@ -228,6 +230,10 @@ int kt_iscsi_send_sg(struct kt_iscsi_conn *conn, const u8 *bhs,
 int kt_iscsi_login_start(struct kt_iscsi_conn *conn);
 void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn);
 void kt_iscsi_login_free(struct kt_iscsi_conn *conn);
+
+/* login_limit.c */
+int kt_iscsi_login_admit(const struct sockaddr_storage *peer);
+void kt_iscsi_login_leave(const struct sockaddr_storage *peer);
 
 /* session.c */
 #define KT_ISCSI_LOGOUT_GRACE	2	/* s an initiator has to log out when asked */

@@ -37,21 +37,30 @@ static void kt_iscsi_nego_defaults(struct kt_iscsi_nego *n)
 	};
 }
 
+/*
+ * A new connection's login: 0, or -EBUSY when too many are in login
+ * (login_limit.c). The first PDU must come within KT_ISCSI_FIRST_PDU_SECS.
+ */
 int kt_iscsi_login_start(struct kt_iscsi_conn *conn)
 {
 	struct kt_iscsi_login *l;
+	int ret;
 
+	ret = kt_iscsi_login_admit(&conn->peer);
+	if (ret)
+		return ret;
 	l = kvzalloc(sizeof(*l), GFP_KERNEL);
-	if (!l)
+	if (!l) {
+		kt_iscsi_login_leave(&conn->peer);
 		return -ENOMEM;
+	}
 	kt_obj_inc(&kt_iscsi_objs[KT_ISCSI_OBJ_LOGIN]);
 	l->conn = conn;
 	kt_iscsi_nego_defaults(&l->nego);
 	l->rdma = conn->xport->rdma;
 	l->recv_cap = conn->xport->max_recv_dsl ?: U32_MAX;
 	conn->login = l;
-	/* RFC 7143 6.3: the target's login timeout; LIO's default is 15 s */
-	mod_timer(&conn->login_timer, jiffies + 15 * HZ);
+	mod_timer(&conn->login_timer, jiffies + KT_ISCSI_FIRST_PDU_SECS * HZ);
 	return 0;
 }
 
@@ -71,6 +80,7 @@ void kt_iscsi_login_free(struct kt_iscsi_conn *conn)
 	memzero_explicit(&l->chap, sizeof(l->chap));
 	kvfree(l);
 	kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_LOGIN]);
+	kt_iscsi_login_leave(&conn->peer);
 	conn->login = NULL;
 }
 
@@ -747,6 +757,12 @@ void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
 	}
 	if (!l->started) {
 		l->started = true;
+		/*
+		 * RFC 7143 6.3: the target's login timeout, LIO's default
+		 * 15 s, until the TPG's own is known
+		 */
+		mod_timer(&conn->login_timer, conn->login_start +
+			  KT_ISCSI_LOGIN_SECS * HZ);
 		memcpy(l->isid, h->login.isid, 6);
 		l->tsih = h->login.tsih;
 		l->cid = h->login.cid;

@@ -71,7 +71,8 @@ static void kt_iscsi_accept_work(struct work_struct *work)
 		if (ret)
 			break;
 		conn = kt_iscsi_tcp_accept(portal, sock);
-		if (IS_ERR(conn))
+		/* -EBUSY: login_limit.c said why */
+		if (IS_ERR(conn) && PTR_ERR(conn) != -EBUSY)
 			pr_warn_ratelimited("cannot take a connection: %pe\n", conn);
 	}
 }

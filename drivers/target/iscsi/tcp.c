@@ -247,6 +247,7 @@ struct kt_iscsi_conn *kt_iscsi_tcp_accept(struct kt_iscsi_portal *portal,
 	struct kt_iscsi_conn *conn;
 	struct sock *sk = sock->sk;
 	struct kt_tcp_conn *tc;
+	int ret;
 
 	kernel_getpeername(sock, (struct sockaddr *)&peer);
 	conn = kt_iscsi_conn_alloc(portal, &kt_iscsi_tcp, &peer);
@@ -260,9 +261,10 @@ struct kt_iscsi_conn *kt_iscsi_tcp_accept(struct kt_iscsi_portal *portal,
 	tcp_sock_set_nodelay(sk);
 	sk->sk_sndtimeo = 30 * HZ;
 
-	if (kt_iscsi_conn_start(conn)) {
+	ret = kt_iscsi_conn_start(conn);
+	if (ret) {
 		kt_iscsi_conn_put(conn);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(ret);
 	}
 
 	write_lock_bh(&sk->sk_callback_lock);
