@@ -210,11 +210,18 @@ kt_rod_nodes() {
 # a lockspace that stays in recovery: kt_lockspace_lost IQN LOCKSPACE on
 # node 1, kt_lockspace_follow LOCKSPACE on node 2 (it stops and starts its
 # side when lockspace_lost.py asks, and returns when node 1 says done)
-LOCKSPACE_LOST_CHECKS=6
+LOCKSPACE_LOST_CHECKS=7
 kt_lockspace_lost() {
+	local tpg=$KT_CFS/iscsi/$1/tpgt_1 rd=$KT_CFS/core/rd_mcp_9/local
+
+	# LUN 1 of node 1's TPG: a LU of its own, out of cluster mode
+	mkdir -p $rd && echo rd_pages=256 > $rd/control && echo 1 > $rd/enable &&
+		mkdir $tpg/lun/lun_1 && ln -s $rd $tpg/lun/lun_1/local
 	KT_LOCKSPACE=$2 kt_py_checks $LOCKSPACE_LOST_CHECKS \
 		"a lockspace that stays in recovery" lockspace_lost.py "$1"
 	kt_put ls-done 1
+	rm -f $tpg/lun/lun_1/local
+	rmdir $tpg/lun/lun_1 $rd $KT_CFS/core/rd_mcp_9
 }
 kt_lockspace_follow() {
 	local ctl=/sys/kernel/dlm/$1/control i

@@ -16,6 +16,12 @@ ACCESSIBLE, TARGET PORT IN UNAVAILABLE STATE (2/04/0C). Then both start
 the lockspace again (1 to control); the recovery ends and the LU is
 served again, with the reservations it had.
 
+First, while the lockspace is stopped and before recovery_timeout (12 s on
+node 1 here), a RESERVE (6) on the clustered LU waits for the DLM; a LUN
+RESET of LUN 1, a local LU of node 1, must not wait for it: the TMF is
+answered while the RESERVE still waits (a reset took a global mutex that
+the RESERVE held across its DLM request).
+
 Prints its TAP plan and one line per check (tap.py).
 """
 import os
@@ -28,9 +34,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from iscsi_raw import Session  # noqa: E402
 from tap import Checks  # noqa: E402
 
-CHECKS = Checks(6)
+CHECKS = Checks(7)
 check = CHECKS.check
 GOOD, CHECK_CONDITION = 0, 2
+LOCAL_LUN, LUN_RESET = 1, 0x05
 LOST = (2, 0x04, 0x0C)
 SHARE = "/ktshare"
 TIMEOUT = "/sys/module/ktarget_cluster/parameters/recovery_timeout"
@@ -101,9 +108,15 @@ def run(target, lun, addr1, addr2):
     for s in (s1, s2):
         until(lambda s=s: s.tur(lun)[0], GOOD, 10)
     keys = read_keys(s1, lun)
+    s3 = Session(addr1)
+    s3.login(target, target + ":lost-3")
+    s4 = Session(addr1)
+    s4.login(target, target + ":lost-4")
+    until(lambda: s3.tur(lun)[0], GOOD, 10)
+    until(lambda: s4.tur(LOCAL_LUN)[0], GOOD, 10)
     try:
         with open(TIMEOUT, "w") as f:
-            f.write("2\n")
+            f.write("12\n")
     except OSError as e:
         print("# %s: %s" % (TIMEOUT, e))
 
@@ -112,6 +125,22 @@ def run(target, lun, addr1, addr2):
     stopped = get("ls-stopped", 60)
     print("# both lockspaces stopped%s" % ("" if stopped else
                                            " (node 2 did not answer)"))
+    reserve = s3.command(lun, bytes([0x16, 0, 0, 0, 0, 0]))
+    time.sleep(1)
+    t0 = time.monotonic()
+    tmf = s4.wait(s4.tmf(LUN_RESET, LOCAL_LUN), 150)
+    took = time.monotonic() - t0
+    s3.pump_for(0.2)
+    waiting = reserve not in s3.rsp
+    check("a LUN RESET of a local LU answers while a RESERVE on the "
+          "clustered LU waits for its stopped lockspace",
+          tmf == 0 and waiting, "TMF response %s after %.1f s, the RESERVE "
+          "%s" % (tmf, took, "waits" if waiting else "answered first"))
+    st = s3.wait(reserve, 150)[:2]
+    print("# the RESERVE: %s, %.1f s after the reset" %
+          (st, time.monotonic() - t0))
+    for s in (s3, s4):
+        s.sock.close()
     got = until(lambda: s1.tur(lun)[:2], (CHECK_CONDITION, LOST), 30)
     check("lockspace in recovery on both nodes: after recovery_timeout "
           "node 1 answers TEST UNIT READY with NOT READY 04/0C",
