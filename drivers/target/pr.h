@@ -65,7 +65,7 @@ void kt_pr_cluster_event(struct kt_dev *dev, u64 nexus, u16 port,
 			 u16 asc_ascq);
 /* not under res.lock */
 struct kt_tmr;
-void kt_pr_cluster_reset_ua(struct kt_dev *dev, struct kt_tmr *tmr);
+bool kt_pr_cluster_reset(struct kt_lun *lun, struct kt_tmr *tmr, bool ua);
 void kt_pr_cluster_wait(struct kt_cmd *cmd);
 void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare);
 sense_reason_t kt_pr_cluster_refresh(struct kt_cmd *cmd);
@@ -87,6 +87,7 @@ sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 /* under dev->state->res.lock: may @cmd pass an SPC-2 reservation? */
 sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd);
 void kt_reserve_session_release(struct kt_session *sess);
+void kt_reserve_set_holder(struct kt_res *res, struct kt_session *sess);
 void kt_reserve_dev_release(struct kt_dev *dev);
 void kt_reserve_reset(struct kt_dev *dev);
 

@@ -275,8 +275,7 @@ static void kt_prc_take_spc2(struct kt_res *res, const struct kt_prc_hdr *hdr)
 			return;
 		}
 	}
-	/* reserve.c takes the device off its list when the session ends */
-	res->spc2_holder = NULL;
+	kt_reserve_set_holder(res, NULL);
 	res->spc2_elsewhere = hdr->spc2;
 }
 
@@ -571,51 +570,68 @@ int kt_pr_cluster_end(struct kt_dev *dev, bool changed)
 	return ret;
 }
 
-/* A LOGICAL UNIT RESET's unit attention, on its way to the other nodes */
+/* A reset of a clustered LU, on its way to the other nodes */
 struct kt_prc_reset {
 	struct work_struct	work;
-	struct kt_dev		*dev;
+	struct kt_lun		*lun;	/* a reference: the device stays */
 	struct kt_tmr		*tmr;
+	bool			ua;	/* LOGICAL UNIT RESET: 29/03 there too */
 };
 
 static void kt_prc_reset_work(struct work_struct *work)
 {
 	struct kt_prc_reset *r = container_of(work, struct kt_prc_reset, work);
-	struct kt_dev *dev = r->dev;
+	struct kt_dev *dev = r->lun->dev;
 
-	mutex_lock(&dev->state->res.lock);
-	if (!kt_pr_cluster_begin(dev, true)) {
-		kt_pr_cluster_event(dev, 0, 0, KT_ASC_BUS_DEVICE_RESET);
-		kt_pr_cluster_end(dev, true);
+	if (r->ua) {
+		mutex_lock(&dev->state->res.lock);
+		if (!kt_pr_cluster_begin(dev, true)) {
+			kt_pr_cluster_event(dev, 0, 0, KT_ASC_BUS_DEVICE_RESET);
+			kt_pr_cluster_end(dev, true);
+		}
+		mutex_unlock(&dev->state->res.lock);
 	}
-	mutex_unlock(&dev->state->res.lock);
+	/* SAM-5 6.3: a reset ends SPC-2 reservations, on every node */
+	kt_reserve_reset(dev);
+	kt_lun_put(r->lun);
 	kt_tmr_task_done(r->tmr);
 	kfree(r);
 }
 
 /*
- * A LOGICAL UNIT RESET (@tmr): its unit attention (29/03) for every nexus
- * of the LU on the other nodes too; this node raised its own. Published
- * from a work item, not the receive path; @tmr answers once it is (the
- * TMF's LUN keeps the device, and its cluster mode, meanwhile).
+ * A LOGICAL UNIT RESET (@ua) or a target reset (@tmr) of @lun's LU: if it
+ * is clustered, what the reset does beyond this node (the unit attention
+ * 29/03 for the LU's nexuses on the other nodes; ending an SPC-2
+ * reservation) is done from a work item, since the receive path never
+ * waits for the other nodes, and @tmr answers once it is. False when the
+ * LU is not clustered, there is no memory for the work or the LUN is being
+ * unlinked: the caller ends the reservation itself.
  */
-void kt_pr_cluster_reset_ua(struct kt_dev *dev, struct kt_tmr *tmr)
+bool kt_pr_cluster_reset(struct kt_lun *lun, struct kt_tmr *tmr, bool ua)
 {
+	struct kt_dev *dev = lun->dev;
 	struct kt_prc_reset *r;
 
 	if (!READ_ONCE(dev->state->res.clustered))
-		return;
+		return false;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r) {
-		pr_warn_ratelimited("%s: LOGICAL UNIT RESET: no memory to tell the other nodes\n",
+		pr_warn_ratelimited("%s: reset: no memory to tell the other nodes\n",
 				    config_item_name(&dev->group.cg_item));
-		return;
+		return false;
 	}
-	r->dev = dev;
+	/* a LUN being unlinked takes no new reference */
+	if (!kt_lun_tryget(lun)) {
+		kfree(r);
+		return false;
+	}
+	r->lun = lun;
 	r->tmr = tmr;
+	r->ua = ua;
 	atomic_inc(&tmr->pending);
 	INIT_WORK(&r->work, kt_prc_reset_work);
 	queue_work(system_long_wq, &r->work);
+	return true;
 }
 
 /*

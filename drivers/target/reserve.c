@@ -10,8 +10,13 @@
  * persistent reservation registrations, RESERVE and RELEASE conflict; while
  * an SPC-2 reservation is held, PERSISTENT RESERVE IN/OUT conflict (pr.c).
  *
- * Devices an SPC-2 reservation holds are on one list, so that a session
- * going away finds them without knowing which LUNs it once saw.
+ * Devices an SPC-2 reservation of this node's holds are on one list, so
+ * that a session going away finds them without knowing which LUNs it once
+ * saw: a device is on it exactly while res.spc2_holder is set, both changed
+ * under res.lock. The list's own lock is a spinlock taken inside res.lock
+ * and never held across anything else: in cluster mode ending or taking a
+ * reservation waits for the other nodes (up to a DLM timeout), under that
+ * LU's res.lock only, so no other LU, and no receive path, waits for it.
  *
  * Cluster mode: the reservation is part of the LU's shared state
  * (pr_cluster.c); a node whose sessions do not hold it sees
@@ -28,22 +33,33 @@
 #include "core.h"
 #include "pr.h"
 
-/* Lock order: kt_reserve_lock, then dev->state->res.lock */
-static DEFINE_MUTEX(kt_reserve_lock);
+/* Lock order: dev->state->res.lock, then kt_reserved_lock */
+static DEFINE_SPINLOCK(kt_reserved_lock);
 static LIST_HEAD(kt_reserved_devs);
+
+/* Under res.lock: this node's session @sess holds @res now, or none does. */
+void kt_reserve_set_holder(struct kt_res *res, struct kt_session *sess)
+{
+	lockdep_assert_held(&res->lock);
+	WRITE_ONCE(res->spc2_holder, sess);
+	spin_lock(&kt_reserved_lock);
+	if (!sess)
+		list_del_init(&res->spc2_node);
+	else if (list_empty(&res->spc2_node))
+		list_add_tail(&res->spc2_node, &kt_reserved_devs);
+	spin_unlock(&kt_reserved_lock);
+}
 
 static void kt_reserve_drop(struct kt_dev *dev)
 {
-	lockdep_assert_held(&kt_reserve_lock);
 	lockdep_assert_held(&dev->state->res.lock);
-	dev->state->res.spc2_holder = NULL;
+	kt_reserve_set_holder(&dev->state->res, NULL);
 	dev->state->res.spc2_elsewhere = false;
-	list_del_init(&dev->state->res.spc2_node);
 	kt_res_update(dev);
 }
 
 /*
- * Under both locks: end the reservation, on every node in cluster mode.
+ * Under res.lock: end the reservation, on every node in cluster mode.
  * A node that cannot reach the others marks its copy stale (pr_cluster.c)
  * and so decides nothing until it can.
  */
@@ -81,7 +97,6 @@ static void kt_reserve_exec(struct kt_cmd *cmd)
 	/* cluster mode: it may wait for the other nodes */
 	if (kt_cluster_defer(cmd))
 		return;
-	mutex_lock(&kt_reserve_lock);
 	mutex_lock(&res->lock);
 	if (kt_pr_cluster_begin(dev, true)) {
 		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
@@ -92,9 +107,7 @@ static void kt_reserve_exec(struct kt_cmd *cmd)
 		ret = KT_SENSE_RESERVATION_CONFLICT;
 	} else if (reserve) {
 		if (!kt_reserve_held(res)) {
-			res->spc2_holder = cmd->sess;
-			if (list_empty(&res->spc2_node))
-				list_add_tail(&res->spc2_node, &kt_reserved_devs);
+			kt_reserve_set_holder(res, cmd->sess);
 			kt_res_update(dev);
 			changed = true;
 		} else if (res->spc2_holder != cmd->sess) {
@@ -111,7 +124,6 @@ static void kt_reserve_exec(struct kt_cmd *cmd)
 	}
 unlock:
 	mutex_unlock(&res->lock);
-	mutex_unlock(&kt_reserve_lock);
 	kt_cmd_complete(cmd, ret);
 }
 
@@ -125,42 +137,57 @@ sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	return KT_SENSE_NONE;
 }
 
-/* The session ends: SPC-2 5.5.1, its reservations are released. */
+/*
+ * A device @sess holds a reservation of, with a reference on it (its
+ * configfs item: it is not released meanwhile), or NULL.
+ */
+static struct kt_dev *kt_reserve_next_of(struct kt_session *sess)
+{
+	struct kt_dev *dev = NULL;
+	struct kt_res *res;
+
+	spin_lock(&kt_reserved_lock);
+	list_for_each_entry(res, &kt_reserved_devs, spc2_node) {
+		if (READ_ONCE(res->spc2_holder) != sess)
+			continue;
+		dev = container_of(res, struct kt_dev_state, res)->dev;
+		config_item_get(&dev->group.cg_item);
+		break;
+	}
+	spin_unlock(&kt_reserved_lock);
+	return dev;
+}
+
+/*
+ * The session ends: SPC-2 5.5.1, its reservations are released. One device
+ * at a time, the list's lock not held: in cluster mode each waits for the
+ * other nodes. Ending one leaves res.spc2_holder NULL, so the loop ends.
+ */
 void kt_reserve_session_release(struct kt_session *sess)
 {
-	struct kt_res *res, *tmp;
 	struct kt_dev *dev;
 
-	mutex_lock(&kt_reserve_lock);
-	list_for_each_entry_safe(res, tmp, &kt_reserved_devs, spc2_node) {
-		dev = container_of(res, struct kt_dev_state, res)->dev;
-		mutex_lock(&res->lock);
-		if (res->spc2_holder == sess)
+	while ((dev = kt_reserve_next_of(sess))) {
+		mutex_lock(&dev->state->res.lock);
+		if (dev->state->res.spc2_holder == sess)
 			kt_reserve_end(dev);
-		/* another node's now, or reset by one: no longer ours */
-		if (!res->spc2_holder)
-			list_del_init(&res->spc2_node);
-		mutex_unlock(&res->lock);
+		mutex_unlock(&dev->state->res.lock);
+		config_item_put(&dev->group.cg_item);
 	}
-	mutex_unlock(&kt_reserve_lock);
 }
 
 /* A LUN reset or target reset (SAM-5 6.3.4) ends the reservation. */
 void kt_reserve_reset(struct kt_dev *dev)
 {
-	mutex_lock(&kt_reserve_lock);
 	mutex_lock(&dev->state->res.lock);
 	kt_reserve_end(dev);
 	mutex_unlock(&dev->state->res.lock);
-	mutex_unlock(&kt_reserve_lock);
 }
 
 /* The device goes away: cluster mode is off, so this is local. */
 void kt_reserve_dev_release(struct kt_dev *dev)
 {
-	mutex_lock(&kt_reserve_lock);
 	mutex_lock(&dev->state->res.lock);
 	kt_reserve_drop(dev);
 	mutex_unlock(&dev->state->res.lock);
-	mutex_unlock(&kt_reserve_lock);
 }

@@ -28,7 +28,8 @@
 
 struct kt_tmr_scope {
 	struct kt_tmr		*tmr;
-	struct kt_dev		*dev;		/* the LU, or NULL: all of them */
+	struct kt_lun		*lun;		/* the LU's, or NULL: all of them */
+	struct kt_dev		*dev;		/* its LU */
 	bool			all_sessions;	/* else the issuer's only */
 	struct list_head	victims;
 	unsigned int		count;
@@ -147,12 +148,15 @@ static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
 	struct kt_lun *lun;
 	unsigned long idx;
 
-	if (s->dev) {
+	/*
+	 * SAM-5 6.3: a reset ends SPC-2 reservations, not PRs. Cluster mode:
+	 * on every node, and the LU's nexuses there hear of a LUN reset too;
+	 * a work item does that, the TMF answering once it has.
+	 */
+	if (s->lun) {
 		kt_ua_raise(s->dev, KT_ASC_BUS_DEVICE_RESET, KT_UA_ALL, NULL);
-		/* cluster mode: the LU's nexuses on the other nodes too */
-		kt_pr_cluster_reset_ua(s->dev, s->tmr);
-		/* SAM-5 6.3: a reset ends SPC-2 reservations, not PRs */
-		kt_reserve_reset(s->dev);
+		if (!kt_pr_cluster_reset(s->lun, s->tmr, true))
+			kt_reserve_reset(s->dev);
 		return;
 	}
 	mutex_lock(&tpg->lock);
@@ -160,7 +164,8 @@ static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
 		if (lun->dev) {
 			kt_ua_raise(lun->dev, KT_ASC_POWER_ON_RESET, KT_UA_ALL,
 				    NULL);
-			kt_reserve_reset(lun->dev);
+			if (!kt_pr_cluster_reset(lun, s->tmr, false))
+				kt_reserve_reset(lun->dev);
 		}
 	mutex_unlock(&tpg->lock);
 }
@@ -349,6 +354,7 @@ void kt_tmr_submit(struct kt_tmr *tmr)
 			tmr->response = KT_TMR_INCORRECT_LUN;
 			goto out;
 		}
+		s.lun = lun;
 		s.dev = lun->dev;
 		s.all_sessions = tmr->function != KT_TMF_ABORT_TASK_SET;
 		break;
