@@ -152,7 +152,10 @@ static void kt_prc_pack(const struct kt_pr_reg *reg, u64 version,
 	strscpy(b->name, reg->tid.name, sizeof(b->name));
 }
 
-/* NULL when @blk is not version @version's (a lost value reads as 0s) */
+/*
+ * -ESTALE when @blk is not version @version's (a lost value reads as 0s),
+ * -ENOMEM: only the first says the DLM lost the state.
+ */
 static struct kt_pr_reg *kt_prc_unpack(const union kt_prc_block *blk,
 				       u64 version)
 {
@@ -161,10 +164,10 @@ static struct kt_pr_reg *kt_prc_unpack(const union kt_prc_block *blk,
 
 	if (be32_to_cpu(b->version) != (u32)version || !b->key ||
 	    !b->name[0] || !memchr(b->name, '\0', sizeof(b->name)))
-		return NULL;
+		return ERR_PTR(-ESTALE);
 	reg = kzalloc(sizeof(*reg), GFP_KERNEL);
 	if (!reg)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	reg->key = be64_to_cpu(b->key);
 	reg->rtpi = be16_to_cpu(b->rtpi);
 	reg->all_tg_pt = b->flags & KT_PRC_ALL_TG_PT;
@@ -303,9 +306,12 @@ static int kt_prc_take(struct kt_dev *dev, struct kt_pr_cluster *pc,
 		if (ret)
 			break;
 		reg = kt_prc_unpack(&pc->blk, version);
-		if (!reg) {
-			/* not this version's: the DLM lost it */
-			ret = -ESTALE;
+		if (IS_ERR(reg)) {
+			/*
+			 * -ESTALE, not this version's: the DLM lost it, and this
+			 * node's copy may replace it; -ENOMEM must not
+			 */
+			ret = PTR_ERR(reg);
 			break;
 		}
 		list_add_tail(&reg->node, &regs);
