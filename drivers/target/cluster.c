@@ -324,24 +324,22 @@ void kt_cluster_dev_init(struct kt_dev *dev)
 }
 
 /*
- * A LUN is about to link @dev: join first if cluster_default asked for it.
- * A join that fails refuses the link (its reason is in the log).
+ * Under cfg_lock, held until the link is made: a LUN is about to link @dev.
+ * Join first if cluster_default asked for it; a join that fails refuses
+ * the link (its reason is in the log).
  */
 int kt_cluster_dev_export(struct kt_dev *dev)
 {
 	struct kt_cluster *c = &dev->state->cluster;
 	int ret = 0;
 
-	if (!READ_ONCE(c->join_on_export))
-		return 0;
-	mutex_lock(&dev->cfg_lock);
+	lockdep_assert_held(&dev->cfg_lock);
 	if (c->join_on_export && !c->lu && !atomic_read(&dev->export_count)) {
 		ret = kt_cluster_join(dev);
 		if (ret)
 			pr_warn_ratelimited("%s: a LUN cannot link it: cluster mode (cluster_default) did not join\n",
 					    kt_cluster_dev_name(dev));
 	}
-	mutex_unlock(&dev->cfg_lock);
 	return ret;
 }
 

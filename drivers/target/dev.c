@@ -251,14 +251,19 @@ struct kt_dev *kt_dev_from_link_target(struct config_item *item)
 	return item->ci_type == &kt_dev_type ? kt_dev_from_item(item) : NULL;
 }
 
-/* A LUN exposes the device: its geometry is fixed until the last one goes. */
+/*
+ * Under cfg_lock: a LUN exposes the device, and its set-up (geometry,
+ * cluster mode) is fixed until the last one goes.
+ */
 void kt_dev_export(struct kt_dev *dev)
 {
+	lockdep_assert_held(&dev->cfg_lock);
 	atomic_inc(&dev->export_count);
 }
 
 void kt_dev_unexport(struct kt_dev *dev)
 {
+	lockdep_assert_held(&dev->cfg_lock);
 	atomic_dec(&dev->export_count);
 }
 

@@ -62,15 +62,22 @@ static int kt_lun_allow_link(struct config_item *item,
 				    config_item_name(item));
 		return -EINVAL;
 	}
+	/*
+	 * The device's set-up (enable, cluster mode, geometry) stays as it is
+	 * while a LUN links it: what changes it checks export_count under
+	 * this lock too.
+	 */
+	mutex_lock(&dev->cfg_lock);
 	if (!dev->enabled) {
 		pr_warn_ratelimited("%s: device %s is not enabled\n",
 				    config_item_name(item),
 				    config_item_name(target));
-		return -ENODEV;
+		ret = -ENODEV;
+		goto unlock_dev;
 	}
 	ret = kt_cluster_dev_export(dev);
 	if (ret)
-		return ret;
+		goto unlock_dev;
 
 	mutex_lock(&tpg->lock);
 	if (lun->dev) {
@@ -101,6 +108,8 @@ static int kt_lun_allow_link(struct config_item *item,
 	}
 out:
 	mutex_unlock(&tpg->lock);
+unlock_dev:
+	mutex_unlock(&dev->cfg_lock);
 	return ret;
 }
 
@@ -125,7 +134,9 @@ static void kt_lun_drop_link(struct config_item *item,
 	kt_rod_lun_gone(lun);
 	percpu_ref_exit(&lun->ref);
 	kt_alua_lun_detach(lun);
+	mutex_lock(&lun->dev->cfg_lock);
 	kt_dev_unexport(lun->dev);
+	mutex_unlock(&lun->dev->cfg_lock);
 	lun->dev = NULL;
 }
 
