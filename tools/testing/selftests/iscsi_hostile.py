@@ -67,6 +67,10 @@ target kept its bound, 1 if not.
                    Data-Out. No more than MB of them (and one for the
                    counter's slack) get an R2T, the rest TASK SET FULL;
                    once the sessions have gone a new one writes again.
+  data-share       ARG is MB, as for data-limit: one initiator sends 2 x MB
+                   WRITEs of 1 MiB without Data-Out; another initiator's
+                   WRITE of 1 MiB meanwhile must still get its R2T: one
+                   initiator holds no more than it leaves free.
   dataout-timeout  ARG is SECONDS, the TPG's default_dataout_timeout: an
                    ORDERED WRITE that gets its R2T and never its data; a
                    second session's READ of the LU waits behind it (SAM-5
@@ -644,6 +648,26 @@ def data_limit(addr, target, initiator, arg):
     return ok and st == 0
 
 
+def data_share(addr, target, initiator, arg):
+    limit, mib = int(arg), 1 << 20
+    hoarder = login_window(addr, target, initiator + ".hoarder")[0]
+    other = login_window(addr, target, initiator + ".other")[0]
+    itts = [hoarder.command(0, write10(i * 2048, 2048), write_len=mib)
+            for i in range(2 * limit)]
+    hoarder.pump_for(2)
+    r2t = sum(1 for itt in itts if itt in hoarder.r2t)
+    print("one initiator's %d WRITEs of 1 MiB without Data-Out, the limit "
+          "%d MiB: %d R2T" % (len(itts), limit, r2t))
+    itt = other.command(0, write10(64 * 2048, 2048), write_len=mib)
+    other.pump_for(2)
+    got = "R2T" if itt in other.r2t else \
+        "status %#x" % other.rsp[itt][0] if itt in other.rsp else "nothing"
+    print("another initiator's WRITE of 1 MiB meanwhile: %s" % got)
+    for c in (hoarder, other):
+        c.sock.close()
+    return r2t > 0 and got == "R2T"
+
+
 def dataout_timeout(addr, target, initiator, arg):
     secs = int(arg)
     a = login(addr, target, initiator, ["InitialR2T=Yes"])
@@ -808,6 +832,7 @@ def main():
                                                    arg),
         "header-digest": lambda: header_digest(addr, target, initiator),
         "data-limit": lambda: data_limit(addr, target, initiator, arg),
+        "data-share": lambda: data_share(addr, target, initiator, arg),
         "reinstate-other": lambda: reinstate_other(addr, target, initiator,
                                                    arg),
         "lun-address": lambda: lun_address(addr, target, initiator),

@@ -67,13 +67,15 @@ data_limit() {
 		'TASK SET FULL' -- 8
 	check "the kernel log says which ceiling was reached" \
 		eval 'kmsg_since | grep -q "at data_buffer_limit_mb=8"'
+	hostile data-share "one initiator's WRITEs leave another room under the ceiling" \
+		'meanwhile: R2T' -- 8
 	check "data_buffer_limit_mb back to $was" write_attr $f "$was"
 }
 
 main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 
-	plan 29
+	plan 30
 	check "an iSCSI target and a second one on another port" \
 		eval 'kt_iscsi_setup && other_build'
 	kmsg_mark
