@@ -81,7 +81,7 @@ static void kt_cmd_release(struct kref *kref)
 	if (cmd->aux_sgl && cmd->aux_sgl != cmd->data_sgl)
 		sgl_free(cmd->aux_sgl);
 	if (cmd->data_sgl) {
-		kt_data_limit_uncharge(cmd->data_cap);
+		kt_data_limit_uncharge(sess, cmd->data_cap);
 		kt_sgl_cache_put(sess, cmd->data_sgl, cmd->data_cap);
 	}
 	if (cmd->lun)
@@ -316,16 +316,16 @@ static sense_reason_t kt_cmd_alloc_data(struct kt_cmd *cmd, u32 len)
 
 	if (!len || cmd->sgl)
 		return KT_SENSE_NONE;
-	if (!kt_data_limit_try_charge(pages))
+	if (!kt_data_limit_try_charge(cmd->sess, pages))
 		return KT_SENSE_TASK_SET_FULL;
 	cmd->sgl = kt_sgl_cache_get(cmd->sess, len, &cmd->sg_nents,
 				    &cmd->data_cap);
 	if (!cmd->sgl) {
-		kt_data_limit_uncharge(pages);
+		kt_data_limit_uncharge(cmd->sess, pages);
 		return KT_SENSE_OUT_OF_RESOURCES;
 	}
 	/* a recycled buffer may have more pages than asked for */
-	kt_data_limit_charge(cmd->data_cap - pages);
+	kt_data_limit_charge(cmd->sess, cmd->data_cap - pages);
 	cmd->sgl_owned = true;
 	cmd->data_sgl = cmd->sgl;
 	return KT_SENSE_NONE;

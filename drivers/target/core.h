@@ -118,9 +118,11 @@ void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 /* data_limit.c: target/data_buffer_limit_mb */
 int kt_data_limit_init(void);
 void kt_data_limit_exit(void);
-bool kt_data_limit_try_charge(unsigned int pages);
-void kt_data_limit_charge(unsigned int pages);
-void kt_data_limit_uncharge(unsigned int pages);
+int kt_data_share_get(struct kt_session *sess);
+void kt_data_share_put(struct kt_session *sess);
+bool kt_data_limit_try_charge(struct kt_session *sess, unsigned int pages);
+void kt_data_limit_charge(struct kt_session *sess, unsigned int pages);
+void kt_data_limit_uncharge(struct kt_session *sess, unsigned int pages);
 unsigned long kt_data_limit_mb(void);
 int kt_data_limit_set_mb(unsigned long mb);
 

@@ -87,6 +87,8 @@ int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
 {
 	if (!acl && !tpg->generate_node_acls)
 		return -EACCES;
+	if (kt_data_share_get(sess))
+		return -ENOMEM;
 
 	sess->tpg = tpg;
 	sess->acl = acl;
@@ -122,6 +124,7 @@ void kt_session_unregister(struct kt_session *sess)
 	kt_sgl_cache_exit(sess);
 	kt_reserve_session_release(sess);
 	kt_xcopy_session_release(sess);
+	kt_data_share_put(sess);
 	if (sess->acl)
 		kt_acl_put(sess->acl);
 	sess->acl = NULL;

@@ -429,7 +429,8 @@ static sense_reason_t kt_xcopy_alloc(struct kt_xcopy_op *op)
 
 	while (!op->sgl && op->sgl_len) {
 		op->nr_bufs = op->want_bufs;
-		op->sgl = kt_xcopy_buf_get(op->sgl_len * op->nr_bufs,
+		op->sgl = kt_xcopy_buf_get(op->cmd->sess,
+					   op->sgl_len * op->nr_bufs,
 					   &op->sg_nents, &op->sg_cap, &fresh);
 		/* a spare is never NULL: a failed attempt is an allocation */
 		atomic64_inc(fresh ? &st->sgl_allocs : &st->sgl_reuses);
@@ -936,7 +937,7 @@ static void kt_xcopy_free(struct kt_xcopy_op *op)
 		if (op->lun[i])
 			kt_lun_put(op->lun[i]);
 	if (op->sgl)
-		kt_xcopy_buf_put(op->sgl, op->sg_cap);
+		kt_xcopy_buf_put(op->cmd->sess, op->sgl, op->sg_cap);
 	kvfree(op);
 }
 

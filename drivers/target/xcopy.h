@@ -63,9 +63,11 @@ void kt_xcopy_session_release(struct kt_session *sess);
 void kt_xcopy_rcr_execute(struct kt_cmd *cmd);
 
 /* xcopy_buf.c: copy buffers, kept a while for the next copy */
-struct scatterlist *kt_xcopy_buf_get(u32 len, unsigned int *nents,
-				     unsigned int *cap, bool *fresh);
-void kt_xcopy_buf_put(struct scatterlist *sgl, unsigned int cap);
+struct scatterlist *kt_xcopy_buf_get(struct kt_session *sess, u32 len,
+				     unsigned int *nents, unsigned int *cap,
+				     bool *fresh);
+void kt_xcopy_buf_put(struct kt_session *sess, struct scatterlist *sgl,
+		      unsigned int cap);
 void kt_xcopy_buf_exit(void);
 
 /* xcopy_stat.c */

@@ -52,14 +52,15 @@ static DECLARE_DELAYED_WORK(kt_xcopy_spare_work, kt_xcopy_spares_free);
  * the buffers of all sessions are at their ceiling: the copy then asks for
  * a smaller one.
  */
-struct scatterlist *kt_xcopy_buf_get(u32 len, unsigned int *nents,
-				     unsigned int *cap, bool *fresh)
+struct scatterlist *kt_xcopy_buf_get(struct kt_session *sess, u32 len,
+				     unsigned int *nents, unsigned int *cap,
+				     bool *fresh)
 {
 	unsigned int pages = DIV_ROUND_UP(len, PAGE_SIZE), i;
 	struct scatterlist *sgl = NULL;
 
 	*fresh = true;
-	if (!kt_data_limit_try_charge(pages))
+	if (!kt_data_limit_try_charge(sess, pages))
 		return NULL;
 	spin_lock(&kt_xcopy_spare_lock);
 	for (i = 0; i < kt_xcopy_nr_spares; i++) {
@@ -81,18 +82,19 @@ struct scatterlist *kt_xcopy_buf_get(u32 len, unsigned int *nents,
 		*cap = *nents;
 	}
 	if (!sgl) {
-		kt_data_limit_uncharge(pages);
+		kt_data_limit_uncharge(sess, pages);
 		return NULL;
 	}
 	/* a spare may have more pages than asked for */
-	kt_data_limit_charge(*cap - pages);
+	kt_data_limit_charge(sess, *cap - pages);
 	return sgl;
 }
 
-/* Give back a buffer of @cap pages from kt_xcopy_buf_get(). */
-void kt_xcopy_buf_put(struct scatterlist *sgl, unsigned int cap)
+/* Give back a buffer of @cap pages that kt_xcopy_buf_get() gave @sess. */
+void kt_xcopy_buf_put(struct kt_session *sess, struct scatterlist *sgl,
+		      unsigned int cap)
 {
-	kt_data_limit_uncharge(cap);
+	kt_data_limit_uncharge(sess, cap);
 	spin_lock(&kt_xcopy_spare_lock);
 	if (kt_xcopy_nr_spares < KT_XCOPY_SPARES) {
 		kt_xcopy_spare[kt_xcopy_nr_spares++] =

@@ -42,6 +42,7 @@ struct kt_tmr;
 struct kt_tpg;
 struct kt_wwn;
 struct kt_node_acl;
+struct kt_data_share;
 struct kt_session;
 struct kt_xcopy_ids;
 
@@ -228,6 +229,7 @@ struct kt_session {
 	char			initiator[KT_INITIATOR_NAME_LEN];
 	struct kt_xcopy_ids	*xcopy_ids;	/* held copy results (xcopy_rcr.c) */
 	atomic_t		xcopy_running;	/* its copies running (xcopy.c) */
+	struct kt_data_share	*data_share;	/* its initiator's (data_limit.c) */
 
 	/* unit attentions (ua.c) */
 	u64			nexus_key;	/* the initiator port */
