@@ -661,7 +661,9 @@ def data_share(addr, target, initiator, arg):
     itt = other.command(0, write10(64 * 2048, 2048), write_len=mib)
     other.pump_for(2)
     got = "R2T" if itt in other.r2t else \
-        "status %#x" % other.rsp[itt][0] if itt in other.rsp else "nothing"
+        "status %#x sense %x/%02x/%02x" % ((other.rsp[itt][0],) +
+                                          other.rsp[itt][1]) \
+        if itt in other.rsp else "nothing"
     print("another initiator's WRITE of 1 MiB meanwhile: %s" % got)
     for c in (hoarder, other):
         c.sock.close()

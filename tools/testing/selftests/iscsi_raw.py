@@ -76,6 +76,7 @@ class Conn:
         self.cmdsn = 1
         self.exp_statsn = 0
         self.itt = 1
+        self.isid = bytes.fromhex("80000000beef")
 
     def send(self, bhs, data=b""):
         bhs = bytearray(bhs)
@@ -122,7 +123,7 @@ class Conn:
             # T=1, CSG=1 (operational), NSG=3 (full feature)
             bhs = struct.pack(">BBBBB3s6sHIHHII", IMMEDIATE | OP_LOGIN,
                               0x87, 0, 0, 0, b"\0\0\0",
-                              bytes.fromhex("80000000beef"), tsih, self.itt,
+                              self.isid, tsih, self.itt,
                               cid, 0, self.cmdsn, self.exp_statsn)
             self.send(bhs + b"\0" * 16, data)
             op, rsp, got = self.recv(10)
