@@ -136,7 +136,13 @@ def run(target, lun, addr1, addr2):
           "clustered LU waits for its stopped lockspace",
           tmf == 0 and waiting, "TMF response %s after %.1f s, the RESERVE "
           "%s" % (tmf, took, "waits" if waiting else "answered first"))
-    st = s3.wait(reserve, 150)[:2]
+    # the RESERVE ends when its DLM request times out: the other sessions
+    # answer their NOP-Ins meanwhile
+    end = time.monotonic() + 150
+    while reserve not in s3.rsp and time.monotonic() < end:
+        for s in (s1, s2, s3, s4):
+            s.pump_for(0.3)
+    st = s3.rsp.get(reserve, ("none",))[:2]
     print("# the RESERVE: %s, %.1f s after the reset" %
           (st, time.monotonic() - t0))
     for s in (s3, s4):
