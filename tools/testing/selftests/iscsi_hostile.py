@@ -658,7 +658,7 @@ def data_share(addr, target, initiator, arg):
     r2t = sum(1 for itt in itts if itt in hoarder.r2t)
     print("one initiator's %d WRITEs of 1 MiB without Data-Out, the limit "
           "%d MiB: %d R2T" % (len(itts), limit, r2t))
-    itt = other.command(0, write10(64 * 2048, 2048), write_len=mib)
+    itt = other.command(0, write10(48 * 2048, 2048), write_len=mib)
     other.pump_for(2)
     got = "R2T" if itt in other.r2t else \
         "status %#x sense %x/%02x/%02x" % ((other.rsp[itt][0],) +
