@@ -39,6 +39,10 @@ target kept its bound, 1 if not.
                    the rest are closed at once; those in login are closed
                    when no login PDU came in 5 s; meanwhile an initiator
                    on 127.0.0.2 logs in and reads.
+  isid-flood       ARG is N: one initiator name logs in N sessions, each under
+                   its own ISID, and keeps them. From the 65th on the login
+                   must be refused OUT OF RESOURCES (0302); another
+                   initiator still logs in.
   xcopy-flood      ARG is SRC,N,K: N sessions each send K EXTENDED COPY
                    commands at once, LIST ID USAGE 11b (no list identifier,
                    nothing held), one block each from LUN SRC (a backstore
@@ -510,6 +514,28 @@ def login_flood(addr, target, initiator, arg):
     return held <= 64 and st == 0 and closed == len(socks)
 
 
+def isid_flood(addr, target, initiator, arg):
+    held, refused = [], []
+    for i in range(int(arg)):
+        c = Hostile(addr)
+        c.isid = bytes([0x80, 0, 0, 0]) + struct.pack(">H", i + 1)
+        try:
+            c.login(target, initiator, settle=False)
+            held.append(c)
+        except RuntimeError as e:
+            refused.append(str(e))
+            c.sock.close()
+    print("%s sessions under as many ISIDs: %d logged in, %d refused (%s)" %
+          (arg, len(held), len(refused), ", ".join(sorted(set(refused)))))
+    other = login(addr, target, initiator + ".other")
+    st = other.tur(0)[0]
+    print("another initiator meanwhile: TEST UNIT READY status %#x" % st)
+    for c in held + [other]:
+        c.sock.close()
+    return len(held) == 64 and refused and \
+        all(r.endswith("0302") for r in refused) and st in (0, 2)
+
+
 def xcopy_cdb(param):
     return bytes([0x83, 0]) + b"\0" * 8 + struct.pack(">I", len(param)) + \
         b"\0\0"
@@ -824,6 +850,7 @@ def main():
         "burst-order": lambda: burst_order(addr, target, initiator),
         "overflow-write": lambda: overflow_write(addr, target, initiator),
         "login-flood": lambda: login_flood(addr, target, initiator, arg),
+        "isid-flood": lambda: isid_flood(addr, target, initiator, arg),
         "xcopy-flood": lambda: xcopy_flood(addr, target, initiator, arg),
         "xcopy-share": lambda: xcopy_share(addr, target, initiator, arg),
         "xcopy-ceiling": lambda: xcopy_ceiling(addr, target, initiator,

@@ -75,7 +75,7 @@ data_limit() {
 main() {
 	local tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
 
-	plan 30
+	plan 31
 	check "an iSCSI target and a second one on another port" \
 		eval 'kt_iscsi_setup && other_build'
 	kmsg_mark
@@ -113,6 +113,8 @@ main() {
 		'afterwards: TEST UNIT READY 0x0' -- $KT_OTHER_IQN@127.0.0.1:3261
 	hostile login-flood "200 silent connections from one address: 64 in login at most, for 5 s; another address logs in" \
 		'a login from 127.0.0.2: TEST UNIT READY status 0x0' -- 200
+	hostile isid-flood "one initiator's sessions under many ISIDs: 64 at most, the rest OUT OF RESOURCES" \
+		'another initiator meanwhile: TEST UNIT READY' -- 70
 	hostile lun-address "LUN fields that name no LU here reach none (5/25/00); an R2T echoes the field" \
 		'flat space LUN 0 (4000000000000000): GOOD'
 
