@@ -17,6 +17,11 @@
 #include "pr.h"
 #include "xcopy.h"
 
+static unsigned int sessions_per_initiator = 64;
+module_param(sessions_per_initiator, uint, 0644);
+MODULE_PARM_DESC(sessions_per_initiator,
+		 "sessions one initiator name may have in a TPG (0: no bound)");
+
 void kt_acl_init(struct kt_node_acl *acl, struct kt_tpg *tpg, const char *name)
 {
 	acl->tpg = tpg;
@@ -77,16 +82,44 @@ void kt_session_walk(kt_session_fn fn, void *arg)
 	spin_unlock(&kt_all_sessions_lock);
 }
 
+/* Under session_lock: @tpg's sessions of initiator @name, up to @max. */
+static unsigned int kt_tpg_sessions_of(struct kt_tpg *tpg, const char *name,
+				       unsigned int max)
+{
+	struct kt_session *sess;
+	unsigned int n = 0;
+
+	list_for_each_entry(sess, &tpg->sessions, node)
+		if (!strcmp(sess->tid.name, name) && ++n >= max)
+			break;
+	return n;
+}
+
 /*
  * Register an I_T nexus. @acl is a referenced ACL from kt_tpg_find_acl(),
  * whose reference the session takes over, or NULL for demo mode
  * (generate_node_acls: the initiator sees every LUN of the TPG).
+ * -EUSERS when the initiator has sessions_per_initiator in the TPG
+ * already (ISIDs are the initiator's to choose: without a bound it could
+ * make sessions until memory ran out), -ENOMEM.
  */
 int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
 			struct kt_node_acl *acl, const char *initiator)
 {
+	unsigned int max = READ_ONCE(sessions_per_initiator);
+
 	if (!acl && !tpg->generate_node_acls)
 		return -EACCES;
+	if (max) {
+		spin_lock(&tpg->session_lock);
+		if (kt_tpg_sessions_of(tpg, sess->tid.name, max) >= max) {
+			spin_unlock(&tpg->session_lock);
+			pr_warn_ratelimited("%s has %u sessions in TPG %u: a login for another refused (sessions_per_initiator)\n",
+					    sess->tid.name, max, tpg->tag);
+			return -EUSERS;
+		}
+		spin_unlock(&tpg->session_lock);
+	}
 	if (kt_data_share_get(sess))
 		return -ENOMEM;
 

@@ -701,8 +701,13 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 		if (ret) {
 			mutex_unlock(&kt_iscsi_config_lock);
 			kt_iscsi_sess_put(sess);
-			*why = "the TPG refused the session";
-			return KT_ISCSI_LOGIN_AUTHZ_FAILED;
+			if (ret == -EACCES) {
+				*why = "the TPG refused the session";
+				return KT_ISCSI_LOGIN_AUTHZ_FAILED;
+			}
+			*why = ret == -EUSERS ? "too many sessions of this initiator" :
+						"no memory for the session";
+			return KT_ISCSI_LOGIN_OUT_OF_RESOURCES;
 		}
 		l->acl = NULL;		/* the session holds it now */
 		sess->registered = true;
