@@ -115,6 +115,8 @@ struct kt_res {
 	const void		*spc2_holder;	/* struct kt_session */
 	bool			spc2_elsewhere;	/* cluster mode: another node's */
 	struct list_head	spc2_node;	/* reserve.c: reserved devices */
+	/* under reserve.c's list lock: a session release works on it; it goes */
+	bool			spc2_releasing, spc2_dying;
 	struct kt_pr_cluster	*clustered;	/* pr_cluster.c, cluster mode */
 };
 

@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/wait_bit.h>
 
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
@@ -138,24 +139,35 @@ sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 }
 
 /*
- * A device @sess holds a reservation of, with a reference on it (its
- * configfs item: it is not released meanwhile), or NULL.
+ * A device @sess holds a reservation of, marked as one a session release
+ * works on (its release waits until that is over), or NULL. A device
+ * going away (spc2_dying) is left to its own release.
  */
 static struct kt_dev *kt_reserve_next_of(struct kt_session *sess)
 {
-	struct kt_dev *dev = NULL;
 	struct kt_res *res;
 
 	spin_lock(&kt_reserved_lock);
 	list_for_each_entry(res, &kt_reserved_devs, spc2_node) {
-		if (READ_ONCE(res->spc2_holder) != sess)
+		if (READ_ONCE(res->spc2_holder) != sess || res->spc2_dying ||
+		    res->spc2_releasing)
 			continue;
-		dev = container_of(res, struct kt_dev_state, res)->dev;
-		config_item_get(&dev->group.cg_item);
-		break;
+		res->spc2_releasing = true;
+		spin_unlock(&kt_reserved_lock);
+		return container_of(res, struct kt_dev_state, res)->dev;
 	}
 	spin_unlock(&kt_reserved_lock);
-	return dev;
+	return NULL;
+}
+
+static bool kt_reserve_releasing(struct kt_res *res)
+{
+	bool busy;
+
+	spin_lock(&kt_reserved_lock);
+	busy = res->spc2_releasing;
+	spin_unlock(&kt_reserved_lock);
+	return busy;
 }
 
 /*
@@ -166,13 +178,19 @@ static struct kt_dev *kt_reserve_next_of(struct kt_session *sess)
 void kt_reserve_session_release(struct kt_session *sess)
 {
 	struct kt_dev *dev;
+	struct kt_res *res;
 
 	while ((dev = kt_reserve_next_of(sess))) {
-		mutex_lock(&dev->state->res.lock);
-		if (dev->state->res.spc2_holder == sess)
+		res = &dev->state->res;
+		mutex_lock(&res->lock);
+		if (res->spc2_holder == sess)
 			kt_reserve_end(dev);
-		mutex_unlock(&dev->state->res.lock);
-		config_item_put(&dev->group.cg_item);
+		mutex_unlock(&res->lock);
+		spin_lock(&kt_reserved_lock);
+		res->spc2_releasing = false;
+		spin_unlock(&kt_reserved_lock);
+		/* only the address: kt_reserve_dev_release() may free it now */
+		wake_up_var(&res->spc2_releasing);
 	}
 }
 
@@ -184,9 +202,18 @@ void kt_reserve_reset(struct kt_dev *dev)
 	mutex_unlock(&dev->state->res.lock);
 }
 
-/* The device goes away: cluster mode is off, so this is local. */
+/*
+ * The device goes away: cluster mode is off, so this is local. A session
+ * release that took it first is waited for; none takes it after.
+ */
 void kt_reserve_dev_release(struct kt_dev *dev)
 {
+	struct kt_res *res = &dev->state->res;
+
+	spin_lock(&kt_reserved_lock);
+	res->spc2_dying = true;
+	spin_unlock(&kt_reserved_lock);
+	wait_var_event(&res->spc2_releasing, !kt_reserve_releasing(res));
 	mutex_lock(&dev->state->res.lock);
 	kt_reserve_drop(dev);
 	mutex_unlock(&dev->state->res.lock);

@@ -82,16 +82,27 @@ void kt_session_walk(kt_session_fn fn, void *arg)
 	spin_unlock(&kt_all_sessions_lock);
 }
 
-/* Under session_lock: @tpg's sessions of initiator @name, up to @max. */
-static unsigned int kt_tpg_sessions_of(struct kt_tpg *tpg, const char *name,
+/*
+ * Under session_lock: @tpg's sessions of @new's initiator (names compare
+ * without case, as iSCSI names do), up to @max. One with @new's ISID is
+ * not counted: @new replaces it, and it is on its way out.
+ */
+static unsigned int kt_tpg_sessions_of(struct kt_tpg *tpg,
+				       const struct kt_session *new,
 				       unsigned int max)
 {
 	struct kt_session *sess;
 	unsigned int n = 0;
 
-	list_for_each_entry(sess, &tpg->sessions, node)
-		if (!strcmp(sess->tid.name, name) && ++n >= max)
+	list_for_each_entry(sess, &tpg->sessions, node) {
+		if (strcasecmp(sess->tid.name, new->tid.name))
+			continue;
+		if (sess->tid.has_isid && new->tid.has_isid &&
+		    !memcmp(sess->tid.isid, new->tid.isid, sizeof(new->tid.isid)))
+			continue;
+		if (++n >= max)
 			break;
+	}
 	return n;
 }
 
@@ -112,7 +123,7 @@ int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
 		return -EACCES;
 	if (max) {
 		spin_lock(&tpg->session_lock);
-		if (kt_tpg_sessions_of(tpg, sess->tid.name, max) >= max) {
+		if (kt_tpg_sessions_of(tpg, sess, max) >= max) {
 			spin_unlock(&tpg->session_lock);
 			pr_warn_ratelimited("%s has %u sessions in TPG %u: a login for another refused (sessions_per_initiator)\n",
 					    sess->tid.name, max, tpg->tag);

@@ -49,7 +49,7 @@ static void kt_login_addr(const struct sockaddr_storage *ss,
 		ipv6_addr_set_v4mapped(((const struct sockaddr_in *)ss)->sin_addr.s_addr,
 				       a);
 	else
-		memset(a, 0, sizeof(*a));
+		memset(a, 0, sizeof(*a));	/* no per-address bound */
 }
 
 static struct kt_login_source *kt_login_find(const struct in6_addr *a,
@@ -85,7 +85,7 @@ int kt_iscsi_login_admit(const struct sockaddr_storage *peer)
 	s = kt_login_find(&a, key);
 	if (all && kt_logins >= all) {
 		full_all = true;
-	} else if (per && s && s->count >= per) {
+	} else if (per && s && s->count >= per && !ipv6_addr_any(&a)) {
 		full_here = true;
 	} else {
 		if (!s) {
