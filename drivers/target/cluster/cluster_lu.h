@@ -81,6 +81,7 @@ struct kt_cluster_lu {
 	bool			lost;		/* ... for too long: the core knows */
 	bool			leaving;	/* no more calls into the core */
 	struct delayed_work	lost_work;
+	wait_queue_head_t	recovered;	/* recovering went false, or leaving */
 
 	struct kt_dlm_lock	rmw;		/* COMPARE AND WRITE, ORWRITE */
 	struct kt_cluster_state	state[KT_CLUSTER_NR_STATES];

@@ -72,6 +72,17 @@ int kt_dlm_lock_request(struct kt_dlm_lock *l, int mode, u32 flags)
 
 	if (l->exists)
 		flags |= DLM_LKF_CONVERT;
+	/*
+	 * dlm_lock() waits for the lockspace's recovery without a bound, and
+	 * a node cut off from the quorum stays in recovery: wait for it here,
+	 * as long as for an answer. (A recovery that starts between this and
+	 * dlm_lock() still holds the request until it ends.)
+	 */
+	if (!wait_event_timeout(clu->recovered, !READ_ONCE(clu->recovering) ||
+				READ_ONCE(clu->leaving), KT_DLM_LOCK_TIMEOUT)) {
+		ret = -ETIMEDOUT;
+		goto out;
+	}
 	reinit_completion(&l->ast);
 	ret = dlm_lock(clu->ls, mode, &l->lksb, flags, l->name,
 		       strlen(l->name), 0, kt_dlm_lock_ast, l, l->bast);

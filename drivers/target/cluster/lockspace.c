@@ -94,6 +94,7 @@ static void kt_clu_recover_done(void *arg, struct dlm_slot *slots,
 		kt_cluster_lockspace_lost(clu->dev, false);
 	clu->lost = false;
 	mutex_unlock(&clu->recovery_mutex);
+	wake_up_all(&clu->recovered);
 }
 
 static const struct dlm_lockspace_ops kt_clu_ls_ops = {
@@ -108,6 +109,7 @@ static void kt_clu_release(struct kt_cluster_lu *clu)
 	mutex_lock(&clu->recovery_mutex);
 	clu->leaving = true;
 	mutex_unlock(&clu->recovery_mutex);
+	wake_up_all(&clu->recovered);
 	/* recover_prep() queues it no more */
 	cancel_delayed_work_sync(&clu->lost_work);
 	dlm_release_lockspace(clu->ls, 2);
@@ -126,6 +128,7 @@ static struct kt_cluster_lu *kt_clu_join(struct kt_dev *dev, const char *name)
 	strscpy(clu->name, name, sizeof(clu->name));
 	spin_lock_init(&clu->members_lock);
 	mutex_init(&clu->recovery_mutex);
+	init_waitqueue_head(&clu->recovered);
 	INIT_DELAYED_WORK(&clu->lost_work, kt_clu_lost_work);
 
 	ret = dlm_new_lockspace(clu->name, NULL, DLM_LSFL_NEWEXCL,
