@@ -22,6 +22,7 @@ Run both kinds at once (tests/44-isolation.sh): the good ones must see no
 error; their rate alone and beside the hostile one is reported.
 """
 import os
+import resource
 import socket
 import struct
 import sys
@@ -250,6 +251,10 @@ def isids(addr, target, end, got):
 
 
 def hostile(addr, target, seconds):
+    # 1000 silent connections and 60 sessions: more than 1024 descriptors
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 4096 if hard == resource.RLIM_INFINITY else min(4096, hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
     end = time.monotonic() + float(seconds)
     got = {"resets": [], "copies": {}, "tokens": {}}
     threads = [threading.Thread(target=fn, args=(addr, target, end, got),
