@@ -49,12 +49,7 @@ iops() {
 
 run_stack() {
 	local stack=$1 i pids=() f vals
-	case $stack in
-	ktarget) modprobe ktarget_core || return 1 ;;
-	lio) mkdir -p /var/target/pr /var/target/alua
-		modprobe target_core_mod && modprobe iscsi_target_mod || return 1 ;;
-	*) echo "# no stack $stack"; return 1 ;;
-	esac
+	kt_stack_up "$stack" || return 1
 	kt_iscsi_build || { echo "# $stack: target set-up failed"; return 1; }
 	echo "# $stack: $SESSIONS sessions for $SECONDS_EACH s: $(date +%T)"
 	for ((i = 0; i < SESSIONS; i++)); do
@@ -76,14 +71,7 @@ run_stack() {
 			     s, NR, lo, m, hi, sum, m ? lo / m : 0 }' | tee -a "$results"
 	sleep 5
 	kt_iscsi_teardown
-	case $stack in
-	ktarget) rmmod ktarget_iscsi ktarget_rd ktarget_core ;;
-	lio) modprobe -r iscsi_target_mod
-		for m in $(awk '$1 == "target_core_mod" { gsub(",", " ", $4); print $4 }' /proc/modules); do
-			[ "$m" = - ] || modprobe -r "$m"
-		done
-		modprobe -r target_core_mod ;;
-	esac
+	kt_stack_down "$stack"
 }
 
 kt_warm_memory

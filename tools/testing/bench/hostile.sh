@@ -49,14 +49,9 @@ python3 "$here/hostile_io.py" header > "$results"
 
 run_stack() {
 	local stack=$1 modes mode rc out tpg=$KT_CFS/iscsi/$KT_IQN/tpgt_1
-	case $stack in
-	ktarget) modes=${MODES:-$KTARGET_MODES}
-		modprobe ktarget_core || return 1 ;;
-	lio) modes=${MODES:-$LIO_MODES}
-		mkdir -p /var/target/pr /var/target/alua
-		modprobe target_core_mod && modprobe iscsi_target_mod || return 1 ;;
-	*) echo "# no stack $stack"; return 1 ;;
-	esac
+	modes=${MODES:-$KTARGET_MODES}
+	[ "$stack" = lio ] && modes=${MODES:-$LIO_MODES}
+	kt_stack_up "$stack" || return 1
 	kt_iscsi_build || { echo "# $stack: target set-up failed"; return 1; }
 	write_attr $tpg/param/MaxRecvDataSegmentLength 262144
 	for mode in $modes; do
@@ -75,14 +70,7 @@ run_stack() {
 			sed "s/^/$stack $mode: kernel: /"
 	done
 	kt_iscsi_teardown
-	case $stack in
-	ktarget) rmmod ktarget_iscsi ktarget_rd ktarget_core ;;
-	lio) modprobe -r iscsi_target_mod
-		for m in $(awk '$1 == "target_core_mod" { gsub(",", " ", $4); print $4 }' /proc/modules); do
-			[ "$m" = - ] || modprobe -r "$m"
-		done
-		modprobe -r target_core_mod ;;
-	esac
+	kt_stack_down "$stack"
 }
 
 kt_warm_memory

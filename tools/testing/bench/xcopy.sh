@@ -48,30 +48,14 @@ declare -A GBS CPU
 log() { echo "bench-xcopy: $*" >&2; }
 
 stack_up() {
-	case $1 in
-	ktarget)
-		modprobe ktarget_core || return 1
-		# --depth: ktarget_core's xcopy_depth, for a comparison
-		[ -z "$DEPTH" ] || echo "$DEPTH" > /sys/module/ktarget_core/parameters/xcopy_depth ;;
-	lio)
-		mkdir -p /var/target/pr /var/target/alua
-		modprobe target_core_mod && modprobe iscsi_target_mod ;;
-	esac
+	kt_stack_up "$1" || return 1
+	# --depth: ktarget_core's xcopy_depth, for a comparison
+	if [ "$1" = ktarget ] && [ -n "$DEPTH" ]; then
+		echo "$DEPTH" > /sys/module/ktarget_core/parameters/xcopy_depth
+	fi
 }
 
-stack_down() {
-	case $1 in
-	ktarget)
-		rmmod ktarget_iscsi ktarget_rd ktarget_fileio ktarget_iblock 2>/dev/null
-		rmmod ktarget_core ;;
-	lio)
-		modprobe -r iscsi_target_mod
-		for m in $(awk '$1 == "target_core_mod" { gsub(",", " ", $4); print $4 }' /proc/modules); do
-			[ "$m" = - ] || modprobe -r "$m"
-		done
-		modprobe -r target_core_mod ;;
-	esac
-}
+stack_down() { kt_stack_down "$1"; }
 
 # dev_up KIND HBA NAME N: a device of KIND, the Nth of its pair
 dev_up() {

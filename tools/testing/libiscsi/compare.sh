@@ -27,15 +27,10 @@ stack_load() {
 
 stack_unload() {
 	case $1 in
-	ktarget) rmmod ktarget_isert 2>/dev/null
-		rmmod ktarget_iscsi ktarget_fileio ktarget_iblock ktarget_rd ktarget_core 2>/dev/null ;;
-	lio)	modprobe -r ib_isert 2>/dev/null
-		modprobe -r iscsi_target_mod
-		for m in $(awk '$1 == "target_core_mod" { gsub(",", " ", $4); print $4 }' /proc/modules); do
-			[ "$m" = - ] || modprobe -r "$m"
-		done
-		modprobe -r target_core_mod ;;
+	ktarget) rmmod ktarget_isert 2>/dev/null ;;
+	lio) modprobe -r ib_isert 2>/dev/null ;;
 	esac
+	kt_stack_down "$1" 2>/dev/null
 }
 
 # iser_run STACK: iser-tests.txt over iser:// on the rd LUN

@@ -541,14 +541,19 @@ def xcopy_cdb(param):
         b"\0\0"
 
 
-def xcopy_share(addr, target, initiator, arg):
-    src = int(arg)
-    hoarder = login(addr, target, initiator + ".hoarder")
-    other = login(addr, target, initiator + ".other")
-    for c in (hoarder, other):
+def two_for_copies(addr, target, initiator, names, src):
+    """Two sessions of initiators @names, LUN 0's and LUN @src's unit
+    attentions taken; and the NAA designators of LUN @src and LUN 0."""
+    cs = [login(addr, target, initiator + "." + n) for n in names]
+    for c in cs:
         c.settle(0)
         c.settle(src)
-    naa = (naa_of(hoarder, src), naa_of(hoarder, 0))
+    return cs + [(naa_of(cs[0], src), naa_of(cs[0], 0))]
+
+
+def xcopy_share(addr, target, initiator, arg):
+    hoarder, other, naa = two_for_copies(addr, target, initiator,
+                                         ("hoarder", "other"), int(arg))
     itts = []
     for k in range(16):
         p = xcopy_list(naa[0], naa[1], 100 + k)
@@ -571,13 +576,8 @@ def xcopy_share(addr, target, initiator, arg):
 
 
 def xcopy_ceiling(addr, target, initiator, arg):
-    src = int(arg)
-    copier = login(addr, target, initiator + ".copier")
-    writer = login(addr, target, initiator + ".writer")
-    for c in (copier, writer):
-        c.settle(0)
-        c.settle(src)
-    naa = (naa_of(copier, src), naa_of(copier, 0))
+    copier, writer, naa = two_for_copies(addr, target, initiator,
+                                         ("copier", "writer"), int(arg))
     p = bytearray(xcopy_list(naa[0], naa[1], 0))
     # the segment's NUMBER OF BLOCKS: 8192 of 512 bytes
     p[16 + 64 + 10:16 + 64 + 12] = struct.pack(">H", 8192)

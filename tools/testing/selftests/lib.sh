@@ -366,6 +366,32 @@ kt_warm_memory() {
 	rmdir $d
 }
 
+# kt_stack_up STACK, kt_stack_down STACK: load and unload the modules of
+# ktarget or of in-tree LIO (STACK lio), for the benchmarks that run both
+kt_stack_up() {
+	case $1 in
+	ktarget) modprobe ktarget_core ;;
+	lio) mkdir -p /var/target/pr /var/target/alua
+		modprobe target_core_mod && modprobe iscsi_target_mod ;;
+	*) echo "# no stack $1"; return 1 ;;
+	esac
+}
+kt_stack_down() {
+	local m
+
+	case $1 in
+	ktarget)
+		rmmod ktarget_iscsi ktarget_rd ktarget_fileio ktarget_iblock 2>/dev/null
+		rmmod ktarget_core ;;
+	lio)
+		modprobe -r iscsi_target_mod
+		for m in $(awk '$1 == "target_core_mod" { gsub(",", " ", $4); print $4 }' /proc/modules); do
+			[ "$m" = - ] || modprobe -r "$m"
+		done
+		modprobe -r target_core_mod ;;
+	esac
+}
+
 # kt_objects_zero [SECONDS]: every count in the ktarget objects file
 # (connections, sessions, commands, TMFs, logins, LUN references) is 0,
 # within SECONDS (default 30); prints the counts that are not.
