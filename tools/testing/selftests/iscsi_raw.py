@@ -90,8 +90,11 @@ class Conn:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError
-            r, _, _ = select.select([self.sock], [], [], left)
-            if not r:
+            # poll, not select: a process with many sockets has
+            # descriptors past FD_SETSIZE
+            p = select.poll()
+            p.register(self.sock, select.POLLIN)
+            if not p.poll(left * 1000):
                 raise TimeoutError
             chunk = self.sock.recv(n - len(buf))
             if not chunk:
