@@ -146,11 +146,14 @@ bench: deps modules
 # The stateful fuzzer in a loop: FUZZ_LOOP_MINUTES (default 60) of rounds
 # of tests/95-pdu-fuzz.sh, each with a new seed, after FUZZ_LOOP_PRE (guest
 # test files that run first, not counted in the minutes; default the
-# suite's files before it; the guest gets two hours more). KVER=
+# suite's files before it; the guest gets two hours more; ddpt is built
+# for tests/82-odx). KVER=
 # or KDIR= choose the kernel (the debug kernel: KVER=6.1.192-ktdebug).
 FUZZ_LOOP_PRE ?= $(abspath $(filter-out %/95-pdu-fuzz.sh,$(wildcard tools/testing/selftests/tests/*.sh)))
 
 fuzz-loop: deps modules
+	@case "$(FUZZ_LOOP_PRE)" in *82-odx*) tools/testing/ddpt/build.sh > /dev/null || \
+		echo "fuzz-loop: ddpt did not build: tests/82-odx will fail" ;; esac
 	@tools/testing/vm/run.sh --name fuzz-loop --quiet \
 		--timeout $$(( $(or $(FUZZ_LOOP_MINUTES),60) * 60 + 7200 )) \
 		tools/testing/selftests/fuzz-loop.sh $(or $(FUZZ_LOOP_MINUTES),60) \
