@@ -139,8 +139,6 @@ int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
 	strscpy(sess->initiator, initiator, sizeof(sess->initiator));
 	spin_lock_init(&sess->cmd_lock);
 	INIT_LIST_HEAD(&sess->cmds);
-	spin_lock_init(&sess->xcopy_lock);
-	INIT_LIST_HEAD(&sess->xcopy_waiting);
 	kt_ua_session_init(sess);
 	kt_sgl_cache_init(sess);
 

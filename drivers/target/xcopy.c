@@ -102,7 +102,6 @@ struct kt_xcopy_slot {
 
 struct kt_xcopy_op {
 	struct work_struct	work;
-	struct list_head	wait_node;	/* sess->xcopy_waiting */
 	struct kt_cmd		*cmd;		/* the EXTENDED COPY */
 	struct kt_xcopy_list	list;
 	struct kt_xcopy_span	span[KT_XCOPY_MAX_SEGMENTS];
@@ -972,48 +971,6 @@ static void kt_xcopy_run_put(struct kt_cmd *cmd)
 	atomic_dec(&cmd->sess->xcopy_running);
 }
 
-/*
- * Of a nexus's accepted copies, KT_XCOPY_NEXUS_RUNNING run on workers at
- * once; the others wait their turn, in order. A copy is CPU work under
- * TCG and on a memory backstore: eight of one initiator, each a worker
- * the scheduler treats as an equal of a connection's receive work, took
- * three quarters of a guest's CPU from everyone else's I/O.
- */
-#define KT_XCOPY_NEXUS_RUNNING	2
-
-static void kt_xcopy_queue(struct kt_xcopy_op *op)
-{
-	struct kt_session *sess = op->cmd->sess;
-	bool run;
-
-	spin_lock(&sess->xcopy_lock);
-	run = sess->xcopy_active < KT_XCOPY_NEXUS_RUNNING;
-	if (run)
-		sess->xcopy_active++;
-	else
-		list_add_tail(&op->wait_node, &sess->xcopy_waiting);
-	spin_unlock(&sess->xcopy_lock);
-	if (run)
-		queue_work(kt_xcopy_wq, &op->work);
-}
-
-/* A copy of @sess ended: the next one waiting takes its worker. */
-static void kt_xcopy_next(struct kt_session *sess)
-{
-	struct kt_xcopy_op *next;
-
-	spin_lock(&sess->xcopy_lock);
-	next = list_first_entry_or_null(&sess->xcopy_waiting,
-					struct kt_xcopy_op, wait_node);
-	if (next)
-		list_del(&next->wait_node);
-	else
-		sess->xcopy_active--;
-	spin_unlock(&sess->xcopy_lock);
-	if (next)
-		queue_work(kt_xcopy_wq, &next->work);
-}
-
 static void kt_xcopy_work(struct work_struct *work)
 {
 	struct kt_xcopy_op *op = container_of(work, struct kt_xcopy_op, work);
@@ -1027,11 +984,8 @@ static void kt_xcopy_work(struct work_struct *work)
 	if (!reason)
 		reason = kt_xcopy_plan(op);
 	for (i = 0; !reason && i < op->list.nr_seg; i++) {
-		/*
-		 * aborted (a TMF, its nexus gone): no further segment starts,
-		 * nor a first one after its turn came
-		 */
-		if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
+		/* aborted (a TMF, its nexus gone): no further segment starts */
+		if (i && test_bit(KT_CMD_ABORTED, &cmd->flags)) {
 			atomic64_inc(&st->aborts);
 			reason = KT_SENSE_ABORTED_COMMAND;
 			break;
@@ -1051,7 +1005,6 @@ static void kt_xcopy_work(struct work_struct *work)
 	kt_xcopy_ids_finish(cmd, op->slot, reason);
 	kt_xcopy_free(op);
 	kt_xcopy_run_put(cmd);
-	kt_xcopy_next(cmd->sess);
 	kt_cmd_complete(cmd, reason);
 }
 
@@ -1090,7 +1043,7 @@ static void kt_xcopy_start(struct kt_xcopy_op *op, struct kt_cmd *cmd)
 		kt_xcopy_io_init(&s->wr, cmd, true);
 	}
 	INIT_WORK(&op->work, kt_xcopy_work);
-	kt_xcopy_queue(op);
+	queue_work(kt_xcopy_wq, &op->work);
 }
 
 /* EXTENDED COPY (LID1): the parameter list is in cmd->sgl. */

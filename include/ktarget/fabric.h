@@ -228,10 +228,7 @@ struct kt_session {
 	struct kt_pr_tid	tid;
 	char			initiator[KT_INITIATOR_NAME_LEN];
 	struct kt_xcopy_ids	*xcopy_ids;	/* held copy results (xcopy_rcr.c) */
-	atomic_t		xcopy_running;	/* its copies accepted (xcopy.c) */
-	spinlock_t		xcopy_lock;	/* the two below */
-	unsigned int		xcopy_active;	/* of those, on a worker */
-	struct list_head	xcopy_waiting;	/* the others, in order */
+	atomic_t		xcopy_running;	/* its copies running (xcopy.c) */
 	struct kt_data_share	*data_share;	/* its initiator's (data_limit.c) */
 
 	/* unit attentions (ua.c) */
