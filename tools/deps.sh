@@ -4,7 +4,7 @@
 # Idempotent and quiet when everything is present.
 set -e
 
-PKGS="make gcc g++ patch kmod cpio xz-utils zstd busybox-static
+PKGS="make gcc g++ patch kmod cpio xz-utils zstd busybox-static rsync
 qemu-system-x86 linux-image-amd64 linux-headers-amd64
 libiscsi-bin targetcli-fb python3-rtslib-fb open-iscsi fio sg3-utils ddpt
 dbus e2fsprogs xfsprogs iproute2 rdma-core ibverbs-providers ibverbs-utils rdmacm-utils

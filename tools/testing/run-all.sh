@@ -42,33 +42,53 @@ main() {
 		fail=$((fail + f))
 	}
 
-	# guest_suite NAME KVER: the guest suite in .vm-out/NAME on KVER (""
-	# for the kernel built for); every result is prefixed with KVER
+	deferred() { echo "# result $1 $2"; }
+
+	# copy_tree FROM TO: the sources and what the host built under
+	# tools/ (ddpt), without the build products of the kernel modules;
+	# the per-kernel guest caches are shared
+	copy_tree() {
+		mkdir -p "$2"
+		rsync -a --delete --exclude=/.git --exclude=/.vm-out \
+			--exclude=/.vm-cache --exclude=/.deb \
+			--exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+			--exclude='*.mod' --exclude='*.mod.c' --exclude='*.o.d' \
+			--exclude=Module.symvers --exclude=modules.order "$1/" "$2/"
+		ln -sfn "$1/.vm-cache" "$2/.vm-cache"
+	}
+
+	# guest_suite NAME KVER [TREE]: the guest suite in .vm-out/NAME on
+	# KVER ("" for the kernel built for); every result is prefixed with
+	# KVER. With TREE (a copy built for KVER) it runs from there and, being
+	# in the background, prints its results as "# result ok|fail DESC"
+	# for the caller to count.
 	guest_suite() {
-		local name=$1 kver=$2 gstatus p=${2:+$2: }
+		local name=$1 kver=$2 tree=${3:-$top} gstatus p=${2:+$2: } res=result
+		[ -n "${3:-}" ] && res=deferred
 		# shellcheck disable=SC2086
-		"$vm" --name "$name" ${kver:+--kver "$kver"} --quiet --timeout 3600 \
-			tools/testing/selftests/run.sh $KT_GUEST_TESTS
+		"$tree/tools/testing/vm/run.sh" --name "$name" --out "$out/$name" \
+			${kver:+--kver "$kver"} --quiet --timeout 3600 \
+			"$tree/tools/testing/selftests/run.sh" $KT_GUEST_TESTS
 		gstatus=$?
 		grep -E '^(ok|not ok|#)' "$out/$name/output.log" 2>/dev/null
-		count_tap "$out/$name/output.log" 2>/dev/null
+		[ "$res" = result ] && count_tap "$out/$name/output.log" 2>/dev/null
 		if [ -e "$out/$name/stuck.txt" ]; then
 			# the host ended a stuck guest: which file, and what
 			# its vCPUs ran
 			sed 's/^/#   /' "$out/$name/hang.txt" | head -80
 			tail -60 "$out/$name/console.log" 2>/dev/null | sed 's/^/#   console: /'
-			result fail "${p}guest stuck: $(cat "$out/$name/stuck.txt")"
+			$res fail "${p}guest stuck: $(cat "$out/$name/stuck.txt")"
 		elif [ -s "$out/$name/findings.txt" ] || [ "$(cat "$out/$name/rmmod.status" 2>/dev/null)" != 0 ]; then
 			# what CI shows is all a reader gets: the findings, the
 			# unload log and the console's last lines
 			head -60 "$out/$name/findings.txt" 2>/dev/null | sed 's/^/#   /'
 			sed 's/^/#   rmmod: /' "$out/$name/rmmod.log" 2>/dev/null | tail -10
 			tail -40 "$out/$name/console.log" 2>/dev/null | sed 's/^/#   console: /'
-			result fail "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
+			$res fail "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
 		elif [ "$gstatus" != 0 ] && ! grep -q '^not ok' "$out/$name/output.log"; then
-			result fail "${p}guest run finished (status $gstatus)"
+			$res fail "${p}guest run finished (status $gstatus)"
 		else
-			result ok "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
+			$res ok "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
 		fi
 		echo "# guest suite${kver:+ on $kver}: $(grep -cE '^ok [0-9]+ ' "$out/$name/output.log" 2>/dev/null) ok lines, $(grep -cE '^not ok [0-9]+ ' "$out/$name/output.log" 2>/dev/null) not ok"
 	}
@@ -85,9 +105,15 @@ main() {
 	fi
 	[ "$also" = none ] && also=
 
+	# The second kernel's guest suite runs beside everything else, from
+	# its own copy of the tree: kbuild writes its objects next to the
+	# sources, so one tree holds one kernel's modules at a time.
+	local also_top=$out/tree-$also
 	echo "# build"
 	if [ -n "$also" ]; then
-		if make -s --no-print-directory modules KVER="$also" > "$out/build-$also.log" 2>&1; then
+		copy_tree "$top" "$also_top"
+		if make -s --no-print-directory -C "$also_top" modules KVER="$also" \
+			> "$out/build-$also.log" 2>&1; then
 			result ok "modules build ($also)"
 		else
 			sed 's/^/#   /' "$out/build-$also.log" | tail -40
@@ -133,10 +159,20 @@ main() {
 		result fail "ddpt built (tools/testing/ddpt/build.sh)"
 	fi
 
-	echo "# guest test suite ($(make -s --no-print-directory kver ${KDIR:+KDIR=$KDIR}))"
+	# the second kernel's suite in the background, its report kept for
+	# the end; ddpt (built above, under tools/) goes into its tree too
+	local also_pid=
+	if [ -n "$also" ]; then
+		copy_tree "$top" "$also_top"
+		echo "# guest test suite ($also): started beside the rest (at $(($(date +%s) - start))s)"
+		guest_suite "guest-$also" "$also" "$also_top" > "$out/suite-$also.log" 2>&1 &
+		also_pid=$!
+	fi
+
+	echo "# guest test suite ($(make -s --no-print-directory kver ${KDIR:+KDIR=$KDIR})) (at $(($(date +%s) - start))s)"
 	guest_suite guest ""
 
-	echo "# power cut (${KT_POWERCUT_CUTS:-3} cuts)"
+	echo "# power cut (${KT_POWERCUT_CUTS:-3} cuts) (at $(($(date +%s) - start))s)"
 	tools/testing/powercut/run.sh --cuts "${KT_POWERCUT_CUTS:-3}" \
 		${KDIR:+--kver "$(make -s --no-print-directory kver KDIR="$KDIR")"} \
 		> "$out/powercut.log" 2>&1
@@ -151,7 +187,7 @@ main() {
 	grep -qE '^(ok|not ok) - ' "$out/powercut.log" ||
 		result fail "power cut test ran"
 
-	echo "# cluster: two nodes, one LU (make cluster runs every scenario)"
+	echo "# cluster: two nodes, one LU (make cluster runs every scenario) (at $(($(date +%s) - start))s)"
 	tools/testing/cluster/run.sh \
 		${KDIR:+--kver "$(make -s --no-print-directory kver KDIR="$KDIR")"} \
 		tools/testing/cluster/tests/10-shared-lu.sh > "$out/cluster.log" 2>&1
@@ -160,7 +196,7 @@ main() {
 	grep -qE '^(ok|not ok) [0-9]+ ' "$out/cluster.log" ||
 		{ tail -20 "$out/cluster.log"; result fail "cluster scenario ran"; }
 
-	echo "# harness self-tests"
+	echo "# harness self-tests (at $(($(date +%s) - start))s)"
 	local h=tools/testing/selftests/harness s
 	"$vm" --name self-clean --quiet "$h/clean.sh" 2>/dev/null
 	s=$?
@@ -235,8 +271,13 @@ main() {
 		result fail "harness: a test file that keeps its plan passes (status $s)"
 
 	if [ -n "$also" ]; then
-		echo "# guest test suite ($also)"
-		guest_suite "guest-$also" "$also"
+		echo "# guest test suite ($also) (at $(($(date +%s) - start))s)"
+		wait "$also_pid"
+		grep -v '^# result ' "$out/suite-$also.log"
+		while read -r _ _ r d; do
+			result "$r" "$d"
+		done < <(grep '^# result ' "$out/suite-$also.log")
+		count_tap "$out/guest-$also/output.log" 2>/dev/null
 	fi
 
 	echo "# make test took $(($(date +%s) - start))s"
