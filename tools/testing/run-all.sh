@@ -54,6 +54,7 @@ main() {
 			--exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 			--exclude='*.mod' --exclude='*.mod.c' --exclude='*.o.d' \
 			--exclude=Module.symvers --exclude=modules.order "$1/" "$2/"
+		mkdir -p "$1/.vm-cache"
 		ln -sfn "$1/.vm-cache" "$2/.vm-cache"
 	}
 
