@@ -34,7 +34,7 @@ if [ "$KT_NODE" = 2 ]; then
 	# node 2's writes reach the shared disk DELAY_MS late; reads do not wait
 	size=$(blockdev --getsz "$KT_SHARED_DISK")
 	modprobe dm_delay &&
-		dmsetup create ktdelay --table \
+		DM_DISABLE_UDEV=1 dmsetup --noudevsync create ktdelay --table \
 			"0 $size delay $KT_SHARED_DISK 0 0 $KT_SHARED_DISK 0 $DELAY_MS" ||
 		{ not_ok "node 2: dm-delay over the shared disk"; exit 0; }
 	KT_SHARED_DISK=/dev/mapper/ktdelay
@@ -109,5 +109,5 @@ kt_unexport_lu $tpg
 rmdir $KT_CFS/iscsi
 echo 0 > $DEV/cluster/enable
 rmdir $DEV $KT_CFS/core/iblock_0
-[ "$KT_NODE" = 2 ] && dmsetup remove ktdelay
+[ "$KT_NODE" = 2 ] && DM_DISABLE_UDEV=1 dmsetup --noudevsync remove ktdelay
 kt_cluster_down
