@@ -7,7 +7,8 @@
 # (node 1 first, which then holds the reservation, Write Exclusive -
 # Registrants Only). Host 2 writes with fio, 16 writes in flight, through
 # node 2, whose copy of the LU sits on a dm-delay device that holds every
-# write KT_FENCE_DELAY_MS (default 5000) before it reaches the shared disk.
+# write KT_FENCE_DELAY_MS (default 12000: longer than fence_scsi takes
+# after its PREEMPT AND ABORT) before it reaches the shared disk.
 # Host 1 then fences host 2: `fence_scsi -o off -k 2`, a PREEMPT AND ABORT
 # through node 1. A fence agent trusts that once it returns no write of
 # the fenced host lands, so host 1 reads the region host 2 writes right
@@ -23,7 +24,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 IQN=iqn.2026-12.org.ktarget:fencing
 SERIAL=ktcluster-fence-01
-DELAY_MS=${KT_FENCE_DELAY_MS:-5000}
+DELAY_MS=${KT_FENCE_DELAY_MS:-12000}
 REGION_MB=8
 tpg=$KT_CFS/iscsi/$IQN/tpgt_$KT_NODE
 
@@ -97,7 +98,7 @@ else
 		"$after" "$before"
 	fence_scsi -o status -k 2 -d "$d" > /dev/null 2>&1
 	check_eq "host 1: fence_scsi -o status -k 2 says off (exit status 2)" $? 2
-	keys=$(sg_persist -n -i -k "$d" 2>&1 | grep -o '0x[0-9a-f]*' | tr '\n' ' ')
+	keys=$(sg_persist -n -i -k "$d" 2>&1 | awk '/^ +0x/ { printf "%s ", $1 }')
 	check_eq "registered keys after the fence" "$keys" "0x1 "
 fi
 kt_barrier checked 900
