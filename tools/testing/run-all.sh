@@ -11,6 +11,12 @@
 # one kernel to build against and boot instead (e.g. the debug kernel in
 # ../shared/kernel); KT_ALSO_KVER=RELEASE names the second kernel, "none"
 # skips it; KT_GUEST_TESTS="tests/10-x.sh ..." narrows the guest suite.
+#
+# Two lanes, one guest each (the machine has two CPUs): the second kernel's
+# guest suite, the fuzz smoke run, the power cut and the harness self-tests
+# in the background; the unit and packaging tests, the first kernel's
+# suite and the cluster scenario in front. The background lane's results
+# are printed and counted at the end.
 
 main() {
 	local top vm out pass=0 fail=0 skipped=0 start
@@ -23,7 +29,10 @@ main() {
 	# make test KVER=...: that kernel alone
 	[ -n "${KVER:-}" ] && [ -z "${KDIR:-}" ] && KDIR=/lib/modules/$KVER/build
 
+	# In the background lane (deferring set) result and count_tap print
+	# what to count; replay counts it in front.
 	result() {	# result ok|fail|skip DESCRIPTION
+		[ -n "${deferring:-}" ] && { echo "# result $1 $2"; return; }
 		case $1 in
 		ok) pass=$((pass + 1)); echo "ok - $2" ;;
 		skip) skipped=$((skipped + 1)); echo "ok - $2 # SKIP" ;;
@@ -34,6 +43,7 @@ main() {
 	# count_tap FILE: add the ok / not ok / SKIP lines of a TAP log
 	count_tap() {
 		local p f s
+		[ -n "${deferring:-}" ] && { echo "# count $1"; return; }
 		p=$(grep -cE '^ok [0-9]+ ' "$1" | head -1)
 		s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$1" | head -1)
 		f=$(grep -cE '^not ok [0-9]+ ' "$1" | head -1)
@@ -42,14 +52,26 @@ main() {
 		fail=$((fail + f))
 	}
 
-	deferred() { echo "# result $1 $2"; }
+	# replay FILE: a background lane's output, its results counted now
+	replay() {
+		local l
+		while IFS= read -r l; do
+			case $l in
+			"# result "*) l=${l#\# result }; result "${l%% *}" "${l#* }" ;;
+			"# count "*) count_tap "${l#\# count }" ;;
+			*) printf '%s\n' "$l" ;;
+			esac
+		done < "$1"
+	}
+
+	at() { echo "(at $(($(date +%s) - start))s)"; }
 
 	# copy_tree FROM TO: the sources and what the host built under
 	# tools/ (ddpt), without the build products of the kernel modules;
 	# the per-kernel guest caches are shared
 	copy_tree() {
 		mkdir -p "$2"
-		rsync -a --delete --exclude=/.git --exclude=/.vm-out \
+		rsync -a --delete --exclude=/.git --exclude=/.vm-out --exclude=/.vm-build.lock \
 			--exclude=/.vm-cache --exclude=/.deb \
 			--exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 			--exclude='*.mod' --exclude='*.mod.c' --exclude='*.o.d' \
@@ -60,36 +82,33 @@ main() {
 
 	# guest_suite NAME KVER [TREE]: the guest suite in .vm-out/NAME on
 	# KVER ("" for the kernel built for); every result is prefixed with
-	# KVER. With TREE (a copy built for KVER) it runs from there and, being
-	# in the background, prints its results as "# result ok|fail DESC"
-	# for the caller to count.
+	# KVER. With TREE (a copy built for KVER) it runs from there.
 	guest_suite() {
-		local name=$1 kver=$2 tree=${3:-$top} gstatus p=${2:+$2: } res=result
-		[ -n "${3:-}" ] && res=deferred
+		local name=$1 kver=$2 tree=${3:-$top} gstatus p=${2:+$2: }
 		# shellcheck disable=SC2086
 		"$tree/tools/testing/vm/run.sh" --name "$name" --out "$out/$name" \
 			${kver:+--kver "$kver"} --quiet --timeout 3600 \
 			"$tree/tools/testing/selftests/run.sh" $KT_GUEST_TESTS
 		gstatus=$?
 		grep -E '^(ok|not ok|#)' "$out/$name/output.log" 2>/dev/null
-		[ "$res" = result ] && count_tap "$out/$name/output.log" 2>/dev/null
+		count_tap "$out/$name/output.log" 2>/dev/null
 		if [ -e "$out/$name/stuck.txt" ]; then
 			# the host ended a stuck guest: which file, and what
 			# its vCPUs ran
 			sed 's/^/#   /' "$out/$name/hang.txt" | head -80
 			tail -60 "$out/$name/console.log" 2>/dev/null | sed 's/^/#   console: /'
-			$res fail "${p}guest stuck: $(cat "$out/$name/stuck.txt")"
+			result fail "${p}guest stuck: $(cat "$out/$name/stuck.txt")"
 		elif [ -s "$out/$name/findings.txt" ] || [ "$(cat "$out/$name/rmmod.status" 2>/dev/null)" != 0 ]; then
 			# what CI shows is all a reader gets: the findings, the
 			# unload log and the console's last lines
 			head -60 "$out/$name/findings.txt" 2>/dev/null | sed 's/^/#   /'
 			sed 's/^/#   rmmod: /' "$out/$name/rmmod.log" 2>/dev/null | tail -10
 			tail -40 "$out/$name/console.log" 2>/dev/null | sed 's/^/#   console: /'
-			$res fail "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
+			result fail "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
 		elif [ "$gstatus" != 0 ] && ! grep -q '^not ok' "$out/$name/output.log"; then
-			$res fail "${p}guest run finished (status $gstatus)"
+			result fail "${p}guest run finished (status $gstatus)"
 		else
-			$res ok "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
+			result ok "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
 		fi
 		echo "# guest suite${kver:+ on $kver}: $(grep -cE '^ok [0-9]+ ' "$out/$name/output.log" 2>/dev/null) ok lines, $(grep -cE '^not ok [0-9]+ ' "$out/$name/output.log" 2>/dev/null) not ok"
 	}
@@ -106,179 +125,216 @@ main() {
 	fi
 	[ "$also" = none ] && also=
 
-	# The second kernel's guest suite runs beside everything else, from
-	# its own copy of the tree: kbuild writes its objects next to the
-	# sources, so one tree holds one kernel's modules at a time.
-	local also_top=$out/tree-$also
+	# the userspace unit tests
+	phase_unit() {
+		echo "# unit tests (ASan + UBSan) $(at)"
+		make -s --no-print-directory unit > "$out/unit.log" 2>&1
+		grep -E '^(ok|not ok|#)' "$out/unit.log"
+		count_tap "$out/unit.log"
+		grep -qE '^(ok|not ok) [0-9]+ ' "$out/unit.log" || { tail -30 "$out/unit.log"; result fail "unit tests built and ran"; }
+	}
+
+	# the DKMS package
+	phase_dkms() {
+		echo "# packaging: ktarget-dkms built, installed, built by DKMS, removed $(at)"
+		tools/testing/packaging/dkms.sh > "$out/dkms.log" 2>&1
+		grep -E '^(ok|not ok|#)' "$out/dkms.log"
+		count_tap "$out/dkms.log"
+		grep -qE '^(ok|not ok) [0-9]+ ' "$out/dkms.log" || { tail -20 "$out/dkms.log"; result fail "packaging test ran"; }
+	}
+
+	# the parsers' fuzzers, briefly
+	phase_fuzz() {
+		echo "# fuzz smoke (${KT_FUZZ_SECONDS:-10}s per parser) $(at)"
+		if make -s --no-print-directory -C tools/testing/fuzz smoke \
+			FUZZ_SECONDS="${KT_FUZZ_SECONDS:-10}" > "$out/fuzz.log" 2>&1; then
+			grep '^ok' "$out/fuzz.log" | while read -r l; do echo "# $l"; done
+			result ok "fuzz smoke run"
+		else
+			cat "$out/fuzz.log"
+			result fail "fuzz smoke run"
+		fi
+	}
+
+	# ddpt, for the ODX tests
+	phase_ddpt() {
+		echo "# ddpt for the ODX tests: Debian 12's 0.97-1 source with one fix $(at)"
+		if tools/testing/ddpt/build.sh > "$out/ddpt.log" 2>&1; then
+			result ok "ddpt built (tools/testing/ddpt/build.sh)"
+		else
+			sed 's/^/#   /' "$out/ddpt.log" | tail -20
+			result fail "ddpt built (tools/testing/ddpt/build.sh)"
+		fi
+	}
+
+	# the power cut test
+	phase_powercut() {
+		echo "# power cut (${KT_POWERCUT_CUTS:-3} cuts) $(at)"
+		tools/testing/powercut/run.sh --cuts "${KT_POWERCUT_CUTS:-3}" \
+			${KDIR:+--kver "$(make -s --no-print-directory kver KDIR="$KDIR")"} \
+			> "$out/powercut.log" 2>&1
+		grep -E '^#' "$out/powercut.log"
+		while read -r l; do
+			case $l in
+			"ok - "*) result ok "${l#ok - }" ;;
+			"not ok - "*) result fail "${l#not ok - }"
+				grep -A8 -F -- "$l" "$out/powercut.log" | tail -n +2 | grep '^#' ;;
+			esac
+		done < "$out/powercut.log"
+		grep -qE '^(ok|not ok) - ' "$out/powercut.log" ||
+			result fail "power cut test ran"
+	}
+
+	# the first cluster scenario
+	phase_cluster() {
+		echo "# cluster: two nodes, one LU (make cluster runs every scenario) $(at)"
+		tools/testing/cluster/run.sh \
+			${KDIR:+--kver "$(make -s --no-print-directory kver KDIR="$KDIR")"} \
+			tools/testing/cluster/tests/10-shared-lu.sh > "$out/cluster.log" 2>&1
+		grep -E '^(ok|not ok|#)' "$out/cluster.log"
+		count_tap "$out/cluster.log"
+		grep -qE '^(ok|not ok) [0-9]+ ' "$out/cluster.log" ||
+			{ tail -20 "$out/cluster.log"; result fail "cluster scenario ran"; }
+	}
+
+	# the harness self-tests: what a stuck, failing or dirty run looks like
+	phase_harness() {
+		echo "# harness self-tests $(at)"
+		local h=tools/testing/selftests/harness s
+		"$vm" --name self-clean --quiet "$h/clean.sh" 2>/dev/null
+		s=$?
+		[ "$s" = 0 ] && result ok "harness: a clean run passes" ||
+			result fail "harness: a clean run passes (status $s)"
+
+		"$vm" --name self-warning --quiet "$h/planted-warning.sh" 2>/dev/null
+		s=$?
+		if [ "$s" != 0 ] && grep -q planted "$out/self-warning/findings.txt"; then
+			result ok "harness: a planted WARNING fails the run"
+		else
+			result fail "harness: a planted WARNING fails the run (status $s)"
+		fi
+
+		# a guest whose every CPU spins with interrupts off: its own
+		# timeout cannot fire, the host's watch must
+		local kdir t0
+		kdir=${KDIR:-$(make -s --no-print-directory kdir)}
+		if make -s -C "$kdir" M="$top/$h/spin" modules > "$out/spin-build.log" 2>&1; then
+			t0=$(date +%s)
+			KT_FILE_TIMEOUT=30 "$vm" --name self-hang --quiet --timeout 900 \
+				tools/testing/selftests/run.sh "$top/$h/planted/spins-irqs-off.sh" \
+				> "$out/self-hang.log" 2>&1
+			s=$?
+			t0=$(($(date +%s) - t0))
+			if [ "$s" = 124 ] && grep -q '^spins-irqs-off: ' "$out/self-hang/stuck.txt" &&
+			   grep -q 'RIP .* kt_planted_spin+' "$out/self-hang/hang.txt"; then
+				result ok "harness: a guest spinning with interrupts off fails by the file's name, RIPs mapped (${t0}s)"
+			else
+				sed 's/^/#   /' "$out/self-hang.log" | tail -30
+				result fail "harness: a guest spinning with interrupts off fails by the file's name, RIPs mapped (status $s)"
+			fi
+		else
+			sed 's/^/#   /' "$out/spin-build.log" | tail -10
+			result fail "harness: the planted spinning module builds"
+		fi
+
+		"$vm" --name self-status --quiet "$h/exit-status.sh" 2>/dev/null
+		s=$?
+		[ "$s" = 7 ] && result ok "harness: the script's exit status comes back" ||
+			result fail "harness: the script's exit status comes back (got $s, want 7)"
+
+		"$vm" --name self-rmmod --quiet "$h/rmmod-busy.sh" 2>/dev/null
+		s=$?
+		if [ "$s" != 0 ] && grep -q 'rmmod ktarget_core: failed' "$out/self-rmmod/rmmod.log"; then
+			result ok "harness: a ktarget module that will not unload fails the run"
+		else
+			result fail "harness: a ktarget module that will not unload fails the run (status $s)"
+		fi
+
+		# the runner itself: a test file that dies must not pass (no guest
+		# needed, the planted files touch no kernel)
+		local f said d
+		for f in dies-halfway exits-nonzero silent; do
+			case $f in
+			dies-halfway) d="ends short of its plan" ;;
+			exits-nonzero) d="exits non-zero" ;;
+			silent) d="prints nothing" ;;
+			esac
+			said=$(tools/testing/selftests/run.sh "$top/$h/planted/$f.sh" 2>&1)
+			s=$?
+			if [ "$s" != 0 ] && printf '%s\n' "$said" | grep -q "^not ok .* $f: the file"; then
+				result ok "harness: a test file that $d fails the run"
+			else
+				result fail "harness: a test file that $d fails the run (status $s)"
+				printf '%s\n' "$said" | sed 's/^/#   /'
+			fi
+		done
+		tools/testing/selftests/run.sh "$top/$h/planted/complete.sh" >/dev/null 2>&1
+		s=$?
+		[ "$s" = 0 ] && result ok "harness: a test file that keeps its plan passes" ||
+			result fail "harness: a test file that keeps its plan passes (status $s)"
+	}
+
+	local kv61 also_top=$out/tree-$also bpid= lane_pid=
+	kv61=$(make -s --no-print-directory kver ${KDIR:+KDIR=$KDIR})
+
+	# The second kernel is built, and its suite runs, from its own copy
+	# of the tree: kbuild writes its objects next to the sources, so one
+	# tree holds one kernel's modules at a time. Both builds at once.
 	echo "# build"
 	if [ -n "$also" ]; then
 		copy_tree "$top" "$also_top"
-		if make -s --no-print-directory -C "$also_top" modules KVER="$also" \
-			> "$out/build-$also.log" 2>&1; then
+		make -s --no-print-directory -C "$also_top" modules KVER="$also" \
+			> "$out/build-$also.log" 2>&1 &
+		bpid=$!
+	else
+		echo "# no 6.12 kernel with headers installed: 6.1 only (make deps installs it)"
+	fi
+	if make -s --no-print-directory modules ${KDIR:+KDIR=$KDIR} > "$out/build.log" 2>&1; then
+		result ok "modules build ($kv61)"
+	else
+		sed 's/^/#   /' "$out/build.log" | tail -40
+		result fail "modules build"
+	fi
+	if [ -n "$bpid" ]; then
+		if wait "$bpid"; then
 			result ok "modules build ($also)"
 		else
 			sed 's/^/#   /' "$out/build-$also.log" | tail -40
 			result fail "modules build ($also)"
 		fi
-	else
-		echo "# no 6.12 kernel with headers installed: 6.1 only (make deps installs it)"
-	fi
-	if make -s --no-print-directory modules ${KDIR:+KDIR=$KDIR} > "$out/build.log" 2>&1; then
-		result ok "modules build ($(make -s --no-print-directory kver ${KDIR:+KDIR=$KDIR}))"
-	else
-		sed 's/^/#   /' "$out/build.log" | tail -40
-		result fail "modules build"
 	fi
 
-	echo "# unit tests (ASan + UBSan)"
-	make -s --no-print-directory unit > "$out/unit.log" 2>&1
-	grep -E '^(ok|not ok|#)' "$out/unit.log"
-	count_tap "$out/unit.log"
-	grep -qE '^(ok|not ok) [0-9]+ ' "$out/unit.log" || { tail -30 "$out/unit.log"; result fail "unit tests built and ran"; }
+	# both suites' ODX tests use it
+	phase_ddpt
 
-	echo "# packaging: ktarget-dkms built, installed, built by DKMS, removed"
-	tools/testing/packaging/dkms.sh > "$out/dkms.log" 2>&1
-	grep -E '^(ok|not ok|#)' "$out/dkms.log"
-	count_tap "$out/dkms.log"
-	grep -qE '^(ok|not ok) [0-9]+ ' "$out/dkms.log" || { tail -20 "$out/dkms.log"; result fail "packaging test ran"; }
-
-	echo "# fuzz smoke (${KT_FUZZ_SECONDS:-10}s per parser)"
-	if make -s --no-print-directory -C tools/testing/fuzz smoke \
-		FUZZ_SECONDS="${KT_FUZZ_SECONDS:-10}" > "$out/fuzz.log" 2>&1; then
-		grep '^ok' "$out/fuzz.log" | while read -r l; do echo "# $l"; done
-		result ok "fuzz smoke run"
-	else
-		cat "$out/fuzz.log"
-		result fail "fuzz smoke run"
-	fi
-
-	echo "# ddpt for the ODX tests: Debian 12's 0.97-1 source with one fix"
-	if tools/testing/ddpt/build.sh > "$out/ddpt.log" 2>&1; then
-		result ok "ddpt built (tools/testing/ddpt/build.sh)"
-	else
-		sed 's/^/#   /' "$out/ddpt.log" | tail -20
-		result fail "ddpt built (tools/testing/ddpt/build.sh)"
-	fi
-
-	# the second kernel's suite in the background, its report kept for
-	# the end; ddpt (built above, under tools/) goes into its tree too
-	local also_pid=
 	if [ -n "$also" ]; then
-		copy_tree "$top" "$also_top"
-		echo "# guest test suite ($also): started beside the rest (at $(($(date +%s) - start))s)"
-		guest_suite "guest-$also" "$also" "$also_top" > "$out/suite-$also.log" 2>&1 &
-		also_pid=$!
+		copy_tree "$top" "$also_top"	# ddpt, built under tools/
+		echo "# background lane: the $also suite, fuzz smoke, power cut, harness self-tests $(at)"
+		(
+			deferring=1
+			echo "# guest test suite ($also) $(at)"
+			guest_suite "guest-$also" "$also" "$also_top"
+			phase_fuzz
+			phase_powercut
+			phase_harness
+		) > "$out/lane-$also.log" 2>&1 &
+		lane_pid=$!
 	fi
 
-	echo "# guest test suite ($(make -s --no-print-directory kver ${KDIR:+KDIR=$KDIR})) (at $(($(date +%s) - start))s)"
+	phase_unit
+	phase_dkms
+	echo "# guest test suite ($kv61) $(at)"
 	guest_suite guest ""
+	phase_cluster
 
-	echo "# power cut (${KT_POWERCUT_CUTS:-3} cuts) (at $(($(date +%s) - start))s)"
-	tools/testing/powercut/run.sh --cuts "${KT_POWERCUT_CUTS:-3}" \
-		${KDIR:+--kver "$(make -s --no-print-directory kver KDIR="$KDIR")"} \
-		> "$out/powercut.log" 2>&1
-	grep -E '^#' "$out/powercut.log"
-	while read -r l; do
-		case $l in
-		"ok - "*) result ok "${l#ok - }" ;;
-		"not ok - "*) result fail "${l#not ok - }"
-			grep -A8 -F -- "$l" "$out/powercut.log" | tail -n +2 | grep '^#' ;;
-		esac
-	done < "$out/powercut.log"
-	grep -qE '^(ok|not ok) - ' "$out/powercut.log" ||
-		result fail "power cut test ran"
-
-	echo "# cluster: two nodes, one LU (make cluster runs every scenario) (at $(($(date +%s) - start))s)"
-	tools/testing/cluster/run.sh \
-		${KDIR:+--kver "$(make -s --no-print-directory kver KDIR="$KDIR")"} \
-		tools/testing/cluster/tests/10-shared-lu.sh > "$out/cluster.log" 2>&1
-	grep -E '^(ok|not ok|#)' "$out/cluster.log"
-	count_tap "$out/cluster.log"
-	grep -qE '^(ok|not ok) [0-9]+ ' "$out/cluster.log" ||
-		{ tail -20 "$out/cluster.log"; result fail "cluster scenario ran"; }
-
-	echo "# harness self-tests (at $(($(date +%s) - start))s)"
-	local h=tools/testing/selftests/harness s
-	"$vm" --name self-clean --quiet "$h/clean.sh" 2>/dev/null
-	s=$?
-	[ "$s" = 0 ] && result ok "harness: a clean run passes" ||
-		result fail "harness: a clean run passes (status $s)"
-
-	"$vm" --name self-warning --quiet "$h/planted-warning.sh" 2>/dev/null
-	s=$?
-	if [ "$s" != 0 ] && grep -q planted "$out/self-warning/findings.txt"; then
-		result ok "harness: a planted WARNING fails the run"
+	if [ -n "$lane_pid" ]; then
+		wait "$lane_pid"
+		echo "# background lane, ended $(at)"
+		replay "$out/lane-$also.log"
 	else
-		result fail "harness: a planted WARNING fails the run (status $s)"
-	fi
-
-	# a guest whose every CPU spins with interrupts off: its own
-	# timeout cannot fire, the host's watch must
-	local kdir t0
-	kdir=${KDIR:-$(make -s --no-print-directory kdir)}
-	if make -s -C "$kdir" M="$top/$h/spin" modules > "$out/spin-build.log" 2>&1; then
-		t0=$(date +%s)
-		KT_FILE_TIMEOUT=30 "$vm" --name self-hang --quiet --timeout 900 \
-			tools/testing/selftests/run.sh "$top/$h/planted/spins-irqs-off.sh" \
-			> "$out/self-hang.log" 2>&1
-		s=$?
-		t0=$(($(date +%s) - t0))
-		if [ "$s" = 124 ] && grep -q '^spins-irqs-off: ' "$out/self-hang/stuck.txt" &&
-		   grep -q 'RIP .* kt_planted_spin+' "$out/self-hang/hang.txt"; then
-			result ok "harness: a guest spinning with interrupts off fails by the file's name, RIPs mapped (${t0}s)"
-		else
-			sed 's/^/#   /' "$out/self-hang.log" | tail -30
-			result fail "harness: a guest spinning with interrupts off fails by the file's name, RIPs mapped (status $s)"
-		fi
-	else
-		sed 's/^/#   /' "$out/spin-build.log" | tail -10
-		result fail "harness: the planted spinning module builds"
-	fi
-
-	"$vm" --name self-status --quiet "$h/exit-status.sh" 2>/dev/null
-	s=$?
-	[ "$s" = 7 ] && result ok "harness: the script's exit status comes back" ||
-		result fail "harness: the script's exit status comes back (got $s, want 7)"
-
-	"$vm" --name self-rmmod --quiet "$h/rmmod-busy.sh" 2>/dev/null
-	s=$?
-	if [ "$s" != 0 ] && grep -q 'rmmod ktarget_core: failed' "$out/self-rmmod/rmmod.log"; then
-		result ok "harness: a ktarget module that will not unload fails the run"
-	else
-		result fail "harness: a ktarget module that will not unload fails the run (status $s)"
-	fi
-
-	# the runner itself: a test file that dies must not pass (no guest
-	# needed, the planted files touch no kernel)
-	local f said d
-	for f in dies-halfway exits-nonzero silent; do
-		case $f in
-		dies-halfway) d="ends short of its plan" ;;
-		exits-nonzero) d="exits non-zero" ;;
-		silent) d="prints nothing" ;;
-		esac
-		said=$(tools/testing/selftests/run.sh "$top/$h/planted/$f.sh" 2>&1)
-		s=$?
-		if [ "$s" != 0 ] && printf '%s\n' "$said" | grep -q "^not ok .* $f: the file"; then
-			result ok "harness: a test file that $d fails the run"
-		else
-			result fail "harness: a test file that $d fails the run (status $s)"
-			printf '%s\n' "$said" | sed 's/^/#   /'
-		fi
-	done
-	tools/testing/selftests/run.sh "$top/$h/planted/complete.sh" >/dev/null 2>&1
-	s=$?
-	[ "$s" = 0 ] && result ok "harness: a test file that keeps its plan passes" ||
-		result fail "harness: a test file that keeps its plan passes (status $s)"
-
-	if [ -n "$also" ]; then
-		echo "# guest test suite ($also) (at $(($(date +%s) - start))s)"
-		wait "$also_pid"
-		grep -v '^# result ' "$out/suite-$also.log"
-		while read -r _ _ r d; do
-			result "$r" "$d"
-		done < <(grep '^# result ' "$out/suite-$also.log")
-		count_tap "$out/guest-$also/output.log" 2>/dev/null
+		phase_fuzz
+		phase_powercut
+		phase_harness
 	fi
 
 	echo "# make test took $(($(date +%s) - start))s"

@@ -114,8 +114,11 @@ mkdir -p "$out"
 [ -s "$cache/kallsyms" ] && cp "$cache/kallsyms" "$out/kallsyms"
 
 if [ "$install" = 1 ]; then
-	# unsigned: the guest does not enforce signatures
-	if ! make -s -C "$top" --no-print-directory install ${KDIR:+KDIR=$KDIR} \
+	# unsigned: the guest does not enforce signatures. One build at a
+	# time in a tree: guests started at once (make test's two lanes, a
+	# cluster's nodes) would both run kbuild in it.
+	if ! flock "$top/.vm-build.lock" \
+		make -s -C "$top" --no-print-directory install ${KDIR:+KDIR=$KDIR} \
 		INSTALL_MOD_PATH="$out/modroot" DEPMOD=true CONFIG_MODULE_SIG_ALL= \
 		> "$out/install.log" 2>&1; then
 		log "make install into the guest overlay failed:"
