@@ -6,8 +6,8 @@
 # "N passed, N failed, N skipped"; exits non-zero on any failure.
 #
 # The guest suite runs on the kernel built for (Debian 12's 6.1 by default)
-# and then on Debian 12's 6.12 when it is installed with its headers (make
-# deps installs it): modules are built for both. KDIR=... or KVER=... select
+# and, beside it, on Debian 12's 6.12 when it is installed with its headers
+# (make deps installs it): modules are built for both. KDIR=... or KVER=... select
 # one kernel to build against and boot instead (e.g. the debug kernel in
 # ../shared/kernel); KT_ALSO_KVER=RELEASE names the second kernel, "none"
 # skips it; KT_GUEST_TESTS="tests/10-x.sh ..." narrows the guest suite.
