@@ -133,6 +133,12 @@ void kt_cluster_state_stale(struct kt_dev *dev, unsigned int sid)
 }
 EXPORT_SYMBOL_GPL(kt_cluster_state_stale);
 
+void kt_cluster_ack_asked(struct kt_dev *dev)
+{
+	kt_pr_cluster_ack_asked(dev);
+}
+EXPORT_SYMBOL_GPL(kt_cluster_ack_asked);
+
 void kt_cluster_lockspace_lost(struct kt_dev *dev, bool lost)
 {
 	if (lost) {

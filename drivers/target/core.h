@@ -110,10 +110,12 @@ struct kt_pr_nexus;
 struct kt_pr_abort;
 struct kt_pr_abort *kt_tmr_preempt_alloc(struct kt_cmd *pr);
 void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
-			  const struct kt_pr_nexus *gone, unsigned int nr_gone);
+			  const struct kt_pr_nexus *gone, unsigned int nr_gone,
+			  sense_reason_t answer);
 void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 			      const struct kt_pr_nexus *gone,
-			      unsigned int nr_gone, struct kt_cmd *spare);
+			      unsigned int nr_gone, struct kt_cmd *spare,
+			      atomic_t *aborting);
 
 /* data_limit.c: target/data_buffer_limit_mb */
 int kt_data_limit_init(void);

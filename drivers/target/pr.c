@@ -62,7 +62,29 @@ struct kt_pr_gone {
 	struct kt_pr_nexus	*nexus;		/* NULL: a plain PREEMPT */
 	unsigned int		nr;
 	struct kt_pr_abort	*abort;		/* ends their commands */
+	sense_reason_t		answer;		/* once they have ended */
 };
+
+/*
+ * Does this PR OUT take a registration away (from a nexus that may have
+ * commands on another node of a cluster)?
+ */
+static bool kt_pr_out_removes(const struct kt_pr_out *out)
+{
+	switch (out->sa) {
+	case KT_PRO_REGISTER:
+	case KT_PRO_REGISTER_AND_IGNORE:
+		return !out->sa_key;
+	case KT_PRO_CLEAR:
+	case KT_PRO_PREEMPT:
+	case KT_PRO_PREEMPT_AND_ABORT:
+		return true;
+	case KT_PRO_REGISTER_AND_MOVE:
+		return out->unreg;
+	default:
+		return false;
+	}
+}
 
 /* @r is preempted: its nexuses hear of it, and are aborted if asked. */
 static void kt_pr_preempted(struct kt_dev *dev, struct kt_pr_reg *r,
@@ -527,6 +549,7 @@ static void kt_pr_out_exec(struct kt_cmd *cmd)
 	struct kt_pr_reg *reg;
 	sense_reason_t ret;
 	bool was_aptpl;
+	u64 settle = 0;
 	u32 gen;
 	u16 rtpi;
 	u8 *param = NULL;
@@ -613,15 +636,32 @@ publish:
 		/* the other nodes never saw it: as if it had not run */
 		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
 		ret = KT_SENSE_NOT_READY;
+	} else if (!ret && gen != dev->state->res.generation &&
+		   kt_pr_out_removes(&out)) {
+		settle = kt_pr_cluster_version(dev);
 	}
 unlock:
 	mutex_unlock(&dev->state->res.lock);
 	kt_pr_cluster_aborts(dev, cmd);
+	/*
+	 * Cluster mode: a nexus this removed may still have commands on
+	 * another node (fencing trusts that none lands once this answers).
+	 * The change holds either way; the answer says whether every node
+	 * applied it.
+	 */
+	if (settle && kt_pr_cluster_settle(dev, settle)) {
+		cmd->sense_asc_ascq = KT_ASC_NOT_READY_UNAVAILABLE;
+		if (!gone.abort)
+			ret = KT_SENSE_NOT_READY;
+		else
+			gone.answer = KT_SENSE_NOT_READY;
+	}
 out:
 	kfree(param);
 	if (!ret && gone.abort) {
 		/* SPC-4 5.13.11.5: GOOD once their commands have ended */
-		kt_tmr_preempt_abort(gone.abort, gone.nexus, gone.nr);
+		kt_tmr_preempt_abort(gone.abort, gone.nexus, gone.nr,
+				     gone.answer);
 	} else {
 		kfree(gone.abort);
 		kt_cmd_complete(cmd, ret);

@@ -56,6 +56,9 @@ int kt_pr_cluster_attach(struct kt_dev *dev);
 struct kt_pr_cluster *kt_pr_cluster_detach(struct kt_dev *dev);
 void kt_pr_cluster_free(struct kt_dev *dev, struct kt_pr_cluster *pc);
 void kt_pr_cluster_stale(struct kt_dev *dev);
+void kt_pr_cluster_ack_asked(struct kt_dev *dev);
+u64 kt_pr_cluster_version(struct kt_dev *dev);
+int kt_pr_cluster_settle(struct kt_dev *dev, u64 version);
 void kt_pr_cluster_lost(struct kt_dev *dev);
 void kt_pr_cluster_found(struct kt_dev *dev);
 /* under res.lock */

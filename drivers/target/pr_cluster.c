@@ -34,6 +34,7 @@
 #include <linux/build_bug.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
 
 #include <ktarget/cluster.h>
 #include <ktarget/proto/alua.h>
@@ -109,6 +110,18 @@ struct kt_pr_cluster {
 	struct kt_pr_nexus	abort[KT_PRC_EVENTS];
 	unsigned int		nr_abort;
 	struct work_struct	refresh;
+	/* another node waits for this one to apply its change: ack work */
+	bool			ack_asked;
+	struct delayed_work	ack;
+	/* another node's aborts whose commands have not all ended */
+	atomic_t		aborting;
+	/*
+	 * The first version this node can say it applied whole: a load that
+	 * had to drop aborts (too many, or changes it missed) cannot vouch
+	 * for the versions up to the one it loaded
+	 */
+	u64			sound_from;
+	bool			aborts_lost;
 	/* commands that came during a load, released by the refresh work */
 	struct llist_head	loading;
 	struct kt_dev		*dev;
@@ -223,6 +236,8 @@ static void kt_prc_apply(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	if (pc->nr_abort < ARRAY_SIZE(pc->abort)) {
 		pc->abort[pc->nr_abort] = n;
 		WRITE_ONCE(pc->nr_abort, pc->nr_abort + 1);
+	} else {
+		pc->aborts_lost = true;
 	}
 }
 
@@ -232,17 +247,26 @@ static void kt_prc_events(struct kt_dev *dev, struct kt_pr_cluster *pc,
 	unsigned int i, nr = min_t(unsigned int, hdr->nr_events,
 				   KT_PRC_EVENTS);
 	u32 seen = pc->version;
+	bool lost = be64_to_cpu(hdr->events_lost) > pc->version;
 
-	if (be64_to_cpu(hdr->events_lost) > pc->version) {
+	if (lost) {
 		/* too many changes since this node looked: tell everyone */
 		pr_info_ratelimited("%s: persistent reservations changed too often on other nodes to tell each nexus why\n",
 				    config_item_name(&dev->group.cg_item));
 		kt_ua_raise(dev, KT_ASC_RESERVATIONS_PREEMPTED, KT_UA_ALL,
 			    NULL);
 	}
+	pc->aborts_lost = false;
 	for (i = 0; i < nr; i++)
 		if ((s32)(be32_to_cpu(hdr->ev[i].version) - seen) > 0)
 			kt_prc_apply(dev, pc, &hdr->ev[i]);
+	/* aborts this node never heard of: it cannot say it applied these */
+	if (lost || pc->aborts_lost) {
+		pr_warn_ratelimited("%s: persistent reservations: aborts of other nodes' changes up to version %llu were lost here\n",
+				    config_item_name(&dev->group.cg_item),
+				    be64_to_cpu(hdr->version));
+		pc->sound_from = be64_to_cpu(hdr->version) + 1;
+	}
 }
 
 static void kt_prc_free_list(struct list_head *regs)
@@ -664,10 +688,13 @@ void kt_pr_cluster_aborts(struct kt_dev *dev, struct kt_cmd *spare)
 		nr = pc->nr_abort;
 		memcpy(gone, pc->abort, nr * sizeof(gone[0]));
 		WRITE_ONCE(pc->nr_abort, 0);
+		/* counted before res.lock goes: the ack work waits for it */
+		if (nr)
+			atomic_inc(&pc->aborting);
 	}
 	mutex_unlock(&dev->state->res.lock);
 	if (nr)
-		kt_tmr_preempt_abort_dev(dev, gone, nr, spare);
+		kt_tmr_preempt_abort_dev(dev, gone, nr, spare, &pc->aborting);
 }
 
 /*
@@ -759,6 +786,93 @@ static void kt_prc_refresh_work(struct work_struct *work)
 		kt_cluster_defer(cmd);
 }
 
+/* How often the ack work looks again: a load failed, commands still run */
+#define KT_PRC_ACK_AGAIN	HZ
+
+/*
+ * Another node waits until this one has applied its change: load the
+ * state, end the commands it aborted, and say which versions this node
+ * has applied. Until it can, it tries again: the DLM asks only once.
+ */
+static void kt_prc_ack_work(struct work_struct *work)
+{
+	struct kt_pr_cluster *pc = container_of(to_delayed_work(work),
+						struct kt_pr_cluster, ack);
+	struct kt_dev *dev = pc->dev;
+	struct kt_res *res = &dev->state->res;
+	bool have = false, gone;
+	u64 version = 0, from = 0;
+
+	if (!READ_ONCE(pc->ack_asked))
+		return;
+	mutex_lock(&res->lock);
+	gone = res->clustered != pc;
+	if (!gone && !test_bit(KT_RES_LOST_BIT, &res->active) &&
+	    (!test_bit(KT_RES_STALE_BIT, &res->active) ||
+	     !kt_pr_cluster_begin(dev, false)) && pc->loaded) {
+		have = true;
+		version = pc->version;
+		from = pc->sound_from;
+	}
+	mutex_unlock(&res->lock);
+	if (gone)
+		return;
+	if (have) {
+		kt_pr_cluster_aborts(dev, NULL);
+		/* a fenced host's write must not land after the other node answers */
+		have = wait_var_event_timeout(&pc->aborting,
+					      !atomic_read(&pc->aborting),
+					      KT_PRC_ACK_AGAIN);
+	}
+	/* under res.lock: cluster mode going off takes it first */
+	mutex_lock(&res->lock);
+	if (res->clustered == pc && have) {
+		WRITE_ONCE(pc->ack_asked, false);
+		kt_prc_ops(dev)->ack(kt_prc_lu(dev), version, from);
+	} else if (res->clustered == pc) {
+		queue_delayed_work(system_long_wq, &pc->ack, KT_PRC_ACK_AGAIN);
+	}
+	mutex_unlock(&res->lock);
+}
+
+/* The module: another node waits for this one (kt_prc_ack_work()). */
+void kt_pr_cluster_ack_asked(struct kt_dev *dev)
+{
+	struct kt_pr_cluster *pc = READ_ONCE(dev->state->res.clustered);
+
+	if (!pc)
+		return;
+	WRITE_ONCE(pc->ack_asked, true);
+	mod_delayed_work(system_long_wq, &pc->ack, 0);
+}
+
+/* Under res.lock: the version this node's copy is, 0 when not clustered */
+u64 kt_pr_cluster_version(struct kt_dev *dev)
+{
+	struct kt_pr_cluster *pc = dev->state->res.clustered;
+
+	lockdep_assert_held(&dev->state->res.lock);
+	return pc && pc->loaded ? pc->version : 0;
+}
+
+/*
+ * Not under res.lock, after a PR OUT published @version that removed
+ * registrations: wait until every other node has applied it (refuses the
+ * removed nexuses' commands, and has ended those a PREEMPT AND ABORT
+ * aborted). 0, or -errno after saying why: the change holds, but the
+ * command must not say it took effect everywhere.
+ */
+int kt_pr_cluster_settle(struct kt_dev *dev, u64 version)
+{
+	int ret = kt_prc_ops(dev)->ack_wait(kt_prc_lu(dev), version);
+
+	if (ret)
+		pr_warn_ratelimited("%s: persistent reservations: not every node applied version %llu in time: error %d\n",
+				    config_item_name(&dev->group.cg_item),
+				    version, ret);
+	return ret;
+}
+
 /*
  * kt_cmd_execute(): @cmd came while its LU's reservations were loading
  * (KT_CMD_LOADING). It waits, out of the receive path and using no worker,
@@ -815,11 +929,16 @@ int kt_pr_cluster_attach(struct kt_dev *dev)
 		return -ENOMEM;
 	pc->dev = dev;
 	INIT_WORK(&pc->refresh, kt_prc_refresh_work);
+	INIT_DELAYED_WORK(&pc->ack, kt_prc_ack_work);
+	atomic_set(&pc->aborting, 0);
+	/* a writer's request may have come while joining, unheard: answer it */
+	pc->ack_asked = true;
 	init_llist_head(&pc->loading);
 	mutex_lock(&dev->state->res.lock);
 	WRITE_ONCE(dev->state->res.clustered, pc);
 	set_bit(KT_RES_STALE_BIT, &dev->state->res.active);
 	mutex_unlock(&dev->state->res.lock);
+	queue_delayed_work(system_long_wq, &pc->ack, 0);
 	return 0;
 }
 
@@ -842,8 +961,12 @@ struct kt_pr_cluster *kt_pr_cluster_detach(struct kt_dev *dev)
 void kt_pr_cluster_free(struct kt_dev *dev, struct kt_pr_cluster *pc)
 {
 	/* no LUN exports the device: no command waits in @pc */
-	if (pc)
+	if (pc) {
 		cancel_work_sync(&pc->refresh);
+		cancel_delayed_work_sync(&pc->ack);
+		/* aborts end with their commands, which have ended or end now */
+		wait_var_event(&pc->aborting, !atomic_read(&pc->aborting));
+	}
 	/* set by the module, which has left, even without @pc */
 	clear_bit(KT_RES_STALE_BIT, &dev->state->res.active);
 	clear_bit(KT_RES_LOST_BIT, &dev->state->res.active);

@@ -19,6 +19,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 #include <ktarget/fabric.h>
@@ -44,6 +45,9 @@ struct kt_tmr_scope {
 struct kt_pr_abort {
 	struct kt_tmr		tmr;
 	struct kt_cmd		*pr;
+	sense_reason_t		answer;		/* @pr's, once they have ended */
+	/* another node's change: counted down when its commands have ended */
+	atomic_t		*aborting;
 };
 
 static bool kt_tmr_match(const struct kt_tmr_scope *s, struct kt_cmd *cmd)
@@ -200,16 +204,22 @@ static void kt_tmr_preempt_done(struct work_struct *work)
 	struct kt_pr_abort *pa = container_of(work, struct kt_pr_abort,
 					      tmr.work);
 
+	atomic_t *aborting = pa->aborting;
+
 	if (pa->pr)
-		kt_cmd_complete(pa->pr, KT_SENSE_NONE);
+		kt_cmd_complete(pa->pr, pa->answer);
 	kfree(pa);
+	/* the waiter may free the counter at once: only its address is used */
+	if (aborting && atomic_dec_and_test(aborting))
+		wake_up_var(aborting);
 }
 
 /*
  * SPC-4 5.13.11.5: after PREEMPT AND ABORT has removed registrations, the
  * commands of their nexuses on this LU end as a task management function
  * would end them (TASK ABORTED for another nexus when TAS is set), and
- * @pr completes with GOOD once the last of them has. What this needs is
+ * @pr completes with @answer (GOOD, or why the other nodes could not be
+ * waited for) once the last of them has. What this needs is
  * allocated by kt_tmr_preempt_alloc() before the reservation changes, so
  * that nothing can fail once it has.
  */
@@ -228,7 +238,8 @@ struct kt_pr_abort *kt_tmr_preempt_alloc(struct kt_cmd *pr)
 }
 
 void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
-			  const struct kt_pr_nexus *gone, unsigned int nr_gone)
+			  const struct kt_pr_nexus *gone, unsigned int nr_gone,
+			  sense_reason_t answer)
 {
 	struct kt_tmr_scope s = {
 		.tmr = &pa->tmr,
@@ -238,6 +249,7 @@ void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 		.except = pa->pr,
 	};
 
+	pa->answer = answer;
 	INIT_LIST_HEAD(&s.victims);
 	kt_session_walk(kt_tmr_collect_gone, &s);
 	kt_tmr_release_victims(&s);
@@ -248,11 +260,14 @@ void kt_tmr_preempt_abort(struct kt_pr_abort *pa,
 
 /*
  * Cluster mode: another node's PREEMPT AND ABORT removed @gone; their
- * commands here end as that node's do, all but @spare. Nobody waits.
+ * commands here end as that node's do, all but @spare. The caller has
+ * counted this abort in @aborting, which is counted down once the last of
+ * them has ended (the other node's answer waits for that).
  */
 void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 			      const struct kt_pr_nexus *gone,
-			      unsigned int nr_gone, struct kt_cmd *spare)
+			      unsigned int nr_gone, struct kt_cmd *spare,
+			      atomic_t *aborting)
 {
 	struct kt_pr_abort *pa = kzalloc(sizeof(*pa), GFP_KERNEL);
 	struct kt_tmr_scope s = {
@@ -266,8 +281,11 @@ void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 	if (!pa) {
 		pr_warn_ratelimited("%s: PREEMPT AND ABORT of another node: no memory to abort this node's commands\n",
 				    config_item_name(&dev->group.cg_item));
+		if (atomic_dec_and_test(aborting))
+			wake_up_var(aborting);
 		return;
 	}
+	pa->aborting = aborting;
 	pa->tmr.function = KT_TMF_PREEMPT_AND_ABORT;
 	INIT_WORK(&pa->tmr.work, kt_tmr_preempt_done);
 	atomic_set(&pa->tmr.pending, 1);

@@ -69,6 +69,20 @@ struct kt_cluster_ops {
 			   unsigned int blk, const void *buf);
 	int (*state_unlock)(struct kt_cluster_lu *clu, unsigned int sid,
 			    bool publish);
+	/*
+	 * The reservations' version @version (the header's) is published:
+	 * wait until every other member has applied it, that is loaded it
+	 * and ended the commands it aborted. 0, or -ETIMEDOUT when a member
+	 * did not say so within the DLM's bound. May sleep; not under
+	 * res.lock. A member that left or died has nothing to apply.
+	 */
+	int (*ack_wait)(struct kt_cluster_lu *clu, u64 version);
+	/*
+	 * After kt_cluster_ack_asked(): this node has applied every version
+	 * from @from to @version, the newest it has (a version before @from
+	 * it cannot vouch for: it lost aborts of it). May sleep.
+	 */
+	void (*ack)(struct kt_cluster_lu *clu, u64 version, u64 from);
 	/* What configfs .../cluster/ shows: this node, the members */
 	u32 (*node_id)(struct kt_cluster_lu *clu);
 	int (*members)(struct kt_cluster_lu *clu, u32 *ids, int max);
@@ -83,6 +97,13 @@ void kt_cluster_unregister(const struct kt_cluster_ops *ops);
  * state_lock() and state_unlock(): it must not wait for anything.
  */
 void kt_cluster_state_stale(struct kt_dev *dev, unsigned int sid);
+
+/*
+ * Another node waits (ack_wait()) for this node to apply the newest
+ * version of the reservations: load it, end the commands it aborted, then
+ * call ack(). Any context; must not wait.
+ */
+void kt_cluster_ack_asked(struct kt_dev *dev);
 
 /*
  * Node @nodeid has left the lockspace (it failed, or left): from the DLM's

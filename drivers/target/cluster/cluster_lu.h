@@ -7,6 +7,7 @@
 
 #include <linux/completion.h>
 #include <linux/dlm.h>
+#include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -34,6 +35,33 @@ struct kt_dlm_lock {
 	bool			exists;		/* the DLM has our lock */
 	struct delayed_work	yield;		/* gives it back: EX -> NL */
 	void			(*bast)(void *arg, int mode);
+};
+
+/* How long a request may wait for the other nodes (a partition, a stall) */
+#define KT_DLM_LOCK_TIMEOUT	(30 * HZ)
+
+/*
+ * ack.c: the lock "ack.N" of each node N, its value block the version of
+ * the reservations N has applied (struct kt_ack_lvb). This node holds its
+ * own in EX; the others' are taken in PR by a writer that waits for them.
+ */
+struct kt_ack_peer {
+	struct kt_dlm_lock	l;
+	u32			node;		/* 0: the slot is free */
+	char			name[16];
+	u8			lvb[KT_CLUSTER_BLOCK_LEN];
+};
+
+struct kt_ack {
+	struct kt_dlm_lock	own;
+	char			name[16];
+	u8			lvb[KT_CLUSTER_BLOCK_LEN];
+	struct mutex		mutex;		/* kt_ack() and the retry, one at a time */
+	bool			asking;		/* a request for EX waits, unanswered */
+	bool			dying;		/* kt_ack_exit() has begun */
+	struct delayed_work	retry;		/* ask for EX again after a failure */
+	struct mutex		wait_mutex;	/* this node's writers, one at a time */
+	struct kt_ack_peer	*peer;		/* [KT_CLUSTER_MAX_NODES] */
 };
 
 /*
@@ -84,6 +112,7 @@ struct kt_cluster_lu {
 	wait_queue_head_t	recovered;	/* recovering went false, or leaving */
 
 	struct kt_dlm_lock	rmw;		/* COMPARE AND WRITE, ORWRITE */
+	struct kt_ack		ack;
 	struct kt_cluster_state	state[KT_CLUSTER_NR_STATES];
 };
 
@@ -93,11 +122,18 @@ void kt_dlm_lock_setup(struct kt_dlm_lock *l, struct kt_cluster_lu *clu,
 		       const char *name, void (*bast)(void *arg, int mode));
 int kt_dlm_lock_init(struct kt_dlm_lock *l, struct kt_cluster_lu *clu,
 		     const char *name);
+bool kt_dlm_recovered(struct kt_cluster_lu *clu);
 /* ask for @mode (DLM_LKF_* @flags) and wait: 0 or -errno */
 int kt_dlm_lock_request(struct kt_dlm_lock *l, int mode, u32 flags);
 void kt_dlm_lock_exit(struct kt_dlm_lock *l);
 int kt_dlm_lock_get(struct kt_dlm_lock *l);
 void kt_dlm_lock_put(struct kt_dlm_lock *l);
+
+/* ack.c */
+int kt_ack_init(struct kt_cluster_lu *clu);
+void kt_ack_exit(struct kt_cluster_lu *clu);
+int kt_ack_wait(struct kt_cluster_lu *clu, u64 version);
+void kt_ack(struct kt_cluster_lu *clu, u64 version, u64 from);
 
 /* state.c */
 int kt_state_init(struct kt_cluster_lu *clu);

@@ -21,9 +21,7 @@
 
 #include "cluster_lu.h"
 
-/* How long a request may wait for the other nodes (a partition, a stall) */
-#define KT_DLM_LOCK_TIMEOUT	(30 * HZ)
-/* ... and before a yield that failed tries again */
+/* How long a yield that failed waits before it tries again */
 #define KT_DLM_YIELD_RETRY	HZ
 
 static void kt_dlm_lock_ast(void *arg)
@@ -62,6 +60,19 @@ static void kt_dlm_lock_idle(struct kt_dlm_lock *l, unsigned long delay)
 }
 
 /*
+ * dlm_lock() waits for the lockspace's recovery without a bound, and a
+ * node cut off from the quorum stays in recovery: wait for it before a
+ * request, as long as for an answer. (A recovery that starts between this
+ * and dlm_lock() still holds the request until it ends.) False when it
+ * has not ended in time.
+ */
+bool kt_dlm_recovered(struct kt_cluster_lu *clu)
+{
+	return wait_event_timeout(clu->recovered, !READ_ONCE(clu->recovering) ||
+				  READ_ONCE(clu->leaving), KT_DLM_LOCK_TIMEOUT);
+}
+
+/*
  * Ask the DLM for @mode and wait for the answer: 0 when granted, or
  * -errno. A request the other nodes do not answer in time is cancelled.
  */
@@ -72,14 +83,7 @@ int kt_dlm_lock_request(struct kt_dlm_lock *l, int mode, u32 flags)
 
 	if (l->exists)
 		flags |= DLM_LKF_CONVERT;
-	/*
-	 * dlm_lock() waits for the lockspace's recovery without a bound, and
-	 * a node cut off from the quorum stays in recovery: wait for it here,
-	 * as long as for an answer. (A recovery that starts between this and
-	 * dlm_lock() still holds the request until it ends.)
-	 */
-	if (!wait_event_timeout(clu->recovered, !READ_ONCE(clu->recovering) ||
-				READ_ONCE(clu->leaving), KT_DLM_LOCK_TIMEOUT)) {
+	if (!kt_dlm_recovered(clu)) {
 		ret = -ETIMEDOUT;
 		goto out;
 	}

@@ -167,9 +167,16 @@ static struct kt_cluster_lu *kt_clu_join(struct kt_dev *dev, const char *name)
 				    devname, clu->name, ret);
 		goto out_state;
 	}
+	ret = kt_ack_init(clu);
+	if (ret) {
+		pr_warn_ratelimited("%s: cluster/enable: lockspace %s: no ack lock: error %d\n",
+				    devname, clu->name, ret);
+		goto out_state;
+	}
 	return clu;
 
 out_state:
+	kt_ack_exit(clu);
 	kt_state_exit(clu);
 	kt_dlm_lock_exit(&clu->rmw);
 out_release:
@@ -181,6 +188,7 @@ out_free:
 
 static void kt_clu_leave(struct kt_cluster_lu *clu)
 {
+	kt_ack_exit(clu);
 	kt_state_exit(clu);
 	kt_dlm_lock_exit(&clu->rmw);
 	kt_clu_release(clu);
@@ -228,6 +236,8 @@ static const struct kt_cluster_ops kt_clu_ops = {
 	.state_read	= kt_state_read,
 	.state_write	= kt_state_write,
 	.state_unlock	= kt_state_unlock,
+	.ack_wait	= kt_ack_wait,
+	.ack		= kt_ack,
 	.node_id	= kt_clu_node_id,
 	.members	= kt_clu_members,
 };
