@@ -38,6 +38,9 @@
 static DEFINE_SPINLOCK(kt_reserved_lock);
 static LIST_HEAD(kt_reserved_devs);
 
+/* How long a device's removal waits for a session's release before it says so */
+#define KT_RESERVE_RELEASE_WARN	(10 * HZ)
+
 /* Under res.lock: this node's session @sess holds @res now, or none does. */
 void kt_reserve_set_holder(struct kt_res *res, struct kt_session *sess)
 {
@@ -213,7 +216,12 @@ void kt_reserve_dev_release(struct kt_dev *dev)
 	spin_lock(&kt_reserved_lock);
 	res->spc2_dying = true;
 	spin_unlock(&kt_reserved_lock);
-	wait_var_event(&res->spc2_releasing, !kt_reserve_releasing(res));
+	/* bounded by that release's own DLM waits; say what holds it up */
+	while (!wait_var_event_timeout(&res->spc2_releasing,
+				       !kt_reserve_releasing(res),
+				       KT_RESERVE_RELEASE_WARN))
+		pr_warn_ratelimited("%s: removal waits for a session's release of its SPC-2 reservation\n",
+				    config_item_name(&dev->group.cg_item));
 	mutex_lock(&dev->state->res.lock);
 	kt_reserve_drop(dev);
 	mutex_unlock(&dev->state->res.lock);
