@@ -39,6 +39,7 @@ struct kt_tmr_scope {
 	unsigned int		nr_gone;
 	struct kt_cmd		*except;
 	bool			remote;		/* another node's */
+	unsigned int		executing;	/* victims that may reach the disk */
 };
 
 /* A PREEMPT AND ABORT, answered with GOOD when its victims have ended. */
@@ -105,6 +106,9 @@ static void kt_tmr_collect(struct kt_tmr_scope *s, struct kt_session *sess)
 		atomic_inc(&s->tmr->pending);
 		list_add_tail(&cmd->abort_node, &s->victims);
 		s->count++;
+		/* the claim above is a full barrier: see kt_cmd_execute() */
+		if (test_bit(KT_CMD_EXECUTING, &cmd->flags))
+			s->executing++;
 	}
 	spin_unlock_irqrestore(&sess->cmd_lock, flags);
 	/* ours is a reference: none of them is released before this put */
@@ -292,6 +296,16 @@ void kt_tmr_preempt_abort_dev(struct kt_dev *dev,
 	s.tmr = &pa->tmr;
 	INIT_LIST_HEAD(&s.victims);
 	kt_session_walk(kt_tmr_collect_gone, &s);
+	/*
+	 * None had begun to execute (waiting for Data-Out, held in the task
+	 * set, deferred by a load): none will write, so the other node need
+	 * not wait for them to end, which may take the initiator's Data-Out
+	 */
+	if (!s.executing) {
+		pa->aborting = NULL;
+		if (atomic_dec_and_test(aborting))
+			wake_up_var(aborting);
+	}
 	kt_tmr_release_victims(&s);
 	if (s.count)
 		pr_debug("another node's PREEMPT AND ABORT aborted %u command(s)\n",
