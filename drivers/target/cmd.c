@@ -243,9 +243,12 @@ void kt_cmd_execute(struct kt_cmd *cmd)
 {
 	if (!kt_task_set_may_run(cmd))
 		return;
-	set_bit(KT_CMD_EXECUTING, &cmd->flags);
-	/* against kt_tmr_collect()'s claim: it sees this, or this sees it */
-	smp_mb__after_atomic();
+	/* only another node's abort looks: a clustered LU's commands alone */
+	if (unlikely(cmd->dev && READ_ONCE(cmd->dev->state->res.clustered))) {
+		set_bit(KT_CMD_EXECUTING, &cmd->flags);
+		/* against kt_tmr_collect()'s claim: it sees this, or this it */
+		smp_mb__after_atomic();
+	}
 	if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
 		kt_cmd_complete(cmd, KT_SENSE_ABORTED_COMMAND);
 		return;

@@ -166,7 +166,7 @@ struct kt_cmd {
 #define KT_CMD_COMPLETE		1	/* the response has been queued */
 /* cluster mode: it came while its LU's reservations were reloading */
 #define KT_CMD_LOADING		2
-/* kt_cmd_execute() has begun: unless aborted first, it may reach the disk */
+/* clustered LU: kt_cmd_execute() has begun, so unless aborted first it may reach the disk */
 #define KT_CMD_EXECUTING	3
 
 void kt_cmd_get(struct kt_cmd *cmd);
