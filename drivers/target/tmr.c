@@ -207,7 +207,6 @@ static void kt_tmr_preempt_done(struct work_struct *work)
 {
 	struct kt_pr_abort *pa = container_of(work, struct kt_pr_abort,
 					      tmr.work);
-
 	atomic_t *aborting = pa->aborting;
 
 	if (pa->pr)
