@@ -24,6 +24,10 @@ main() {
 	out=$top/.vm-out
 	mkdir -p "$out"
 	start=$(date +%s)
+	# every failure, with what explains it, repeated at the end: the end
+	# of the log is what a CI page shows
+	recap=$out/recap.txt
+	: > "$recap"
 	# make test KVER=...: that kernel alone
 	[ -n "${KVER:-}" ] && [ -z "${KDIR:-}" ] && KDIR=/lib/modules/$KVER/build
 
@@ -31,7 +35,8 @@ main() {
 		case $1 in
 		ok) pass=$((pass + 1)); echo "ok - $2" ;;
 		skip) skipped=$((skipped + 1)); echo "ok - $2 # SKIP" ;;
-		*) fail=$((fail + 1)); echo "not ok - $2" ;;
+		*) fail=$((fail + 1)); echo "not ok - $2"
+		   echo "not ok - $2" >> "$recap" ;;
 		esac
 	}
 
@@ -74,6 +79,9 @@ main() {
 		gstatus=$?
 		grep -E '^(ok|not ok|#)' "$out/$name/output.log" 2>/dev/null
 		count_tap "$out/$name/output.log" 2>/dev/null
+		# its failed checks, with the first lines each printed
+		grep -A6 '^not ok [0-9]' "$out/$name/output.log" 2>/dev/null |
+			sed "s|^|#   $name: |" | head -60 >> "$recap"
 		if [ -e "$out/$name/stuck.txt" ]; then
 			# the host ended a stuck guest: which file, and what
 			# its vCPUs ran
@@ -83,10 +91,15 @@ main() {
 		elif [ -s "$out/$name/findings.txt" ] || [ "$(cat "$out/$name/rmmod.status" 2>/dev/null)" != 0 ]; then
 			# what CI shows is all a reader gets: the findings, the
 			# unload log and the console's last lines
-			head -60 "$out/$name/findings.txt" 2>/dev/null | sed 's/^/#   /'
-			sed 's/^/#   rmmod: /' "$out/$name/rmmod.log" 2>/dev/null | tail -10
 			tail -40 "$out/$name/console.log" 2>/dev/null | sed 's/^/#   console: /'
+			sed 's/^/#   rmmod: /' "$out/$name/rmmod.log" 2>/dev/null | tail -10
+			head -60 "$out/$name/findings.txt" 2>/dev/null | sed 's/^/#   /'
 			result fail "${p}guest run clean: no kernel-log findings, every ktarget module unloaded"
+			{
+				echo "#   rmmod status: $(cat "$out/$name/rmmod.status" 2>/dev/null)"
+				grep -v ': ok$' "$out/$name/rmmod.log" 2>/dev/null | tail -10 | sed 's/^/#   rmmod: /'
+				head -20 "$out/$name/findings.txt" 2>/dev/null | sed 's/^/#   /'
+			} >> "$recap"
 		elif [ "$gstatus" != 0 ] && ! grep -q '^not ok' "$out/$name/output.log"; then
 			result fail "${p}guest run finished (status $gstatus)"
 		else
@@ -303,6 +316,10 @@ main() {
 		guest_suite "guest-$also" "$also" "$also_top"
 	fi
 
+	if [ -s "$recap" ]; then
+		echo "# ---- every failure again (logs in $out) ----"
+		cat "$recap"
+	fi
 	echo "# make test took $(($(date +%s) - start))s"
 	echo "$pass passed, $fail failed, $skipped skipped"
 	[ "$fail" = 0 ]
