@@ -32,7 +32,7 @@
 #   --mem SIZE        guest memory (default 2G)
 #   --disk FILE       a raw image as the guest's /dev/vda, written through
 #                     (cache=directsync): what the guest wrote survives QEMU
-#   --smp N           guest CPUs (default 2)
+#   --smp N           guest CPUs (default 2, or $KT_VM_SMP)
 #   --shared-disk FILE  a raw image other guests attach at the same time
 #                     (share-rw, no image locking, written through); the
 #                     guest finds it by its serial, ktshared
@@ -50,7 +50,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 name= out= kver= timeout_s=1800 install=1 quiet=0 mem=2G disk=
-smp=2 shared_disk= share= link= mac=52:54:00:4b:54:01
+smp=${KT_VM_SMP:-2} shared_disk= share= link= mac=52:54:00:4b:54:01
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -82,6 +82,7 @@ shift
 [ -n "$kver" ] || kver=$(make -s -C "$top" --no-print-directory kver ${KDIR:+KDIR=$KDIR})
 [ -n "$name" ] || name=$(basename "$script" .sh)
 [ -n "$out" ] || out=$top/.vm-out/$name
+out=$(realpath -m "$out")	# kbuild would resolve a relative INSTALL_MOD_PATH elsewhere
 
 kernel=/boot/vmlinuz-$kver
 [ -r "$kernel" ] || { echo "run.sh: no guest kernel $kernel (make deps)" >&2; exit 2; }
