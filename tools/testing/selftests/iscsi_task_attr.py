@@ -17,13 +17,17 @@ test sends it, and so stays in the task set as long as the test likes.
    each is answered FUNCTION COMPLETE at once and neither gets an answer;
    a SIMPLE command after them no longer waits; the WRITE ends GOOD.
 5. READ(10) returns the block the first WRITE wrote.
+6. A third session (ImmediateData=Yes) sends an ORDERED WRITE(10) whose
+   immediate data has not all come: the command is not yet received, so
+   another session's SIMPLE TEST UNIT READY does not wait for it; once the
+   rest of the PDU is in, the WRITE ends GOOD.
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
 import struct
 import sys
 
-from iscsi_raw import Session
+from iscsi_raw import OP_SCSI_CMD, Session
 
 SIMPLE, ORDERED, HEAD_OF_QUEUE = 1, 2, 3
 ABORT_TASK = 1
@@ -43,6 +47,21 @@ def held_write(s, lun, lba):
     while itt not in s.r2t:
         s.pump(10)
     return itt
+
+
+def partial_write(s, lun, lba, data, sent):
+    """An ORDERED WRITE(10) of @data as immediate data, only its first
+    @sent bytes sent; its ITT and the bytes still to send."""
+    s.itt += 1
+    bhs = bytearray(struct.pack(">BBH4x8sIIII", OP_SCSI_CMD,
+                                0x80 | ORDERED | 0x20, 0,
+                                bytes([0, lun]) + b"\0" * 6, s.itt,
+                                len(data), s.cmdsn, s.exp_statsn))
+    bhs[5:8] = len(data).to_bytes(3, "big")
+    s.cmdsn += 1
+    s.sock.sendall(bytes(bhs) + bytes(write_cdb(lba)).ljust(16, b"\0") +
+                   data[:sent])
+    return s.itt, data[sent:]
 
 
 def answered(s, itt):
@@ -128,6 +147,23 @@ def main():
            "status %#x, %s" % (st, "the pattern" if data == pattern
                                else "other data"),
            "status 0x0, the pattern")
+
+    # 6: a command whose PDU has not all come is not in the task set yet
+    third = Session(addr)
+    third.login(target, initiator + ".third")
+    third.settle(lun)
+    w, rest = partial_write(third, lun, LBA + 2, pattern, BLOCK // 2)
+    third.pump_for(1)
+    t = other.command(lun, TUR)
+    other.pump_for(3)
+    expect("SIMPLE TEST UNIT READY beside an ORDERED WRITE still arriving",
+           answered(other, t), "status 0x0")
+    third.sock.sendall(rest)
+    try:
+        res = third.wait(w, 10)[0]
+    except TimeoutError:
+        res = "none"
+    expect("the ORDERED WRITE once its PDU is in", res, 0)
     return 0 if ok else 1
 
 

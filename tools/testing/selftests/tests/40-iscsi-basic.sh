@@ -14,7 +14,7 @@ main() {
 	local acl=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:mcs
 	local rst=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:raw
 
-	plan 44
+	plan 45
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "ktarget_iscsi was loaded on demand" grep -q '^ktarget_iscsi ' /proc/modules
 
@@ -82,6 +82,9 @@ main() {
 			'the second WRITE: 0' 'answers for the aborted commands: \[\]'
 	check "the data written while commands waited is there" \
 		output_has "$out" "READ(10) of the first WRITE's block: status 0x0, the pattern"
+	check "an ORDERED command whose PDU is still arriving holds no other initiator back" \
+		output_has "$out" 'SIMPLE TEST UNIT READY beside an ORDERED WRITE still arriving: status 0x0' \
+			'the ORDERED WRITE once its PDU is in: 0'
 
 	kmsg_mark
 	out=$(timeout 60 python3 ./iscsi_dataout.py 127.0.0.1:3260 $KT_IQN \
