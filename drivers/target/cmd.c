@@ -462,14 +462,20 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	/* an answer the core builds gets its buffer when it is known */
 	if (!reason && !cmd->data_in_built)
 		reason = kt_cmd_alloc_data(cmd, cmd->data_length);
-	if (!reason && cmd->dev)
-		kt_task_set_enter(cmd);
 	return reason;
 }
 EXPORT_SYMBOL_GPL(kt_cmd_setup);
 
 void kt_cmd_run(struct kt_cmd *cmd)
 {
+	/*
+	 * Received whole only now (its PDU, immediate data included): it
+	 * enters its LU's task set, where an ORDERED command holds back
+	 * every initiator's. One aborted while it came need not: it ends
+	 * at kt_cmd_execute().
+	 */
+	if (cmd->dev && !test_bit(KT_CMD_ABORTED, &cmd->flags))
+		kt_task_set_enter(cmd);
 	if (cmd->dir == KT_DATA_OUT && cmd->data_length &&
 	    cmd->data_received < cmd->data_length) {
 		cmd->ops->write_pending(cmd);

@@ -2,9 +2,10 @@
 /*
  * ktarget_core: task attributes (SAM-5 8.6) in the LU's one task set.
  *
- * A command enters the task set once the core has accepted it, in the
- * order the fabric delivers commands (CmdSN order for iSCSI), and leaves
- * it when it completes or its abort ends. Its data transfer is not held
+ * A command enters the task set once the fabric has received it whole
+ * (kt_cmd_run()), in the order the fabric delivers commands (CmdSN order
+ * for iSCSI), and leaves it when it completes or its abort ends: a command
+ * still arriving holds nobody back. Its Data-Out transfer is not held
  * back; only its execution is:
  *
  *   SIMPLE         runs unless an ORDERED command came before it and has
@@ -123,8 +124,9 @@ static void kt_ts_work(struct work_struct *work)
 }
 
 /*
- * The command has passed the core's checks: it enters the task set. Only
- * commands to an LU do; the core's own commands never come here.
+ * The command has passed the core's checks and is received whole: it
+ * enters the task set. Only commands to an LU do; the core's own commands
+ * never come here.
  */
 void kt_task_set_enter(struct kt_cmd *cmd)
 {

@@ -267,6 +267,11 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 /* Instead of kt_cmd_setup(): the fabric refuses @cmd with @reason. */
 sense_reason_t kt_cmd_refuse(struct kt_cmd *cmd, u64 unpacked_lun,
 			     sense_reason_t reason);
+/*
+ * The command has been received whole, in the order of the fabric's
+ * delivery: it enters its LU's task set, then asks for its Data-Out
+ * (write_pending) or runs.
+ */
 void kt_cmd_run(struct kt_cmd *cmd);
 /* The write data is all in cmd->sgl. */
 void kt_cmd_data_out_done(struct kt_cmd *cmd);

@@ -76,8 +76,12 @@ static int kt_iscsi_scsi_cmd_header(struct kt_iscsi_conn *conn)
 						  KT_SENSE_TASK_SET_FULL);
 	else
 		cmd->setup_reason = kt_cmd_setup(&cmd->se, h->cdb, 16, lun);
-	/* it has reached the core (unit attentions, reservations): MC/S */
-	if (!h->immediate)
+	/*
+	 * MC/S: it has reached the core (unit attentions, reservations); the
+	 * next CmdSN may follow once it is also in the task set, when its
+	 * PDU is all in (kt_iscsi_scsi_cmd(), kt_iscsi_rx_put_cmd())
+	 */
+	if (!h->immediate && !h->data_len)
 		kt_iscsi_cmdsn_ready(conn, h->cmdsn);
 
 	conn->rx.cmd = NULL;
@@ -117,6 +121,18 @@ static struct kt_iscsi_cmd *kt_iscsi_data_out_cmd(struct kt_iscsi_conn *conn,
 }
 
 /*
+ * A SCSI command that came with data: it has now entered the task set, or
+ * never will (MC/S: kt_iscsi_scsi_cmd_header() did not hand it on).
+ */
+static void kt_iscsi_scsi_cmd_handed_on(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+
+	if (!h->immediate && h->data_len)
+		kt_iscsi_cmdsn_ready(conn, h->cmdsn);
+}
+
+/*
  * The PDU is done, or will never be (the connection closes, or left full
  * feature phase meanwhile): let its command go. A SCSI Command PDU that
  * was not acted on leaves a command set up from its header, which only
@@ -127,8 +143,10 @@ void kt_iscsi_rx_put_cmd(struct kt_iscsi_conn *conn, bool acted)
 	struct kt_iscsi_cmd *cmd = conn->rx.held;
 
 	if (!acted && conn->rx.pdu_cmd &&
-	    conn->rx.hdr.opcode == KT_ISCSI_OP_SCSI_CMD)
+	    conn->rx.hdr.opcode == KT_ISCSI_OP_SCSI_CMD) {
 		kt_cmd_fail(&conn->rx.pdu_cmd->se, KT_SENSE_ABORTED_COMMAND);
+		kt_iscsi_scsi_cmd_handed_on(conn);
+	}
 	conn->rx.pdu_cmd = NULL;
 	if (!cmd)
 		return;
@@ -203,13 +221,11 @@ int kt_iscsi_ffp_data_dest(struct kt_iscsi_conn *conn)
 
 /* ---- receive side: whole PDUs ---- */
 
-static void kt_iscsi_scsi_cmd(struct kt_iscsi_conn *conn)
+static void kt_iscsi_scsi_cmd_start(struct kt_iscsi_conn *conn,
+				    struct kt_iscsi_cmd *cmd)
 {
-	struct kt_iscsi_cmd *cmd = conn->rx.pdu_cmd;
 	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
 
-	if (!cmd)
-		return;		/* outside the CmdSN window */
 	if (cmd->setup_reason) {
 		kt_cmd_fail(&cmd->se, cmd->setup_reason);
 		return;
@@ -250,6 +266,16 @@ static void kt_iscsi_scsi_cmd(struct kt_iscsi_conn *conn)
 		return;
 	}
 	kt_cmd_run(&cmd->se);
+}
+
+static void kt_iscsi_scsi_cmd(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_cmd *cmd = conn->rx.pdu_cmd;
+
+	if (!cmd)
+		return;		/* outside the CmdSN window */
+	kt_iscsi_scsi_cmd_start(conn, cmd);
+	kt_iscsi_scsi_cmd_handed_on(conn);
 }
 
 static void kt_iscsi_data_out(struct kt_iscsi_conn *conn)
