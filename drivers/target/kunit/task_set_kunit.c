@@ -165,6 +165,37 @@ static void kt_ts_held_command_runs_when_its_data_is_in(struct kunit *test)
 	kt_task_set_leave(s2);
 }
 
+/*
+ * x (SIMPLE) and y (ORDERED) end before they enter: an abort from another
+ * connection ended them while the fabric handed them in. They must stay
+ * out: an ORDERED o after them runs at once, and nothing is left counted.
+ */
+static void kt_ts_command_ended_before_entering_stays_out(struct kunit *test)
+{
+	struct kt_ts_fixture *f = test->priv;
+	struct kt_cmd *x = &f->c[0].cmd, *y = &f->c[1].cmd, *o;
+
+	x->dev = &f->dev;
+	y->dev = &f->dev;
+	x->task_attr = KT_TASK_SIMPLE;
+	y->task_attr = KT_TASK_ORDERED;
+	INIT_LIST_HEAD(&x->ts_node);
+	INIT_LIST_HEAD(&y->ts_node);
+	kt_task_set_leave(x);
+	kt_task_set_leave(y);
+	kt_task_set_enter(x);
+	kt_task_set_enter(y);
+
+	o = kt_ts_test_enter(f, 2, 'o', KT_TASK_ORDERED);
+	kt_cmd_execute(o);
+	KUNIT_EXPECT_STREQ(test, kt_ts_test_ran(f), "o");
+	KUNIT_EXPECT_EQ(test, f->state.task_set.nr_running, 1U);
+	kt_task_set_leave(o);
+	kt_ts_test_settle(f);
+	KUNIT_EXPECT_EQ(test, f->state.task_set.nr_running, 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->state.task_set.held));
+}
+
 /* kt_cmd_claim(): completed or aborted, never both */
 static void kt_cmd_claim_is_once(struct kunit *test)
 {
@@ -185,6 +216,7 @@ static struct kunit_case kt_ts_cases[] = {
 	KUNIT_CASE(kt_ts_simple_commands_run_as_they_come),
 	KUNIT_CASE(kt_ts_ordered_waits_and_holds_back),
 	KUNIT_CASE(kt_ts_held_command_runs_when_its_data_is_in),
+	KUNIT_CASE(kt_ts_command_ended_before_entering_stays_out),
 	{}
 };
 
