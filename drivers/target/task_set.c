@@ -39,6 +39,7 @@ enum {
 	KT_TS_FAST,		/* holds a reference on ts->ref */
 	KT_TS_RUNNING,		/* counted in ts->nr_running */
 	KT_TS_HELD,		/* on ts->held */
+	KT_TS_LEFT,		/* ended: it never enters again */
 };
 
 static struct workqueue_struct *kt_task_set_wq;
@@ -124,6 +125,18 @@ static void kt_ts_work(struct work_struct *work)
 }
 
 /*
+ * The command takes the reference it holds. It may have ended while the
+ * fabric was handing it in (an abort from another connection ends a
+ * WRITE waiting for its Data-Out): then kt_task_set_leave() has passed
+ * already, and it must not enter.
+ */
+static void kt_ts_enter_fast(struct kt_task_set *ts, struct kt_cmd *cmd)
+{
+	if (cmpxchg(&cmd->ts_state, KT_TS_NONE, KT_TS_FAST) != KT_TS_NONE)
+		percpu_ref_put(&ts->ref);
+}
+
+/*
  * The command has passed the core's checks and is received whole: it
  * enters the task set. Only commands to an LU do; the core's own commands
  * never come here.
@@ -135,7 +148,7 @@ void kt_task_set_enter(struct kt_cmd *cmd)
 
 	if (cmd->task_attr != KT_TASK_ORDERED &&
 	    percpu_ref_tryget_live(&ts->ref)) {
-		cmd->ts_state = KT_TS_FAST;
+		kt_ts_enter_fast(ts, cmd);
 		return;
 	}
 
@@ -144,7 +157,7 @@ void kt_task_set_enter(struct kt_cmd *cmd)
 		/* revived since the try: the reference is live again */
 		if (cmd->task_attr != KT_TASK_ORDERED &&
 		    percpu_ref_tryget_live(&ts->ref)) {
-			cmd->ts_state = KT_TS_FAST;
+			kt_ts_enter_fast(ts, cmd);
 			goto out;
 		}
 		/*
@@ -158,10 +171,11 @@ void kt_task_set_enter(struct kt_cmd *cmd)
 	if (cmd->task_attr == KT_TASK_HEAD_OF_QUEUE ||
 	    (cmd->task_attr != KT_TASK_ORDERED && !ts->ordered_running &&
 	     list_empty(&ts->held))) {
-		cmd->ts_state = KT_TS_RUNNING;
-		ts->nr_running++;
-	} else {
-		cmd->ts_state = KT_TS_HELD;
+		if (cmpxchg(&cmd->ts_state, KT_TS_NONE, KT_TS_RUNNING) ==
+		    KT_TS_NONE)
+			ts->nr_running++;
+	} else if (cmpxchg(&cmd->ts_state, KT_TS_NONE, KT_TS_HELD) ==
+		   KT_TS_NONE) {
 		cmd->ts_ready = false;
 		list_add_tail(&cmd->ts_node, &ts->held);
 		/* an ORDERED one at the head may run if all is drained */
@@ -198,25 +212,33 @@ void kt_task_set_leave(struct kt_cmd *cmd)
 {
 	struct kt_task_set *ts;
 	unsigned long flags;
+	unsigned int st = READ_ONCE(cmd->ts_state);
 
-	switch (cmd->ts_state) {
-	case KT_TS_NONE:
+	/* not in it (no LU, or not received whole): it never enters now */
+	if (st == KT_TS_NONE) {
+		st = cmpxchg(&cmd->ts_state, KT_TS_NONE, KT_TS_LEFT);
+		if (st == KT_TS_NONE)
+			return;
+	}
+	switch (st) {
+	case KT_TS_LEFT:
 		return;
 	case KT_TS_FAST:
-		cmd->ts_state = KT_TS_NONE;
+		WRITE_ONCE(cmd->ts_state, KT_TS_LEFT);
 		percpu_ref_put(&cmd->dev->state->task_set.ref);
 		return;
 	}
 	ts = kt_ts(cmd);
 	spin_lock_irqsave(&ts->lock, flags);
+	/* an abort may have taken it off the held list meanwhile */
 	if (cmd->ts_state == KT_TS_HELD) {
 		list_del_init(&cmd->ts_node);
-	} else {
+	} else if (cmd->ts_state == KT_TS_RUNNING) {
 		ts->nr_running--;
 		if (cmd->task_attr == KT_TASK_ORDERED)
 			ts->ordered_running = false;
 	}
-	cmd->ts_state = KT_TS_NONE;
+	WRITE_ONCE(cmd->ts_state, KT_TS_LEFT);
 	spin_unlock_irqrestore(&ts->lock, flags);
 	queue_work(kt_task_set_wq, &ts->work);
 }
@@ -255,9 +277,10 @@ void kt_task_set_show(struct seq_file *m, struct kt_cmd *cmd)
 	static const char *const state[] = {
 		[KT_TS_NONE] = "outside", [KT_TS_FAST] = "fast",
 		[KT_TS_RUNNING] = "running", [KT_TS_HELD] = "held",
+		[KT_TS_LEFT] = "left",
 	};
 	struct kt_task_set *ts = kt_ts(cmd);
-	u8 st = READ_ONCE(cmd->ts_state);
+	unsigned int st = READ_ONCE(cmd->ts_state);
 
 	seq_printf(m, "    task set: %s%s; LU: slow %d drained %d ordered running %d, %u running, %s\n",
 		   st < ARRAY_SIZE(state) ? state[st] : "?",

@@ -61,7 +61,7 @@ struct kt_cmd {
 	u64			tag;		/* fabric's task tag (ITT) */
 	u64			unpacked_lun;
 	enum kt_task_attr	task_attr;
-	u8			ts_state;	/* in the task set: KT_TS_* */
+	unsigned int		ts_state;	/* in the task set: KT_TS_* */
 	bool			ts_ready;	/* held, and its data is in */
 	struct list_head	ts_node;	/* task_set.held */
 	enum kt_data_dir	dir;		/* as the initiator declared it */
