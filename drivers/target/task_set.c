@@ -270,6 +270,7 @@ void kt_task_set_abort(struct kt_cmd *cmd)
 	queue_work(kt_task_set_wq, &ts->work);
 	kt_cmd_execute(cmd);
 }
+EXPORT_SYMBOL_IF_KUNIT(kt_task_set_abort);
 
 /* For /sys/kernel/debug/ktarget/commands: a snapshot, read unlocked. */
 void kt_task_set_show(struct seq_file *m, struct kt_cmd *cmd)

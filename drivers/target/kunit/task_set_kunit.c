@@ -196,6 +196,29 @@ static void kt_ts_command_ended_before_entering_stays_out(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&f->state.task_set.held));
 }
 
+/*
+ * SIMPLE w runs; ORDERED o is held, its data still coming; SIMPLE s is
+ * held behind o, its data in. An abort takes o out: s must run now, not
+ * once w has ended.
+ */
+static void kt_ts_abort_of_a_held_command_lets_the_next_run(struct kunit *test)
+{
+	struct kt_ts_fixture *f = test->priv;
+	struct kt_cmd *w = kt_ts_test_enter(f, 0, 'w', KT_TASK_SIMPLE);
+	struct kt_cmd *o = kt_ts_test_enter(f, 1, 'o', KT_TASK_ORDERED);
+	struct kt_cmd *s = kt_ts_test_enter(f, 2, 's', KT_TASK_SIMPLE);
+
+	kt_cmd_execute(w);
+	kt_cmd_execute(s);
+	KUNIT_EXPECT_STREQ(test, kt_ts_test_ran(f), "w");
+	set_bit(KT_CMD_ABORTED, &o->flags);
+	kt_task_set_abort(o);
+	KUNIT_EXPECT_STREQ(test, kt_ts_test_ran(f), "ws");
+	kt_task_set_leave(o);
+	kt_task_set_leave(s);
+	kt_task_set_leave(w);
+}
+
 /* kt_cmd_claim(): completed or aborted, never both */
 static void kt_cmd_claim_is_once(struct kunit *test)
 {
@@ -217,6 +240,7 @@ static struct kunit_case kt_ts_cases[] = {
 	KUNIT_CASE(kt_ts_ordered_waits_and_holds_back),
 	KUNIT_CASE(kt_ts_held_command_runs_when_its_data_is_in),
 	KUNIT_CASE(kt_ts_command_ended_before_entering_stays_out),
+	KUNIT_CASE(kt_ts_abort_of_a_held_command_lets_the_next_run),
 	{}
 };
 
