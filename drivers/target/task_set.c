@@ -176,6 +176,15 @@ void kt_task_set_enter(struct kt_cmd *cmd)
 			ts->nr_running++;
 	} else if (cmpxchg(&cmd->ts_state, KT_TS_NONE, KT_TS_HELD) ==
 		   KT_TS_NONE) {
+		/*
+		 * An abort that claimed it just now saw it outside, or will
+		 * see it held (either cmpxchg orders its write before its
+		 * read): one aborted need not wait for its turn.
+		 */
+		if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
+			WRITE_ONCE(cmd->ts_state, KT_TS_NONE);
+			goto out;
+		}
 		cmd->ts_ready = false;
 		list_add_tail(&cmd->ts_node, &ts->held);
 		/* an ORDERED one at the head may run if all is drained */
@@ -253,7 +262,7 @@ void kt_task_set_abort(struct kt_cmd *cmd)
 {
 	struct kt_task_set *ts;
 	unsigned long flags;
-	bool run = false;
+	bool held = false, run = false;
 
 	if (READ_ONCE(cmd->ts_state) != KT_TS_HELD)
 		return;
@@ -262,13 +271,15 @@ void kt_task_set_abort(struct kt_cmd *cmd)
 	if (cmd->ts_state == KT_TS_HELD) {
 		list_del_init(&cmd->ts_node);
 		WRITE_ONCE(cmd->ts_state, KT_TS_NONE);
+		held = true;
 		run = cmd->ts_ready;
 	}
 	spin_unlock_irqrestore(&ts->lock, flags);
-	if (!run)
-		return;
-	queue_work(kt_task_set_wq, &ts->work);
-	kt_cmd_execute(cmd);
+	/* what it held back may run now, whether or not its data is in */
+	if (held)
+		queue_work(kt_task_set_wq, &ts->work);
+	if (run)
+		kt_cmd_execute(cmd);
 }
 EXPORT_SYMBOL_IF_KUNIT(kt_task_set_abort);
 
