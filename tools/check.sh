@@ -26,7 +26,7 @@ status=0
 ignore=FILE_PATH_CHANGES,SPDX_LICENSE_TAG,CONST_STRUCT
 # Their configfs attribute macros take a struct member's name, used in a
 # show and a store: a name has no side effects and cannot be parenthesized.
-member_macros='drivers/target/alua_configfs.c drivers/target/dev_wwn.c'
+member_macros='drivers/target/configfs/dev_alua.c drivers/target/configfs/dev_wwn.c'
 # compat.h is where the kernel version is tested, and only there.
 compat=include/ktarget/compat.h
 files=$(git ls-files 'drivers/*.[ch]' 'include/*.h' |
@@ -57,6 +57,9 @@ if git grep -n --untracked -e LINUX_VERSION_CODE -e 'KERNEL_VERSION(' -- \
 	echo "version tests belong in include/ktarget/compat.h"
 	status=1
 fi
+
+echo "check: include rules between layers"
+tools/check-layers.sh || status=1
 
 echo "check: sparse"
 make -s --no-print-directory modules C=2 CHECK="sparse -Wbitwise -Wcontext" 2>&1 |

@@ -34,9 +34,9 @@
 #include <ktarget/cluster.h>
 
 #include "cluster.h"
-#include "alua.h"
+#include "alua/alua.h"
 #include "core.h"
-#include "pr.h"
+#include "pr/pr.h"
 
 static bool cluster_default;
 module_param(cluster_default, bool, 0644);

@@ -26,9 +26,9 @@
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
 
-#include "alua.h"
+#include "alua/alua.h"
 #include "core.h"
-#include "pr.h"
+#include "pr/pr.h"
 
 void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
 		 struct kt_session *sess, u64 tag, enum kt_data_dir dir,

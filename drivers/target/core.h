@@ -38,7 +38,7 @@ bool kt_lun_tryget(struct kt_lun *lun);
 void kt_lun_get(struct kt_lun *lun);
 void kt_lun_put(struct kt_lun *lun);
 
-/* configfs.c */
+/* configfs/root.c */
 int kt_configfs_init(void);
 void kt_configfs_exit(void);
 void kt_dbroot_get(char *buf, size_t size);
@@ -54,7 +54,7 @@ struct kt_dev *kt_dev_from_link_target(struct config_item *item);
 void kt_dev_export(struct kt_dev *dev);
 void kt_dev_unexport(struct kt_dev *dev);
 
-/* tpg.c */
+/* session.c */
 struct kt_node_acl;
 struct kt_tpg;
 struct kt_session;
@@ -68,7 +68,7 @@ unsigned int kt_session_list_luns(struct kt_session *sess, u64 *luns,
 typedef void (*kt_session_fn)(struct kt_session *sess, void *arg);
 void kt_session_walk(kt_session_fn fn, void *arg);
 
-/* cmd.c, exec.c, spc.c, sbc.c */
+/* cmd.c, dispatch.c, spc.c, sbc.c */
 struct kt_cdb;
 enum kt_data_dir;
 sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,

@@ -14,11 +14,11 @@
 
 #include <ktarget/backend.h>
 
-#include "alua.h"
+#include "alua/alua.h"
 #include "cluster.h"
 #include "core.h"
-#include "pr.h"
-#include "xcopy.h"
+#include "pr/pr.h"
+#include "copy/xcopy.h"
 
 static DEFINE_IDA(kt_dev_ida);
 static const struct config_item_type kt_dev_type;

@@ -21,9 +21,9 @@
 
 #include <ktarget/target.h>
 
-#include "alua_groups.h"
+#include "alua/alua_groups.h"
 #include "cluster.h"
-#include "rod.h"
+#include "copy/rod.h"
 
 /*
  * Unit attention conditions of a device (SAM-5 5.14): a short history of
@@ -71,7 +71,10 @@ struct kt_lbp_thresh {
 	atomic64_t	written;	/* bytes written to the device */
 };
 
-/* EXTENDED COPY counters of a copy manager: statistics/xcopy/ (xcopy_stat.c) */
+/*
+ * EXTENDED COPY counters of a copy manager: statistics/xcopy/
+ * (configfs/dev_xcopy_stat.c)
+ */
 struct kt_xcopy_stat {
 	atomic64_t	operations;	/* EXTENDED COPY commands run */
 	atomic64_t	failures;	/* ... that ended in an error */

@@ -41,7 +41,7 @@ extern struct configfs_item_operations kt_fabric_root_item_ops;
 struct kt_fabric *kt_fabric_of_root(struct config_item *item);
 struct configfs_group_operations *kt_root_group_ops_get(void);
 
-/* fabric_configfs.c */
+/* configfs/fabric.c */
 int kt_fabric_init_types(struct kt_fabric *f);
 void kt_fabric_free_types(struct kt_fabric *f);
 

@@ -2,7 +2,7 @@
 /*
  * ktarget_core: a TPG's LUNs and an ACL's mapped LUNs. Fabrics see them
  * only as pointers (cmd->lun); the core makes, links and looks them up
- * (tpg.c, fabric_configfs.c).
+ * (session.c, configfs/fabric.c).
  */
 #ifndef KTARGET_CORE_LUN_H
 #define KTARGET_CORE_LUN_H
@@ -13,7 +13,7 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
-#include "alua_groups.h"
+#include "alua/alua_groups.h"
 
 struct kt_dev;
 struct kt_node_acl;

@@ -25,7 +25,7 @@
 #include <ktarget/fabric.h>
 
 #include "core.h"
-#include "pr.h"
+#include "pr/pr.h"
 
 struct kt_tmr_scope {
 	struct kt_tmr		*tmr;

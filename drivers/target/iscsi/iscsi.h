@@ -192,7 +192,7 @@ void kt_iscsi_aborted(struct kt_cmd *se);
 void kt_iscsi_abort_data_out(struct kt_cmd *se);
 
 /*
- * configfs.c, configfs_auth.c
+ * configfs/fabric.c, configfs/auth.c
  *
  * kt_iscsi_ops is the fabric: its data-path and configuration hooks and
  * its attributes.

@@ -162,7 +162,7 @@ static const char *kt_iscsi_mine_rdma(struct kt_iscsi_login *l,
 			size_t bad;
 			u64 n;
 
-			/* configfs_param.c let only a valid number in */
+			/* configfs/param.c let only a valid number in */
 			if (!kt_iscsi_parse_number((const u8 *)v, strlen(v),
 						   U32_MAX, 0, &n, &bad))
 				mrdsl = n;

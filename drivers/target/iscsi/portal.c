@@ -14,7 +14,7 @@
 #include <net/sock.h>
 
 #include "conn.h"
-#include "tcp.h"
+#include "tcp/tcp.h"
 
 static LIST_HEAD(kt_iscsi_portals);
 static DEFINE_MUTEX(kt_iscsi_portals_lock);

@@ -11,8 +11,8 @@
 
 #include <ktarget/fabric.h>
 
-#include "../core.h"
-#include "../dev_state.h"
+#include "core.h"
+#include "dev_state.h"
 
 #define KT_TS_TEST_CMDS	6
 

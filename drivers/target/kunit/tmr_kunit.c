@@ -22,7 +22,7 @@
 
 #include <ktarget/fabric.h>
 
-#include "../core.h"
+#include "core.h"
 
 #define KT_TMR_TEST_ROUNDS	1000
 

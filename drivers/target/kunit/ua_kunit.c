@@ -9,8 +9,8 @@
 
 #include <ktarget/fabric.h>
 
-#include "../core.h"
-#include "../dev_state.h"
+#include "core.h"
+#include "dev_state.h"
 
 #define KT_ASC_TEST_A	0x2a01	/* MODE PARAMETERS CHANGED */
 #define KT_ASC_TEST_B	0x2a03	/* RESERVATIONS PREEMPTED */

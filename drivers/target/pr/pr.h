@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ktarget_core: reservations, between pr.c (persistent reservations and
- * their APTPL file), pr_configfs.c (DEV/pr/), reserve.c (SPC-2 RESERVE and
- * RELEASE) and the rest of the core.
+ * ktarget_core: reservations, between pr.c (persistent reservations),
+ * pr_aptpl.c (their APTPL file), pr_cluster.c (cluster mode), reserve.c
+ * (SPC-2 RESERVE and RELEASE), configfs/dev_pr.c (DEV/pr/) and the rest of
+ * the core.
  */
 #ifndef KTARGET_CORE_PR_H
 #define KTARGET_CORE_PR_H
@@ -81,7 +82,7 @@ sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd);
 void kt_pr_aptpl_save(struct kt_dev *dev);
 void kt_pr_aptpl_load(struct kt_dev *dev);
 
-/* pr_configfs.c */
+/* configfs/dev_pr.c */
 extern const struct config_item_type kt_dev_pr_type;
 
 /* reserve.c */

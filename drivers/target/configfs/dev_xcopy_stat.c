@@ -11,7 +11,7 @@
 #include <ktarget/target.h>
 
 #include "core.h"
-#include "xcopy.h"
+#include "copy/xcopy.h"
 
 /* The counter at byte @off of the device's struct kt_xcopy_stat */
 static ssize_t kt_xcopy_stat_show(struct config_item *item, char *page,

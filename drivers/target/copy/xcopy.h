@@ -2,7 +2,7 @@
 /*
  * ktarget_core: what the EXTENDED COPY engine (xcopy.c), its buffers
  * (xcopy_buf.c), its held results and RECEIVE COPY RESULTS (xcopy_rcr.c)
- * and its counters (xcopy_stat.c) share.
+ * and its counters (configfs/dev_xcopy_stat.c) share.
  */
 #ifndef KTARGET_XCOPY_H
 #define KTARGET_XCOPY_H
@@ -70,7 +70,7 @@ void kt_xcopy_buf_put(struct kt_session *sess, struct scatterlist *sgl,
 		      unsigned int cap);
 void kt_xcopy_buf_exit(void);
 
-/* xcopy_stat.c */
+/* configfs/dev_xcopy_stat.c */
 void kt_xcopy_stat_init(struct kt_dev *dev);
 
 #endif /* KTARGET_XCOPY_H */

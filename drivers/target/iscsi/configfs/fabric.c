@@ -12,8 +12,8 @@
  * The core builds the generic tree (enable, lun/, acls/, mapped LUNs) and
  * calls the hooks below. Every refused write returns an error and logs one
  * line saying what was wrong; values written with echo lose their newline.
- * param/ is in configfs_param.c, np/ in configfs_np.c, auth/ and
- * discovery_auth/ in configfs_auth.c.
+ * param/ is in configfs/param.c, np/ in configfs/np.c, auth/ and
+ * discovery_auth/ in configfs/auth.c.
  */
 #define pr_fmt(fmt) "ktarget_iscsi: " fmt
 

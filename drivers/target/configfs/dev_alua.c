@@ -20,7 +20,7 @@
 #include <ktarget/fabric.h>
 #include <ktarget/proto/alua.h>
 
-#include "alua.h"
+#include "alua/alua.h"
 #include "core.h"
 
 /* LIO's upper limits (target_core_alua.h) */

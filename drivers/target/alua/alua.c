@@ -5,7 +5,7 @@
  * each LUN linked to the device is a target port in one of them. This file
  * keeps the groups and their members, answers REPORT and SET TARGET PORT
  * GROUPS, and refuses what a port's access state does not allow. The wire
- * formats are in proto/alua.c, the configfs side in alua_configfs.c.
+ * formats are in proto/alua.c, the configfs side in configfs/dev_alua.c.
  *
  * Locking: dev->state->alua.lock guards the group list, the members and every
  * write of a state. The command path reads a LUN's group under RCU; groups

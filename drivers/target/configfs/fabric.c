@@ -16,7 +16,7 @@
 
 #include <ktarget/fabric.h>
 
-#include "alua.h"
+#include "alua/alua.h"
 #include "core.h"
 #include "fabric.h"
 

@@ -16,7 +16,7 @@
 #include <ktarget/proto/spc.h>
 
 #include "core.h"
-#include "pr.h"
+#include "pr/pr.h"
 
 typedef sense_reason_t (*kt_parse_fn)(struct kt_cmd *cmd,
 				     const struct kt_cdb *c, u32 *needed,

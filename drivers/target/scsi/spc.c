@@ -19,10 +19,10 @@
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
 
-#include "alua.h"
+#include "alua/alua.h"
 #include "core.h"
-#include "pr.h"
-#include "xcopy.h"
+#include "pr/pr.h"
+#include "copy/xcopy.h"
 
 #define KT_SPC_BUF_MAX	(64 * 1024)	/* largest emulated response we build */
 #define KT_CAW_MAX_BLOCKS	64	/* COMPARE AND WRITE blocks per command */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ktarget_core: ALUA between its files (alua.c, alua_configfs.c) and the
+ * ktarget_core: ALUA between its files (alua.c, configfs/dev_alua.c) and the
  * rest of the core.
  */
 #ifndef KTARGET_CORE_ALUA_H
@@ -56,7 +56,7 @@ void kt_alua_move_port(struct kt_lun *lun, struct kt_alua_gp *gp);
 void kt_alua_set_offline(struct kt_lun *lun, bool offline);
 void kt_alua_gp_remove(struct kt_alua_gp *gp);
 
-/* alua_configfs.c */
+/* configfs/dev_alua.c */
 extern const struct config_item_type kt_dev_alua_type;
 extern const struct config_item_type kt_alua_gp_type;
 extern struct configfs_attribute *kt_alua_lun_attrs[];

@@ -7,7 +7,7 @@
 #include <linux/module.h>
 
 #include "core.h"
-#include "xcopy.h"
+#include "copy/xcopy.h"
 
 static int __init kt_core_init(void)
 {

@@ -14,7 +14,7 @@
 #include <ktarget/proto/pr.h>
 
 #include "core.h"
-#include "pr.h"
+#include "pr/pr.h"
 
 #define KT_NO_PR_HOLDER		"No SPC-3 Reservation holder\n"
 

@@ -36,9 +36,9 @@
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
 
-#include "alua.h"
+#include "alua/alua.h"
 #include "core.h"
-#include "pr.h"
+#include "pr/pr.h"
 #include "xcopy.h"
 
 #define KT_XCOPY_CHUNK_MAX_KB	16384	/* default and largest chunk */

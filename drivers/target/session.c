@@ -14,8 +14,8 @@
 #include <ktarget/objects.h>
 
 #include "core.h"
-#include "pr.h"
-#include "xcopy.h"
+#include "pr/pr.h"
+#include "copy/xcopy.h"
 
 static unsigned int sessions_per_initiator = 64;
 module_param(sessions_per_initiator, uint, 0644);

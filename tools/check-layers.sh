@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The include rules that keep the tree's layers apart (Documentation/design.md,
+# "Layout"). Each rule names a set of files and the ktarget headers they may
+# include, <ktarget/...> or "..." alike; system headers (<linux/...>,
+# <rdma/...>, <net/...>) are not checked. Prints every include that breaks
+# a rule and exits 1 if there is one.
+#
+# Usage: tools/check-layers.sh [TREE]   (default: the checkout this is in)
+cd "${1:-$(dirname "$0")/..}" || exit 2
+
+status=0
+
+# rule NAME FILE-REGEX ALLOWED-REGEX: every ktarget include of the git-tracked
+# files matching FILE-REGEX matches ALLOWED-REGEX.
+rule() {
+	local name=$1 files=$2 allowed=$3 f inc bad=0
+
+	for f in $(git ls-files 'drivers/*.[ch]' 'include/*.h' | grep -E "$files"); do
+		while IFS= read -r inc; do
+			grep -qE "^($allowed)\$" <<< "$inc" && continue
+			echo "check-layers: $f: $inc: $name"
+			bad=1
+		done < <(sed -nE 's/^#include[[:space:]]+(<ktarget\/[^>]*>|"[^"]*").*/\1/p' "$f")
+	done
+	[ $bad = 0 ] || status=1
+}
+
+# The pure protocol code builds in userspace too: wire formats only.
+rule "proto/ includes only <ktarget/proto/*.h>" \
+	'^(drivers/target/proto/|include/ktarget/proto/)' \
+	'<ktarget/proto/[a-z_]+\.h>'
+
+# A backstore sees the backend interface, never a CDB or the core.
+rule "a backstore includes only <ktarget/backend.h>" \
+	'^drivers/target/backend/' \
+	'<ktarget/(backend|compat|version)\.h>'
+
+# The DLM module knows the core only through what the core asks of it.
+rule "dlm/ includes only <ktarget/cluster.h> and its own header" \
+	'^drivers/target/dlm/' \
+	'<ktarget/cluster\.h>|"cluster_lu\.h"'
+
+# iSCSI transports see ktarget_iscsi only through the transport interface.
+rule "iscsi/tcp/ includes only the transport interface and its own header" \
+	'^drivers/target/iscsi/tcp/' \
+	'<ktarget/(iscsi_transport|proto/iscsi_pdu)\.h>|"tcp\.h"'
+rule "isert includes only the transport interface and its own header" \
+	'^drivers/infiniband/ulp/isert/' \
+	'<ktarget/(iscsi_transport|cmd|version|proto/iscsi_pdu)\.h>|"isert\.h"'
+
+# The interfaces between modules stand alone: no module's own header.
+rule "include/ktarget/ includes only include/ktarget/" \
+	'^include/ktarget/' \
+	'<ktarget/[a-z_/]+\.h>'
+
+# ktarget_core reaches no other module's private headers, and a folder of
+# the core reaches another only through that folder's header.
+rule "the core reaches its folders only through their headers" \
+	'^drivers/target/([a-z_]+\.[ch]|(scsi|pr|alua|copy|configfs|kunit)/[a-z_]+\.[ch])$' \
+	'<ktarget/[a-z_/]+\.h>|"(core|dev_state|lun|fabric|cluster)\.h"|"(pr/)?pr\.h"|"(alua/)?(alua|alua_groups)\.h"|"(copy/)?(xcopy|rod)\.h"'
+
+# Only the iSCSI fabric's own files include its headers.
+rule "iscsi/ includes the core only through <ktarget/*.h>" \
+	'^drivers/target/iscsi/([a-z_]+|configfs/[a-z_]+)\.[ch]$' \
+	'<ktarget/[a-z_/]+\.h>|"(conn|iscsi|login)\.h"|"tcp/tcp\.h"'
+
+exit $status
