@@ -16,7 +16,10 @@ typedef unsigned int __bitwise sense_reason_t;
 
 #define KT_SR(n)	((__force sense_reason_t)(n))
 
-/* Keep in step with the table in drivers/target/proto/sense.c. */
+/*
+ * drivers/target/proto/sense.c maps each to its status and sense by name;
+ * a reason without an entry fails tools/testing/unit/test_sense.c.
+ */
 #define KT_SENSE_NONE				KT_SR(0)
 #define KT_SENSE_INVALID_OPCODE			KT_SR(1)	/* 5/20/00 */
 #define KT_SENSE_INVALID_CDB_FIELD		KT_SR(2)	/* 5/24/00 */
