@@ -59,7 +59,7 @@ rule "include/ktarget/ includes only include/ktarget/" \
 # the core reaches another only through that folder's header.
 rule "the core reaches its folders only through their headers" \
 	'^drivers/target/([a-z_]+\.[ch]|(scsi|pr|alua|copy|configfs|kunit)/[a-z_]+\.[ch])$' \
-	'<ktarget/[a-z_/]+\.h>|"(core|dev_state|lun|fabric|cluster)\.h"|"(pr/)?pr\.h"|"(alua/)?(alua|alua_groups)\.h"|"(copy/)?(xcopy|rod)\.h"'
+	'<ktarget/[a-z_/]+\.h>|"(core|dev_state|lun|fabric|cluster)\.h"|"(pr/)?pr\.h"|"(alua/)?(alua|alua_groups)\.h"|"(copy/)?(xcopy|rod)\.h"|"(scsi/)?cmdsets\.h"'
 
 # Only the iSCSI fabric's own files include its headers.
 rule "iscsi/ includes the core only through <ktarget/*.h>" \

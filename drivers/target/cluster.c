@@ -33,8 +33,8 @@
 
 #include <ktarget/cluster.h>
 
-#include "cluster.h"
 #include "alua/alua.h"
+#include "cluster.h"
 #include "core.h"
 #include "pr/pr.h"
 

@@ -29,6 +29,7 @@
 #include "alua/alua.h"
 #include "core.h"
 #include "pr/pr.h"
+#include "scsi/cmdsets.h"
 
 void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
 		 struct kt_session *sess, u64 tag, enum kt_data_dir dir,

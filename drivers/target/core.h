@@ -68,36 +68,11 @@ unsigned int kt_session_list_luns(struct kt_session *sess, u64 *luns,
 typedef void (*kt_session_fn)(struct kt_session *sess, void *arg);
 void kt_session_walk(kt_session_fn fn, void *arg);
 
-/* cmd.c, dispatch.c, spc.c, sbc.c */
+/* dispatch.c: which family takes the command on */
 struct kt_cdb;
 enum kt_data_dir;
 sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			     u32 *needed, enum kt_data_dir *dir);
-sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
-			    u32 *needed, enum kt_data_dir *dir);
-sense_reason_t kt_sbc_parse_rw(struct kt_cmd *cmd, const struct kt_cdb *c,
-			       u32 *needed, enum kt_data_dir *dir);
-sense_reason_t kt_sbc_parse_verify(struct kt_cmd *cmd, const struct kt_cdb *c,
-				   u32 *needed, enum kt_data_dir *dir);
-sense_reason_t kt_sbc_parse_caw(struct kt_cmd *cmd, const struct kt_cdb *c,
-				u32 *needed, enum kt_data_dir *dir);
-sense_reason_t kt_sbc_parse_orwrite(struct kt_cmd *cmd, const struct kt_cdb *c,
-				    u32 *needed, enum kt_data_dir *dir);
-sense_reason_t kt_sbc_parse_pre_fetch(struct kt_cmd *cmd,
-				      const struct kt_cdb *c, u32 *needed,
-				      enum kt_data_dir *dir);
-sense_reason_t kt_sbc_parse_sync(struct kt_cmd *cmd, const struct kt_cdb *c,
-				 u32 *needed, enum kt_data_dir *dir);
-sense_reason_t kt_sbc_parse_write_same(struct kt_cmd *cmd,
-				       const struct kt_cdb *c, u32 *needed,
-				       enum kt_data_dir *dir);
-sense_reason_t kt_sbc_parse_unmap(struct kt_cmd *cmd, const struct kt_cdb *c,
-				  u32 *needed, enum kt_data_dir *dir);
-u64 kt_dev_nr_lblocks(struct kt_dev *dev);
-u32 kt_dev_max_xfer_blocks(const struct kt_dev *dev);
-bool kt_dev_capacity_check(struct kt_cmd *cmd);
-struct kt_lu_info;
-void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu);
 
 /* cmd.c, tmr.c */
 bool kt_cmd_claim(struct kt_cmd *cmd, int bit);
@@ -138,16 +113,6 @@ struct scatterlist *kt_sgl_cache_get(struct kt_session *sess, u32 len,
 void kt_sgl_cache_put(struct kt_session *sess, struct scatterlist *sgl,
 		      unsigned int cap);
 
-/* lbp_thresh.c */
-struct kt_lu_info;
-struct kt_mode_select;
-void kt_lbp_thresh_dev_init(struct kt_dev *dev);
-void kt_lbp_thresh_enable(struct kt_dev *dev);
-void kt_lbp_thresh_lu_info(struct kt_dev *dev, struct kt_lu_info *lu);
-void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel);
-void kt_lbp_consumed(struct kt_dev *dev, struct kt_session *sess, u64 bytes);
-void kt_lbp_resample(struct kt_dev *dev, struct kt_session *sess);
-
 /* ua.c */
 void kt_ua_dev_init(struct kt_dev *dev);
 void kt_ua_session_init(struct kt_session *sess);
@@ -174,19 +139,6 @@ bool kt_task_set_may_run(struct kt_cmd *cmd);
 void kt_task_set_leave(struct kt_cmd *cmd);
 void kt_task_set_abort(struct kt_cmd *cmd);
 void kt_task_set_show(struct seq_file *m, struct kt_cmd *cmd);
-
-/* sanitize.c */
-enum kt_data_dir;
-int kt_sanitize_init(void);
-void kt_sanitize_exit(void);
-int kt_sbc_init(void);
-void kt_sbc_exit(void);
-void kt_sanitize_dev_init(struct kt_dev *dev);
-sense_reason_t kt_sanitize_check(struct kt_cmd *cmd);
-sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd);
-bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress);
-sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
-				 u32 *needed, enum kt_data_dir *dir);
 
 /* dev_attrib.c, dev_wwn.c */
 extern const struct config_item_type kt_dev_attrib_type;

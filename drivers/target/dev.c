@@ -16,9 +16,10 @@
 
 #include "alua/alua.h"
 #include "cluster.h"
+#include "copy/xcopy.h"
 #include "core.h"
 #include "pr/pr.h"
-#include "copy/xcopy.h"
+#include "scsi/cmdsets.h"
 
 static DEFINE_IDA(kt_dev_ida);
 static const struct config_item_type kt_dev_type;

@@ -17,6 +17,7 @@
 
 #include "core.h"
 #include "pr/pr.h"
+#include "scsi/cmdsets.h"
 
 typedef sense_reason_t (*kt_parse_fn)(struct kt_cmd *cmd,
 				     const struct kt_cdb *c, u32 *needed,

@@ -6,8 +6,9 @@
 
 #include <linux/module.h>
 
-#include "core.h"
 #include "copy/xcopy.h"
+#include "core.h"
+#include "scsi/cmdsets.h"
 
 static int __init kt_core_init(void)
 {

@@ -13,9 +13,9 @@
 #include <ktarget/fabric.h>
 #include <ktarget/objects.h>
 
+#include "copy/xcopy.h"
 #include "core.h"
 #include "pr/pr.h"
-#include "copy/xcopy.h"
 
 static unsigned int sessions_per_initiator = 64;
 module_param(sessions_per_initiator, uint, 0644);

@@ -22,6 +22,7 @@
 
 #include "alua.h"
 #include "core.h"
+#include "scsi/cmdsets.h"
 
 /* LIO's defaults for a new group (rtslib saves and restores them). */
 #define KT_ALUA_DEFAULT_NONOP_DELAY_MSECS	100

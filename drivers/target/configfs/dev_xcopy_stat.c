@@ -10,8 +10,8 @@
 
 #include <ktarget/target.h>
 
-#include "core.h"
 #include "copy/xcopy.h"
+#include "core.h"
 
 /* The counter at byte @off of the device's struct kt_xcopy_stat */
 static ssize_t kt_xcopy_stat_show(struct config_item *item, char *page,

@@ -23,6 +23,7 @@
 
 #include "core.h"
 #include "rod.h"
+#include "scsi/cmdsets.h"
 #include "xcopy.h"
 
 /* The parameter list of @cmd into a buffer of @len bytes, or NULL */

@@ -45,6 +45,7 @@
 #include "core.h"
 #include "lun.h"
 #include "rod.h"
+#include "scsi/cmdsets.h"
 
 #define KT_ROD_HASH_BITS	8
 #define KT_ROD_GRACE		(60 * HZ)	/* an unusable token is kept */

@@ -39,6 +39,7 @@
 #include "alua/alua.h"
 #include "core.h"
 #include "pr/pr.h"
+#include "scsi/cmdsets.h"
 #include "xcopy.h"
 
 #define KT_XCOPY_CHUNK_MAX_KB	16384	/* default and largest chunk */

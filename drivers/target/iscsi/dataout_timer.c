@@ -17,8 +17,8 @@
 
 #include <linux/jiffies.h>
 
-#include "iscsi.h"
 #include "conn.h"
+#include "iscsi.h"
 
 static void kt_iscsi_dataout_timer_fn(struct timer_list *t)
 {

@@ -11,8 +11,8 @@
 
 #include <linux/jiffies.h>
 
-#include "iscsi.h"
 #include "conn.h"
+#include "iscsi.h"
 
 #define KT_ISCSI_TTT_PING	0x80000000	/* high half: pings, not R2Ts */
 

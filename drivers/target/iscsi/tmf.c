@@ -10,8 +10,8 @@
 
 #include <ktarget/proto/lun.h>
 
-#include "iscsi.h"
 #include "conn.h"
+#include "iscsi.h"
 
 /*
  * The TMF holds its connection (the response goes there, or nowhere once

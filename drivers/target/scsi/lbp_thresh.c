@@ -29,6 +29,7 @@
 #include <ktarget/fabric.h>
 #include <ktarget/proto/spc.h>
 
+#include "cmdsets.h"
 #include "core.h"
 
 /* the longest the room left goes unsampled while writes come */

@@ -28,6 +28,7 @@
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
 
+#include "cmdsets.h"
 #include "core.h"
 
 #define KT_SANITIZE_CHUNK	(1024 * 1024)

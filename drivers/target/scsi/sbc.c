@@ -16,6 +16,7 @@
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
 
+#include "cmdsets.h"
 #include "core.h"
 
 /*

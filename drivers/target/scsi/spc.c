@@ -20,9 +20,10 @@
 #include <ktarget/proto/spc.h>
 
 #include "alua/alua.h"
+#include "cmdsets.h"
+#include "copy/xcopy.h"
 #include "core.h"
 #include "pr/pr.h"
-#include "copy/xcopy.h"
 
 #define KT_SPC_BUF_MAX	(64 * 1024)	/* largest emulated response we build */
 #define KT_CAW_MAX_BLOCKS	64	/* COMPARE AND WRITE blocks per command */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktarget_core: the SCSI command sets the core answers itself, between
+ * their files (spc.c, sbc.c, sanitize.c, lbp_thresh.c) and the rest of the
+ * core: the parsers dispatch.c hands commands to, the LU's geometry and
+ * its INQUIRY/READ CAPACITY facts (struct kt_lu_info), SANITIZE's gates
+ * and the thin-provisioning soft threshold. May call the engine (core.h),
+ * pr/ (reservations), alua/ and copy/.
+ */
+#ifndef KTARGET_CORE_CMDSETS_H
+#define KTARGET_CORE_CMDSETS_H
+
+#include <linux/types.h>
+
+#include <ktarget/proto/sense.h>
+
+struct kt_cdb;
+struct kt_cmd;
+struct kt_dev;
+struct kt_lu_info;
+struct kt_mode_select;
+struct kt_session;
+enum kt_data_dir;
+
+/* spc.c, sbc.c: the parsers dispatch.c calls */
+sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+			    u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_rw(struct kt_cmd *cmd, const struct kt_cdb *c,
+			       u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_verify(struct kt_cmd *cmd, const struct kt_cdb *c,
+				   u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_caw(struct kt_cmd *cmd, const struct kt_cdb *c,
+				u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_orwrite(struct kt_cmd *cmd, const struct kt_cdb *c,
+				    u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_pre_fetch(struct kt_cmd *cmd,
+				      const struct kt_cdb *c, u32 *needed,
+				      enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_sync(struct kt_cmd *cmd, const struct kt_cdb *c,
+				 u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_write_same(struct kt_cmd *cmd,
+				       const struct kt_cdb *c, u32 *needed,
+				       enum kt_data_dir *dir);
+sense_reason_t kt_sbc_parse_unmap(struct kt_cmd *cmd, const struct kt_cdb *c,
+				  u32 *needed, enum kt_data_dir *dir);
+
+/* sbc.c, spc.c: the LU's geometry and what INQUIRY and READ CAPACITY say */
+u64 kt_dev_nr_lblocks(struct kt_dev *dev);
+u32 kt_dev_max_xfer_blocks(const struct kt_dev *dev);
+bool kt_dev_capacity_check(struct kt_cmd *cmd);
+void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu);
+/* sbc.c: the workqueue of the multi-step block commands */
+int kt_sbc_init(void);
+void kt_sbc_exit(void);
+
+/* sanitize.c */
+int kt_sanitize_init(void);
+void kt_sanitize_exit(void);
+void kt_sanitize_dev_init(struct kt_dev *dev);
+sense_reason_t kt_sanitize_check(struct kt_cmd *cmd);
+sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd);
+bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress);
+sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+				 u32 *needed, enum kt_data_dir *dir);
+
+/* lbp_thresh.c: the soft threshold of logical block provisioning */
+void kt_lbp_thresh_dev_init(struct kt_dev *dev);
+void kt_lbp_thresh_enable(struct kt_dev *dev);
+void kt_lbp_thresh_lu_info(struct kt_dev *dev, struct kt_lu_info *lu);
+void kt_lbp_thresh_select(struct kt_cmd *cmd, const struct kt_mode_select *sel);
+void kt_lbp_consumed(struct kt_dev *dev, struct kt_session *sess, u64 bytes);
+void kt_lbp_resample(struct kt_dev *dev, struct kt_session *sess);
+
+#endif /* KTARGET_CORE_CMDSETS_H */
