@@ -12,14 +12,21 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 
 status=0
 
-# rule NAME FILE-REGEX ALLOWED-REGEX: every ktarget include of the git-tracked
-# files matching FILE-REGEX matches ALLOWED-REGEX.
+# rule NAME FILE-REGEX ALLOWED-REGEX [EXCEPT-REGEX FORBIDDEN-REGEX]: every
+# ktarget include of the git-tracked files matching FILE-REGEX matches
+# ALLOWED-REGEX; and, where given, none matches FORBIDDEN-REGEX, except in
+# the files matching EXCEPT-REGEX.
 rule() {
-	local name=$1 files=$2 allowed=$3 f inc bad=0
+	local name=$1 files=$2 allowed=$3 except=${4:-^$} forbidden=${5:-^$}
+	local f inc bad=0
 
 	for f in $(git ls-files 'drivers/*.[ch]' 'include/*.h' | grep -E "$files"); do
 		while IFS= read -r inc; do
-			grep -qE "^($allowed)\$" <<< "$inc" && continue
+			if grep -qE "^($allowed)\$" <<< "$inc" &&
+			   { grep -qE "$except" <<< "$f" ||
+			     ! grep -qE "^($forbidden)\$" <<< "$inc"; }; then
+				continue
+			fi
 			echo "check-layers: $f: $inc: $name"
 			bad=1
 		done < <(sed -nE 's/^#include[[:space:]]+(<ktarget\/[^>]*>|"[^"]*").*/\1/p' "$f")
@@ -57,9 +64,21 @@ rule "include/ktarget/ includes only include/ktarget/" \
 
 # ktarget_core reaches no other module's private headers, and a folder of
 # the core reaches another only through that folder's header.
+core='<ktarget/[a-z_/]+\.h>|"(core|dev_state|lun|fabric|cluster)\.h"'
+core+='|"(pr/)?pr\.h"|"(alua/)?(alua|alua_groups)\.h"|"(copy/)?(xcopy|rod)\.h"'
+core+='|"(scsi/)?cmdsets\.h"'
 rule "the core reaches its folders only through their headers" \
-	'^drivers/target/([a-z_]+\.[ch]|(scsi|pr|alua|copy|configfs|kunit)/[a-z_]+\.[ch])$' \
-	'<ktarget/[a-z_/]+\.h>|"(core|dev_state|lun|fabric|cluster)\.h"|"(pr/)?pr\.h"|"(alua/)?(alua|alua_groups)\.h"|"(copy/)?(xcopy|rod)\.h"|"(scsi/)?cmdsets\.h"'
+	'^drivers/target/([a-z_]+\.[ch]|(scsi|pr|alua|copy|kunit)/[a-z_]+\.[ch])$' \
+	"$core|\"configfs/configfs\.h\""
+rule "configfs/ reaches the rest of the core only through its headers" \
+	'^drivers/target/configfs/[a-z_]+\.[ch]$' \
+	"$core|\"configfs\.h\""
+# Nothing calls into configfs but module init and fabric registration
+# (which builds the fabric's item types).
+rule "only main.c and fabric.c include configfs/configfs.h" \
+	'^drivers/target/([a-z_]+\.[ch]|(scsi|pr|alua|copy|kunit)/[a-z_]+\.[ch])$' \
+	'.*' \
+	'^drivers/target/(main|fabric)\.c$' '"configfs/configfs\.h"'
 
 # Only the iSCSI fabric's own files include its headers.
 rule "iscsi/ includes the core only through <ktarget/*.h>" \

@@ -38,19 +38,20 @@ bool kt_lun_tryget(struct kt_lun *lun);
 void kt_lun_get(struct kt_lun *lun);
 void kt_lun_put(struct kt_lun *lun);
 
-/* configfs/root.c */
-int kt_configfs_init(void);
-void kt_configfs_exit(void);
+/* main.c: the directory of the state kept across restarts */
 void kt_dbroot_get(char *buf, size_t size);
+void kt_dbroot_set(const char *dir);
 
-/* hba.c */
-extern const struct config_item_type kt_core_type;
+/* backstore.c */
+const struct kt_backend_ops *kt_backend_get(const char *name);
 
-/* dev.c */
-int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
-		const char *name);
+/* fabric.c */
+struct kt_fabric *kt_fabric_get(const char *name);
 
-struct kt_dev *kt_dev_from_link_target(struct config_item *item);
+/* dev_state.c */
+int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops);
+int kt_dev_enable(struct kt_dev *dev);
+void kt_dev_release(struct kt_dev *dev);
 void kt_dev_export(struct kt_dev *dev);
 void kt_dev_unexport(struct kt_dev *dev);
 
@@ -139,10 +140,5 @@ bool kt_task_set_may_run(struct kt_cmd *cmd);
 void kt_task_set_leave(struct kt_cmd *cmd);
 void kt_task_set_abort(struct kt_cmd *cmd);
 void kt_task_set_show(struct seq_file *m, struct kt_cmd *cmd);
-
-/* dev_attrib.c, dev_wwn.c */
-extern const struct config_item_type kt_dev_attrib_type;
-extern const struct config_item_type kt_dev_wwn_type;
-void kt_dev_wwn_init(struct kt_dev *dev);
 
 #endif /* KTARGET_CORE_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktarget_core: fabric registry and the fabric roots, target/NAME/.
- *
- * mkdir target/NAME loads the fabric module on demand
+ * ktarget_core: the registered fabrics. Registration checks the ops and
+ * builds the fabric's configfs item types (configfs/fabric.c); mkdir
+ * target/NAME (configfs/root.c) loads the fabric module on demand
  * (MODULE_ALIAS("ktarget-fabric-NAME")), as LIO does for its fabrics,
  * so targetcli finds ktarget's iSCSI without knowing its module name.
  */
@@ -17,6 +17,7 @@
 
 #include <ktarget/fabric.h>
 
+#include "configfs/configfs.h"
 #include "core.h"
 #include "fabric.h"
 
@@ -87,7 +88,7 @@ void kt_fabric_unregister(const struct kt_fabric_ops *ops)
 }
 EXPORT_SYMBOL_GPL(kt_fabric_unregister);
 
-static struct kt_fabric *kt_fabric_get(const char *name)
+static struct kt_fabric *kt_fabric_find(const char *name)
 {
 	struct kt_fabric *f, *found = NULL;
 
@@ -102,78 +103,18 @@ static struct kt_fabric *kt_fabric_get(const char *name)
 	return found;
 }
 
-struct kt_fabric_root {
-	struct config_group	group;
-	struct kt_fabric	*fabric;
-};
-
-static void kt_fabric_root_release(struct config_item *item)
+/*
+ * The fabric called @name, with a reference on its module, which is
+ * loaded (as ktarget-fabric-NAME) if no fabric of that name is registered
+ * yet. NULL if there is none.
+ */
+struct kt_fabric *kt_fabric_get(const char *name)
 {
-	struct kt_fabric_root *root =
-		container_of(to_config_group(item), struct kt_fabric_root, group);
+	struct kt_fabric *f = kt_fabric_find(name);
 
-	module_put(root->fabric->ops->owner);
-	kfree(root);
-}
-
-struct configfs_item_operations kt_fabric_root_item_ops = {
-	.release	= kt_fabric_root_release,
-};
-
-struct kt_fabric *kt_fabric_of_root(struct config_item *item)
-{
-	return container_of(to_config_group(item), struct kt_fabric_root,
-			    group)->fabric;
-}
-
-/* mkdir target/NAME */
-static struct config_group *kt_root_make_fabric(struct config_group *group,
-						const char *name)
-{
-	struct kt_fabric_root *root;
-	struct kt_fabric *f;
-
-	if (strlen(name) > 32) {
-		pr_warn_ratelimited("target/%.32s...: fabric name too long\n", name);
-		return ERR_PTR(-EINVAL);
-	}
-	f = kt_fabric_get(name);
 	if (!f) {
 		request_module("ktarget-fabric-%s", name);
-		f = kt_fabric_get(name);
+		f = kt_fabric_find(name);
 	}
-	if (!f) {
-		pr_warn_ratelimited("target/%s: no such fabric (known: iscsi)\n",
-				    name);
-		return ERR_PTR(-ENODEV);
-	}
-
-	root = kzalloc(sizeof(*root), GFP_KERNEL);
-	if (!root) {
-		module_put(f->ops->owner);
-		return ERR_PTR(-ENOMEM);
-	}
-	root->fabric = f;
-	config_group_init_type_name(&root->group, name, &f->root_type);
-	if (f->ops->init_fabric_groups)
-		f->ops->init_fabric_groups(&root->group);
-	return &root->group;
-}
-
-/* rmdir target/NAME: the fabric's own groups (discovery_auth) go first */
-static void kt_root_drop_fabric(struct config_group *group,
-				struct config_item *item)
-{
-	configfs_remove_default_groups(to_config_group(item));
-	config_item_put(item);
-}
-
-static struct configfs_group_operations kt_root_group_ops = {
-	.make_group	= kt_root_make_fabric,
-	.drop_item	= kt_root_drop_fabric,
-};
-
-struct configfs_group_operations *kt_root_group_ops_get(void)
-{
-	return &kt_root_group_ops;
+	return f;
 }

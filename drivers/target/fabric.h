@@ -36,13 +36,4 @@ struct kt_fabric {
 	struct configfs_attribute	**tpg_attrs;	/* core's + fabric's */
 };
 
-/* fabric.c */
-extern struct configfs_item_operations kt_fabric_root_item_ops;
-struct kt_fabric *kt_fabric_of_root(struct config_item *item);
-struct configfs_group_operations *kt_root_group_ops_get(void);
-
-/* configfs/fabric.c */
-int kt_fabric_init_types(struct kt_fabric *f);
-void kt_fabric_free_types(struct kt_fabric *f);
-
 #endif /* KTARGET_CORE_FABRIC_H */

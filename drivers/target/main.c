@@ -1,14 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktarget_core: module entry and exit.
+ * ktarget_core: module entry and exit, and the dbroot, the directory
+ * where the core keeps state across restarts (PR APTPL files; written
+ * through target/dbroot, configfs/root.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
 
+#include "configfs/configfs.h"
 #include "copy/xcopy.h"
 #include "core.h"
 #include "scsi/cmdsets.h"
+
+static DEFINE_MUTEX(kt_dbroot_lock);
+static char kt_dbroot[KT_DBROOT_MAX] = KT_DBROOT_DEFAULT;
+
+void kt_dbroot_get(char *buf, size_t size)
+{
+	mutex_lock(&kt_dbroot_lock);
+	strscpy(buf, kt_dbroot, size);
+	mutex_unlock(&kt_dbroot_lock);
+}
+
+/* @dir: an absolute path to a directory, checked by the caller */
+void kt_dbroot_set(const char *dir)
+{
+	mutex_lock(&kt_dbroot_lock);
+	strscpy(kt_dbroot, dir, sizeof(kt_dbroot));
+	mutex_unlock(&kt_dbroot_lock);
+}
 
 static int __init kt_core_init(void)
 {

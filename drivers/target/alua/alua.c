@@ -40,7 +40,7 @@ void kt_alua_gp_init(struct kt_alua_gp *gp, struct kt_dev *dev)
 	gp->nonop_delay_msecs = KT_ALUA_DEFAULT_NONOP_DELAY_MSECS;
 }
 
-/* The device's groups: default_tg_pt_gp, id 0, under alua/. */
+/* The device's groups: default_tg_pt_gp, id 0 (alua/ in configfs). */
 void kt_alua_dev_init(struct kt_dev *dev)
 {
 	struct kt_alua *a = &dev->state->alua;
@@ -52,9 +52,6 @@ void kt_alua_dev_init(struct kt_dev *dev)
 	a->default_gp.id_valid = true;
 	a->default_gp.is_default = true;
 	list_add_tail(&a->default_gp.node, &a->groups);
-	config_group_init_type_name(&a->default_gp.group, "default_tg_pt_gp",
-				    &kt_alua_gp_type);
-	configfs_add_default_group(&a->default_gp.group, &dev->alua_group);
 }
 
 static struct kt_lun *kt_alua_port_lun(struct kt_alua_port *port)

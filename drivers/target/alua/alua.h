@@ -56,11 +56,6 @@ void kt_alua_move_port(struct kt_lun *lun, struct kt_alua_gp *gp);
 void kt_alua_set_offline(struct kt_lun *lun, bool offline);
 void kt_alua_gp_remove(struct kt_alua_gp *gp);
 
-/* configfs/dev_alua.c */
-extern const struct config_item_type kt_dev_alua_type;
-extern const struct config_item_type kt_alua_gp_type;
-extern struct configfs_attribute *kt_alua_lun_attrs[];
-
 /*
  * SPC-4 5.15.2.4: refuse what the port's access state does not allow.
  * While every group of the device is active, one load.

@@ -21,6 +21,7 @@
 #include <ktarget/proto/alua.h>
 
 #include "alua/alua.h"
+#include "configfs.h"
 #include "core.h"
 
 /* LIO's upper limits (target_core_alua.h) */
@@ -360,7 +361,7 @@ static struct configfs_item_operations kt_alua_gp_item_ops = {
 	.release	= kt_alua_gp_release,
 };
 
-const struct config_item_type kt_alua_gp_type = {
+static const struct config_item_type kt_alua_gp_type = {
 	.ct_item_ops	= &kt_alua_gp_item_ops,
 	.ct_attrs	= kt_alua_gp_attrs,
 	.ct_owner	= THIS_MODULE,
@@ -401,6 +402,16 @@ const struct config_item_type kt_dev_alua_type = {
 	.ct_group_ops	= &kt_dev_alua_group_ops,
 	.ct_owner	= THIS_MODULE,
 };
+
+/* alua/default_tg_pt_gp, the group kt_alua_dev_init() made */
+void kt_cfs_alua_dev_init(struct kt_dev *dev)
+{
+	struct kt_alua_gp *gp = &dev->state->alua.default_gp;
+
+	config_group_init_type_name(&gp->group, "default_tg_pt_gp",
+				    &kt_alua_gp_type);
+	configfs_add_default_group(&gp->group, &dev->alua_group);
+}
 
 /* ---- WWN/tpgt_N/lun/lun_N/alua_tg_pt_* ---- */
 

@@ -15,6 +15,7 @@
 #include <ktarget/proto/rod.h>
 #include <ktarget/target.h>
 
+#include "configfs.h"
 #include "core.h"
 
 static struct kt_dev *attrib_to_dev(struct config_item *item)

@@ -13,6 +13,7 @@
 
 #include <ktarget/proto/pr.h>
 
+#include "configfs.h"
 #include "core.h"
 #include "pr/pr.h"
 

@@ -13,27 +13,12 @@
 
 #include <ktarget/backend.h>
 
+#include "configfs.h"
 #include "core.h"
-
-#define KT_DEFAULT_VENDOR	"KTARGET"
-#define KT_DEFAULT_COMPANY_ID	0x001405	/* LIO's OUI: initiators know it */
 
 static struct kt_dev *wwn_to_dev(struct config_item *item)
 {
 	return container_of(to_config_group(item), struct kt_dev, wwn_group);
-}
-
-void kt_dev_wwn_init(struct kt_dev *dev)
-{
-	struct kt_dev_wwn *wwn = &dev->wwn;
-	size_t i;
-
-	strscpy(wwn->vendor_id, KT_DEFAULT_VENDOR, sizeof(wwn->vendor_id));
-	strscpy(wwn->product_id, dev->ops->name, sizeof(wwn->product_id));
-	for (i = 0; wwn->product_id[i]; i++)
-		wwn->product_id[i] = toupper(wwn->product_id[i]);
-	strscpy(wwn->revision, KT_VERSION, sizeof(wwn->revision));
-	wwn->company_id = KT_DEFAULT_COMPANY_ID;
 }
 
 /* SPC-4 4.4.1: INQUIRY identification strings are printable ASCII. */

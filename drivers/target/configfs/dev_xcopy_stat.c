@@ -11,6 +11,7 @@
 #include <ktarget/target.h>
 
 #include "copy/xcopy.h"
+#include "configfs.h"
 #include "core.h"
 
 /* The counter at byte @off of the device's struct kt_xcopy_stat */

@@ -17,6 +17,7 @@
 #include <ktarget/fabric.h>
 
 #include "alua/alua.h"
+#include "configfs.h"
 #include "core.h"
 #include "fabric.h"
 

@@ -22,11 +22,9 @@
 #include <linux/string.h>
 #include <linux/utsname.h>
 
+#include "configfs.h"
 #include "core.h"
 #include "fabric.h"
-
-static DEFINE_MUTEX(kt_dbroot_lock);
-static char kt_dbroot[KT_DBROOT_MAX] = KT_DBROOT_DEFAULT;
 
 static ssize_t kt_root_version_show(struct config_item *item, char *page)
 {
@@ -37,11 +35,14 @@ static ssize_t kt_root_version_show(struct config_item *item, char *page)
 
 static ssize_t kt_root_dbroot_show(struct config_item *item, char *page)
 {
+	char *dir = kmalloc(KT_DBROOT_MAX, GFP_KERNEL);
 	ssize_t len;
 
-	mutex_lock(&kt_dbroot_lock);
-	len = sysfs_emit(page, "%s\n", kt_dbroot);
-	mutex_unlock(&kt_dbroot_lock);
+	if (!dir)
+		return -ENOMEM;
+	kt_dbroot_get(dir, KT_DBROOT_MAX);
+	len = sysfs_emit(page, "%s\n", dir);
+	kfree(dir);
 	return len;
 }
 
@@ -84,9 +85,7 @@ static ssize_t kt_root_dbroot_store(struct config_item *item,
 	}
 	path_put(&path);
 
-	mutex_lock(&kt_dbroot_lock);
-	strscpy(kt_dbroot, dir, sizeof(kt_dbroot));
-	mutex_unlock(&kt_dbroot_lock);
+	kt_dbroot_set(dir);
 	pr_info("dbroot set to %s\n", dir);
 	ret = count;
 out:
@@ -123,14 +122,6 @@ int kt_cfs_u32(const char *page, size_t count, u32 min, u32 max, u32 *val)
 }
 EXPORT_SYMBOL_GPL(kt_cfs_u32);
 
-/* The current dbroot, for the files the core keeps there (pr_aptpl.c). */
-void kt_dbroot_get(char *buf, size_t size)
-{
-	mutex_lock(&kt_dbroot_lock);
-	strscpy(buf, kt_dbroot, size);
-	mutex_unlock(&kt_dbroot_lock);
-}
-
 static ssize_t kt_root_data_buffer_limit_mb_show(struct config_item *item,
 						 char *page)
 {
@@ -163,7 +154,77 @@ static struct configfs_attribute *kt_root_attrs[] = {
 	NULL,
 };
 
-static struct config_item_type kt_root_type = {
+/* ---- target/NAME: a fabric ---- */
+
+struct kt_fabric_root {
+	struct config_group	group;
+	struct kt_fabric	*fabric;
+};
+
+static void kt_fabric_root_release(struct config_item *item)
+{
+	struct kt_fabric_root *root =
+		container_of(to_config_group(item), struct kt_fabric_root, group);
+
+	module_put(root->fabric->ops->owner);
+	kfree(root);
+}
+
+struct configfs_item_operations kt_fabric_root_item_ops = {
+	.release	= kt_fabric_root_release,
+};
+
+struct kt_fabric *kt_fabric_of_root(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct kt_fabric_root,
+			    group)->fabric;
+}
+
+/* mkdir target/NAME */
+static struct config_group *kt_root_make_fabric(struct config_group *group,
+						const char *name)
+{
+	struct kt_fabric_root *root;
+	struct kt_fabric *f;
+
+	if (strlen(name) > 32) {
+		pr_warn_ratelimited("target/%.32s...: fabric name too long\n", name);
+		return ERR_PTR(-EINVAL);
+	}
+	f = kt_fabric_get(name);
+	if (!f) {
+		pr_warn_ratelimited("target/%s: no such fabric (known: iscsi)\n",
+				    name);
+		return ERR_PTR(-ENODEV);
+	}
+
+	root = kzalloc(sizeof(*root), GFP_KERNEL);
+	if (!root) {
+		module_put(f->ops->owner);
+		return ERR_PTR(-ENOMEM);
+	}
+	root->fabric = f;
+	config_group_init_type_name(&root->group, name, &f->root_type);
+	if (f->ops->init_fabric_groups)
+		f->ops->init_fabric_groups(&root->group);
+	return &root->group;
+}
+
+/* rmdir target/NAME: the fabric's own groups (discovery_auth) go first */
+static void kt_root_drop_fabric(struct config_group *group,
+				struct config_item *item)
+{
+	configfs_remove_default_groups(to_config_group(item));
+	config_item_put(item);
+}
+
+static struct configfs_group_operations kt_root_group_ops = {
+	.make_group	= kt_root_make_fabric,
+	.drop_item	= kt_root_drop_fabric,
+};
+
+static const struct config_item_type kt_root_type = {
+	.ct_group_ops	= &kt_root_group_ops,
 	.ct_attrs	= kt_root_attrs,
 	.ct_owner	= THIS_MODULE,
 };
@@ -183,8 +244,6 @@ int kt_configfs_init(void)
 {
 	int ret;
 
-	/* mkdir target/NAME: a fabric (fabric.c) */
-	kt_root_type.ct_group_ops = kt_root_group_ops_get();
 	config_group_init(&kt_subsys.su_group);
 	mutex_init(&kt_subsys.su_mutex);
 

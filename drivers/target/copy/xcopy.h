@@ -70,7 +70,4 @@ void kt_xcopy_buf_put(struct kt_session *sess, struct scatterlist *sgl,
 		      unsigned int cap);
 void kt_xcopy_buf_exit(void);
 
-/* configfs/dev_xcopy_stat.c */
-void kt_xcopy_stat_init(struct kt_dev *dev);
-
 #endif /* KTARGET_XCOPY_H */

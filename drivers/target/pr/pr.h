@@ -82,9 +82,6 @@ sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd);
 void kt_pr_aptpl_save(struct kt_dev *dev);
 void kt_pr_aptpl_load(struct kt_dev *dev);
 
-/* configfs/dev_pr.c */
-extern const struct config_item_type kt_dev_pr_type;
-
 /* reserve.c */
 sense_reason_t kt_reserve_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 				u32 *needed, enum kt_data_dir *dir);

@@ -1,60 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktarget_core: devices and their configfs directory, core/HBA_N/NAME/,
- * with LIO's files: control, enable, info, udev_path, alias.
+ * ktarget_core: a device's configfs directory, core/HBA_N/NAME/, with
+ * LIO's files: control, enable, info, udev_path, alias. The device itself
+ * (its SCSI state, enable, release) is dev_state.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/configfs.h>
 #include <linux/ctype.h>
-#include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include <ktarget/backend.h>
 
-#include "alua/alua.h"
 #include "cluster.h"
-#include "copy/xcopy.h"
+#include "configfs.h"
 #include "core.h"
-#include "pr/pr.h"
-#include "scsi/cmdsets.h"
 
-static DEFINE_IDA(kt_dev_ida);
 static const struct config_item_type kt_dev_type;
-
-/* LIO's defaults (target_core_base.h DA_*), so saved configurations match. */
-static const struct kt_dev_attrib kt_dev_attrib_default = {
-	.emulate_tas		= 1,
-	.emulate_caw		= 1,
-	.emulate_3pc		= 1,
-	.emulate_pr		= 1,
-	.enforce_pr_isids	= 1,
-	.emulate_fua_write	= 1,
-	.emulate_dpo		= 1,
-	.emulate_fua_read	= 1,
-	.block_size		= 512,
-	.hw_block_size		= 512,
-	.hw_max_sectors		= 8192,
-	.optimal_sectors	= 8192,
-	.hw_queue_depth		= 128,
-	.queue_depth		= 128,
-	.alua_support		= 1,
-	.pgr_support		= 1,
-	.rod_inactivity_timeout	= KT_ROD_TIMEOUT_DEFAULT,
-	/*
-	 * Unlike LIO, thin provisioning is on: every backstore makes unmapped
-	 * blocks read as zeroes (LBPRZ), so UNMAP and WRITE SAME are safe.
-	 */
-	.emulate_tpu		= 1,
-	.emulate_tpws		= 1,
-	.unmap_zeroes_data	= 1,
-	.max_unmap_lba_count	= 65536,
-	.max_unmap_block_desc_count = 256,
-	.unmap_granularity	= 1,
-	.max_write_same_len	= 65535,
-};
 
 static ssize_t kt_dev_info_show(struct config_item *item, char *page)
 {
@@ -144,33 +108,7 @@ static ssize_t kt_dev_enable_store(struct config_item *item,
 		return -EINVAL;
 	}
 
-	mutex_lock(&dev->cfg_lock);
-	if (dev->enabled) {
-		pr_warn_ratelimited("%s: enable: device is already enabled\n",
-				    config_item_name(item));
-		ret = -EEXIST;
-		goto out;
-	}
-	/* the backstore logs its own reason for a refusal */
-	ret = dev->ops->enable(dev);
-	if (!ret) {
-		/*
-		 * As LIO's target_configure_device(): the writable limits
-		 * start from what the backstore reports, so a saved
-		 * configuration (rtslib writes them all back) stays in range.
-		 */
-		dev->attrib.block_size = dev->attrib.hw_block_size;
-		dev->attrib.queue_depth = dev->attrib.hw_queue_depth;
-		dev->attrib.optimal_sectors = dev->attrib.hw_max_sectors;
-		kt_lbp_thresh_enable(dev);
-		dev->enabled = true;
-		/* SPC-4 5.13.5: registrations kept with APTPL come back */
-		mutex_lock(&dev->state->res.lock);
-		kt_pr_aptpl_load(dev);
-		mutex_unlock(&dev->state->res.lock);
-	}
-out:
-	mutex_unlock(&dev->cfg_lock);
+	ret = kt_dev_enable(dev);
 	return ret ? ret : count;
 }
 
@@ -252,40 +190,13 @@ struct kt_dev *kt_dev_from_link_target(struct config_item *item)
 	return item->ci_type == &kt_dev_type ? kt_dev_from_item(item) : NULL;
 }
 
-/*
- * Under cfg_lock: a LUN exposes the device, and its set-up (geometry,
- * cluster mode) is fixed until the last one goes.
- */
-void kt_dev_export(struct kt_dev *dev)
+static void kt_dev_item_release(struct config_item *item)
 {
-	lockdep_assert_held(&dev->cfg_lock);
-	atomic_inc(&dev->export_count);
-}
-
-void kt_dev_unexport(struct kt_dev *dev)
-{
-	lockdep_assert_held(&dev->cfg_lock);
-	atomic_dec(&dev->export_count);
-}
-
-static void kt_dev_release(struct config_item *item)
-{
-	struct kt_dev *dev = kt_dev_from_item(item);
-	u32 index = dev->index;
-
-	if (dev->enabled && dev->ops->disable)
-		dev->ops->disable(dev);
-	kt_cluster_dev_release(dev);
-	kt_res_dev_release(dev);
-	kt_rod_dev_release(dev);
-	kt_task_set_dev_exit(dev);
-	kfree(dev->state);
-	dev->ops->free_dev(dev);
-	ida_free(&kt_dev_ida, index);
+	kt_dev_release(kt_dev_from_item(item));
 }
 
 static struct configfs_item_operations kt_dev_item_ops = {
-	.release	= kt_dev_release,
+	.release	= kt_dev_item_release,
 };
 
 static const struct config_item_type kt_dev_type = {
@@ -298,36 +209,13 @@ static const struct config_item_type kt_dev_empty_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
-int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
-		const char *name)
+/*
+ * core/HBA_N/NAME/ and its default groups, for a device kt_dev_init() has
+ * made: attrib/, wwn/, pr/, alua/ (with default_tg_pt_gp), statistics/
+ * (with xcopy/) and cluster/.
+ */
+void kt_cfs_dev_init(struct kt_dev *dev, const char *name)
 {
-	int index, ret;
-
-	dev->state = kzalloc(sizeof(*dev->state), GFP_KERNEL);
-	if (!dev->state)
-		return -ENOMEM;
-	dev->state->dev = dev;
-	index = ida_alloc(&kt_dev_ida, GFP_KERNEL);
-	if (index < 0) {
-		ret = index;
-		goto out_state;
-	}
-	ret = kt_task_set_dev_init(dev);
-	if (ret)
-		goto out_ida;
-
-	dev->ops = ops;
-	dev->index = index;
-	mutex_init(&dev->cfg_lock);
-	sema_init(&dev->state->caw_sem, 1);
-	kt_ua_dev_init(dev);
-	kt_lbp_thresh_dev_init(dev);
-	kt_res_dev_init(dev);
-	kt_sanitize_dev_init(dev);
-	kt_cluster_dev_init(dev);
-	dev->attrib = kt_dev_attrib_default;
-	kt_dev_wwn_init(dev);
-
 	config_group_init_type_name(&dev->group, name, &kt_dev_type);
 	config_group_init_type_name(&dev->attrib_group, "attrib",
 				    &kt_dev_attrib_type);
@@ -339,21 +227,12 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops,
 	config_group_init_type_name(&dev->alua_group, "alua",
 				    &kt_dev_alua_type);
 	configfs_add_default_group(&dev->alua_group, &dev->group);
-	kt_alua_dev_init(dev);
+	kt_cfs_alua_dev_init(dev);
 	config_group_init_type_name(&dev->stat_group, "statistics",
 				    &kt_dev_empty_type);
 	configfs_add_default_group(&dev->stat_group, &dev->group);
 	kt_xcopy_stat_init(dev);
-	kt_rod_dev_init(dev);
 	config_group_init_type_name(&dev->cluster_group, "cluster",
 				    &kt_dev_cluster_type);
 	configfs_add_default_group(&dev->cluster_group, &dev->group);
-	return 0;
-
-out_ida:
-	ida_free(&kt_dev_ida, index);
-out_state:
-	kfree(dev->state);
-	dev->state = NULL;
-	return ret;
 }

@@ -1,29 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktarget_core: backstore registry and the HBA level of configfs,
- * target/core/PREFIX_N/, which LIO's tools expect above every device.
+ * ktarget_core: target/core/ and its HBA level, target/core/PREFIX_N/,
+ * which LIO's tools expect above every device. PREFIX names a registered
+ * backstore (backstore.c); mkdir loads its module on demand.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/configfs.h>
-#include <linux/kmod.h>
-#include <linux/list.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include <ktarget/backend.h>
 
+#include "configfs.h"
 #include "core.h"
-
-struct kt_backend {
-	struct list_head		node;
-	const struct kt_backend_ops	*ops;
-};
-
-static LIST_HEAD(kt_backends);
-static DEFINE_MUTEX(kt_backends_lock);
 
 struct kt_hba {
 	struct config_group		group;
@@ -34,63 +25,6 @@ struct kt_hba {
 static struct kt_hba *to_kt_hba(struct config_item *item)
 {
 	return container_of(to_config_group(item), struct kt_hba, group);
-}
-
-int kt_backend_register(const struct kt_backend_ops *ops)
-{
-	struct kt_backend *b, *new;
-
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
-	if (!new)
-		return -ENOMEM;
-	new->ops = ops;
-
-	mutex_lock(&kt_backends_lock);
-	list_for_each_entry(b, &kt_backends, node) {
-		if (!strcmp(b->ops->name, ops->name)) {
-			mutex_unlock(&kt_backends_lock);
-			kfree(new);
-			pr_err("backstore %s is already registered\n", ops->name);
-			return -EEXIST;
-		}
-	}
-	list_add_tail(&new->node, &kt_backends);
-	mutex_unlock(&kt_backends_lock);
-	return 0;
-}
-EXPORT_SYMBOL_GPL(kt_backend_register);
-
-void kt_backend_unregister(const struct kt_backend_ops *ops)
-{
-	struct kt_backend *b;
-
-	mutex_lock(&kt_backends_lock);
-	list_for_each_entry(b, &kt_backends, node) {
-		if (b->ops == ops) {
-			list_del(&b->node);
-			kfree(b);
-			break;
-		}
-	}
-	mutex_unlock(&kt_backends_lock);
-}
-EXPORT_SYMBOL_GPL(kt_backend_unregister);
-
-/* The backend called @name, with a reference on its module. */
-static const struct kt_backend_ops *kt_backend_get(const char *name)
-{
-	const struct kt_backend_ops *ops = NULL;
-	struct kt_backend *b;
-
-	mutex_lock(&kt_backends_lock);
-	list_for_each_entry(b, &kt_backends, node) {
-		if (!strcmp(b->ops->name, name) && try_module_get(b->ops->owner)) {
-			ops = b->ops;
-			break;
-		}
-	}
-	mutex_unlock(&kt_backends_lock);
-	return ops;
 }
 
 static ssize_t kt_hba_hba_info_show(struct config_item *item, char *page)
@@ -138,11 +72,12 @@ static struct config_group *kt_hba_make_dev(struct config_group *group,
 	dev = hba->ops->alloc_dev(name);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
-	ret = kt_dev_init(dev, hba->ops, name);
+	ret = kt_dev_init(dev, hba->ops);
 	if (ret) {
 		hba->ops->free_dev(dev);
 		return ERR_PTR(ret);
 	}
+	kt_cfs_dev_init(dev, name);
 	return &dev->group;
 }
 
@@ -190,10 +125,6 @@ static struct config_group *kt_core_make_hba(struct config_group *group,
 	prefix[sep - name] = '\0';
 
 	ops = kt_backend_get(prefix);
-	if (!ops) {
-		request_module("ktarget-backend-%s", prefix);
-		ops = kt_backend_get(prefix);
-	}
 	if (!ops) {
 		pr_warn_ratelimited("core/%s: no backstore '%s' (known: rd_mcp, fileio, iblock)\n",
 				    name, prefix);
