@@ -192,10 +192,13 @@ void kt_iscsi_aborted(struct kt_cmd *se);
 void kt_iscsi_abort_data_out(struct kt_cmd *se);
 
 /*
+ * main.c: kt_iscsi_ops is the fabric: its data-path and configuration
+ * hooks and its attributes.
+ */
+extern const struct kt_fabric_ops kt_iscsi_ops;
+
+/*
  * configfs/fabric.c, configfs/auth.c
- *
- * kt_iscsi_ops is the fabric: its data-path and configuration hooks and
- * its attributes.
  *
  * kt_iscsi_config_lock protects kt_iscsi_tiqns, every tiqn->tpgs and
  * tpg->nps list, and every value below target/iscsi that configfs writes:
@@ -204,7 +207,6 @@ void kt_iscsi_abort_data_out(struct kt_cmd *se);
  * Readers (login, discovery) copy what they need under it. It is never
  * held while calling into portal.c or session.c.
  */
-extern const struct kt_fabric_ops kt_iscsi_ops;
 extern struct mutex kt_iscsi_config_lock;
 extern struct list_head kt_iscsi_tiqns;
 extern struct kt_iscsi_auth kt_iscsi_discovery_auth;
@@ -219,6 +221,27 @@ extern struct cpumask kt_iscsi_allowed_cpus;
 struct kt_iscsi_tpg *kt_iscsi_find_tpg(const char *name, u16 tag);
 /* Parse "1.2.3.4:3260" / "[::1]:3260" into @ss; -EINVAL if malformed. */
 int kt_iscsi_parse_portal(const char *name, struct sockaddr_storage *ss);
+
+/*
+ * configfs/fabric.c: the configuration hooks of kt_iscsi_ops and the
+ * attributes of target/iscsi, tpgt_N, tpgt_N/attrib, acls/INITIATOR and
+ * acls/INITIATOR/attrib. make_wwn takes only a valid iSCSI name; a drop
+ * hook runs after configfs has released the groups below it.
+ */
+extern struct configfs_attribute *kt_iscsi_root_attrs[];
+extern struct configfs_attribute *kt_iscsi_tpg_attrs[];
+extern struct configfs_attribute *kt_iscsi_tpg_attrib_attrs[];
+extern struct configfs_attribute *kt_iscsi_acl_attrs[];
+extern struct configfs_attribute *kt_iscsi_acl_attrib_attrs[];
+struct kt_wwn *kt_iscsi_make_wwn(const char *name);
+void kt_iscsi_drop_wwn(struct kt_wwn *wwn);
+struct kt_tpg *kt_iscsi_make_tpg(struct kt_wwn *wwn, u16 tag);
+void kt_iscsi_drop_tpg(struct kt_tpg *se_tpg);
+/* disabling ends the TPG's sessions; called without tpg->lock */
+int kt_iscsi_tpg_enable(struct kt_tpg *se_tpg, bool enable);
+/* a kt_iscsi_acl with the defaults, its cmdsn_depth the TPG's */
+struct kt_node_acl *kt_iscsi_alloc_acl(struct kt_tpg *se_tpg);
+void kt_iscsi_free_acl(struct kt_node_acl *acl);
 
 /* configfs internals shared by configfs{,_param,_np,_auth}.c */
 #define KT_ISCSI_WHERE_LEN	320

@@ -45,6 +45,50 @@ static int kt_iscsi_objs_init(void)
 	return 0;
 }
 
+/*
+ * The iSCSI fabric as the core sees it, registered below: what
+ * target/iscsi is, the hooks the core calls and the attributes it shows.
+ */
+const struct kt_fabric_ops kt_iscsi_ops = {
+	.name			= "iscsi",
+	.owner			= THIS_MODULE,
+	.proto_id		= 5,	/* SPC-4 7.6.1: iSCSI */
+
+	/* the data path: responses.c and tmf.c */
+	.write_pending		= kt_iscsi_write_pending,
+	.queue_data_in		= kt_iscsi_queue_data_in,
+	.queue_status		= kt_iscsi_queue_status,
+	.queue_tm_rsp		= kt_iscsi_queue_tm_rsp,
+	.release_cmd		= kt_iscsi_release_cmd,
+	.aborted		= kt_iscsi_aborted,
+	.abort_data_out		= kt_iscsi_abort_data_out,
+
+	/* configuration: configfs/fabric.c, np/ in configfs/np.c */
+	.make_wwn		= kt_iscsi_make_wwn,
+	.drop_wwn		= kt_iscsi_drop_wwn,
+	.make_tpg		= kt_iscsi_make_tpg,
+	.drop_tpg		= kt_iscsi_drop_tpg,
+	.tpg_enable		= kt_iscsi_tpg_enable,
+	.make_np		= kt_iscsi_make_np,
+	.drop_np		= kt_iscsi_drop_np,
+	.alloc_acl		= kt_iscsi_alloc_acl,
+	.free_acl		= kt_iscsi_free_acl,
+	/* session.c: an ACL that goes away takes its sessions with it */
+	.close_acl_sessions	= kt_iscsi_acl_close_sessions,
+
+	/* attributes: configfs/fabric.c, param/ and auth/ in their files */
+	.fabric_attrs		= kt_iscsi_root_attrs,
+	.tpg_attrs		= kt_iscsi_tpg_attrs,
+	.tpg_attrib_attrs	= kt_iscsi_tpg_attrib_attrs,
+	.tpg_param_attrs	= kt_iscsi_tpg_param_attrs,
+	.tpg_auth_attrs		= kt_iscsi_tpg_auth_attrs,
+	.acl_attrs		= kt_iscsi_acl_attrs,
+	.acl_attrib_attrs	= kt_iscsi_acl_attrib_attrs,
+	.acl_auth_attrs		= kt_iscsi_acl_auth_attrs,
+	/* configfs/auth.c: discovery_auth/ */
+	.init_fabric_groups	= kt_iscsi_init_fabric_groups,
+};
+
 static int __init kt_iscsi_init(void)
 {
 	int ret;

@@ -10,7 +10,8 @@
  *		acls/INITIATOR/{info, cmdsn_depth, tag, attrib/, auth/}}
  *
  * The core builds the generic tree (enable, lun/, acls/, mapped LUNs) and
- * calls the hooks below. Every refused write returns an error and logs one
+ * calls the hooks below through kt_iscsi_ops, the fabric's ops table in
+ * main.c. Every refused write returns an error and logs one
  * line saying what was wrong; values written with echo lose their newline.
  * param/ is in configfs/param.c, np/ in configfs/np.c, auth/ and
  * discovery_auth/ in configfs/auth.c.
@@ -164,7 +165,7 @@ out:
 CONFIGFS_ATTR_RO(kt_root_, lio_version);
 CONFIGFS_ATTR(kt_root_, cpus_allowed_list);
 
-static struct configfs_attribute *kt_iscsi_root_attrs[] = {
+struct configfs_attribute *kt_iscsi_root_attrs[] = {
 	&kt_root_attr_lio_version,
 	&kt_root_attr_cpus_allowed_list,
 	NULL,
@@ -172,7 +173,7 @@ static struct configfs_attribute *kt_iscsi_root_attrs[] = {
 
 /* ---- target/iscsi/IQN ---- */
 
-static struct kt_wwn *kt_iscsi_make_wwn(const char *name)
+struct kt_wwn *kt_iscsi_make_wwn(const char *name)
 {
 	const char *why = kt_iscsi_name_error((const u8 *)name, strlen(name));
 	struct kt_iscsi_tiqn *tiqn;
@@ -195,7 +196,7 @@ static struct kt_wwn *kt_iscsi_make_wwn(const char *name)
 }
 
 /* configfs releases a WWN after the TPGs below it */
-static void kt_iscsi_drop_wwn(struct kt_wwn *wwn)
+void kt_iscsi_drop_wwn(struct kt_wwn *wwn)
 {
 	struct kt_iscsi_tiqn *tiqn = to_iscsi_tiqn(wwn);
 
@@ -386,7 +387,7 @@ KT_TPG_BOOL(login_keys_workaround, NULL);
 /* ktarget's own: what an ACL's dataout_timeout is for demo-mode sessions */
 KT_TPG_RANGE(default_dataout_timeout, 2, 3600);
 
-static struct configfs_attribute *kt_iscsi_tpg_attrib_attrs[] = {
+struct configfs_attribute *kt_iscsi_tpg_attrib_attrs[] = {
 	&kt_tpg_attrib_attr_authentication,
 	&kt_tpg_attrib_attr_login_timeout,
 	&kt_tpg_attrib_attr_netif_timeout,
@@ -426,12 +427,12 @@ static ssize_t kt_tpg_dynamic_sessions_show(struct config_item *item,
 
 CONFIGFS_ATTR_RO(kt_tpg_, dynamic_sessions);
 
-static struct configfs_attribute *kt_iscsi_tpg_attrs[] = {
+struct configfs_attribute *kt_iscsi_tpg_attrs[] = {
 	&kt_tpg_attr_dynamic_sessions,
 	NULL,
 };
 
-static struct kt_tpg *kt_iscsi_make_tpg(struct kt_wwn *wwn, u16 tag)
+struct kt_tpg *kt_iscsi_make_tpg(struct kt_wwn *wwn, u16 tag)
 {
 	struct kt_iscsi_tiqn *tiqn = to_iscsi_tiqn(wwn);
 	struct kt_iscsi_tpg *tpg;
@@ -457,7 +458,7 @@ static struct kt_tpg *kt_iscsi_make_tpg(struct kt_wwn *wwn, u16 tag)
 }
 
 /* configfs releases a TPG after its np/ and acls/ children */
-static void kt_iscsi_drop_tpg(struct kt_tpg *se_tpg)
+void kt_iscsi_drop_tpg(struct kt_tpg *se_tpg)
 {
 	struct kt_iscsi_tpg *tpg = to_iscsi_tpg(se_tpg);
 
@@ -476,7 +477,7 @@ static void kt_iscsi_drop_tpg(struct kt_tpg *se_tpg)
  * so enabling starts nothing (LIO allows a TPG without portals);
  * disabling ends the TPG's sessions.
  */
-static int kt_iscsi_tpg_enable(struct kt_tpg *se_tpg, bool enable)
+int kt_iscsi_tpg_enable(struct kt_tpg *se_tpg, bool enable)
 {
 	struct kt_iscsi_tpg *tpg = to_iscsi_tpg(se_tpg);
 
@@ -509,7 +510,7 @@ static const struct kt_iscsi_acl_attrib kt_acl_attrib_defaults = {
 	.tmr_cold_reset			= 0,
 };
 
-static struct kt_node_acl *kt_iscsi_alloc_acl(struct kt_tpg *se_tpg)
+struct kt_node_acl *kt_iscsi_alloc_acl(struct kt_tpg *se_tpg)
 {
 	struct kt_iscsi_tpg *tpg = to_iscsi_tpg(se_tpg);
 	struct kt_iscsi_acl *acl;
@@ -524,7 +525,7 @@ static struct kt_node_acl *kt_iscsi_alloc_acl(struct kt_tpg *se_tpg)
 	return &acl->acl;
 }
 
-static void kt_iscsi_free_acl(struct kt_node_acl *acl)
+void kt_iscsi_free_acl(struct kt_node_acl *acl)
 {
 	kfree(to_iscsi_acl(acl));
 }
@@ -609,7 +610,7 @@ CONFIGFS_ATTR_RO(kt_acl_, info);
 CONFIGFS_ATTR(kt_acl_, cmdsn_depth);
 CONFIGFS_ATTR(kt_acl_, tag);
 
-static struct configfs_attribute *kt_iscsi_acl_attrs[] = {
+struct configfs_attribute *kt_iscsi_acl_attrs[] = {
 	&kt_acl_attr_info,
 	&kt_acl_attr_cmdsn_depth,
 	&kt_acl_attr_tag,
@@ -689,7 +690,7 @@ static ssize_t kt_acl_attrib_authentication_store(struct config_item *item,
 
 CONFIGFS_ATTR(kt_acl_attrib_, authentication);
 
-static struct configfs_attribute *kt_iscsi_acl_attrib_attrs[] = {
+struct configfs_attribute *kt_iscsi_acl_attrib_attrs[] = {
 	&kt_acl_attrib_attr_dataout_timeout,
 	&kt_acl_attrib_attr_dataout_timeout_retries,
 	&kt_acl_attrib_attr_default_erl,
@@ -702,39 +703,4 @@ static struct configfs_attribute *kt_iscsi_acl_attrib_attrs[] = {
 	&kt_acl_attrib_attr_tmr_warm_reset,
 	&kt_acl_attrib_attr_tmr_cold_reset,
 	NULL,
-};
-
-const struct kt_fabric_ops kt_iscsi_ops = {
-	.name			= "iscsi",
-	.owner			= THIS_MODULE,
-	.proto_id		= 5,	/* SPC-4 7.6.1: iSCSI */
-
-	.write_pending		= kt_iscsi_write_pending,
-	.queue_data_in		= kt_iscsi_queue_data_in,
-	.queue_status		= kt_iscsi_queue_status,
-	.queue_tm_rsp		= kt_iscsi_queue_tm_rsp,
-	.release_cmd		= kt_iscsi_release_cmd,
-	.aborted		= kt_iscsi_aborted,
-	.abort_data_out		= kt_iscsi_abort_data_out,
-
-	.make_wwn		= kt_iscsi_make_wwn,
-	.drop_wwn		= kt_iscsi_drop_wwn,
-	.make_tpg		= kt_iscsi_make_tpg,
-	.drop_tpg		= kt_iscsi_drop_tpg,
-	.tpg_enable		= kt_iscsi_tpg_enable,
-	.make_np		= kt_iscsi_make_np,
-	.drop_np		= kt_iscsi_drop_np,
-	.alloc_acl		= kt_iscsi_alloc_acl,
-	.free_acl		= kt_iscsi_free_acl,
-	.close_acl_sessions	= kt_iscsi_acl_close_sessions,
-
-	.fabric_attrs		= kt_iscsi_root_attrs,
-	.tpg_attrs		= kt_iscsi_tpg_attrs,
-	.tpg_attrib_attrs	= kt_iscsi_tpg_attrib_attrs,
-	.tpg_param_attrs	= kt_iscsi_tpg_param_attrs,
-	.tpg_auth_attrs		= kt_iscsi_tpg_auth_attrs,
-	.acl_attrs		= kt_iscsi_acl_attrs,
-	.acl_attrib_attrs	= kt_iscsi_acl_attrib_attrs,
-	.acl_auth_attrs		= kt_iscsi_acl_auth_attrs,
-	.init_fabric_groups	= kt_iscsi_init_fabric_groups,
 };
