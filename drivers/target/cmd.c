@@ -105,6 +105,13 @@ EXPORT_SYMBOL_GPL(kt_cmd_put);
 /* Record @reason as the command's outcome, building sense data once. */
 static void kt_cmd_set_outcome(struct kt_cmd *cmd, sense_reason_t reason)
 {
+	/* GOOD, without sense: what the table says, without looking it up */
+	if (likely(reason == KT_SENSE_NONE)) {
+		cmd->sense_reason = reason;
+		cmd->status = KT_SAM_GOOD;
+		cmd->sense_len = 0;
+		return;
+	}
 	cmd->sense_reason = reason;
 	cmd->status = kt_sense_status(reason);
 	cmd->sense_len = kt_sense_build(reason, cmd->sense_asc_ascq,
@@ -408,6 +415,32 @@ sense_reason_t kt_cmd_refuse(struct kt_cmd *cmd, u64 unpacked_lun,
 }
 EXPORT_SYMBOL_GPL(kt_cmd_refuse);
 
+/*
+ * The gates of a command to an LU, in order: cluster mode's (the LU's
+ * shared state may be reloading; the checks that need it then wait for
+ * the load, kt_cmd_loaded_checks()), unit attentions (SAM-5 5.14), a
+ * SANITIZE (SBC-3 4.11), the port's ALUA state (SPC-4 5.15) and the
+ * reservations (SPC-4 5.13). Each lets the command on or says why it ends.
+ */
+static sense_reason_t kt_cmd_lu_gates(struct kt_cmd *cmd)
+{
+	sense_reason_t reason;
+
+	reason = kt_res_gate_cluster(cmd);
+	if (reason)
+		return reason;
+	kt_alua_gate_cluster(cmd->dev);
+	if (!test_bit(KT_CMD_LOADING, &cmd->flags))
+		reason = kt_ua_check(cmd);
+	if (!reason)
+		reason = kt_sanitize_check(cmd);
+	if (!reason)
+		reason = kt_alua_check(cmd);
+	if (!reason)
+		reason = kt_res_gate(cmd);
+	return reason;
+}
+
 sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 			    unsigned int cdb_len, u64 unpacked_lun)
 {
@@ -430,36 +463,8 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	cmd->write_protected = wp || (cmd->dev && READ_ONCE(cmd->dev->state->swp));
 
 	reason = kt_cmd_parse(cmd, cdb_len);
-	/*
-	 * cluster mode: another node is changing the reservations (and the
-	 * UAs), or the lockspace is lost, and the LU with it. Nothing waits
-	 * for the DLM here, in the fabric's receive path: a command that
-	 * finds the state reloading is checked when it has loaded, in a work
-	 * item before it runs (kt_cmd_loaded_checks()).
-	 */
-	if (!reason && cmd->dev &&
-	    unlikely(READ_ONCE(cmd->dev->state->res.active) &
-		     (KT_RES_STALE | KT_RES_LOST)))
-		reason = kt_pr_cluster_arrive(cmd);
-	/* ... and the target port groups' states */
-	if (!reason && cmd->dev &&
-	    unlikely(rcu_access_pointer(cmd->dev->state->alua.clustered)))
-		kt_alua_cluster_current(cmd->dev);
-	if (!reason && cmd->dev && !test_bit(KT_CMD_LOADING, &cmd->flags))
-		reason = kt_ua_check(cmd);
 	if (!reason && cmd->dev)
-		reason = kt_sanitize_check(cmd);
-	if (!reason && cmd->dev)
-		reason = kt_alua_check(cmd);
-	/* SPC-4 5.13: one load when nobody reserved the device */
-	if (!reason && cmd->dev && !test_bit(KT_CMD_LOADING, &cmd->flags) &&
-	    READ_ONCE(cmd->dev->state->res.active)) {
-		if (unlikely(READ_ONCE(cmd->dev->state->res.active) &
-			     (KT_RES_STALE | KT_RES_LOST)))
-			reason = kt_pr_cluster_arrive(cmd);
-		else
-			reason = kt_res_check_arrival(cmd);
-	}
+		reason = kt_cmd_lu_gates(cmd);
 	/* an answer the core builds gets its buffer when it is known */
 	if (!reason && !cmd->data_in_built)
 		reason = kt_cmd_alloc_data(cmd, cmd->data_length);

@@ -7,6 +7,7 @@
 #define KTARGET_CORE_ALUA_H
 
 #include <linux/compiler.h>
+#include <linux/rcupdate.h>
 
 #include <ktarget/fabric.h>
 #include <ktarget/proto/alua.h>
@@ -55,6 +56,13 @@ void kt_alua_set_state(struct kt_alua_gp *gp, u8 state, u8 status);
 void kt_alua_move_port(struct kt_lun *lun, struct kt_alua_gp *gp);
 void kt_alua_set_offline(struct kt_lun *lun, bool offline);
 void kt_alua_gp_remove(struct kt_alua_gp *gp);
+
+/* Cluster mode: the target port groups' states are every node's. */
+static inline void kt_alua_gate_cluster(struct kt_dev *dev)
+{
+	if (unlikely(rcu_access_pointer(dev->state->alua.clustered)))
+		kt_alua_cluster_current(dev);
+}
 
 /*
  * SPC-4 5.15.2.4: refuse what the port's access state does not allow.

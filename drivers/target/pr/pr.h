@@ -78,6 +78,33 @@ sense_reason_t kt_pr_cluster_lost_check(struct kt_cmd *cmd);
 /* under res.lock */
 sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd);
 
+/*
+ * Cluster mode's gate, the first a command to an LU passes: while another
+ * node changes the reservations (and the unit attentions), or while the
+ * lockspace is lost, the command is checked once the state has loaded, in
+ * a work item (KT_CMD_LOADING, kt_cmd_loaded_checks()). Nothing waits for
+ * the DLM in the fabric's receive path.
+ */
+static inline sense_reason_t kt_res_gate_cluster(struct kt_cmd *cmd)
+{
+	if (unlikely(READ_ONCE(cmd->dev->state->res.active) &
+		     (KT_RES_STALE | KT_RES_LOST)))
+		return kt_pr_cluster_arrive(cmd);
+	return KT_SENSE_NONE;
+}
+
+/* SPC-4 5.13: the reservations' gate, one load when nobody reserved */
+static inline sense_reason_t kt_res_gate(struct kt_cmd *cmd)
+{
+	unsigned long active = READ_ONCE(cmd->dev->state->res.active);
+
+	if (!active || test_bit(KT_CMD_LOADING, &cmd->flags))
+		return KT_SENSE_NONE;
+	if (unlikely(active & (KT_RES_STALE | KT_RES_LOST)))
+		return kt_pr_cluster_arrive(cmd);
+	return kt_res_check_arrival(cmd);
+}
+
 /* pr_aptpl.c: under dev->state->res.lock */
 void kt_pr_aptpl_save(struct kt_dev *dev);
 void kt_pr_aptpl_load(struct kt_dev *dev);
