@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktarget_core: core/HBA_N/NAME/cluster/, a device's cluster mode.
+ * ktarget_core: a device's cluster mode, configured through
+ * core/HBA_N/NAME/cluster/ (configfs/dev_cluster.c):
  *
  *   lockspace  the DLM lockspace the nodes serving this LU share; written
  *              while cluster mode is off; empty means "kt_" and the unit
@@ -207,11 +208,6 @@ void kt_cluster_rmw_unlock(struct kt_dev *dev)
 	c->rmw_held = NULL;
 }
 
-static struct kt_dev *cluster_to_dev(struct config_item *item)
-{
-	return container_of(to_config_group(item), struct kt_dev, cluster_group);
-}
-
 /* The default lockspace name: "kt_" and the unit serial, made safe. */
 static int kt_cluster_default_name(struct kt_dev *dev, char *name)
 {
@@ -356,25 +352,14 @@ void kt_cluster_dev_release(struct kt_dev *dev)
 		kt_cluster_leave(dev);
 }
 
-static ssize_t kt_cluster_enable_show(struct config_item *item, char *page)
+/*
+ * cluster/enable: join the lockspace or leave it, only while no LUN
+ * exports the device. Leaving also cancels cluster_default's join.
+ */
+int kt_cluster_enable(struct kt_dev *dev, bool on)
 {
-	return sysfs_emit(page, "%d\n",
-			  !!cluster_to_dev(item)->state->cluster.lu);
-}
+	int ret = 0;
 
-static ssize_t kt_cluster_enable_store(struct config_item *item,
-				       const char *page, size_t count)
-{
-	struct kt_dev *dev = cluster_to_dev(item);
-	bool on;
-	int ret;
-
-	ret = kstrtobool(page, &on);
-	if (ret) {
-		pr_warn_ratelimited("%s: cluster/enable: 0 or 1\n",
-				    kt_cluster_dev_name(dev));
-		return ret;
-	}
 	mutex_lock(&dev->cfg_lock);
 	if (on == !!dev->state->cluster.lu) {
 		ret = 0;
@@ -390,63 +375,42 @@ static ssize_t kt_cluster_enable_store(struct config_item *item,
 	if (!ret && !on)
 		dev->state->cluster.join_on_export = false;
 	mutex_unlock(&dev->cfg_lock);
-	return ret ? ret : count;
+	return ret;
 }
 
-static ssize_t kt_cluster_lockspace_show(struct config_item *item,
-					 char *page)
+/* The lockspace the device joins (or would join): "" if it has none. */
+void kt_cluster_lockspace(struct kt_dev *dev, char *name)
 {
-	struct kt_dev *dev = cluster_to_dev(item);
-	char name[KT_CLUSTER_NAME_LEN + 1];
-	ssize_t n;
-
 	mutex_lock(&dev->cfg_lock);
 	if (dev->state->cluster.lockspace[0])
-		n = sysfs_emit(page, "%s\n", dev->state->cluster.lockspace);
-	else if (!kt_cluster_default_name(dev, name))
-		n = sysfs_emit(page, "%s\n", name);
-	else
-		n = sysfs_emit(page, "\n");
+		strscpy(name, dev->state->cluster.lockspace,
+			KT_CLUSTER_NAME_LEN + 1);
+	else if (kt_cluster_default_name(dev, name))
+		name[0] = '\0';
 	mutex_unlock(&dev->cfg_lock);
-	return n;
 }
 
-static ssize_t kt_cluster_lockspace_store(struct config_item *item,
-					  const char *page, size_t count)
+/* cluster/lockspace: @len checked bytes, only while cluster mode is off */
+int kt_cluster_set_lockspace(struct kt_dev *dev, const char *name, size_t len)
 {
-	struct kt_dev *dev = cluster_to_dev(item);
-	size_t len = kt_cfs_value_len(page, count), i;
 	int ret = 0;
 
-	if (len > KT_CLUSTER_NAME_LEN) {
-		pr_warn_ratelimited("%s: cluster/lockspace: %zu bytes, at most %d\n",
-				    kt_cluster_dev_name(dev), len,
-				    KT_CLUSTER_NAME_LEN);
-		return -EINVAL;
-	}
-	for (i = 0; i < len; i++) {
-		if (!isalnum(page[i]) && page[i] != '-' && page[i] != '_') {
-			pr_warn_ratelimited("%s: cluster/lockspace: byte %zu: letters, digits, '-' and '_' only\n",
-					    kt_cluster_dev_name(dev), i);
-			return -EINVAL;
-		}
-	}
 	mutex_lock(&dev->cfg_lock);
 	if (dev->state->cluster.lu) {
 		pr_warn_ratelimited("%s: cluster/lockspace: cluster mode is on; write 0 to cluster/enable first\n",
 				    kt_cluster_dev_name(dev));
 		ret = -EBUSY;
 	} else {
-		memcpy(dev->state->cluster.lockspace, page, len);
+		memcpy(dev->state->cluster.lockspace, name, len);
 		dev->state->cluster.lockspace[len] = '\0';
 	}
 	mutex_unlock(&dev->cfg_lock);
-	return ret ? ret : count;
+	return ret;
 }
 
-static ssize_t kt_cluster_node_id_show(struct config_item *item, char *page)
+/* This node's id in the device's lockspace, 0 while cluster mode is off. */
+u32 kt_cluster_node_id(struct kt_dev *dev)
 {
-	struct kt_dev *dev = cluster_to_dev(item);
 	struct kt_cluster *c = &dev->state->cluster;
 	u32 id = 0;
 
@@ -454,67 +418,18 @@ static ssize_t kt_cluster_node_id_show(struct config_item *item, char *page)
 	if (c->lu)
 		id = c->ops->node_id(c->lu);
 	mutex_unlock(&dev->cfg_lock);
-	return sysfs_emit(page, "%u\n", id);
+	return id;
 }
 
-static ssize_t kt_cluster_members_show(struct config_item *item, char *page)
+/* The node ids in the lockspace, at most @max of them: how many. */
+int kt_cluster_members(struct kt_dev *dev, u32 *ids, int max)
 {
-	struct kt_dev *dev = cluster_to_dev(item);
 	struct kt_cluster *c = &dev->state->cluster;
-	u32 ids[KT_CLUSTER_MAX_NODES];
-	int n = 0, i;
-	ssize_t len = 0;
+	int n = 0;
 
 	mutex_lock(&dev->cfg_lock);
 	if (c->lu)
-		n = c->ops->members(c->lu, ids, ARRAY_SIZE(ids));
+		n = c->ops->members(c->lu, ids, max);
 	mutex_unlock(&dev->cfg_lock);
-	for (i = 0; i < n; i++)
-		len += sysfs_emit_at(page, len, "%s%u", i ? " " : "", ids[i]);
-	len += sysfs_emit_at(page, len, "\n");
-	return len;
+	return n;
 }
-
-static ssize_t kt_cluster_alua_takeover_show(struct config_item *item,
-					     char *page)
-{
-	struct kt_dev *dev = cluster_to_dev(item);
-
-	return sysfs_emit(page, "%u\n",
-			  READ_ONCE(dev->state->cluster.alua_takeover));
-}
-
-static ssize_t kt_cluster_alua_takeover_store(struct config_item *item,
-					      const char *page, size_t count)
-{
-	struct kt_dev *dev = cluster_to_dev(item);
-	u16 id;
-
-	if (kstrtou16(page, 0, &id)) {
-		pr_warn_ratelimited("%s: cluster/alua_takeover: a target port group id (0 to 65535; 0: none)\n",
-				    kt_cluster_dev_name(dev));
-		return -EINVAL;
-	}
-	WRITE_ONCE(dev->state->cluster.alua_takeover, id);
-	return count;
-}
-
-CONFIGFS_ATTR(kt_cluster_, enable);
-CONFIGFS_ATTR(kt_cluster_, lockspace);
-CONFIGFS_ATTR_RO(kt_cluster_, node_id);
-CONFIGFS_ATTR_RO(kt_cluster_, members);
-CONFIGFS_ATTR(kt_cluster_, alua_takeover);
-
-static struct configfs_attribute *kt_cluster_attrs[] = {
-	&kt_cluster_attr_enable,
-	&kt_cluster_attr_lockspace,
-	&kt_cluster_attr_node_id,
-	&kt_cluster_attr_members,
-	&kt_cluster_attr_alua_takeover,
-	NULL,
-};
-
-const struct config_item_type kt_dev_cluster_type = {
-	.ct_attrs	= kt_cluster_attrs,
-	.ct_owner	= THIS_MODULE,
-};

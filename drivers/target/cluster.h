@@ -6,8 +6,6 @@
 #ifndef KTARGET_CORE_CLUSTER_H
 #define KTARGET_CORE_CLUSTER_H
 
-#include <linux/configfs.h>
-
 #include <ktarget/cluster.h>
 
 struct kt_cmd;
@@ -23,8 +21,6 @@ struct kt_cluster {
 	char				lockspace[KT_CLUSTER_NAME_LEN + 1];
 };
 
-extern const struct config_item_type kt_dev_cluster_type;
-
 int kt_cluster_init(void);
 void kt_cluster_exit(void);
 bool kt_cluster_defer(struct kt_cmd *cmd);
@@ -33,5 +29,11 @@ void kt_cluster_rmw_unlock(struct kt_dev *dev);
 void kt_cluster_dev_init(struct kt_dev *dev);
 int kt_cluster_dev_export(struct kt_dev *dev);
 void kt_cluster_dev_release(struct kt_dev *dev);
+/* what configfs/dev_cluster.c shows and sets */
+int kt_cluster_enable(struct kt_dev *dev, bool on);
+void kt_cluster_lockspace(struct kt_dev *dev, char *name);
+int kt_cluster_set_lockspace(struct kt_dev *dev, const char *name, size_t len);
+u32 kt_cluster_node_id(struct kt_dev *dev);
+int kt_cluster_members(struct kt_dev *dev, u32 *ids, int max);
 
 #endif /* KTARGET_CORE_CLUSTER_H */

@@ -4,7 +4,8 @@
  * names and layout, one file per kind of directory: root.c (target/ and
  * target/NAME/), fabric.c (a fabric's WWN/tpgt_N/... tree), core.c
  * (target/core/ and its HBAs), dev.c (core/HBA_N/NAME/) and its groups
- * dev_attrib.c, dev_wwn.c, dev_pr.c, dev_alua.c and dev_xcopy_stat.c.
+ * dev_attrib.c, dev_wwn.c, dev_pr.c, dev_alua.c, dev_xcopy_stat.c and
+ * dev_cluster.c.
  *
  * It calls the engine (core.h) and the feature folders; only main.c
  * (kt_configfs_init()) and fabric.c (a fabric's item types, built as it
@@ -40,6 +41,7 @@ extern const struct config_item_type kt_dev_attrib_type;
 extern const struct config_item_type kt_dev_wwn_type;
 extern const struct config_item_type kt_dev_pr_type;
 extern const struct config_item_type kt_dev_alua_type;
+extern const struct config_item_type kt_dev_cluster_type;
 void kt_cfs_alua_dev_init(struct kt_dev *dev);
 extern struct configfs_attribute *kt_alua_lun_attrs[];
 void kt_xcopy_stat_init(struct kt_dev *dev);
