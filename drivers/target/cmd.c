@@ -51,19 +51,16 @@ EXPORT_SYMBOL_GPL(kt_cmd_init);
 
 /*
  * The core's own commands (EXTENDED COPY's READs and WRITEs, SANITIZE's
- * writes) never reach a fabric: every backend call they make ends, through
- * kt_be_done(), in their be_done continuation. Nothing releases them either; they live and die
- * with the operation that embeds them.
+ * writes) have no fabric (cmd->ops is NULL): every backend call they make
+ * ends, through kt_be_done(), in their be_done continuation, never in
+ * kt_cmd_complete(). They live and die with the operation that embeds
+ * them, on @sess's nexus (NULL: none) with @tag its command's.
  */
-static void kt_internal_release(struct kt_cmd *cmd)
+void kt_cmd_init_internal(struct kt_cmd *cmd, struct kt_session *sess,
+			  u64 tag, enum kt_data_dir dir)
 {
+	kt_cmd_init(cmd, NULL, sess, tag, dir, 0, KT_TASK_SIMPLE);
 }
-
-const struct kt_fabric_ops kt_internal_ops = {
-	.name		= "internal",
-	.owner		= THIS_MODULE,
-	.release_cmd	= kt_internal_release,
-};
 
 static void kt_cmd_release(struct kref *kref)
 {
@@ -87,7 +84,8 @@ static void kt_cmd_release(struct kref *kref)
 	}
 	if (cmd->lun)
 		kt_lun_put(cmd->lun);
-	cmd->ops->release_cmd(cmd);
+	if (cmd->ops)
+		cmd->ops->release_cmd(cmd);
 }
 
 void kt_cmd_get(struct kt_cmd *cmd)

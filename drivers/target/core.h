@@ -127,8 +127,9 @@ void kt_ua_luns_changed(struct kt_tpg *tpg);
 u16 kt_ua_take(struct kt_cmd *cmd);
 sense_reason_t kt_ua_check(struct kt_cmd *cmd);
 
-/* cmd.c: the ops of the core's internal commands */
-extern const struct kt_fabric_ops kt_internal_ops;
+/* cmd.c: the core's own commands, which no fabric carries */
+void kt_cmd_init_internal(struct kt_cmd *cmd, struct kt_session *sess,
+			  u64 tag, enum kt_data_dir dir);
 
 /* task_set.c */
 int kt_task_set_init(void);

@@ -1017,8 +1017,8 @@ static void kt_xcopy_work(struct work_struct *work)
 static void kt_xcopy_io_init(struct kt_cmd *io, struct kt_cmd *cmd,
 			     bool write)
 {
-	kt_cmd_init(io, &kt_internal_ops, cmd->sess, cmd->tag,
-		    write ? KT_DATA_OUT : KT_DATA_IN, 0, KT_TASK_SIMPLE);
+	kt_cmd_init_internal(io, cmd->sess, cmd->tag,
+			     write ? KT_DATA_OUT : KT_DATA_IN);
 	io->cdb[0] = write ? WRITE_16 : READ_16;
 	io->desc = kt_cdb_desc_find(io->cdb, sizeof(io->cdb));
 }

@@ -314,8 +314,7 @@ static struct kt_sanitize_op *kt_sanitize_op_alloc(struct kt_cmd *cmd,
 	op->passes = p->sa == KT_SBC_SANITIZE_OVERWRITE ? p->passes : 1;
 	init_completion(&op->step_done);
 	INIT_WORK(&op->work, kt_sanitize_work);
-	kt_cmd_init(&op->io, &kt_internal_ops, NULL, cmd->tag,
-		    KT_DATA_OUT, 0, KT_TASK_SIMPLE);
+	kt_cmd_init_internal(&op->io, NULL, cmd->tag, KT_DATA_OUT);
 	op->io.dev = cmd->dev;
 	op->io.cdb[0] = 0x8a;		/* what the backstore sees: WRITE */
 	if (p->sa == KT_SBC_SANITIZE_OVERWRITE) {

@@ -52,7 +52,8 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 	const struct kt_dev_attrib *a;
 
 	memset(lu, 0, sizeof(*lu));
-	lu->proto_id = cmd->ops->proto_id;
+	/* the core's own commands: 0, as for a fabric that names none */
+	lu->proto_id = cmd->ops ? cmd->ops->proto_id : 0;
 	lu->tmf = KT_TMF_SUP_ABORT_TASK | KT_TMF_SUP_ABORT_TASK_SET |
 		  KT_TMF_SUP_CLEAR_TASK_SET | KT_TMF_SUP_LU_RESET;
 	if (!dev)
