@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktarget_core: which code takes a command on. The command table
- * (proto/cdb.c) names it for every command: block commands go to sbc.c,
- * reservations to pr.c and reserve.c, SANITIZE to sanitize.c, what the
- * core answers itself to spc.c. Commands that need no logical unit (REPORT
- * LUNS, INQUIRY and REQUEST SENSE to an absent LUN) are answered for the
- * target itself.
+ * (proto/cdb.c) gives every command a kind (.run), and kt_runs[] below
+ * names, for each kind, the function of its family: block commands go to
+ * sbc.c, reservations to pr.c and reserve.c, SANITIZE to sanitize.c,
+ * target port groups to alua.c, copy offload to copy/, and the rest of
+ * what the core answers itself to spc.c. This is the one file that names
+ * them all. Commands that need no logical unit (REPORT LUNS, INQUIRY and
+ * REQUEST SENSE to an absent LUN) are answered for the target itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,6 +17,9 @@
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
 
+#include "alua/alua.h"
+#include "copy/rod.h"
+#include "copy/xcopy.h"
 #include "core.h"
 #include "pr/pr.h"
 #include "scsi/cmdsets.h"
@@ -23,42 +28,102 @@ typedef sense_reason_t (*kt_parse_fn)(struct kt_cmd *cmd,
 				     const struct kt_cdb *c, u32 *needed,
 				     enum kt_data_dir *dir);
 
-/* Who takes each kind of command on (kt_cdb_desc.run, proto/cdb.c) */
-static const kt_parse_fn kt_parse_of[KT_RUN_NR] = {
-	[KT_RUN_GOOD]		= kt_spc_parse,
-	[KT_RUN_REQUEST_SENSE]	= kt_spc_parse,
-	[KT_RUN_INQUIRY]	= kt_spc_parse,
-	[KT_RUN_REPORT_LUNS]	= kt_spc_parse,
-	[KT_RUN_MODE_SENSE]	= kt_spc_parse,
-	[KT_RUN_MODE_SELECT]	= kt_spc_parse,
-	[KT_RUN_READ_CAPACITY]	= kt_spc_parse,
-	[KT_RUN_READ_DEFECT]	= kt_spc_parse,
-	[KT_RUN_GET_LBA_STATUS]	= kt_spc_parse,
-	[KT_RUN_RSOC]		= kt_spc_parse,
-	[KT_RUN_RSTMF]		= kt_spc_parse,
-	[KT_RUN_RTPG]		= kt_spc_parse,
-	[KT_RUN_STPG]		= kt_spc_parse,
-	[KT_RUN_XCOPY]		= kt_spc_parse,
-	[KT_RUN_RECEIVE_COPY]	= kt_spc_parse,
-	[KT_RUN_POPULATE_TOKEN]	= kt_spc_parse,
-	[KT_RUN_WRITE_USING_TOKEN] = kt_spc_parse,
-	[KT_RUN_RESERVE]	= kt_reserve_parse,
-	[KT_RUN_PR]		= kt_pr_parse,
-	[KT_RUN_RW]		= kt_sbc_parse_rw,
-	[KT_RUN_VERIFY]		= kt_sbc_parse_verify,
-	[KT_RUN_CAW]		= kt_sbc_parse_caw,
-	[KT_RUN_ORWRITE]	= kt_sbc_parse_orwrite,
-	[KT_RUN_PRE_FETCH]	= kt_sbc_parse_pre_fetch,
-	[KT_RUN_SYNC_CACHE]	= kt_sbc_parse_sync,
-	[KT_RUN_WRITE_SAME]	= kt_sbc_parse_write_same,
-	[KT_RUN_UNMAP]		= kt_sbc_parse_unmap,
-	[KT_RUN_SANITIZE]	= kt_sanitize_parse,
+/*
+ * What takes one kind of command on. A family that decodes the CDB
+ * further has a parser (@parse), which sets the data phase and
+ * cmd->execute. A command the core answers without one is set up by
+ * kt_run_setup() and run by @exec, or, when it only returns data the core
+ * builds, by kt_spc_run_builder() with @build. Such a command may bound
+ * its parameter list: one longer than @max_param is answered @too_long.
+ */
+struct kt_run {
+	kt_parse_fn	parse;
+	void		(*exec)(struct kt_cmd *cmd);
+	kt_builder_t	build;
+	u32		max_param;	/* the longest parameter list taken, or 0 */
+	sense_reason_t	too_long;	/* the answer to a longer one */
 };
+
+/* Who takes each kind of command on (kt_cdb_desc.run, proto/cdb.c) */
+static const struct kt_run kt_runs[KT_RUN_NR] = {
+	[KT_RUN_GOOD]		= { .exec = kt_spc_execute_good },
+	[KT_RUN_REQUEST_SENSE]	= { .build = kt_spc_build_request_sense },
+	[KT_RUN_INQUIRY]	= { .build = kt_spc_build_inquiry },
+	[KT_RUN_REPORT_LUNS]	= { .build = kt_spc_build_report_luns },
+	[KT_RUN_MODE_SENSE]	= { .build = kt_spc_build_mode_sense },
+	[KT_RUN_MODE_SELECT]	= { .exec = kt_spc_execute_mode_select },
+	[KT_RUN_READ_CAPACITY]	= { .exec = kt_spc_execute_read_capacity },
+	[KT_RUN_READ_DEFECT]	= { .build = kt_spc_build_read_defect },
+	[KT_RUN_GET_LBA_STATUS]	= { .build = kt_spc_build_get_lba_status },
+	[KT_RUN_RSOC]		= { .build = kt_spc_build_rsoc },
+	[KT_RUN_RSTMF]		= { .build = kt_spc_build_rstmf },
+	[KT_RUN_RTPG]		= { .build = kt_alua_report },
+	[KT_RUN_STPG]		= { .exec = kt_alua_stpg_execute,
+				    .max_param = KT_STPG_MAX_LEN,
+				    .too_long = KT_SENSE_INVALID_CDB_FIELD },
+	/*
+	 * the longest list RECEIVE COPY RESULTS says we take; longer is a
+	 * PARAMETER LIST LENGTH ERROR, as kt_xcopy_parse() says
+	 */
+	[KT_RUN_XCOPY]		= { .exec = kt_xcopy_execute,
+				    .max_param = KT_XCOPY_MAX_PARAM_LEN,
+				    .too_long = KT_SENSE_PARAM_LIST_LENGTH },
+	[KT_RUN_RECEIVE_COPY]	= { .exec = kt_xcopy_rcr_execute },
+	/* longer lists than a page: refused before they come */
+	[KT_RUN_POPULATE_TOKEN]	= { .exec = kt_rod_pt_execute,
+				    .max_param = PAGE_SIZE,
+				    .too_long = KT_SENSE_PARAM_LIST_LENGTH },
+	[KT_RUN_WRITE_USING_TOKEN] = { .exec = kt_rod_wut_execute,
+				       .max_param = PAGE_SIZE,
+				       .too_long = KT_SENSE_PARAM_LIST_LENGTH },
+	[KT_RUN_RESERVE]	= { .parse = kt_reserve_parse },
+	[KT_RUN_PR]		= { .parse = kt_pr_parse },
+	[KT_RUN_RW]		= { .parse = kt_sbc_parse_rw },
+	[KT_RUN_VERIFY]		= { .parse = kt_sbc_parse_verify },
+	[KT_RUN_CAW]		= { .parse = kt_sbc_parse_caw },
+	[KT_RUN_ORWRITE]	= { .parse = kt_sbc_parse_orwrite },
+	[KT_RUN_PRE_FETCH]	= { .parse = kt_sbc_parse_pre_fetch },
+	[KT_RUN_SYNC_CACHE]	= { .parse = kt_sbc_parse_sync },
+	[KT_RUN_WRITE_SAME]	= { .parse = kt_sbc_parse_write_same },
+	[KT_RUN_UNMAP]		= { .parse = kt_sbc_parse_unmap },
+	[KT_RUN_SANITIZE]	= { .parse = kt_sanitize_parse },
+};
+
+/* cmd->execute of a command whose data-in the core builds */
+static void kt_run_build(struct kt_cmd *cmd)
+{
+	kt_spc_run_builder(cmd, kt_runs[cmd->desc->run].build);
+}
+
+/*
+ * A command the core answers without a parser: its data phase is its
+ * ALLOCATION LENGTH (data-in) or PARAMETER LIST LENGTH (data-out), from
+ * the command table.
+ */
+static sense_reason_t kt_run_setup(struct kt_cmd *cmd,
+				   const struct kt_cdb_desc *d,
+				   const struct kt_run *r, u32 *needed,
+				   enum kt_data_dir *dir)
+{
+	*needed = kt_spc_alloc_len(cmd->cdb);
+	if (d->flags & KT_CDB_D_PARAM)
+		*dir = KT_DATA_OUT;
+	else if (*needed)
+		*dir = KT_DATA_IN;
+	/* refused before a buffer of that size is allocated for it */
+	if (r->max_param && *needed > r->max_param) {
+		cmd->sense_field = KT_FIELD_CDB(d->alen_off);
+		return r->too_long;
+	}
+	cmd->execute = r->build ? kt_run_build : r->exec;
+	return KT_SENSE_NONE;
+}
 
 sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			     u32 *needed, enum kt_data_dir *dir)
 {
 	const struct kt_cdb_desc *d = c->desc;
+	const struct kt_run *r;
 	struct kt_lu_info lu;
 	sense_reason_t reason;
 
@@ -80,11 +145,15 @@ sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		if (reason)
 			return reason;
 	}
-	if (WARN_ON_ONCE(!kt_parse_of[d->run])) {
+	r = &kt_runs[d->run];
+	if (WARN_ON_ONCE(!r->parse && !r->exec && !r->build)) {
 		cmd->sense_field = KT_FIELD_CDB(0);
 		return KT_SENSE_INVALID_OPCODE;
 	}
-	reason = kt_parse_of[d->run](cmd, c, needed, dir);
+	if (r->parse)
+		reason = r->parse(cmd, c, needed, dir);
+	else
+		reason = kt_run_setup(cmd, d, r, needed, dir);
 	/* the core builds what a command returns, unless it is blocks */
 	cmd->data_in_built = *dir == KT_DATA_IN &&
 			     !(d->flags & KT_CDB_D_BLOCKS_IN);

@@ -287,9 +287,9 @@ static unsigned int kt_alua_snapshot(struct kt_dev *dev,
 	return n;
 }
 
-/* REPORT TARGET PORT GROUPS (SPC-4 6.27) into @buf. */
-sense_reason_t kt_alua_report(struct kt_cmd *cmd, u8 *buf, u32 len,
-			      u32 *data_len)
+/* REPORT TARGET PORT GROUPS (SPC-4 6.27) into @buf; @lu is not needed. */
+sense_reason_t kt_alua_report(struct kt_cmd *cmd, const struct kt_lu_info *lu,
+			      u8 *buf, u32 len, u32 *data_len)
 {
 	struct kt_alua *a = &cmd->dev->state->alua;
 	struct kt_alua_port *port;
@@ -376,7 +376,7 @@ void kt_alua_stpg_execute(struct kt_cmd *cmd)
 	/* cluster mode: it may wait for the other nodes */
 	if (kt_cluster_defer(cmd))
 		return;
-	/* kt_spc_parse() refused lists longer than KT_STPG_MAX_LEN */
+	/* kt_exec_parse() refused lists longer than KT_STPG_MAX_LEN */
 	max = len > KT_ALUA_STPG_HDR_LEN ?
 	      (len - KT_ALUA_STPG_HDR_LEN) / KT_ALUA_STPG_DESC_LEN : 1;
 	buf = kmalloc(max_t(u32, len, 1), GFP_KERNEL);

@@ -15,6 +15,8 @@
 
 #include "dev_state.h"
 
+struct kt_lu_info;
+
 /* alua.c: groups, ports, commands */
 void kt_alua_dev_init(struct kt_dev *dev);
 void kt_alua_gp_init(struct kt_alua_gp *gp, struct kt_dev *dev);
@@ -22,8 +24,9 @@ void kt_alua_lun_attach(struct kt_lun *lun);
 void kt_alua_lun_detach(struct kt_lun *lun);
 void kt_alua_lu_info(struct kt_cmd *cmd, u8 *tpgs, u16 *tpg_id);
 sense_reason_t kt_alua_check_slow(struct kt_cmd *cmd);
-sense_reason_t kt_alua_report(struct kt_cmd *cmd, u8 *buf, u32 len,
-			      u32 *data_len);
+/* REPORT TARGET PORT GROUPS: a kt_builder_t (scsi/cmdsets.h) */
+sense_reason_t kt_alua_report(struct kt_cmd *cmd, const struct kt_lu_info *lu,
+			      u8 *buf, u32 len, u32 *data_len);
 /* SET TARGET PORT GROUPS descriptors taken in one command */
 #define KT_STPG_MAX_DESC	4096
 #define KT_STPG_MAX_LEN		(KT_ALUA_STPG_HDR_LEN + \

@@ -2,10 +2,10 @@
 /*
  * ktarget_core: the SCSI command sets the core answers itself, between
  * their files (spc.c, sbc.c, sanitize.c, lbp_thresh.c) and the rest of the
- * core: the parsers dispatch.c hands commands to, the LU's geometry and
- * its INQUIRY/READ CAPACITY facts (struct kt_lu_info), SANITIZE's gates
- * and the thin-provisioning soft threshold. May call the engine (core.h),
- * pr/ (reservations), alua/ and copy/.
+ * core: what dispatch.c hands commands to, the LU's geometry and its
+ * INQUIRY/READ CAPACITY facts (struct kt_lu_info), SANITIZE's gates and the
+ * thin-provisioning soft threshold. May call the engine (core.h), pr/
+ * (reservations), alua/ and copy/.
  */
 #ifndef KTARGET_CORE_CMDSETS_H
 #define KTARGET_CORE_CMDSETS_H
@@ -22,9 +22,45 @@ struct kt_mode_select;
 struct kt_session;
 enum kt_data_dir;
 
-/* spc.c, sbc.c: the parsers dispatch.c calls */
-sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
-			    u32 *needed, enum kt_data_dir *dir);
+/*
+ * spc.c: what runs the commands the core answers itself, named by
+ * dispatch.c's table. A builder writes a command's data-in into @buf (@len
+ * bytes, zeroed) and says in @data_len how long the whole answer is;
+ * kt_spc_run_builder() runs it and completes the command.
+ */
+typedef sense_reason_t (*kt_builder_t)(struct kt_cmd *cmd,
+				       const struct kt_lu_info *lu,
+				       u8 *buf, u32 len, u32 *data_len);
+void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn);
+sense_reason_t kt_spc_build_inquiry(struct kt_cmd *cmd,
+				    const struct kt_lu_info *lu, u8 *buf,
+				    u32 len, u32 *data_len);
+sense_reason_t kt_spc_build_report_luns(struct kt_cmd *cmd,
+					const struct kt_lu_info *lu, u8 *buf,
+					u32 len, u32 *data_len);
+sense_reason_t kt_spc_build_mode_sense(struct kt_cmd *cmd,
+				       const struct kt_lu_info *lu, u8 *buf,
+				       u32 len, u32 *data_len);
+sense_reason_t kt_spc_build_rsoc(struct kt_cmd *cmd,
+				 const struct kt_lu_info *lu, u8 *buf,
+				 u32 len, u32 *data_len);
+sense_reason_t kt_spc_build_rstmf(struct kt_cmd *cmd,
+				  const struct kt_lu_info *lu, u8 *buf,
+				  u32 len, u32 *data_len);
+sense_reason_t kt_spc_build_request_sense(struct kt_cmd *cmd,
+					  const struct kt_lu_info *lu, u8 *buf,
+					  u32 len, u32 *data_len);
+sense_reason_t kt_spc_build_read_defect(struct kt_cmd *cmd,
+					const struct kt_lu_info *lu, u8 *buf,
+					u32 len, u32 *data_len);
+sense_reason_t kt_spc_build_get_lba_status(struct kt_cmd *cmd,
+					   const struct kt_lu_info *lu, u8 *buf,
+					   u32 len, u32 *data_len);
+void kt_spc_execute_good(struct kt_cmd *cmd);
+void kt_spc_execute_mode_select(struct kt_cmd *cmd);
+void kt_spc_execute_read_capacity(struct kt_cmd *cmd);
+
+/* sbc.c: the parsers dispatch.c calls */
 sense_reason_t kt_sbc_parse_rw(struct kt_cmd *cmd, const struct kt_cdb *c,
 			       u32 *needed, enum kt_data_dir *dir);
 sense_reason_t kt_sbc_parse_verify(struct kt_cmd *cmd, const struct kt_cdb *c,

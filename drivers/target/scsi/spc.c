@@ -6,7 +6,8 @@
  * TEST UNIT READY, START STOP UNIT, PREVENT ALLOW MEDIUM REMOVAL, READ
  * DEFECT DATA, GET LBA STATUS. The response data comes from the pure
  * builders of proto/spc.c, proto/mode.c and proto/sbc.c; this file moves
- * it into the command's buffer.
+ * it into the command's buffer. dispatch.c's table names, for each command,
+ * the function here that runs it or builds its answer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,10 +28,6 @@
 
 #define KT_SPC_BUF_MAX	(64 * 1024)	/* largest emulated response we build */
 #define KT_CAW_MAX_BLOCKS	64	/* COMPARE AND WRITE blocks per command */
-
-typedef sense_reason_t (*kt_builder_t)(struct kt_cmd *cmd,
-				       const struct kt_lu_info *lu,
-				       u8 *buf, u32 len, u32 *data_len);
 
 /* What the builders need to know of the LU the command addresses. */
 /* VPD page 8Fh: EXTENDED COPY and token copy, in the LU's blocks */
@@ -128,8 +125,11 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 			     a->emulate_ua_intlck_ctrl + 1 : 0;
 }
 
-/* Build into a bounce buffer, copy into the command's data, complete it. */
-static void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
+/*
+ * What every command whose data-in the core builds shares: build into a
+ * bounce buffer, copy into the command's data, complete it.
+ */
+void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
 {
 	struct kt_lu_info lu;
 	u32 len = min_t(u32, cmd->data_length, KT_SPC_BUF_MAX);
@@ -151,9 +151,9 @@ static void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
 	kfree(buf);
 }
 
-static sense_reason_t kt_b_inquiry(struct kt_cmd *cmd,
-				   const struct kt_lu_info *lu, u8 *buf,
-				   u32 len, u32 *data_len)
+sense_reason_t kt_spc_build_inquiry(struct kt_cmd *cmd,
+				    const struct kt_lu_info *lu, u8 *buf,
+				    u32 len, u32 *data_len)
 {
 	if (!cmd->dev) {
 		/* SPC-4 6.6.2: no LU here: qualifier 011b, type 1Fh */
@@ -173,9 +173,9 @@ static sense_reason_t kt_b_inquiry(struct kt_cmd *cmd,
 			      &cmd->sense_field);
 }
 
-static sense_reason_t kt_b_report_luns(struct kt_cmd *cmd,
-				       const struct kt_lu_info *lu, u8 *buf,
-				       u32 len, u32 *data_len)
+sense_reason_t kt_spc_build_report_luns(struct kt_cmd *cmd,
+					const struct kt_lu_info *lu, u8 *buf,
+					u32 len, u32 *data_len)
 {
 	u64 *luns;
 	u32 nr;
@@ -191,41 +191,42 @@ static sense_reason_t kt_b_report_luns(struct kt_cmd *cmd,
 	return reason;
 }
 
-static sense_reason_t kt_b_read_capacity(struct kt_cmd *cmd,
-					 const struct kt_lu_info *lu, u8 *buf,
-					 u32 len, u32 *data_len)
+static sense_reason_t kt_spc_build_read_capacity(struct kt_cmd *cmd,
+						 const struct kt_lu_info *lu,
+						 u8 *buf, u32 len,
+						 u32 *data_len)
 {
 	return kt_sbc_read_capacity(lu, cmd->cdb, buf, len, data_len,
 				    &cmd->sense_field);
 }
 
-static sense_reason_t kt_b_mode_sense(struct kt_cmd *cmd,
-				      const struct kt_lu_info *lu, u8 *buf,
-				      u32 len, u32 *data_len)
+sense_reason_t kt_spc_build_mode_sense(struct kt_cmd *cmd,
+				       const struct kt_lu_info *lu, u8 *buf,
+				       u32 len, u32 *data_len)
 {
 	return kt_spc_mode_sense(lu, cmd->cdb, buf, len, data_len,
 				 &cmd->sense_field);
 }
 
-static sense_reason_t kt_b_rsoc(struct kt_cmd *cmd,
-				const struct kt_lu_info *lu, u8 *buf,
-				u32 len, u32 *data_len)
+sense_reason_t kt_spc_build_rsoc(struct kt_cmd *cmd,
+				 const struct kt_lu_info *lu, u8 *buf,
+				 u32 len, u32 *data_len)
 {
 	return kt_spc_rsoc(lu, cmd->cdb, buf, len, data_len,
 			   &cmd->sense_field);
 }
 
-static sense_reason_t kt_b_rstmf(struct kt_cmd *cmd,
-				 const struct kt_lu_info *lu, u8 *buf,
-				 u32 len, u32 *data_len)
+sense_reason_t kt_spc_build_rstmf(struct kt_cmd *cmd,
+				  const struct kt_lu_info *lu, u8 *buf,
+				  u32 len, u32 *data_len)
 {
 	return kt_spc_rstmf(lu, cmd->cdb, buf, len, data_len,
 			    &cmd->sense_field);
 }
 
-static sense_reason_t kt_b_request_sense(struct kt_cmd *cmd,
-					 const struct kt_lu_info *lu, u8 *buf,
-					 u32 len, u32 *data_len)
+sense_reason_t kt_spc_build_request_sense(struct kt_cmd *cmd,
+					  const struct kt_lu_info *lu, u8 *buf,
+					  u32 len, u32 *data_len)
 {
 	u8 sense[KT_SENSE_BUF_LEN];
 	u16 ua = cmd->dev ? kt_ua_take(cmd) : 0;
@@ -250,9 +251,9 @@ static sense_reason_t kt_b_request_sense(struct kt_cmd *cmd,
 				    &cmd->sense_field);
 }
 
-static sense_reason_t kt_b_read_defect(struct kt_cmd *cmd,
-				       const struct kt_lu_info *lu, u8 *buf,
-				       u32 len, u32 *data_len)
+sense_reason_t kt_spc_build_read_defect(struct kt_cmd *cmd,
+					const struct kt_lu_info *lu, u8 *buf,
+					u32 len, u32 *data_len)
 {
 	return kt_sbc_read_defect_data(cmd->cdb, buf, len, data_len,
 				       &cmd->sense_field);
@@ -282,9 +283,9 @@ static int kt_spc_lba_status(void *priv, u64 lba, u64 max, u64 *nr,
 	return 0;
 }
 
-static sense_reason_t kt_b_get_lba_status(struct kt_cmd *cmd,
-					  const struct kt_lu_info *lu, u8 *buf,
-					  u32 len, u32 *data_len)
+sense_reason_t kt_spc_build_get_lba_status(struct kt_cmd *cmd,
+					   const struct kt_lu_info *lu, u8 *buf,
+					   u32 len, u32 *data_len)
 {
 	return kt_sbc_get_lba_status(lu, cmd->cdb,
 				     cmd->dev->ops->lba_status ?
@@ -292,42 +293,20 @@ static sense_reason_t kt_b_get_lba_status(struct kt_cmd *cmd,
 				     buf, len, data_len, &cmd->sense_field);
 }
 
-static sense_reason_t kt_b_rtpg(struct kt_cmd *cmd,
-				const struct kt_lu_info *lu, u8 *buf,
-				u32 len, u32 *data_len)
-{
-	return kt_alua_report(cmd, buf, len, data_len);
-}
-
-#define KT_EXEC(name, fn)						\
-static void kt_x_##name(struct kt_cmd *cmd)				\
-{									\
-	kt_spc_run_builder(cmd, fn);					\
-}
-
-KT_EXEC(inquiry, kt_b_inquiry)
-KT_EXEC(report_luns, kt_b_report_luns)
-KT_EXEC(mode_sense, kt_b_mode_sense)
-KT_EXEC(rsoc, kt_b_rsoc)
-KT_EXEC(rstmf, kt_b_rstmf)
-KT_EXEC(request_sense, kt_b_request_sense)
-KT_EXEC(read_defect, kt_b_read_defect)
-KT_EXEC(get_lba_status, kt_b_get_lba_status)
-KT_EXEC(rtpg, kt_b_rtpg)
-
-static void kt_x_read_capacity(struct kt_cmd *cmd)
+/* READ CAPACITY: storage resized under the LU is looked at first */
+void kt_spc_execute_read_capacity(struct kt_cmd *cmd)
 {
 	kt_dev_capacity_check(cmd);
-	kt_spc_run_builder(cmd, kt_b_read_capacity);
+	kt_spc_run_builder(cmd, kt_spc_build_read_capacity);
 }
 
-static void kt_x_good(struct kt_cmd *cmd)
+void kt_spc_execute_good(struct kt_cmd *cmd)
 {
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
 }
 
 /* MODE SELECT: the parameter list has arrived in cmd->sgl. */
-static void kt_x_mode_select(struct kt_cmd *cmd)
+void kt_spc_execute_mode_select(struct kt_cmd *cmd)
 {
 	struct kt_mode_select sel = { 0 };
 	struct kt_lu_info lu;
@@ -364,66 +343,4 @@ static void kt_x_mode_select(struct kt_cmd *cmd)
 		kt_ua_raise(cmd->dev, KT_ASC_MODE_PARAMS_CHANGED, KT_UA_OTHERS, cmd->sess);
 	}
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
-}
-
-/* What runs each command the core answers itself (kt_cdb_desc.run) */
-static const struct kt_spc_run {
-	void		(*exec)(struct kt_cmd *cmd);
-	u32		max_param;	/* the longest parameter list taken, or 0 */
-	sense_reason_t	too_long;	/* the answer to a longer one */
-} kt_spc_runs[KT_RUN_NR] = {
-	[KT_RUN_GOOD]		= { kt_x_good },
-	[KT_RUN_REQUEST_SENSE]	= { kt_x_request_sense },
-	[KT_RUN_INQUIRY]	= { kt_x_inquiry },
-	[KT_RUN_REPORT_LUNS]	= { kt_x_report_luns },
-	[KT_RUN_MODE_SENSE]	= { kt_x_mode_sense },
-	[KT_RUN_MODE_SELECT]	= { kt_x_mode_select },
-	[KT_RUN_READ_CAPACITY]	= { kt_x_read_capacity },
-	[KT_RUN_READ_DEFECT]	= { kt_x_read_defect },
-	[KT_RUN_GET_LBA_STATUS]	= { kt_x_get_lba_status },
-	[KT_RUN_RSOC]		= { kt_x_rsoc },
-	[KT_RUN_RSTMF]		= { kt_x_rstmf },
-	[KT_RUN_RTPG]		= { kt_x_rtpg },
-	[KT_RUN_STPG]		= { kt_alua_stpg_execute, KT_STPG_MAX_LEN,
-				    KT_SENSE_INVALID_CDB_FIELD },
-	/*
-	 * the longest list RECEIVE COPY RESULTS says we take; longer is a
-	 * PARAMETER LIST LENGTH ERROR, as kt_xcopy_parse() says
-	 */
-	[KT_RUN_XCOPY]		= { kt_xcopy_execute, KT_XCOPY_MAX_PARAM_LEN,
-				    KT_SENSE_PARAM_LIST_LENGTH },
-	[KT_RUN_RECEIVE_COPY]	= { kt_xcopy_rcr_execute },
-	/* longer lists than a page: refused before they come */
-	[KT_RUN_POPULATE_TOKEN]	= { kt_rod_pt_execute, PAGE_SIZE,
-				    KT_SENSE_PARAM_LIST_LENGTH },
-	[KT_RUN_WRITE_USING_TOKEN] = { kt_rod_wut_execute, PAGE_SIZE,
-				       KT_SENSE_PARAM_LIST_LENGTH },
-};
-
-/*
- * A command the core answers itself: its data phase is its ALLOCATION
- * LENGTH (data-in) or PARAMETER LIST LENGTH (data-out), from the table.
- */
-sense_reason_t kt_spc_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
-			    u32 *needed, enum kt_data_dir *dir)
-{
-	const struct kt_cdb_desc *d = c->desc;
-	const struct kt_spc_run *r = &kt_spc_runs[d->run];
-
-	if (WARN_ON_ONCE(!r->exec)) {
-		cmd->sense_field = KT_FIELD_CDB(0);
-		return KT_SENSE_INVALID_OPCODE;
-	}
-	*needed = kt_spc_alloc_len(cmd->cdb);
-	if (d->flags & KT_CDB_D_PARAM)
-		*dir = KT_DATA_OUT;
-	else if (*needed)
-		*dir = KT_DATA_IN;
-	/* refused before a buffer of that size is allocated for it */
-	if (r->max_param && *needed > r->max_param) {
-		cmd->sense_field = KT_FIELD_CDB(d->alen_off);
-		return r->too_long;
-	}
-	cmd->execute = r->exec;
-	return KT_SENSE_NONE;
 }
