@@ -5,8 +5,38 @@
  * One explicit state machine per connection: each Login Request is parsed
  * completely (text splitting and negotiation are the pure functions of
  * proto/iscsi_text.c), the answer is decided, and only then is one Login
- * Response sent. Stages go security -> operational -> full feature; a
- * failure sends a status and closes the connection.
+ * Response sent. kt_iscsi_login_pdu() takes each PDU through its header
+ * and the gathering of C-bit continuations, then the whole request through
+ * the step of the login's stage (enum kt_iscsi_login_stage):
+ *
+ *   stage         what comes                               next stage
+ *   FIRST         the first PDU: the login takes its       NAMES
+ *                 ISID, TSIH, CID, CmdSN and CSG
+ *   NAMES         the first whole request: InitiatorName,  SECURITY if CSG 0,
+ *                 SessionType and TargetName are read,     OPERATIONAL if 1
+ *                 then that stage answers the request
+ *   SECURITY      T=0; or T=1 while a CHAP exchange is     SECURITY
+ *                 half done, or the initiator must still
+ *                 authenticate (answered T=0)
+ *                 T=1, NSG=1                               OPERATIONAL
+ *                 T=1, NSG=3                               FULL_FEATURE
+ *   OPERATIONAL   T=0                                      OPERATIONAL
+ *                 T=1, NSG=3                               FULL_FEATURE
+ *   FULL_FEATURE  the session is made or joined and the    -
+ *                 last answer sent: rx.c hands login no
+ *                 more PDUs, and the login is freed
+ *
+ * The CSG of the requests (l->csg) changes only with an answered transit;
+ * proto/iscsi_pdu.c lets in no CSG but 0 and 1, nor an NSG that does not
+ * move forward. A PDU with C=1 is answered empty and leaves the stage as
+ * it is. A normal session's first answer carries its TargetPortalGroupTag
+ * (RFC 7143 13.9); the first answer in OPERATIONAL carries our
+ * MaxRecvDataSegmentLength (13.12).
+ *
+ * In any stage a failure sends a status and closes the connection: a
+ * version above 0, an ISID or CSG that changed, more than 8 KiB of text, a
+ * name or key refused, CHAP failing, an initiator that must authenticate
+ * in OPERATIONAL having skipped SECURITY (RFC 7143 6.3), or no session.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -243,9 +273,10 @@ static u32 kt_num(const char *v)
 	return n;
 }
 
-/* Remember the outcome of a key for the session. */
-/* NOP-In pings with the ACL's timeouts; a dynamic ACL has the defaults. */
-/* The timers of full feature phase: keepalive and Data-Out timeout. */
+/*
+ * The timers of full feature phase: keepalive and Data-Out timeout. NOP-In
+ * pings with the ACL's timeouts; a dynamic ACL has the defaults.
+ */
 static void kt_iscsi_login_keepalive(struct kt_iscsi_conn *conn)
 {
 	struct kt_node_acl *acl = conn->sess->se.acl;
@@ -264,6 +295,7 @@ static void kt_iscsi_login_keepalive(struct kt_iscsi_conn *conn)
 	kt_iscsi_keepalive_start(conn, timeout, rsp);
 }
 
+/* Remember the outcome of a key for the session. */
 static void kt_iscsi_nego_record(struct kt_iscsi_login *l, unsigned int id,
 				 const char *v)
 {
@@ -743,75 +775,119 @@ static int kt_iscsi_login_resize(struct kt_iscsi_conn *conn)
 	return 0;
 }
 
-void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
+/* FIRST: what the whole login keeps of its first PDU. */
+static void kt_iscsi_login_first(struct kt_iscsi_conn *conn)
 {
 	struct kt_iscsi_login *l = conn->login;
 	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
-	const char *why = "protocol error";
-	bool transit;
-	u8 nsg;
-	u16 st;
 
-	if (!l)
-		return;
+	/*
+	 * RFC 7143 6.3: the target's login timeout, LIO's default
+	 * 15 s, until the TPG's own is known
+	 */
+	mod_timer(&conn->login_timer, conn->login_start +
+		  KT_ISCSI_LOGIN_SECS * HZ);
+	memcpy(l->isid, h->login.isid, 6);
+	l->tsih = h->login.tsih;
+	l->cid = h->login.cid;
+	l->cmdsn = h->cmdsn;
+	l->csg = h->login.csg;
+	conn->exp_stat_sn = h->exp_statsn;
+	/* RFC 7143 11.13.4: the first StatSN is the target's choice */
+	conn->stat_sn = get_random_u32();
+	l->stage = KT_LOGIN_NAMES;
+}
+
+/* Every PDU: version 0, and the ISID and CSG the login has. */
+static u16 kt_iscsi_login_header(struct kt_iscsi_conn *conn, const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+
 	if (h->login.version_min > 0) {
 		l->itt = h->itt;
-		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_UNSUPPORTED_VERSION,
-				    "unsupported version");
-		return;
+		*why = "unsupported version";
+		return KT_ISCSI_LOGIN_UNSUPPORTED_VERSION;
 	}
-	if (!l->started) {
-		l->started = true;
-		/*
-		 * RFC 7143 6.3: the target's login timeout, LIO's default
-		 * 15 s, until the TPG's own is known
-		 */
-		mod_timer(&conn->login_timer, conn->login_start +
-			  KT_ISCSI_LOGIN_SECS * HZ);
-		memcpy(l->isid, h->login.isid, 6);
-		l->tsih = h->login.tsih;
-		l->cid = h->login.cid;
-		l->cmdsn = h->cmdsn;
-		l->csg = h->login.csg;
-		conn->exp_stat_sn = h->exp_statsn;
-		/* RFC 7143 11.13.4: the first StatSN is the target's choice */
-		conn->stat_sn = get_random_u32();
-	} else if (memcmp(l->isid, h->login.isid, 6) || l->csg != h->login.csg) {
-		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_INITIATOR_ERROR,
-				    "ISID or stage changed within the login");
-		return;
+	if (l->stage == KT_LOGIN_FIRST) {
+		kt_iscsi_login_first(conn);
+	} else if (memcmp(l->isid, h->login.isid, 6) ||
+		   l->csg != h->login.csg) {
+		*why = "ISID or stage changed within the login";
+		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
 	}
 	l->itt = h->itt;
+	return 0;
+}
 
-	/* gather continued text (C bit) into one request */
+/* Gather continued text (C bit) into one request. */
+static u16 kt_iscsi_login_gather(struct kt_iscsi_conn *conn, const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+
 	if (l->req_len + h->data_len > sizeof(l->req)) {
-		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_INITIATOR_ERROR,
-				    "login text longer than 8192 bytes");
-		return;
+		*why = "login text longer than 8192 bytes";
+		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
 	}
 	memcpy(l->req + l->req_len, conn->rx_buf, h->data_len);
 	l->req_len += h->data_len;
 	l->rsp_len = 0;
-	if (h->login.cont) {
-		kt_iscsi_login_send(conn, 0, false, 0);
-		return;
-	}
+	return 0;
+}
 
-	if (!l->names_done) {
-		st = kt_iscsi_login_names(conn, &why);
-		if (st) {
-			kt_iscsi_login_fail(conn, st, why);
-			return;
-		}
-		l->names_done = true;
-		/* RFC 7143 6.3: a login may skip the security stage */
-		l->auth_done = !l->need_auth;
-	}
-	st = kt_iscsi_login_keys(conn, &why);
-	if (st) {
-		kt_iscsi_login_fail(conn, st, why);
+/* Into the stage of @csg: 0 or 1, all that proto/iscsi_pdu.c lets in. */
+static void kt_iscsi_login_enter(struct kt_iscsi_login *l, u8 csg)
+{
+	l->csg = csg;
+	l->stage = csg == KT_ISCSI_STAGE_SECURITY ? KT_LOGIN_SECURITY :
+						      KT_LOGIN_OPERATIONAL;
+}
+
+/* The initiator need not authenticate, or CHAP (in SECURITY) succeeded. */
+static bool kt_iscsi_login_authenticated(const struct kt_iscsi_login *l)
+{
+	return !l->need_auth || l->chap.done;
+}
+
+/*
+ * RFC 7143 13.12: our MaxRecvDataSegmentLength, in force from the move to
+ * OPERATIONAL or FULL_FEATURE; declared (@declare) in OPERATIONAL's first
+ * answer, and not looked up again once it has been.
+ */
+static void kt_iscsi_login_mrdsl(struct kt_iscsi_login *l, bool declare)
+{
+	const char *mine;
+
+	if (l->sent_mrdsl)
 		return;
+	mine = kt_iscsi_mine(l, KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH);
+	l->nego.max_recv_dsl = mine ? kt_num(mine) : 8192;
+	if (declare) {
+		kt_rsp_put(l, "MaxRecvDataSegmentLength", mine ? mine : "8192");
+		l->sent_mrdsl = true;
 	}
+}
+
+/*
+ * A whole request: in NAMES its names first, which choose the stage; in
+ * every stage an answer to each of its keys.
+ */
+static u16 kt_iscsi_login_request(struct kt_iscsi_conn *conn, const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	u16 st;
+
+	if (l->stage == KT_LOGIN_NAMES) {
+		st = kt_iscsi_login_names(conn, why);
+		if (st)
+			return st;
+		/* RFC 7143 6.3: a login may skip the security stage */
+		kt_iscsi_login_enter(l, l->csg);
+	}
+	st = kt_iscsi_login_keys(conn, why);
+	if (st)
+		return st;
 	l->req_len = 0;
 
 	/* RFC 7143 13.9: a normal session learns its TPGT in the first answer */
@@ -819,82 +895,142 @@ void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
 		kt_rsp_put_u32(l, "TargetPortalGroupTag", l->tpg->tpg.tag);
 		l->sent_tpgt = true;
 	}
+	return 0;
+}
 
-	transit = h->login.transit;
-	nsg = h->login.nsg;
-	if (l->csg == KT_ISCSI_STAGE_SECURITY) {
-		st = kt_iscsi_chap_step(&l->chap, l, &why);
-		if (st) {
-			kt_iscsi_login_fail(conn, st, why);
-			return;
-		}
-		/* a CHAP exchange once begun must finish, asked for or not */
-		if (l->chap.state == KT_CHAP_WANT_A ||
-		    l->chap.state == KT_CHAP_WANT_R)
-			l->auth_done = false;
-		else
-			l->auth_done = !l->need_auth || l->chap.done;
-		if (transit && !l->auth_done)
-			transit = false;	/* not before authentication ends */
-	} else if (!l->auth_done) {
-		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_AUTH_FAILED,
-				    "authentication required");
-		return;
-	}
-	if (l->csg == KT_ISCSI_STAGE_OPERATIONAL ||
-	    (transit && nsg == KT_ISCSI_STAGE_OPERATIONAL)) {
-		if (!l->sent_mrdsl) {
-			const char *mine = kt_iscsi_mine(l,
-					KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH);
+/*
+ * SECURITY: CHAP takes its step. The login moves on only when no exchange
+ * is half done and the initiator has authenticated if it must; until then
+ * a request with T=1 is answered T=0.
+ */
+static u16 kt_iscsi_login_security(struct kt_iscsi_conn *conn, bool *transit,
+				   const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	u16 st;
 
-			l->nego.max_recv_dsl = mine ? kt_num(mine) : 8192;
-			if (l->csg == KT_ISCSI_STAGE_OPERATIONAL) {
-				kt_rsp_put(l, "MaxRecvDataSegmentLength", mine ? mine : "8192");
-				l->sent_mrdsl = true;
-			}
-		}
-	}
+	st = kt_iscsi_chap_step(&l->chap, l, why);
+	if (st)
+		return st;
+	/* a CHAP exchange once begun must finish, asked for or not */
+	if (l->chap.state == KT_CHAP_WANT_A ||
+	    l->chap.state == KT_CHAP_WANT_R ||
+	    !kt_iscsi_login_authenticated(l))
+		*transit = false;	/* not before authentication ends */
+	if (*transit && conn->rx.hdr.login.nsg == KT_ISCSI_STAGE_OPERATIONAL)
+		kt_iscsi_login_mrdsl(l, false);
+	return 0;
+}
 
-	if (!transit) {
-		kt_iscsi_login_send(conn, 0, false, 0);
-		return;
-	}
-	if (nsg != KT_ISCSI_STAGE_FULL_FEATURE) {
-		kt_iscsi_login_send(conn, 0, true, nsg);
-		l->csg = nsg;
-		return;
-	}
+/*
+ * OPERATIONAL: only a login that skipped SECURITY can be here without
+ * having authenticated. Our MaxRecvDataSegmentLength goes in the first
+ * answer.
+ */
+static u16 kt_iscsi_login_operational(struct kt_iscsi_conn *conn,
+				      const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
 
-	/* into full feature phase */
-	if (!l->sent_mrdsl) {
-		const char *mine = kt_iscsi_mine(l, KT_ISCSI_KEY_MAX_RECV_DATA_SEGMENT_LENGTH);
-
-		l->nego.max_recv_dsl = mine ? kt_num(mine) : 8192;
+	if (!kt_iscsi_login_authenticated(l)) {
+		*why = "authentication required";
+		return KT_ISCSI_LOGIN_AUTH_FAILED;
 	}
+	kt_iscsi_login_mrdsl(l, true);
+	return 0;
+}
+
+/*
+ * Into FULL_FEATURE: make or join the session, answer, and hand the
+ * connection to full feature phase; the login is freed unless the
+ * connection is closing.
+ */
+static u16 kt_iscsi_login_full_feature(struct kt_iscsi_conn *conn,
+				       const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	u16 st;
+
+	kt_iscsi_login_mrdsl(l, false);
 	if (l->discovery)
 		l->nego.max_recv_dsl = 8192;
-	st = kt_iscsi_login_finish(conn, &why);
-	if (st) {
-		kt_iscsi_login_fail(conn, st, why);
-		return;
-	}
+	st = kt_iscsi_login_finish(conn, why);
+	if (st)
+		return st;
 	conn->nego = l->nego;
 	if (kt_iscsi_login_resize(conn)) {
-		kt_iscsi_login_fail(conn, KT_ISCSI_LOGIN_OUT_OF_RESOURCES,
-				    "no memory for the receive buffer");
-		return;
+		*why = "no memory for the receive buffer";
+		return KT_ISCSI_LOGIN_OUT_OF_RESOURCES;
 	}
 	timer_delete(&conn->login_timer);
 	/* the response still goes out without digests */
 	conn->nego.header_digest = false;
 	conn->nego.data_digest = false;
-	kt_iscsi_login_send(conn, 0, true, nsg);
+	kt_iscsi_login_send(conn, 0, true, KT_ISCSI_STAGE_FULL_FEATURE);
+	l->stage = KT_LOGIN_FULL_FEATURE;
 	conn->nego.header_digest = l->nego.header_digest;
 	conn->nego.data_digest = l->nego.data_digest;
 	/* a close that came meanwhile stays: its work is queued already */
 	if (cmpxchg(&conn->state, KT_CONN_LOGIN, KT_CONN_FFP) != KT_CONN_LOGIN)
-		return;
+		return 0;
 	if (!l->discovery)
 		kt_iscsi_login_keepalive(conn);
 	kt_iscsi_login_free(conn);
+	return 0;
+}
+
+/* The answer: T=0 stays in the stage, T=1 moves to the request's NSG. */
+static u16 kt_iscsi_login_answer(struct kt_iscsi_conn *conn, bool transit,
+				 const char **why)
+{
+	struct kt_iscsi_login *l = conn->login;
+	u8 nsg = conn->rx.hdr.login.nsg;
+
+	if (!transit) {
+		kt_iscsi_login_send(conn, 0, false, 0);
+		return 0;
+	}
+	if (nsg != KT_ISCSI_STAGE_FULL_FEATURE) {
+		kt_iscsi_login_send(conn, 0, true, nsg);
+		kt_iscsi_login_enter(l, nsg);
+		return 0;
+	}
+	return kt_iscsi_login_full_feature(conn, why);
+}
+
+/* A Login Request PDU, from the receive work (rx.c). */
+void kt_iscsi_login_pdu(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_login *l = conn->login;
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	const char *why = "protocol error";
+	bool transit;
+	u16 st;
+
+	if (!l)
+		return;
+	st = kt_iscsi_login_header(conn, &why);
+	if (!st)
+		st = kt_iscsi_login_gather(conn, &why);
+	if (st)
+		goto fail;
+	if (h->login.cont) {
+		kt_iscsi_login_send(conn, 0, false, 0);
+		return;
+	}
+	st = kt_iscsi_login_request(conn, &why);
+	if (st)
+		goto fail;
+	transit = h->login.transit;
+	if (l->stage == KT_LOGIN_SECURITY)
+		st = kt_iscsi_login_security(conn, &transit, &why);
+	else
+		st = kt_iscsi_login_operational(conn, &why);
+	if (st)
+		goto fail;
+	st = kt_iscsi_login_answer(conn, transit, &why);
+	if (!st)
+		return;
+fail:
+	kt_iscsi_login_fail(conn, st, why);
 }

@@ -36,11 +36,18 @@ struct kt_iscsi_chap {
 	bool			got_a, got_n, got_r, got_i, got_c;
 };
 
+/* How far a login is: login.c's opening comment has the transitions. */
+enum kt_iscsi_login_stage {
+	KT_LOGIN_FIRST,		/* no PDU yet */
+	KT_LOGIN_NAMES,		/* the first request, its names not yet read */
+	KT_LOGIN_SECURITY,	/* SecurityNegotiation, CSG 0 */
+	KT_LOGIN_OPERATIONAL,	/* LoginOperationalNegotiation, CSG 1 */
+	KT_LOGIN_FULL_FEATURE,	/* the last answer (T=1, NSG=3) sent */
+};
+
 struct kt_iscsi_login {
-	u8			csg;		/* stage we are in */
-	bool			started;	/* first PDU seen */
-	bool			names_done;	/* InitiatorName etc. processed */
-	bool			auth_done;
+	enum kt_iscsi_login_stage stage;
+	u8			csg;		/* the requests' CSG, as on the wire */
 	bool			sent_tpgt;
 	bool			sent_mrdsl;
 	bool			discovery;
