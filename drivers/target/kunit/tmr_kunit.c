@@ -14,6 +14,11 @@
  * reaching another session's command: that TMF walks the TPG's sessions
  * under its session_lock (a plain spinlock), where release_cmd may run
  * (fabric.h); never under the command's cmd_lock, nor with IRQs off.
+ *
+ * A third race: a command still running when the TMF marks it aborted may
+ * end on another CPU the moment the mark shows (its backstore's end_io),
+ * and kt_cmd_end_aborted() then reads which TMF to tell. A watcher reads
+ * that the moment it sees KT_CMD_ABORTED, round after round.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -42,6 +47,9 @@ struct kt_tmr_fixture {
 	bool			stop;
 	atomic_t		spinning;	/* the dropper waits for the get */
 	atomic_t		tmf_done;	/* ... or for the TMF to return */
+	struct completion	watched;	/* the watcher's round is over */
+	atomic_t		seen;		/* rounds it saw the mark in */
+	atomic_t		unowned;	/* ... with no TMF named yet */
 };
 
 static struct kt_tmr_fixture *kt_tmr_test_f;
@@ -59,6 +67,10 @@ static void kt_tmr_test_release(struct kt_cmd *cmd)
 static void kt_tmr_test_tm_rsp(struct kt_tmr *tmr)
 {
 	complete(&kt_tmr_test_f->answered);
+}
+
+static void kt_tmr_test_aborted(struct kt_cmd *cmd)
+{
 }
 
 /* The other holder: its put lands right after the TMF's get, or before */
@@ -83,6 +95,105 @@ static int kt_tmr_test_dropper(void *arg)
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
 	return 0;
+}
+
+/* What a completion on another CPU reads the moment the mark shows */
+static int kt_tmr_test_watcher(void *arg)
+{
+	struct kt_tmr_fixture *f = arg;
+	int spin;
+
+	while (!READ_ONCE(f->stop)) {
+		if (wait_for_completion_interruptible(&f->go) ||
+		    READ_ONCE(f->stop))
+			break;
+		atomic_set(&f->spinning, 1);
+		for (spin = 0; spin < 1000000; spin++) {
+			if (test_bit(KT_CMD_ABORTED, &f->cmd.flags)) {
+				/* as kt_cmd_complete() orders its read */
+				smp_mb__after_atomic();
+				if (!READ_ONCE(f->cmd.abort_tmr))
+					atomic_inc(&f->unowned);
+				atomic_inc(&f->seen);
+				break;
+			}
+			if (atomic_read(&f->tmf_done))
+				break;
+			cpu_relax();
+		}
+		complete(&f->watched);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+/*
+ * ABORT TASK of a command still running: whoever sees it marked aborted
+ * sees the TMF that marked it (before the fix the watcher found none in
+ * some rounds; a completion there dereferenced NULL, in interrupt context).
+ */
+static void kt_tmr_test_abort_names_its_tmf(struct kunit *test)
+{
+	struct kt_tmr_fixture *f = test->priv;
+	struct task_struct *watcher;
+	unsigned long flags;
+	int round, spin;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU: nothing runs beside the TMF");
+	watcher = kthread_run(kt_tmr_test_watcher, f, "kt_tmr_watcher");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(watcher));
+	f->tmf_task = current;
+
+	for (round = 0; round < KT_TMR_TEST_ROUNDS; round++) {
+		/* running: the core's reference only */
+		kt_cmd_init(&f->cmd, &f->ops, &f->sess, round, KT_DATA_NONE,
+			    0, KT_TASK_SIMPLE);
+		spin_lock_irqsave(&f->sess.cmd_lock, flags);
+		list_add_tail(&f->cmd.sess_node, &f->sess.cmds);
+		spin_unlock_irqrestore(&f->sess.cmd_lock, flags);
+
+		memset(&f->tmr, 0, sizeof(f->tmr));
+		f->tmr.sess = &f->sess;
+		f->tmr.function = KT_TMF_ABORT_TASK;
+		f->tmr.ref_tag = round;
+		reinit_completion(&f->released);
+		reinit_completion(&f->answered);
+		reinit_completion(&f->watched);
+		atomic_set(&f->spinning, 0);
+		atomic_set(&f->tmf_done, 0);
+		complete(&f->go);
+		for (spin = 0; spin < 1000000; spin++) {
+			if (atomic_read(&f->spinning))
+				break;
+			cpu_relax();
+		}
+		kt_tmr_submit(&f->tmr);
+		atomic_set(&f->tmf_done, 1);
+		wait_for_completion(&f->watched);
+		/* the command ends now; its end answers the TMF */
+		if (READ_ONCE(f->cmd.abort_tmr))
+			kt_cmd_complete(&f->cmd, KT_SENSE_NONE);
+
+		if (!wait_for_completion_timeout(&f->answered, 10 * HZ) ||
+		    !wait_for_completion_timeout(&f->released, 10 * HZ)) {
+			KUNIT_FAIL(test, "round %d: no answer or no release", round);
+			flush_work(&f->tmr.work);
+			wait_for_completion_timeout(&f->released, 60 * HZ);
+			break;
+		}
+		KUNIT_EXPECT_EQ(test, f->tmr.response, KT_TMR_COMPLETE);
+		KUNIT_EXPECT_TRUE(test, list_empty(&f->sess.cmds));
+	}
+	WRITE_ONCE(f->stop, true);
+	complete(&f->go);
+	kthread_stop(watcher);
+	kunit_info(test, "%d of %d rounds: the mark seen while the TMF ran, %d of them naming no TMF\n",
+		   atomic_read(&f->seen), round, atomic_read(&f->unowned));
+	/* the case under test happened at all */
+	KUNIT_EXPECT_GT(test, atomic_read(&f->seen), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->unowned), 0);
 }
 
 /* @function from f->sess, racing the last put of a command of @victim */
@@ -176,6 +287,7 @@ static int kt_tmr_test_init(struct kunit *test)
 	f->ops.name = "kunit";
 	f->ops.release_cmd = kt_tmr_test_release;
 	f->ops.queue_tm_rsp = kt_tmr_test_tm_rsp;
+	f->ops.aborted = kt_tmr_test_aborted;
 	f->tpg.ops = &f->ops;
 	mutex_init(&f->tpg.lock);
 	xa_init(&f->tpg.luns);		/* no LUN: a reset raises no UA */
@@ -191,6 +303,7 @@ static int kt_tmr_test_init(struct kunit *test)
 	init_completion(&f->released);
 	init_completion(&f->answered);
 	init_completion(&f->go);
+	init_completion(&f->watched);
 	kt_tmr_test_f = f;
 	test->priv = f;
 	return 0;
@@ -199,6 +312,7 @@ static int kt_tmr_test_init(struct kunit *test)
 static struct kunit_case kt_tmr_test_cases[] = {
 	KUNIT_CASE(kt_tmr_test_last_put),
 	KUNIT_CASE(kt_tmr_test_last_put_other_session),
+	KUNIT_CASE(kt_tmr_test_abort_names_its_tmf),
 	{}
 };
 
