@@ -81,6 +81,33 @@ static bool kt_tmr_match(const struct kt_tmr_scope *s, struct kt_cmd *cmd)
  * put once the lock is dropped (put under the lock, the CPU spun on the
  * lock it held, with interrupts off).
  */
+/*
+ * Mark @cmd of @sess aborted by @s's TMF; false if it completed first.
+ * A completion on another CPU that finds KT_CMD_ABORTED ends the command
+ * at once (kt_cmd_end_aborted(), from a backstore's end_io too), reading
+ * which TMF to tell and whether to answer TASK ABORTED: both are written
+ * before the claim, whose cmpxchg publishes them, and the TMF counts the
+ * command before it can end. Only TMFs write them, each under the
+ * session's cmd_lock, so a command an earlier TMF aborted keeps its own.
+ */
+static bool kt_tmr_claim(struct kt_tmr_scope *s, struct kt_session *sess,
+			 struct kt_cmd *cmd)
+{
+	lockdep_assert_held(&sess->cmd_lock);
+	if (test_bit(KT_CMD_ABORTED, &cmd->flags))
+		return false;
+	cmd->abort_tmr = s->tmr;
+	cmd->abort_tas = sess != s->tmr->sess && cmd->dev &&
+			 READ_ONCE(cmd->dev->attrib.emulate_tas);
+	/* never the last: the TMF holds one of its own while collecting */
+	atomic_inc(&s->tmr->pending);
+	if (kt_cmd_claim(cmd, KT_CMD_ABORTED))
+		return true;
+	cmd->abort_tmr = NULL;
+	atomic_dec(&s->tmr->pending);
+	return false;
+}
+
 static void kt_tmr_collect(struct kt_tmr_scope *s, struct kt_session *sess)
 {
 	struct kt_cmd *cmd, *tmp;
@@ -94,16 +121,12 @@ static void kt_tmr_collect(struct kt_tmr_scope *s, struct kt_session *sess)
 		/* on its way out: kt_cmd_release() waits for this lock */
 		if (!kref_get_unless_zero(&cmd->kref))
 			continue;
-		if (!kt_cmd_claim(cmd, KT_CMD_ABORTED)) {
+		if (!kt_tmr_claim(s, sess, cmd)) {
 			/* completed already: its response is on its way */
 			if (!refcount_dec_not_one(&cmd->kref.refcount))
 				list_move_tail(&cmd->sess_node, &ended);
 			continue;
 		}
-		cmd->abort_tmr = s->tmr;
-		cmd->abort_tas = sess != s->tmr->sess && cmd->dev &&
-				 READ_ONCE(cmd->dev->attrib.emulate_tas);
-		atomic_inc(&s->tmr->pending);
 		list_add_tail(&cmd->abort_node, &s->victims);
 		s->count++;
 		/* the claim above is a full barrier: see kt_cmd_execute() */
