@@ -97,6 +97,58 @@ static int kt_tmr_test_dropper(void *arg)
 	return 0;
 }
 
+/*
+ * A round: f->cmd of @victim (completed, or still running), then
+ * @function from f->sess, submitted once the other kthread watches.
+ */
+static void kt_tmr_test_round(struct kt_tmr_fixture *f,
+			      struct kt_session *victim, enum kt_tmf function,
+			      int round, bool completed)
+{
+	unsigned long flags;
+	int spin;
+
+	kt_cmd_init(&f->cmd, &f->ops, victim, round, KT_DATA_NONE, 0,
+		    KT_TASK_SIMPLE);
+	if (completed)
+		set_bit(KT_CMD_COMPLETE, &f->cmd.flags);
+	spin_lock_irqsave(&victim->cmd_lock, flags);
+	list_add_tail(&f->cmd.sess_node, &victim->cmds);
+	spin_unlock_irqrestore(&victim->cmd_lock, flags);
+
+	memset(&f->tmr, 0, sizeof(f->tmr));
+	f->tmr.sess = &f->sess;
+	f->tmr.function = function;
+	f->tmr.ref_tag = round;
+	reinit_completion(&f->released);
+	reinit_completion(&f->answered);
+	reinit_completion(&f->watched);
+	atomic_set(&f->spinning, 0);
+	atomic_set(&f->tmf_done, 0);
+	complete(&f->go);
+	for (spin = 0; spin < 1000000; spin++) {
+		if (atomic_read(&f->spinning))
+			break;
+		cpu_relax();
+	}
+	kt_tmr_submit(&f->tmr);
+	atomic_set(&f->tmf_done, 1);
+}
+
+/* The round's TMF has answered and its command is released, in time. */
+static bool kt_tmr_test_round_ended(struct kunit *test,
+				    struct kt_tmr_fixture *f, int round)
+{
+	if (wait_for_completion_timeout(&f->answered, 10 * HZ) &&
+	    wait_for_completion_timeout(&f->released, 10 * HZ))
+		return true;
+	KUNIT_FAIL(test, "round %d: no answer or no release", round);
+	/* nothing may run on the fixture once the test is over */
+	flush_work(&f->tmr.work);
+	wait_for_completion_timeout(&f->released, 60 * HZ);
+	return false;
+}
+
 /* What a completion on another CPU reads the moment the mark shows */
 static int kt_tmr_test_watcher(void *arg)
 {
@@ -137,8 +189,7 @@ static void kt_tmr_test_abort_names_its_tmf(struct kunit *test)
 {
 	struct kt_tmr_fixture *f = test->priv;
 	struct task_struct *watcher;
-	unsigned long flags;
-	int round, spin;
+	int round;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU: nothing runs beside the TMF");
@@ -148,41 +199,13 @@ static void kt_tmr_test_abort_names_its_tmf(struct kunit *test)
 
 	for (round = 0; round < KT_TMR_TEST_ROUNDS; round++) {
 		/* running: the core's reference only */
-		kt_cmd_init(&f->cmd, &f->ops, &f->sess, round, KT_DATA_NONE,
-			    0, KT_TASK_SIMPLE);
-		spin_lock_irqsave(&f->sess.cmd_lock, flags);
-		list_add_tail(&f->cmd.sess_node, &f->sess.cmds);
-		spin_unlock_irqrestore(&f->sess.cmd_lock, flags);
-
-		memset(&f->tmr, 0, sizeof(f->tmr));
-		f->tmr.sess = &f->sess;
-		f->tmr.function = KT_TMF_ABORT_TASK;
-		f->tmr.ref_tag = round;
-		reinit_completion(&f->released);
-		reinit_completion(&f->answered);
-		reinit_completion(&f->watched);
-		atomic_set(&f->spinning, 0);
-		atomic_set(&f->tmf_done, 0);
-		complete(&f->go);
-		for (spin = 0; spin < 1000000; spin++) {
-			if (atomic_read(&f->spinning))
-				break;
-			cpu_relax();
-		}
-		kt_tmr_submit(&f->tmr);
-		atomic_set(&f->tmf_done, 1);
+		kt_tmr_test_round(f, &f->sess, KT_TMF_ABORT_TASK, round, false);
 		wait_for_completion(&f->watched);
 		/* the command ends now; its end answers the TMF */
 		if (READ_ONCE(f->cmd.abort_tmr))
 			kt_cmd_complete(&f->cmd, KT_SENSE_NONE);
-
-		if (!wait_for_completion_timeout(&f->answered, 10 * HZ) ||
-		    !wait_for_completion_timeout(&f->released, 10 * HZ)) {
-			KUNIT_FAIL(test, "round %d: no answer or no release", round);
-			flush_work(&f->tmr.work);
-			wait_for_completion_timeout(&f->released, 60 * HZ);
+		if (!kt_tmr_test_round_ended(test, f, round))
 			break;
-		}
 		KUNIT_EXPECT_EQ(test, f->tmr.response, KT_TMR_COMPLETE);
 		KUNIT_EXPECT_TRUE(test, list_empty(&f->sess.cmds));
 	}
@@ -202,8 +225,7 @@ static void kt_tmr_test_race(struct kunit *test, enum kt_tmf function,
 {
 	struct kt_tmr_fixture *f = test->priv;
 	struct task_struct *dropper;
-	unsigned long flags;
-	int round, spin, by_tmf = 0;
+	int round, by_tmf = 0;
 
 	/* the race needs a second CPU for the dropper */
 	if (num_online_cpus() < 2)
@@ -214,39 +236,9 @@ static void kt_tmr_test_race(struct kunit *test, enum kt_tmf function,
 
 	for (round = 0; round < KT_TMR_TEST_ROUNDS; round++) {
 		/* a command that has completed: only its response holds it */
-		kt_cmd_init(&f->cmd, &f->ops, victim, round, KT_DATA_NONE,
-			    0, KT_TASK_SIMPLE);
-		set_bit(KT_CMD_COMPLETE, &f->cmd.flags);
-		spin_lock_irqsave(&victim->cmd_lock, flags);
-		list_add_tail(&f->cmd.sess_node, &victim->cmds);
-		spin_unlock_irqrestore(&victim->cmd_lock, flags);
-
-		memset(&f->tmr, 0, sizeof(f->tmr));
-		f->tmr.sess = &f->sess;
-		f->tmr.function = function;
-		f->tmr.ref_tag = round;
-		reinit_completion(&f->released);
-		reinit_completion(&f->answered);
-		atomic_set(&f->spinning, 0);
-		atomic_set(&f->tmf_done, 0);
-		complete(&f->go);
-		/* start the TMF while the dropper watches the count */
-		for (spin = 0; spin < 1000000; spin++) {
-			if (atomic_read(&f->spinning))
-				break;
-			cpu_relax();
-		}
-		kt_tmr_submit(&f->tmr);
-		atomic_set(&f->tmf_done, 1);
-
-		if (!wait_for_completion_timeout(&f->answered, 10 * HZ) ||
-		    !wait_for_completion_timeout(&f->released, 10 * HZ)) {
-			KUNIT_FAIL(test, "round %d: no answer or no release", round);
-			/* nothing may run on the fixture once the test is over */
-			flush_work(&f->tmr.work);
-			wait_for_completion_timeout(&f->released, 60 * HZ);
+		kt_tmr_test_round(f, victim, function, round, true);
+		if (!kt_tmr_test_round_ended(test, f, round))
 			break;
-		}
 		KUNIT_EXPECT_EQ(test, f->tmr.response, want);
 		KUNIT_EXPECT_FALSE_MSG(test, f->irqs_off,
 				       "round %d: released with IRQs off (under cmd_lock)", round);
