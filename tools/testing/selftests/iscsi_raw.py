@@ -614,8 +614,30 @@ def text_invalid(addr, target, initiator):
     return 0 if ok else 1
 
 
+def report_luns(addr, target, initiator):
+    """REPORT LUNS with room for 8190 entries: how many LUNs it lists,
+    and the list length it states."""
+    c = Session(addr)
+    c.login(target, initiator)
+    alloc = 65536
+    st, sense, d = c.wait(c.command(0, bytes([0xA0, 0, 0, 0, 0, 0]) +
+                                    struct.pack(">I", alloc) + b"\0\0",
+                                    read_len=alloc))
+    if st != 0:
+        print("REPORT LUNS: status %#x sense %x/%02x/%02x" % ((st,) + sense))
+        return 1
+    stated = struct.unpack(">I", d[:4])[0] // 8
+    luns = [struct.unpack(">H", d[i:i + 2])[0] & 0x3FFF
+            for i in range(8, len(d) - 7, 8)]
+    print("REPORT LUNS: %d LUNs listed, %d stated, highest %d" %
+          (len(luns), stated, max(luns) if luns else -1), flush=True)
+    return 0
+
+
 def main():
     mode, addr, target, initiator, secs = sys.argv[1:6]
+    if mode == "report-luns":
+        return report_luns(addr, target, initiator)
     if mode == "text-invalid":
         return text_invalid(addr, target, initiator)
     if mode == "write-same-len":
