@@ -63,8 +63,7 @@ struct kt_lun;
 void kt_acl_init(struct kt_node_acl *acl, struct kt_tpg *tpg, const char *name);
 struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
 				  bool *wp);
-unsigned int kt_session_list_luns(struct kt_session *sess, u64 *luns,
-				  unsigned int max);
+u64 *kt_session_list_luns(struct kt_session *sess, unsigned int *nr);
 /* @fn on every registered session, of every TPG, under a spinlock */
 typedef void (*kt_session_fn)(struct kt_session *sess, void *arg);
 void kt_session_walk(kt_session_fn fn, void *arg);

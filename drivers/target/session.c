@@ -205,9 +205,12 @@ struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
 	return lun;
 }
 
-/* The LUN numbers @sess can address, ascending, into @luns (at most @max). */
-unsigned int kt_session_list_luns(struct kt_session *sess, u64 *luns,
-				  unsigned int max)
+/*
+ * The LUN numbers @sess can address, ascending, into @luns (at most @max of
+ * them); with @luns NULL, how many there are.
+ */
+static unsigned int kt_session_fill_luns(struct kt_session *sess, u64 *luns,
+					 unsigned int max)
 {
 	struct kt_mapped_lun *mlun;
 	struct kt_lun *lun;
@@ -218,15 +221,42 @@ unsigned int kt_session_list_luns(struct kt_session *sess, u64 *luns,
 	if (sess->acl) {
 		xa_for_each(&sess->acl->mapped, idx, mlun) {
 			lun = rcu_dereference(mlun->lun);
-			if (n < max && lun && READ_ONCE(lun->live))
-				luns[n++] = idx;
+			if (!lun || !READ_ONCE(lun->live))
+				continue;
+			if (luns && n == max)
+				break;
+			if (luns)
+				luns[n] = idx;
+			n++;
 		}
 	} else {
 		xa_for_each(&sess->tpg->luns, idx, lun) {
-			if (n < max)
-				luns[n++] = idx;
+			if (!READ_ONCE(lun->live))
+				continue;
+			if (luns && n == max)
+				break;
+			if (luns)
+				luns[n] = idx;
+			n++;
 		}
 	}
 	rcu_read_unlock();
 	return n;
+}
+
+/*
+ * The LUN numbers @sess can address, ascending, in an array the caller
+ * kvfree()s, their count in @nr; NULL when out of memory. A LUN added
+ * between the count and the listing is left for the next call.
+ */
+u64 *kt_session_list_luns(struct kt_session *sess, unsigned int *nr)
+{
+	unsigned int max = kt_session_fill_luns(sess, NULL, 0);
+	u64 *luns;
+
+	luns = kvmalloc_array(max ?: 1, sizeof(*luns), GFP_KERNEL);
+	if (!luns)
+		return NULL;
+	*nr = kt_session_fill_luns(sess, luns, max);
+	return luns;
 }

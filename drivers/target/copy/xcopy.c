@@ -44,7 +44,6 @@
 
 #define KT_XCOPY_CHUNK_MAX_KB	16384	/* default and largest chunk */
 #define KT_XCOPY_CHUNK_MIN	KT_XCOPY_MAX_BLOCK_SIZE
-#define KT_XCOPY_LUNS_MAX	1024	/* LUNs of a nexus searched by designator */
 
 static unsigned int xcopy_max_chunk_kb = KT_XCOPY_CHUNK_MAX_KB;
 module_param(xcopy_max_chunk_kb, uint, 0644);
@@ -247,10 +246,9 @@ static sense_reason_t kt_xcopy_resolve(struct kt_xcopy_op *op)
 	u64 *luns;
 	bool wp;
 
-	luns = kmalloc_array(KT_XCOPY_LUNS_MAX, sizeof(*luns), GFP_KERNEL);
+	luns = kt_session_list_luns(cmd->sess, &n);
 	if (!luns)
 		return KT_SENSE_OUT_OF_RESOURCES;
-	n = kt_session_list_luns(cmd->sess, luns, KT_XCOPY_LUNS_MAX);
 
 	for (i = 0; i < op->list.nr_cscd; i++) {
 		user = kt_xcopy_first_user(&op->list, i);
@@ -272,13 +270,13 @@ static sense_reason_t kt_xcopy_resolve(struct kt_xcopy_op *op)
 			}
 		}
 		if (!op->lun[i]) {
-			kfree(luns);
+			kvfree(luns);
 			return kt_xcopy_abort_seg(cmd,
 					KT_XCOPY_ASC_TARGET_NOT_REACHABLE, user,
 					op->list.cscd[i].offset);
 		}
 	}
-	kfree(luns);
+	kvfree(luns);
 	return KT_SENSE_NONE;
 }
 

@@ -181,13 +181,12 @@ sense_reason_t kt_spc_build_report_luns(struct kt_cmd *cmd,
 	u32 nr;
 	sense_reason_t reason;
 
-	luns = kmalloc_array(1024, sizeof(*luns), GFP_KERNEL);
+	luns = kt_session_list_luns(cmd->sess, &nr);
 	if (!luns)
 		return KT_SENSE_OUT_OF_RESOURCES;
-	nr = kt_session_list_luns(cmd->sess, luns, 1024);
 	reason = kt_spc_report_luns(cmd->cdb, luns, nr, true, buf, len,
 				    data_len, &cmd->sense_field);
-	kfree(luns);
+	kvfree(luns);
 	return reason;
 }
 
