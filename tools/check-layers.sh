@@ -65,7 +65,8 @@ rule "include/ktarget/ includes only include/ktarget/" \
 # ktarget_core reaches no other module's private headers, and a folder of
 # the core reaches another only through that folder's header.
 core='<ktarget/[a-z_/]+\.h>|"(core|dev_state|lun|fabric|cluster)\.h"'
-core+='|"(pr/)?pr\.h"|"(alua/)?(alua|alua_groups)\.h"|"(copy/)?(xcopy|rod)\.h"'
+core+='|"(pr/)?pr\.h"|"(alua/)?(alua|alua_groups)\.h"'
+core+='|"(copy/)?(xcopy|rod|rod_watch)\.h"'
 core+='|"(scsi/)?cmdsets\.h"'
 rule "the core reaches its folders only through their headers" \
 	'^drivers/target/([a-z_]+\.[ch]|(scsi|pr|alua|copy|kunit)/[a-z_]+\.[ch])$' \

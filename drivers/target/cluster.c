@@ -36,6 +36,7 @@
 
 #include "alua/alua.h"
 #include "cluster.h"
+#include "copy/rod_watch.h"
 #include "core.h"
 #include "pr/pr.h"
 

@@ -27,6 +27,7 @@
 #include <ktarget/proto/spc.h>
 
 #include "alua/alua.h"
+#include "copy/rod_watch.h"
 #include "core.h"
 #include "pr/pr.h"
 #include "scsi/cmdsets.h"
@@ -167,12 +168,7 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 	/* a command between two steps is the backstore's: kt_be_done() */
 	WARN_ON_ONCE(cmd->be_done);
 	/* its blocks have landed, or never will */
-	if (cmd->rod_watch) {
-		kt_rod_write_end(cmd->dev, cmd->lba,
-				 cmd->rod_watch == 1 ? cmd->nr_blocks : 0,
-				 cmd->rod_made);
-		cmd->rod_watch = 0;
-	}
+	kt_rod_cmd_end(cmd);
 	if (!kt_cmd_claim(cmd, KT_CMD_COMPLETE)) {
 		/* aborted: the first completion ends it, a second is a bug */
 		if (!WARN_ON_ONCE(!test_bit(KT_CMD_ABORTED, &cmd->flags) ||
@@ -214,36 +210,6 @@ void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason)
 }
 EXPORT_SYMBOL_GPL(kt_be_done);
 
-/*
- * The blocks @cmd is about to change stop being what a ROD token made of
- * them represents (rod_token.c): those of its LBA range, or any of the LU
- * for a command that has none (SANITIZE). Tokens made while it is under
- * way are revoked when it completes. UNMAP, whose ranges are in its
- * parameter list, is not CHANGES: it watches each as it unmaps it.
- */
-static void kt_cmd_rod_changes(struct kt_cmd *cmd)
-{
-	const struct kt_cdb_desc *d = cmd->desc;
-
-	if (!cmd->dev || !d || cmd->rod_watch)
-		return;
-	if (d->flags & KT_CDB_D_BLOCKS_OUT) {
-		if (!cmd->nr_blocks)
-			return;
-		cmd->rod_watch = 1;
-	} else if (d->flags & KT_CDB_D_CHANGES) {
-		/* a range of 0 blocks changes nothing (WRITE SAME: WSNZ) */
-		if (d->layout && !cmd->nr_blocks)
-			return;
-		cmd->rod_watch = d->layout ? 1 : 2;
-	} else {
-		return;
-	}
-	cmd->rod_made = kt_rod_write_begin(cmd->dev, cmd->lba,
-					   cmd->rod_watch == 1 ?
-					   cmd->nr_blocks : 0);
-}
-
 /* The command's data is in: run it, unless its task attribute holds it. */
 void kt_cmd_execute(struct kt_cmd *cmd)
 {
@@ -260,7 +226,7 @@ void kt_cmd_execute(struct kt_cmd *cmd)
 		return;
 	}
 	/* a write held back below changes its blocks all the same */
-	kt_cmd_rod_changes(cmd);
+	kt_rod_cmd_begin(cmd);
 	/* its checks wait for its LU's reservations to load */
 	if (unlikely(test_bit(KT_CMD_LOADING, &cmd->flags))) {
 		kt_pr_cluster_wait(cmd);

@@ -172,45 +172,4 @@ struct kt_dev_state {
 	struct kt_rod_dev		rod;		/* tokens of its blocks */
 };
 
-/*
- * Blocks [@lba, @lba + @nr) of @dev change (@nr 0: any of them): the ROD
- * tokens that represent any of them are revoked. One load while the LU
- * has no token a write could revoke.
- */
-static inline void kt_rod_changed(struct kt_dev *dev, u64 lba, u64 nr)
-{
-	if (unlikely(atomic_read(&dev->state->rod.live)))
-		kt_rod_revoke(dev, lba, nr);
-}
-
-/*
- * A write of blocks [@lba, @lba + @nr) of @dev begins: the tokens over
- * them are revoked. Returns the count of tokens made, for
- * kt_rod_write_end() once the write has landed (or failed).
- */
-static inline s64 kt_rod_write_begin(struct kt_dev *dev, u64 lba, u64 nr)
-{
-	s64 made = atomic64_read(&dev->state->rod.made);
-
-	/* a token counted in @made is live for kt_rod_changed() */
-	smp_rmb();
-	kt_rod_changed(dev, lba, nr);
-	return made;
-}
-
-/*
- * The write that kt_rod_write_begin() returned @made for has landed: a
- * token made while it was under way cannot tell whether it holds what the
- * write left, and is revoked. A full barrier and one load per write while
- * no token was made.
- */
-static inline void kt_rod_write_end(struct kt_dev *dev, u64 lba, u64 nr,
-				    s64 made)
-{
-	/* its data is in place before the count is read again */
-	smp_mb();
-	if (unlikely(atomic64_read(&dev->state->rod.made) != made))
-		kt_rod_revoke_since(dev, lba, nr, made);
-}
-
 #endif /* KTARGET_DEV_STATE_H */

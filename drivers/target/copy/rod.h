@@ -69,10 +69,10 @@ bool kt_rod_token_revoked(const struct kt_rod_token *t);
  */
 void kt_rod_token_done(struct kt_rod_token *t, bool del, bool moved);
 
-/* kt_rod_changed() (dev_state.h), when @dev has tokens */
+/* kt_rod_changed() (rod_watch.h), when @dev has tokens */
 void kt_rod_revoke(struct kt_dev *dev, u64 lba, u64 nr);
 /*
- * kt_rod_write_end() (dev_state.h): a write of those blocks landed after
+ * kt_rod_write_end() (rod_watch.h): a write of those blocks landed after
  * tokens were made: revoke those made since @made was read.
  */
 void kt_rod_revoke_since(struct kt_dev *dev, u64 lba, u64 nr, s64 made);

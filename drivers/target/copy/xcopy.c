@@ -39,6 +39,7 @@
 #include "alua/alua.h"
 #include "core.h"
 #include "pr/pr.h"
+#include "rod_watch.h"
 #include "scsi/cmdsets.h"
 #include "xcopy.h"
 

@@ -29,6 +29,7 @@
 #include <ktarget/proto/spc.h>
 
 #include "cmdsets.h"
+#include "copy/rod_watch.h"
 #include "core.h"
 
 #define KT_SANITIZE_CHUNK	(1024 * 1024)

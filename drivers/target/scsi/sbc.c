@@ -17,6 +17,7 @@
 #include <ktarget/proto/spc.h>
 
 #include "cmdsets.h"
+#include "copy/rod_watch.h"
 #include "core.h"
 
 /*
