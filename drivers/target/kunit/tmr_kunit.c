@@ -31,6 +31,8 @@
 
 #define KT_TMR_TEST_ROUNDS	1000
 
+struct kt_tmr_partner;
+
 struct kt_tmr_fixture {
 	struct kt_fabric_ops	ops;
 	struct kt_tpg		tpg;
@@ -40,16 +42,28 @@ struct kt_tmr_fixture {
 	struct kt_tmr		tmr;
 	struct completion	released;	/* release_cmd() ran */
 	struct completion	answered;	/* queue_tm_rsp() ran */
-	struct completion	go;		/* the dropper: a round begins */
+	struct completion	go;		/* the partner: a round begins */
+	const struct kt_tmr_partner *partner;	/* what runs beside the TMF */
 	struct task_struct	*tmf_task;	/* who runs the TMF */
 	bool			by_tmf;		/* the TMF's put released it */
 	bool			irqs_off;	/* ... under an irqsave lock */
 	bool			stop;
-	atomic_t		spinning;	/* the dropper waits for the get */
+	atomic_t		spinning;	/* the partner waits for its moment */
 	atomic_t		tmf_done;	/* ... or for the TMF to return */
 	struct completion	watched;	/* the watcher's round is over */
 	atomic_t		seen;		/* rounds it saw the mark in */
 	atomic_t		unowned;	/* ... with no TMF named yet */
+};
+
+/*
+ * The kthread beside the TMF, round after round: from the round's start
+ * it calls @spin until that returns true (or the TMF has returned, or a
+ * million spins), then @done.
+ */
+struct kt_tmr_partner {
+	const char	*name;
+	bool		(*spin)(struct kt_tmr_fixture *f);
+	void		(*done)(struct kt_tmr_fixture *f);
 };
 
 static struct kt_tmr_fixture *kt_tmr_test_f;
@@ -73,10 +87,10 @@ static void kt_tmr_test_aborted(struct kt_cmd *cmd)
 {
 }
 
-/* The other holder: its put lands right after the TMF's get, or before */
-static int kt_tmr_test_dropper(void *arg)
+static int kt_tmr_test_partner(void *arg)
 {
 	struct kt_tmr_fixture *f = arg;
+	const struct kt_tmr_partner *p = f->partner;
 	int spin;
 
 	while (!READ_ONCE(f->stop)) {
@@ -85,17 +99,55 @@ static int kt_tmr_test_dropper(void *arg)
 			break;
 		atomic_set(&f->spinning, 1);
 		for (spin = 0; spin < 1000000; spin++) {
-			if (kref_read(&f->cmd.kref) >= 2 ||
-			    atomic_read(&f->tmf_done))
+			if (p->spin(f) || atomic_read(&f->tmf_done))
 				break;
 			cpu_relax();
 		}
-		kt_cmd_put(&f->cmd);
+		p->done(f);
 	}
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
 	return 0;
 }
+
+/* @p runs beside the TMF of the test from its next round on */
+static struct task_struct *kt_tmr_test_partner_run(struct kunit *test,
+						   const struct kt_tmr_partner *p)
+{
+	struct kt_tmr_fixture *f = test->priv;
+	struct task_struct *task;
+
+	f->partner = p;
+	task = kthread_run(kt_tmr_test_partner, f, "%s", p->name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	f->tmf_task = current;
+	return task;
+}
+
+static void kt_tmr_test_partner_stop(struct kt_tmr_fixture *f,
+				     struct task_struct *task)
+{
+	WRITE_ONCE(f->stop, true);
+	complete(&f->go);
+	kthread_stop(task);
+}
+
+/* The other holder: its put lands right after the TMF's get, or before */
+static bool kt_tmr_test_drop_spin(struct kt_tmr_fixture *f)
+{
+	return kref_read(&f->cmd.kref) >= 2;
+}
+
+static void kt_tmr_test_drop_done(struct kt_tmr_fixture *f)
+{
+	kt_cmd_put(&f->cmd);
+}
+
+static const struct kt_tmr_partner kt_tmr_test_dropper = {
+	.name	= "kt_tmr_dropper",
+	.spin	= kt_tmr_test_drop_spin,
+	.done	= kt_tmr_test_drop_done,
+};
 
 /*
  * A round: f->cmd of @victim (completed, or still running), then
@@ -150,35 +202,28 @@ static bool kt_tmr_test_round_ended(struct kunit *test,
 }
 
 /* What a completion on another CPU reads the moment the mark shows */
-static int kt_tmr_test_watcher(void *arg)
+static bool kt_tmr_test_watch_spin(struct kt_tmr_fixture *f)
 {
-	struct kt_tmr_fixture *f = arg;
-	int spin;
-
-	while (!READ_ONCE(f->stop)) {
-		if (wait_for_completion_interruptible(&f->go) ||
-		    READ_ONCE(f->stop))
-			break;
-		atomic_set(&f->spinning, 1);
-		for (spin = 0; spin < 1000000; spin++) {
-			if (test_bit(KT_CMD_ABORTED, &f->cmd.flags)) {
-				/* as kt_cmd_complete() orders its read */
-				smp_mb__after_atomic();
-				if (!READ_ONCE(f->cmd.abort_tmr))
-					atomic_inc(&f->unowned);
-				atomic_inc(&f->seen);
-				break;
-			}
-			if (atomic_read(&f->tmf_done))
-				break;
-			cpu_relax();
-		}
-		complete(&f->watched);
-	}
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(HZ / 10);
-	return 0;
+	if (!test_bit(KT_CMD_ABORTED, &f->cmd.flags))
+		return false;
+	/* as kt_cmd_complete() orders its read */
+	smp_mb__after_atomic();
+	if (!READ_ONCE(f->cmd.abort_tmr))
+		atomic_inc(&f->unowned);
+	atomic_inc(&f->seen);
+	return true;
 }
+
+static void kt_tmr_test_watch_done(struct kt_tmr_fixture *f)
+{
+	complete(&f->watched);
+}
+
+static const struct kt_tmr_partner kt_tmr_test_watcher = {
+	.name	= "kt_tmr_watcher",
+	.spin	= kt_tmr_test_watch_spin,
+	.done	= kt_tmr_test_watch_done,
+};
 
 /*
  * ABORT TASK of a command still running: whoever sees it marked aborted
@@ -193,9 +238,7 @@ static void kt_tmr_test_abort_names_its_tmf(struct kunit *test)
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU: nothing runs beside the TMF");
-	watcher = kthread_run(kt_tmr_test_watcher, f, "kt_tmr_watcher");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(watcher));
-	f->tmf_task = current;
+	watcher = kt_tmr_test_partner_run(test, &kt_tmr_test_watcher);
 
 	for (round = 0; round < KT_TMR_TEST_ROUNDS; round++) {
 		/* running: the core's reference only */
@@ -209,9 +252,7 @@ static void kt_tmr_test_abort_names_its_tmf(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, f->tmr.response, KT_TMR_COMPLETE);
 		KUNIT_EXPECT_TRUE(test, list_empty(&f->sess.cmds));
 	}
-	WRITE_ONCE(f->stop, true);
-	complete(&f->go);
-	kthread_stop(watcher);
+	kt_tmr_test_partner_stop(f, watcher);
 	kunit_info(test, "%d of %d rounds: the mark seen while the TMF ran, %d of them naming no TMF\n",
 		   atomic_read(&f->seen), round, atomic_read(&f->unowned));
 	/* the case under test happened at all */
@@ -230,9 +271,7 @@ static void kt_tmr_test_race(struct kunit *test, enum kt_tmf function,
 	/* the race needs a second CPU for the dropper */
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU: nothing runs beside the TMF");
-	dropper = kthread_run(kt_tmr_test_dropper, f, "kt_tmr_dropper");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(dropper));
-	f->tmf_task = current;
+	dropper = kt_tmr_test_partner_run(test, &kt_tmr_test_dropper);
 
 	for (round = 0; round < KT_TMR_TEST_ROUNDS; round++) {
 		/* a command that has completed: only its response holds it */
@@ -245,9 +284,7 @@ static void kt_tmr_test_race(struct kunit *test, enum kt_tmf function,
 		KUNIT_EXPECT_TRUE(test, list_empty(&victim->cmds));
 		by_tmf += f->by_tmf;
 	}
-	WRITE_ONCE(f->stop, true);
-	complete(&f->go);
-	kthread_stop(dropper);
+	kt_tmr_test_partner_stop(f, dropper);
 	kunit_info(test, "%d of %d rounds: the TMF held the last reference\n",
 		   by_tmf, round);
 	/* the case under test happened at all */
