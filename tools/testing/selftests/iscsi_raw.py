@@ -48,6 +48,19 @@ and then sends and reads raw PDUs.
       SendTargets=A, then SendTargets=All. Each must get a Text Response
       with its ITT within 10 s (RFC 7143 6.2: NotUnderstood, Reject), and
       the last must list TARGET.
+  iscsi_raw.py login-auth-none HOST:PORT TARGET INITIATOR 0
+      INITIATOR's ACL requires CHAP: a security-stage Login Request that
+      offers AuthMethod=None alone (T=1, NSG=1) must end the login with
+      AUTHENTICATION FAILURE (0201, RFC 7143 11.13.5) and the connection
+      closed, not be answered T=0 (AuthMethod=Reject) request after
+      request. Up to three requests are sent.
+  iscsi_raw.py login-changes HOST:PORT TARGET INITIATOR 0
+      a login whose second Login Request (after a first one answered
+      T=0) changes its ISID, CSG, TSIH, CID or CmdSN: each must be refused
+      with INITIATOR ERROR (0200), in a response carrying the ITT of the
+      refused request (RFC 7143 11.12), and the connection closed. A
+      connection joining a session may send a later CmdSN (11.12.8): that
+      login must succeed.
 
 Prints one line per finding; exits 0 when the target behaved, 1 if not.
 """
@@ -614,6 +627,117 @@ def text_invalid(addr, target, initiator):
     return 0 if ok else 1
 
 
+def login_request(c, flags, keys, itt, isid=None, tsih=0, cid=1, cmdsn=None):
+    """One Login Request on @c: @flags as on the wire (T, C, CSG, NSG)."""
+    data = ("\0".join(keys) + "\0").encode() if keys else b""
+    bhs = struct.pack(">BBBBB3s6sHIHHII", IMMEDIATE | OP_LOGIN, flags, 0, 0,
+                      0, b"\0\0\0", isid or c.isid, tsih, itt, cid, 0,
+                      c.cmdsn if cmdsn is None else cmdsn, c.exp_statsn)
+    c.send(bhs + b"\0" * 16, data)
+
+
+def login_response(c, timeout=10):
+    """The next Login Response on @c: (status as 4 hex digits, T bit, ITT,
+    its keys as one string, TSIH); None if the connection closed or
+    nothing came within @timeout."""
+    try:
+        op, rsp, data = c.recv(timeout)
+    except (TimeoutError, EOFError, ConnectionResetError):
+        return None
+    if op != OP_LOGIN_RSP:
+        return "opcode %#x" % op, 0, 0, "", 0
+    c.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+    text = " ".join(k for k in data.decode(errors="replace").split("\0") if k)
+    return ("%02x%02x" % (rsp[36], rsp[37]), rsp[1] >> 7,
+            struct.unpack(">I", rsp[16:20])[0], text,
+            struct.unpack(">H", rsp[14:16])[0])
+
+
+def login_auth_none(addr, target, initiator):
+    """AuthMethod=None alone, where the initiator's ACL requires CHAP."""
+    c = Conn(addr)
+    keys = ["InitiatorName=" + initiator, "TargetName=" + target,
+            "SessionType=Normal", "AuthMethod=None"]
+    got = None
+    for n in range(1, 4):
+        # T=1, CSG=0 (security), NSG=1; later requests carry no keys
+        login_request(c, 0x81, keys if n == 1 else [], 0x10)
+        got = login_response(c)
+        if got is None:
+            print("request %d: no answer, the connection closed" % n)
+            return 1
+        print("request %d: login status %s, T=%d, keys: %s" %
+              (n, got[0], got[1], got[3] or "none"), flush=True)
+        if got[0] != "0000" or got[1]:
+            break
+    gone = closed_within(c, 10)
+    print("AuthMethod=None where CHAP is required: login status %s at "
+          "request %d, the connection %s" %
+          (got[0], n, "closed" if gone else "still open"))
+    c.sock.close()
+    return 0 if got[0] == "0201" and gone else 1
+
+
+def login_change(addr, target, initiator, what, tsih=0, cmdsn=None):
+    """A login on a new connection whose first request (CSG=1, T=0) is
+    answered T=0, and whose second (ITT 0x200 where @what changes the
+    ITT too, else the first's 0x100) changes @what: ISID, CSG, TSIH, CID,
+    CmdSN; "later CmdSN" is one more than the first's, as on a connection
+    joining session @tsih. Returns (status, its ITT, connection closed)."""
+    c = Conn(addr)
+    first = cmdsn if cmdsn is not None else c.cmdsn
+    keys = ["InitiatorName=" + initiator, "TargetName=" + target,
+            "SessionType=Normal", "HeaderDigest=None", "DataDigest=None"]
+    login_request(c, 0x04, keys, 0x100, tsih=tsih, cmdsn=first)
+    got = login_response(c)
+    if got is None or got[0] != "0000" or got[1]:
+        c.sock.close()
+        return "first request answered %s" % (got,), 0, False
+    flags, itt, isid, cid, sn = 0x87, 0x100, None, 1, first
+    if what == "ISID":
+        isid, itt = bytes.fromhex("80000000cafe"), 0x200
+    elif what == "CSG":
+        flags, itt = 0x00, 0x200
+    elif what == "TSIH":
+        tsih = 0x1234
+    elif what == "CID":
+        cid = 2
+    elif what == "CmdSN":
+        sn = first + 5
+    elif what == "later CmdSN":
+        sn = first + 1
+    login_request(c, flags, [], itt, isid=isid, tsih=tsih, cid=cid, cmdsn=sn)
+    got = login_response(c)
+    if got is None:
+        c.sock.close()
+        return "none, the connection closed", 0, True
+    gone = got[0] != "0000" and closed_within(c, 10)
+    c.sock.close()
+    return got[0], got[2], gone
+
+
+def login_changes(addr, target, initiator):
+    ok = True
+    for what in ("ISID", "CSG", "TSIH", "CID", "CmdSN"):
+        st, itt, gone = login_change(addr, target, initiator, what)
+        want = 0x200 if what in ("ISID", "CSG") else 0x100
+        print("changed %s%s: login status %s, ITT %#x (the refused "
+              "request's: %#x), connection %s" %
+              (what, " and ITT" if want == 0x200 else "", st, itt, want,
+               "closed" if gone else "not closed"), flush=True)
+        ok &= st == "0200" and itt == want and gone
+    # RFC 7143 11.12.8: another connection's commands may move CmdSN on
+    # meanwhile; the session's connection (same CID) is reinstated
+    c = Conn(addr)
+    c.login(target, initiator)
+    st, _, _ = login_change(addr, target, initiator, "later CmdSN",
+                            tsih=c.tsih, cmdsn=c.cmdsn)
+    print("joining connection, later CmdSN: login status %s" % st)
+    ok &= st == "0000"
+    c.sock.close()
+    return 0 if ok else 1
+
+
 def report_luns(addr, target, initiator):
     """REPORT LUNS with room for 8190 entries: how many LUNs it lists,
     and the list length it states."""
@@ -636,6 +760,10 @@ def report_luns(addr, target, initiator):
 
 def main():
     mode, addr, target, initiator, secs = sys.argv[1:6]
+    if mode == "login-auth-none":
+        return login_auth_none(addr, target, initiator)
+    if mode == "login-changes":
+        return login_changes(addr, target, initiator)
     if mode == "report-luns":
         return report_luns(addr, target, initiator)
     if mode == "text-invalid":

@@ -4,8 +4,9 @@
 # The iSCSI fabric end to end with libiscsi: configfs through echo,
 # discovery, login, SCSI commands on an rd LUN, lost and corrupt Data-Out
 # PDUs (the command fails, the session lives, no bad data lands),
-# connection reinstatement, several connections per session (MC/S),
-# teardown and unload.
+# connection reinstatement, Login Requests that change the login's ISID,
+# CSG, TSIH, CID or CmdSN, CHAP required of an initiator that offers none,
+# several connections per session (MC/S), teardown and unload.
 . ./lib.sh
 
 main() {
@@ -13,8 +14,9 @@ main() {
 	local param=$KT_CFS/iscsi/$KT_IQN/tpgt_1/param/MaxConnections
 	local acl=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:mcs
 	local rst=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:raw
+	local chap=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:chap
 
-	plan 48
+	plan 53
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "ktarget_iscsi was loaded on demand" grep -q '^ktarget_iscsi ' /proc/modules
 
@@ -131,6 +133,33 @@ for n in range(1, 1100):
 		output_has "$out" 'a second CID: login status 0206'
 	check "an unknown TSIH: SESSION DOES NOT EXIST (020a)" \
 		output_has "$out" 'an unknown TSIH: login status 020a'
+
+	# RFC 7143 11.12: every Login Request of a login carries the first
+	# one's ISID, TSIH, CID and CmdSN (a later one on another connection
+	# of a session), and each answer the ITT of the request it answers
+	out=$(timeout 120 python3 ./iscsi_raw.py login-changes 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "a Login Request that changes ISID or CSG: 0200, with its own ITT" \
+		output_has "$out" 'changed ISID and ITT: login status 0200, ITT 0x200 .*, connection closed' \
+			'changed CSG and ITT: login status 0200, ITT 0x200 .*, connection closed'
+	check "a Login Request that changes TSIH, CID or CmdSN: INITIATOR ERROR (0200)" \
+		output_has "$out" 'changed TSIH: login status 0200, ITT 0x100 .*, connection closed' \
+			'changed CID: login status 0200, ITT 0x100 .*, connection closed' \
+			'changed CmdSN: login status 0200, ITT 0x100 .*, connection closed'
+	check "a connection joining a session may send a later CmdSN" \
+		output_has "$out" 'joining connection, later CmdSN: login status 0000'
+
+	# RFC 7143 11.13.5: no authentication method in common ends the login
+	check "an ACL that requires CHAP (attrib/authentication=1)" sh -c \
+		"mkdir -p $chap && echo 1 > $chap/attrib/authentication &&
+		 echo ktuser > $chap/auth/userid && echo ktsecret12345 > $chap/auth/password"
+	out=$(timeout 90 python3 ./iscsi_raw.py login-auth-none 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:chap 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "CHAP required, AuthMethod=None offered: AUTHENTICATION FAILURE (0201) at once" \
+		output_has "$out" 'CHAP is required: login status 0201 at request 1, the connection closed'
+	rmdir $chap
 
 	# target resets: refused unless the initiator's ACL allows them
 	kmsg_mark
