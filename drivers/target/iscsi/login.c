@@ -34,9 +34,11 @@
  * MaxRecvDataSegmentLength (13.12).
  *
  * In any stage a failure sends a status and closes the connection: a
- * version above 0, an ISID or CSG that changed, more than 8 KiB of text, a
- * name or key refused, CHAP failing, an initiator that must authenticate
- * in OPERATIONAL having skipped SECURITY (RFC 7143 6.3), or no session.
+ * version above 0, an ISID, TSIH, CID, CSG or CmdSN that changed (the
+ * refusal, as every answer, carries the ITT of the request it answers),
+ * more than 8 KiB of text, a name or key refused, CHAP failing, an
+ * initiator that must authenticate in OPERATIONAL having skipped SECURITY
+ * (RFC 7143 6.3), or no session.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -798,26 +800,42 @@ static void kt_iscsi_login_first(struct kt_iscsi_conn *conn)
 	l->stage = KT_LOGIN_NAMES;
 }
 
-/* Every PDU: version 0, and the ISID and CSG the login has. */
+/*
+ * Every PDU: version 0, and after the first the login's own ISID, TSIH
+ * and CID (RFC 7143 11.12.5-11.12.7) and CSG. Its CmdSN stays that of the
+ * first on a leading login; on another connection of a session it may
+ * only move on, as the session's other connections send commands
+ * (11.12.8).
+ */
 static u16 kt_iscsi_login_header(struct kt_iscsi_conn *conn, const char **why)
 {
 	struct kt_iscsi_login *l = conn->login;
 	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
 
+	/* the answer, a refusal too, is the answer to this request */
+	l->itt = h->itt;
 	if (h->login.version_min > 0) {
-		l->itt = h->itt;
 		*why = "unsupported version";
 		return KT_ISCSI_LOGIN_UNSUPPORTED_VERSION;
 	}
 	if (l->stage == KT_LOGIN_FIRST) {
 		kt_iscsi_login_first(conn);
-	} else if (memcmp(l->isid, h->login.isid, 6) ||
-		   l->csg != h->login.csg) {
-		*why = "ISID or stage changed within the login";
-		return KT_ISCSI_LOGIN_INITIATOR_ERROR;
+		return 0;
 	}
-	l->itt = h->itt;
-	return 0;
+	if (memcmp(l->isid, h->login.isid, 6))
+		*why = "ISID changed within the login";
+	else if (l->tsih != h->login.tsih)
+		*why = "TSIH changed within the login";
+	else if (l->cid != h->login.cid)
+		*why = "CID changed within the login";
+	else if (l->csg != h->login.csg)
+		*why = "stage changed within the login";
+	else if (l->tsih ? (s32)(h->cmdsn - l->cmdsn) < 0 :
+			   h->cmdsn != l->cmdsn)
+		*why = "CmdSN changed within the login";
+	else
+		return 0;
+	return KT_ISCSI_LOGIN_INITIATOR_ERROR;
 }
 
 /* Gather continued text (C bit) into one request. */
