@@ -277,14 +277,22 @@ u16 kt_iscsi_chap_step(struct kt_iscsi_chap *chap, struct kt_iscsi_login *l,
 
 	switch (chap->state) {
 	case KT_CHAP_NONE:
-		if (chap->got_a && !chap->method_none) {
-			st = kt_chap_challenge(chap, l, why);
+		/*
+		 * RFC 7143 11.13.5: without a method in common the login
+		 * cannot go on, and ends now (as LIO's does) rather than
+		 * answer T=0 to each request until it times out. Where CHAP
+		 * is required we offer CHAP alone, so None is never agreed:
+		 * the initiator that offers only None gets here.
+		 */
+		if (chap->no_method) {
+			*why = l->need_auth ?
+			       "authentication required, initiator offered no CHAP" :
+			       "no AuthMethod in common";
+			st = KT_ISCSI_LOGIN_AUTH_FAILED;
 			break;
 		}
-		if (l->need_auth && chap->method_none) {
-			*why = "authentication required, initiator offered none";
-			st = KT_ISCSI_LOGIN_AUTH_FAILED;
-		}
+		if (chap->got_a && !chap->method_none)
+			st = kt_chap_challenge(chap, l, why);
 		break;
 	case KT_CHAP_WANT_A:
 		if (chap->got_a)

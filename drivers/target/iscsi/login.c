@@ -567,6 +567,10 @@ static u16 kt_iscsi_login_keys(struct kt_iscsi_conn *conn, const char **why)
 			}
 			break;
 		case KT_ISCSI_NEGO_REJECT:
+			/* no method in common: CHAP's step ends the login */
+			if (key && key->id == KT_ISCSI_KEY_AUTH_METHOD)
+				l->chap.no_method = true;
+			fallthrough;
 		case KT_ISCSI_NEGO_IRRELEVANT:
 		case KT_ISCSI_NEGO_NOT_UNDERSTOOD:
 			if (kt_iscsi_text_put(l->rsp, sizeof(l->rsp), &l->rsp_len,

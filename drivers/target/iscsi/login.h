@@ -22,6 +22,7 @@ enum kt_chap_state {
 struct kt_iscsi_chap {
 	enum kt_chap_state	state;
 	bool			method_none;	/* AuthMethod=None agreed */
+	bool			no_method;	/* AuthMethod answered Reject */
 	bool			done;		/* the initiator proved itself */
 	u8			alg;		/* CHAP_A: 5 MD5, 6 SHA1, 7 SHA-256, 8 SHA3-256 */
 	u8			id;
