@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ktarget_iscsi's transport interface: what carries iSCSI PDUs for the
- * fabric. TCP (drivers/target/iscsi/tcp*.c) and iSER (ktarget_isert) are
+ * fabric. TCP (drivers/target/iscsi/tcp/) and iSER (ktarget_isert) are
  * its two users, and this header is all either of them includes of the
  * fabric.
  *
@@ -17,8 +17,11 @@
  * message transport (iSER) hands each whole PDU to kt_iscsi_rx_pdu().
  *
  * Contexts: xmit, flush and the data hooks run in process context, one
- * sender at a time per connection; writeable may run in any context. The
- * fabric's functions may be called from any context unless they say so.
+ * sender at a time per connection; writeable may run in any context;
+ * listen and unlisten run in process context, listen under the fabric's
+ * portal lock, unlisten without it (in the free work of a portal's last
+ * connection, too). The fabric's functions may be called from any context
+ * unless they say so.
  */
 #ifndef KTARGET_ISCSI_TRANSPORT_H
 #define KTARGET_ISCSI_TRANSPORT_H
@@ -32,6 +35,7 @@ struct kt_iscsi_conn;
 struct kt_iscsi_portal;
 struct module;
 struct scatterlist;
+struct work_struct;
 
 struct kt_iscsi_transport {
 	const char	*name;
@@ -45,11 +49,17 @@ struct kt_iscsi_transport {
 	size_t		cmd_size;
 
 	/*
-	 * rdma: listen on @portal's address (kt_iscsi_portal_addr()) while
-	 * one of its network portals has iser=1; an ERR_PTR on failure.
-	 * Connections it accepts are made with kt_iscsi_conn_alloc().
+	 * Listen on @portal's address (kt_iscsi_portal_addr()): TCP for as
+	 * long as the portal lives, rdma while one of its network portals
+	 * has iser=1. The listener, or an ERR_PTR (the transport logs why it
+	 * cannot listen). Connections it accepts are made with
+	 * kt_iscsi_conn_alloc().
 	 */
 	void		*(*listen)(struct kt_iscsi_portal *portal);
+	/*
+	 * Stop: once this returns no connection is being accepted or will
+	 * be, and nothing of the listener's runs; the portal may go next.
+	 */
 	void		(*unlisten)(void *listener);
 
 	/*
@@ -132,6 +142,12 @@ unsigned int kt_iscsi_conn_digests(const struct kt_iscsi_conn *conn);
 
 const struct sockaddr_storage *
 kt_iscsi_portal_addr(const struct kt_iscsi_portal *portal);
+/*
+ * A listener's accept work: queue @work where the connections it accepts
+ * will run (on this CPU, with their receive and transmit work). Any
+ * context. ktarget_iscsi's own TCP listener's: not exported.
+ */
+void kt_iscsi_accept_kick(struct work_struct *work);
 
 /* ---- receiving ---- */
 

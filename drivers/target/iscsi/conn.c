@@ -69,6 +69,15 @@ void kt_iscsi_conn_tx_kick(struct kt_iscsi_conn *conn)
 }
 EXPORT_SYMBOL_GPL(kt_iscsi_conn_tx_kick);
 
+/*
+ * On kt_iscsi_wq from the CPU that queues it: a connection runs on the CPU
+ * that accepted it (kt_iscsi_conn_cpu()).
+ */
+void kt_iscsi_accept_kick(struct work_struct *work)
+{
+	queue_work(kt_iscsi_wq, work);
+}
+
 static void kt_iscsi_rx_work(struct work_struct *work)
 {
 	struct kt_iscsi_conn *conn = container_of(work, struct kt_iscsi_conn,

@@ -214,6 +214,11 @@ int kt_iscsi_next_cpu(int cpu);
 /* transport.c */
 struct kmem_cache *kt_iscsi_transport_cmds(const struct kt_iscsi_transport *t);
 const struct kt_iscsi_transport *kt_iscsi_transport_rdma_get(void);
+/*
+ * tcp/tcp.c: the TCP transport, registered for the module's life (main.c);
+ * every portal listens through it (portal.c).
+ */
+extern const struct kt_iscsi_transport kt_iscsi_tcp;
 
 /* tx.c: the transmit queue */
 void kt_iscsi_queue_tx(struct kt_iscsi_conn *conn, struct kt_iscsi_tx *tx);

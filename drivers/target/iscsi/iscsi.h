@@ -152,15 +152,15 @@ struct kt_iscsi_tpg_np {
 	bool				iser;		/* also listening for iSER */
 };
 
-/* A listening socket, shared by every TPG with a portal on its address. */
+/*
+ * An address listened on, shared by every TPG with a network portal there
+ * (portal.c); the np/ directories and the connections it accepted hold it.
+ */
 struct kt_iscsi_portal {
 	struct list_head		node;	/* kt_iscsi_portals */
 	struct sockaddr_storage		addr;
-	struct socket			*sock;
 	refcount_t			ref;
-	struct work_struct		accept_work;
-	void				(*saved_data_ready)(struct sock *sk);
-	bool				stopping;
+	void				*tcp;	/* kt_iscsi_tcp's listener */
 	/* the RDMA listener on the same address, while an np has iser=1 */
 	void				*rdma;
 	const struct kt_iscsi_transport	*rdma_xport;

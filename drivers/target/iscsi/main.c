@@ -9,7 +9,6 @@
 #include <linux/slab.h>
 
 #include "conn.h"
-#include "tcp/tcp.h"
 
 struct kt_obj_count kt_iscsi_objs[KT_ISCSI_OBJ_NR];
 

@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktarget_iscsi: listening sockets. One per address, shared by every TPG
- * that has a network portal there; accepting runs as work on the listening
- * socket's data_ready callback, with no thread per portal.
+ * ktarget_iscsi: the portals. One per address, shared by every TPG that
+ * has a network portal there and held by the connections it accepted;
+ * each listens through the transports' listen hooks: TCP's for as long
+ * as it lives, the RDMA transport's while one of its network portals has
+ * iser=1. Sockets and rdma_cm are the transports' own.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/net.h>
 #include <linux/slab.h>
-#include <linux/tcp.h>
 #include <net/ipv6.h>
-#include <net/sock.h>
 
 #include "conn.h"
-#include "tcp/tcp.h"
 
 static LIST_HEAD(kt_iscsi_portals);
 static DEFINE_MUTEX(kt_iscsi_portals_lock);
@@ -39,82 +37,10 @@ static bool kt_sockaddr_equal(const struct sockaddr_storage *a,
 	return false;
 }
 
-/*
- * A connection's socket is a clone of the listener's and starts with its
- * callbacks and sk_user_data: data that comes before kt_iscsi_tcp_accept()
- * takes it over (or after its close gives them back) lands here too. Only
- * the listener itself has connections to accept.
- */
-static void kt_iscsi_listen_ready(struct sock *sk)
-{
-	struct kt_iscsi_portal *portal;
-
-	if (READ_ONCE(sk->sk_state) != TCP_LISTEN)
-		return;
-	read_lock_bh(&sk->sk_callback_lock);
-	portal = sk->sk_user_data;
-	if (portal && !portal->stopping)
-		queue_work(kt_iscsi_wq, &portal->accept_work);
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-static void kt_iscsi_accept_work(struct work_struct *work)
-{
-	struct kt_iscsi_portal *portal =
-		container_of(work, struct kt_iscsi_portal, accept_work);
-	struct kt_iscsi_conn *conn;
-	struct socket *sock;
-	int ret;
-
-	while (!READ_ONCE(portal->stopping)) {
-		ret = kernel_accept(portal->sock, &sock, O_NONBLOCK);
-		if (ret)
-			break;
-		conn = kt_iscsi_tcp_accept(portal, sock);
-		/* -EBUSY: login_limit.c said why */
-		if (IS_ERR(conn) && PTR_ERR(conn) != -EBUSY)
-			pr_warn_ratelimited("cannot take a connection: %pe\n", conn);
-	}
-}
-
-static int kt_iscsi_portal_listen(struct kt_iscsi_portal *portal)
-{
-	struct sockaddr_storage *ss = &portal->addr;
-	struct sock *sk;
-	int len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					      sizeof(struct sockaddr_in);
-	int ret;
-
-	ret = sock_create_kern(&init_net, ss->ss_family, SOCK_STREAM,
-			       IPPROTO_TCP, &portal->sock);
-	if (ret)
-		return ret;
-	sk = portal->sock->sk;
-	sock_set_reuseaddr(sk);
-	tcp_sock_set_nodelay(sk);
-	ret = kernel_bind(portal->sock, (struct sockaddr *)ss, len);
-	if (ret)
-		goto fail;
-	ret = kernel_listen(portal->sock, 256);
-	if (ret)
-		goto fail;
-
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = portal;
-	portal->saved_data_ready = sk->sk_data_ready;
-	sk->sk_data_ready = kt_iscsi_listen_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
-	return 0;
-fail:
-	sock_release(portal->sock);
-	portal->sock = NULL;
-	return ret;
-}
-
 struct kt_iscsi_portal *kt_iscsi_portal_get(const struct sockaddr_storage *ss)
 {
 	struct kt_iscsi_portal *portal;
-	int ret;
+	void *tcp;
 
 	mutex_lock(&kt_iscsi_portals_lock);
 	list_for_each_entry(portal, &kt_iscsi_portals, node) {
@@ -130,14 +56,14 @@ struct kt_iscsi_portal *kt_iscsi_portal_get(const struct sockaddr_storage *ss)
 	}
 	portal->addr = *ss;
 	refcount_set(&portal->ref, 1);
-	INIT_WORK(&portal->accept_work, kt_iscsi_accept_work);
-	ret = kt_iscsi_portal_listen(portal);
-	if (ret) {
-		pr_warn_ratelimited("cannot listen on %pISpc: %pe\n", ss, ERR_PTR(ret));
+	/* the hook says why it cannot */
+	tcp = kt_iscsi_tcp.listen(portal);
+	if (IS_ERR(tcp)) {
 		kfree(portal);
-		portal = ERR_PTR(ret);
+		portal = ERR_CAST(tcp);
 		goto out;
 	}
+	portal->tcp = tcp;
 	list_add_tail(&portal->node, &kt_iscsi_portals);
 out:
 	mutex_unlock(&kt_iscsi_portals_lock);
@@ -146,8 +72,6 @@ out:
 
 void kt_iscsi_portal_put(struct kt_iscsi_portal *portal)
 {
-	struct sock *sk;
-
 	mutex_lock(&kt_iscsi_portals_lock);
 	if (!refcount_dec_and_test(&portal->ref)) {
 		mutex_unlock(&kt_iscsi_portals_lock);
@@ -156,14 +80,8 @@ void kt_iscsi_portal_put(struct kt_iscsi_portal *portal)
 	list_del(&portal->node);
 	mutex_unlock(&kt_iscsi_portals_lock);
 
-	sk = portal->sock->sk;
-	write_lock_bh(&sk->sk_callback_lock);
-	WRITE_ONCE(portal->stopping, true);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = portal->saved_data_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
-	cancel_work_sync(&portal->accept_work);
-	sock_release(portal->sock);
+	/* no accept is running or queued once it returns */
+	kt_iscsi_tcp.unlisten(portal->tcp);
 	kfree(portal);
 }
 

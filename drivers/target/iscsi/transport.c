@@ -28,10 +28,9 @@ int kt_iscsi_transport_register(const struct kt_iscsi_transport *t)
 	char name[32];
 	int i, ret = 0;
 
-	if (WARN_ON(!t->xmit || !t->shutdown || !t->release ||
-		    !t->local_addr) ||
-	    WARN_ON(t->rdma && (!t->listen || !t->unlisten ||
-				!t->get_data || !t->put_data)))
+	if (WARN_ON(!t->listen || !t->unlisten || !t->xmit || !t->shutdown ||
+		    !t->release || !t->local_addr) ||
+	    WARN_ON(t->rdma && (!t->get_data || !t->put_data)))
 		return -EINVAL;
 	mutex_lock(&kt_iscsi_xport_lock);
 	for (i = 0; i < KT_ISCSI_MAX_TRANSPORTS; i++) {

@@ -2,8 +2,8 @@
 /*
  * ktarget_iscsi: target/iscsi/IQN/tpgt_N/np/ADDR:PORT, the TPG's network
  * portals. The name is "IPv4:port" or "[IPv6]:port" (LIO's forms, IPv6
- * link-local with "%scope" too); portal.c shares one listening socket
- * between the TPGs with a portal on the same address.
+ * link-local with "%scope" too); portal.c shares one portal, and its
+ * listeners, between the TPGs with a portal on the same address.
  */
 #define pr_fmt(fmt) "ktarget_iscsi: " fmt
 

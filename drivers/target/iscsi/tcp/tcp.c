@@ -227,6 +227,8 @@ const struct kt_iscsi_transport kt_iscsi_tcp = {
 	.name		= "tcp",
 	.owner		= THIS_MODULE,
 	.conn_size	= sizeof(struct kt_tcp_conn),
+	.listen		= kt_tcp_listen,
+	.unlisten	= kt_tcp_unlisten,
 	.xmit		= kt_tcp_xmit,
 	.flush		= kt_tcp_flush,
 	.writeable	= kt_tcp_writeable,
@@ -237,7 +239,7 @@ const struct kt_iscsi_transport kt_iscsi_tcp = {
 };
 
 /*
- * A new connection from the portal's accept work; takes @sock, also when
+ * A new connection from the listener's accept work; takes @sock, also when
  * it fails (the connection's release, or here, releases it once).
  */
 struct kt_iscsi_conn *kt_iscsi_tcp_accept(struct kt_iscsi_portal *portal,

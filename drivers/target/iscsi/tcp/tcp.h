@@ -2,7 +2,7 @@
 /*
  * ktarget_iscsi: the TCP transport's state, kept in the connection's
  * transport area. tcp.c holds the socket and sends; tcp_rx.c reads PDUs
- * off the byte stream.
+ * off the byte stream; tcp_listen.c listens on a portal and accepts.
  */
 #ifndef KTARGET_ISCSI_TCP_H
 #define KTARGET_ISCSI_TCP_H
@@ -67,5 +67,9 @@ struct kt_iscsi_conn *kt_iscsi_tcp_accept(struct kt_iscsi_portal *portal,
 /* tcp_rx.c */
 int kt_tcp_receive(struct kt_iscsi_conn *conn);
 void kt_tcp_rx_init(struct kt_tcp_rx *rx);
+
+/* tcp_listen.c: the transport's listen and unlisten hooks */
+void *kt_tcp_listen(struct kt_iscsi_portal *portal);
+void kt_tcp_unlisten(void *listener);
 
 #endif /* KTARGET_ISCSI_TCP_H */
