@@ -81,9 +81,10 @@ rule "only main.c and fabric.c include configfs/configfs.h" \
 	'.*' \
 	'^drivers/target/(main|fabric)\.c$' '"configfs/configfs\.h"'
 
-# Only the iSCSI fabric's own files include its headers.
-rule "iscsi/ includes the core only through <ktarget/*.h>" \
+# Only the iSCSI fabric's own files include its headers; the fabric knows
+# TCP only as a transport table (conn.h's kt_iscsi_tcp), never tcp/tcp.h.
+rule "iscsi/ includes the core only through <ktarget/*.h>, and no tcp/ header" \
 	'^drivers/target/iscsi/([a-z_]+|configfs/[a-z_]+)\.[ch]$' \
-	'<ktarget/[a-z_/]+\.h>|"(conn|iscsi|login)\.h"|"tcp/tcp\.h"'
+	'<ktarget/[a-z_/]+\.h>|"(conn|iscsi|login)\.h"'
 
 exit $status
