@@ -119,6 +119,7 @@ void kt_iscsi_transport_unregister(const struct kt_iscsi_transport *t);
 /*
  * A new connection from @peer to @portal, with one reference; start it
  * with kt_iscsi_conn_start() once the transport can move its PDUs.
+ * -ESHUTDOWN: the portal is going (its listener is being stopped).
  */
 struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
 					  const struct kt_iscsi_transport *t,

@@ -228,29 +228,31 @@ struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
 {
 	struct kmem_cache *cmds;
 	struct kt_iscsi_conn *conn;
+	int ret = -ENODEV;
 
 	if (!try_module_get(THIS_MODULE))
 		return ERR_PTR(-ENODEV);
-	if (!try_module_get(t->owner)) {
-		module_put(THIS_MODULE);
-		return ERR_PTR(-ENODEV);
-	}
+	if (!try_module_get(t->owner))
+		goto out_this;
 	cmds = kt_iscsi_transport_cmds(t);
-	if (WARN_ON_ONCE(!cmds)) {
-		/* not registered */
-		module_put(t->owner);
-		module_put(THIS_MODULE);
-		return ERR_PTR(-ENODEV);
-	}
+	if (WARN_ON_ONCE(!cmds))	/* not registered */
+		goto out_owner;
+	ret = -ENOMEM;
 	conn = kzalloc(sizeof(*conn) + t->conn_size, GFP_KERNEL);
-	if (conn)
-		conn->rx_buf = kvmalloc(KT_ISCSI_LOGIN_BUF, GFP_KERNEL);
-	if (!conn || !conn->rx_buf) {
-		kfree(conn);
-		module_put(t->owner);
-		module_put(THIS_MODULE);
-		return ERR_PTR(-ENOMEM);
-	}
+	if (!conn)
+		goto out_owner;
+	conn->rx_buf = kvmalloc(KT_ISCSI_LOGIN_BUF, GFP_KERNEL);
+	if (!conn->rx_buf)
+		goto out_conn;
+	/*
+	 * The portal's last reference may have gone just now: its put stops
+	 * the listener after that, and until the TCP listener's unlisten
+	 * has cancelled the accept work, the work may still accept. It must
+	 * not take the portal back; the portal is not freed before then.
+	 */
+	ret = -ESHUTDOWN;
+	if (!refcount_inc_not_zero(&portal->ref))
+		goto out_buf;
 	kt_obj_inc(&kt_iscsi_objs[KT_ISCSI_OBJ_CONN]);
 	conn->rx_buf_len = KT_ISCSI_LOGIN_BUF;
 	kref_init(&conn->kref);
@@ -258,7 +260,6 @@ struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
 	conn->cmd_cache = cmds;
 	conn->peer = *peer;
 	conn->portal = portal;
-	refcount_inc(&portal->ref);
 	conn->state = KT_CONN_LOGIN;
 	conn->cpu = kt_iscsi_conn_cpu();
 	conn->nego.max_recv_dsl = KT_ISCSI_LOGIN_BUF;
@@ -277,6 +278,16 @@ struct kt_iscsi_conn *kt_iscsi_conn_alloc(struct kt_iscsi_portal *portal,
 	kt_iscsi_keepalive_init(conn);
 	kt_iscsi_dataout_init(conn);
 	return conn;
+
+out_buf:
+	kvfree(conn->rx_buf);
+out_conn:
+	kfree(conn);
+out_owner:
+	module_put(t->owner);
+out_this:
+	module_put(THIS_MODULE);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(kt_iscsi_conn_alloc);
 

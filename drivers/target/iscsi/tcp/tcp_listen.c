@@ -55,8 +55,12 @@ static void kt_tcp_accept_work(struct work_struct *work)
 		if (ret)
 			break;
 		conn = kt_iscsi_tcp_accept(l->portal, sock);
-		/* -EBUSY: login_limit.c said why */
-		if (IS_ERR(conn) && PTR_ERR(conn) != -EBUSY)
+		/*
+		 * -EBUSY: login_limit.c said why; -ESHUTDOWN: the portal
+		 * is going, and unlisten stops this work next
+		 */
+		if (IS_ERR(conn) && PTR_ERR(conn) != -EBUSY &&
+		    PTR_ERR(conn) != -ESHUTDOWN)
 			pr_warn_ratelimited("cannot take a connection: %pe\n", conn);
 	}
 }
