@@ -205,6 +205,18 @@ struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
 	return lun;
 }
 
+/* One more LUN for kt_session_fill_luns(); false once @luns is full */
+static bool kt_session_add_lun(u64 *luns, unsigned int max, unsigned int *n,
+			       unsigned long idx)
+{
+	if (luns && *n == max)
+		return false;
+	if (luns)
+		luns[*n] = idx;
+	(*n)++;
+	return true;
+}
+
 /*
  * The LUN numbers @sess can address, ascending, into @luns (at most @max of
  * them); with @luns NULL, how many there are.
@@ -221,23 +233,15 @@ static unsigned int kt_session_fill_luns(struct kt_session *sess, u64 *luns,
 	if (sess->acl) {
 		xa_for_each(&sess->acl->mapped, idx, mlun) {
 			lun = rcu_dereference(mlun->lun);
-			if (!lun || !READ_ONCE(lun->live))
-				continue;
-			if (luns && n == max)
+			if (lun && READ_ONCE(lun->live) &&
+			    !kt_session_add_lun(luns, max, &n, idx))
 				break;
-			if (luns)
-				luns[n] = idx;
-			n++;
 		}
 	} else {
 		xa_for_each(&sess->tpg->luns, idx, lun) {
-			if (!READ_ONCE(lun->live))
-				continue;
-			if (luns && n == max)
+			if (READ_ONCE(lun->live) &&
+			    !kt_session_add_lun(luns, max, &n, idx))
 				break;
-			if (luns)
-				luns[n] = idx;
-			n++;
 		}
 	}
 	rcu_read_unlock();
