@@ -48,12 +48,21 @@ and then sends and reads raw PDUs.
       SendTargets=A, then SendTargets=All. Each must get a Text Response
       with its ITT within 10 s (RFC 7143 6.2: NotUnderstood, Reject), and
       the last must list TARGET.
+  iscsi_raw.py sendtargets-long HOST:PORT PREFIX INITIATOR COUNT
+      a Discovery session declaring MaxRecvDataSegmentLength=4096 asks
+      for SendTargets=All and follows the Text Responses that continue
+      (C bit, TTT; RFC 7143 11.10, 11.11): none may carry more than 4096
+      bytes, and the whole answer must name COUNT targets starting with
+      PREFIX, with nothing but TargetName and TargetAddress keys.
   iscsi_raw.py login-auth-none HOST:PORT TARGET INITIATOR 0
       INITIATOR's ACL requires CHAP: a security-stage Login Request that
       offers AuthMethod=None alone (T=1, NSG=1) must end the login with
       AUTHENTICATION FAILURE (0201, RFC 7143 11.13.5) and the connection
       closed, not be answered T=0 (AuthMethod=Reject) request after
       request. Up to three requests are sent.
+  iscsi_raw.py login-auth-missing HOST:PORT TARGET INITIATOR 0
+      the same with no AuthMethod key at all: a T=1 that would leave the
+      security stage unauthenticated ends the login with 0201 too.
   iscsi_raw.py login-changes HOST:PORT TARGET INITIATOR 0
       a login whose second Login Request (after a first one answered
       T=0) changes its ISID, CSG, TSIH, CID or CmdSN: each must be refused
@@ -124,15 +133,19 @@ class Conn:
         rest = self.recv_exact(ahs + dlen + (-dlen) % 4, deadline) if ahs + dlen else b""
         return bhs[0] & 0x3F, bhs, rest[ahs:ahs + dlen]
 
-    def login(self, target, initiator, tsih=0, cid=1, extra=(), settle=True):
-        """Log in to full feature phase. A new session then takes LUN 0's
-        unit attentions (@settle), as initiators do after a login.
+    def login(self, target, initiator, tsih=0, cid=1, extra=(), settle=True,
+              mrdsl=65536):
+        """Log in to full feature phase; with no @target, a Discovery
+        session. A new normal session then takes LUN 0's unit attentions
+        (@settle), as initiators do after a login.
         A target that answers without the T bit and offers keys of its own
         (LIO offers every operational key it was not offered, and will not
         move on until each is answered) gets its own values back."""
-        keys = ["InitiatorName=" + initiator, "TargetName=" + target,
-                "SessionType=Normal", "HeaderDigest=None", "DataDigest=None",
-                "MaxRecvDataSegmentLength=65536"] + list(extra)
+        keys = ["InitiatorName=" + initiator] + (
+            ["TargetName=" + target, "SessionType=Normal"] if target else
+            ["SessionType=Discovery"]) + [
+                "HeaderDigest=None", "DataDigest=None",
+                "MaxRecvDataSegmentLength=%d" % mrdsl] + list(extra)
         offered = {k.split("=", 1)[0] for k in keys}
         data = ("\0".join(keys) + "\0").encode()
         for _ in range(4):
@@ -151,7 +164,7 @@ class Conn:
             self.tsih = struct.unpack(">H", rsp[14:16])[0]
             self.login_keys = got
             if rsp[1] & 0x80 and rsp[1] & 0x03 == 3:
-                if settle and not tsih:
+                if settle and target and not tsih:
                     self.settle(0)
                 return
             data = answer_offers(got, offered)
@@ -627,6 +640,70 @@ def text_invalid(addr, target, initiator):
     return 0 if ok else 1
 
 
+def sendtargets_long(addr, prefix, initiator, count):
+    """A Discovery session that takes 4096 bytes per PDU asks for
+    SendTargets=All, and follows each Text Response that continues (C bit,
+    a TTT) with an empty Text Request of the same ITT and TTT."""
+    c = Conn(addr)
+    c.login(None, initiator, mrdsl=4096)
+    c.itt += 1
+    ttt, data, text, pdus, ok = 0xFFFFFFFF, b"SendTargets=All\0", b"", 0, True
+    while pdus < 1000:
+        bhs = struct.pack(">BBH4x8sIIII16x", IMMEDIATE | OP_TEXT_REQ, 0x80, 0,
+                          b"\0" * 8, c.itt, ttt, c.cmdsn, c.exp_statsn)
+        c.send(bhs, data)
+        data = b""
+        try:
+            op, rsp, got = c.recv(10)
+        except (TimeoutError, EOFError) as e:
+            print("Text Response %d: %s" % (pdus + 1, type(e).__name__))
+            return 1
+        pdus += 1
+        if op != OP_TEXT_RSP:
+            print("Text Response %d: opcode %#x" % (pdus, op))
+            return 1
+        c.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+        itt, ttt = struct.unpack(">II", rsp[16:24])
+        if itt != c.itt:
+            print("Text Response %d: ITT %#x, not %#x" % (pdus, itt, c.itt))
+            ok = False
+        if len(got) > 4096:
+            print("Text Response %d: %d bytes, more than the 4096 declared" %
+                  (pdus, len(got)))
+            ok = False
+        text += got
+        if rsp[1] & 0x80:
+            if rsp[1] & 0x40 or ttt != 0xFFFFFFFF:
+                print("Text Response %d: final, but C bit or TTT %#x" %
+                      (pdus, ttt))
+                ok = False
+            break
+        if not rsp[1] & 0x40 or ttt == 0xFFFFFFFF:
+            print("Text Response %d: not final, flags %#x, TTT %#x" %
+                  (pdus, rsp[1], ttt))
+            return 1
+    keys = [k for k in text.decode(errors="replace").split("\0") if k]
+    names = [k[11:] for k in keys if k.startswith("TargetName=")]
+    odd = [k for k in keys if not k.startswith(("TargetName=", "TargetAddress="))]
+    mine = len([n for n in names if n.startswith(prefix)])
+    print("SendTargets=All: %d Text Responses, %d bytes, %d targets, "
+          "%d of %d named %s*, %d other keys" %
+          (pdus, len(text), len(names), mine, count, prefix, len(odd)),
+          flush=True)
+    # a TTT that continues nothing: Reject, Invalid PDU field (0x09)
+    c.itt += 1
+    c.send(struct.pack(">BBH4x8sIIII16x", IMMEDIATE | OP_TEXT_REQ, 0x80, 0,
+                       b"\0" * 8, c.itt, 0x1234, c.cmdsn, c.exp_statsn))
+    try:
+        op, rsp, _ = c.recv(10)
+    except (TimeoutError, EOFError) as e:
+        op, rsp = type(e).__name__, b"\0" * 48
+    print("a Text Request with TTT 0x1234: %s, reason %#x" %
+          ("Reject" if op == 0x3F else op, rsp[2]), flush=True)
+    ok &= op == 0x3F and rsp[2] == 0x09
+    return 0 if ok and mine == count and not odd else 1
+
+
 def login_request(c, flags, keys, itt, isid=None, tsih=0, cid=1, cmdsn=None):
     """One Login Request on @c: @flags as on the wire (T, C, CSG, NSG)."""
     data = ("\0".join(keys) + "\0").encode() if keys else b""
@@ -653,11 +730,12 @@ def login_response(c, timeout=10):
             struct.unpack(">H", rsp[14:16])[0])
 
 
-def login_auth_none(addr, target, initiator):
-    """AuthMethod=None alone, where the initiator's ACL requires CHAP."""
+def login_auth_none(addr, target, initiator, offer="AuthMethod=None"):
+    """AuthMethod=None alone (or, with no @offer, no AuthMethod at all),
+    where the initiator's ACL requires CHAP."""
     c = Conn(addr)
     keys = ["InitiatorName=" + initiator, "TargetName=" + target,
-            "SessionType=Normal", "AuthMethod=None"]
+            "SessionType=Normal"] + ([offer] if offer else [])
     got = None
     for n in range(1, 4):
         # T=1, CSG=0 (security), NSG=1; later requests carry no keys
@@ -671,9 +749,10 @@ def login_auth_none(addr, target, initiator):
         if got[0] != "0000" or got[1]:
             break
     gone = closed_within(c, 10)
-    print("AuthMethod=None where CHAP is required: login status %s at "
+    print("%s where CHAP is required: login status %s at "
           "request %d, the connection %s" %
-          (got[0], n, "closed" if gone else "still open"))
+          (offer or "No AuthMethod", got[0], n,
+           "closed" if gone else "still open"))
     c.sock.close()
     return 0 if got[0] == "0201" and gone else 1
 
@@ -739,11 +818,11 @@ def login_changes(addr, target, initiator):
 
 
 def report_luns(addr, target, initiator):
-    """REPORT LUNS with room for 8190 entries: how many LUNs it lists,
-    and the list length it states."""
+    """REPORT LUNS with an allocation length of 1 MiB: how many LUNs it
+    lists, and the list length it states."""
     c = Session(addr)
     c.login(target, initiator)
-    alloc = 65536
+    alloc = 1 << 20
     st, sense, d = c.wait(c.command(0, bytes([0xA0, 0, 0, 0, 0, 0]) +
                                     struct.pack(">I", alloc) + b"\0\0",
                                     read_len=alloc))
@@ -762,10 +841,14 @@ def main():
     mode, addr, target, initiator, secs = sys.argv[1:6]
     if mode == "login-auth-none":
         return login_auth_none(addr, target, initiator)
+    if mode == "login-auth-missing":
+        return login_auth_none(addr, target, initiator, None)
     if mode == "login-changes":
         return login_changes(addr, target, initiator)
     if mode == "report-luns":
         return report_luns(addr, target, initiator)
+    if mode == "sendtargets-long":
+        return sendtargets_long(addr, target, initiator, int(secs))
     if mode == "text-invalid":
         return text_invalid(addr, target, initiator)
     if mode == "write-same-len":

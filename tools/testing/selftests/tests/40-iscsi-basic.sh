@@ -16,7 +16,7 @@ main() {
 	local rst=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:raw
 	local chap=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:chap
 
-	plan 53
+	plan 54
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "ktarget_iscsi was loaded on demand" grep -q '^ktarget_iscsi ' /proc/modules
 
@@ -64,21 +64,21 @@ main() {
 			'with 1024 bytes: status 0x2 sense 5/24/00' \
 			'with 512 bytes: status 0x0'
 
-	# more LUNs than one REPORT LUNS answer used to hold (1024): the
-	# same device behind LUNs 0 to 1099 of the demo-mode TPG
-	check "1100 LUNs on the TPG" python3 -c "
+	# more LUNs than one REPORT LUNS answer used to hold (1024, then
+	# 8190 in a 64 KiB answer): the same device behind LUNs 0 to 8299
+	check "8300 LUNs on the TPG" python3 -c "
 import os, sys
 t = sys.argv[1] + '/iscsi/' + sys.argv[2] + '/tpgt_1/lun/lun_%d'
-for n in range(1, 1100):
+for n in range(1, 8300):
     os.mkdir(t % n)
     os.symlink(sys.argv[1] + '/core/rd_mcp_0/r0', t % n + '/r0')
 " $KT_CFS $KT_IQN
 	out=$(timeout 60 python3 ./iscsi_raw.py report-luns 127.0.0.1:3260 $KT_IQN \
 		iqn.2026-11.org.ktarget:raw 0 2>&1)
 	echo "$out" | sed 's/^/# /'
-	check "REPORT LUNS lists all 1100 LUNs" \
-		output_has "$out" 'REPORT LUNS: 1100 LUNs listed, 1100 stated, highest 1099'
-	check "... and LUNs 1 to 1099 go" sh -c \
+	check "REPORT LUNS lists all 8300 LUNs" \
+		output_has "$out" 'REPORT LUNS: 8300 LUNs listed, 8300 stated, highest 8299'
+	check "... and LUNs 1 to 8299 go" sh -c \
 		"cd $KT_CFS/iscsi/$KT_IQN/tpgt_1/lun && rm lun_[1-9]*/r0 && rmdir lun_[1-9]*"
 
 	out=$(timeout 120 python3 ./iscsi_task_attr.py 127.0.0.1:3260 $KT_IQN \
@@ -159,6 +159,11 @@ for n in range(1, 1100):
 	echo "$out" | sed 's/^/# /'
 	check "CHAP required, AuthMethod=None offered: AUTHENTICATION FAILURE (0201) at once" \
 		output_has "$out" 'CHAP is required: login status 0201 at request 1, the connection closed'
+	out=$(timeout 90 python3 ./iscsi_raw.py login-auth-missing 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:chap 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "CHAP required, no AuthMethod offered, T=1: AUTHENTICATION FAILURE (0201) at once" \
+		output_has "$out" 'No AuthMethod where CHAP is required: login status 0201 at request 1, the connection closed'
 	rmdir $chap
 
 	# target resets: refused unless the initiator's ACL allows them

@@ -184,8 +184,50 @@ comes_and_goes() {
 	check "no listener is left on 3265" kt_wait_for 30 not_listening 3265
 }
 
+# Discovery of more targets than one Text Response holds: 150 targets
+# with long names (about 18 KiB of SendTargets text) on 127.0.0.1:3260.
+# The raw initiator takes 4096 bytes per PDU and open-iscsi is set to
+# 4096 too: each must follow the continued Text Responses and list all.
+KT_MANY=iqn.2026-11.org.ktarget:many-targets-to-list-in-more-than-one-text-response
+many_targets() {
+	local i n out
+
+	for i in $(seq 100 249); do
+		mkdir -p $KT_CFS/iscsi/$KT_MANY-$i/tpgt_1/np/127.0.0.1:3260 &&
+			echo 1 > $KT_CFS/iscsi/$KT_MANY-$i/tpgt_1/enable || break
+	done
+	check_eq "150 more targets with a portal on 127.0.0.1:3260" "$i" 249
+	out=$(timeout 120 python3 ./iscsi_raw.py sendtargets-long 127.0.0.1:3260 \
+		$KT_MANY- iqn.2026-11.org.ktarget:many 150 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "SendTargets=All at 4096 bytes a PDU lists all 150 (raw initiator)" \
+		output_has "$out" ", 150 of 150 named"
+	check "a Text Request whose TTT continues nothing: Reject, Invalid PDU field" \
+		output_has "$out" "TTT 0x1234: Reject, reason 0x9"
+	if kt_iscsid_start; then
+		iscsiadm -m discoverydb -t st -p 127.0.0.1:3260 -o new > /dev/null &&
+		iscsiadm -m discoverydb -t st -p 127.0.0.1:3260 -o update \
+			-n discovery.sendtargets.iscsi.MaxRecvDataSegmentLength -v 4096 &&
+		out=$(timeout 120 iscsiadm -m discoverydb -t st -p 127.0.0.1:3260 \
+			--discover 2>&1)
+		n=$(echo "$out" | grep -c -- "$KT_MANY-")
+		echo "$out" | grep -v -- "$KT_MANY-" | head -5 | sed 's/^/# /'
+		echo "# iscsiadm listed $n of them"
+		check_eq "open-iscsi discovery at 4096 bytes a PDU lists all 150" "$n" 150
+		iscsiadm -m discoverydb -t st -p 127.0.0.1:3260 -o delete > /dev/null 2>&1
+		iscsiadm -m node -o delete > /dev/null 2>&1
+	else
+		not_ok "open-iscsi discovery at 4096 bytes a PDU lists all 150" "no iscsid"
+	fi
+	for i in $(seq 100 249); do
+		echo 0 > $KT_CFS/iscsi/$KT_MANY-$i/tpgt_1/enable
+		rmdir $KT_CFS/iscsi/$KT_MANY-$i/tpgt_1/np/127.0.0.1:3260 \
+			$KT_CFS/iscsi/$KT_MANY-$i/tpgt_1 $KT_CFS/iscsi/$KT_MANY-$i
+	done
+}
+
 main() {
-	plan 26
+	plan 30
 	kmsg_mark
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "127.0.0.1:3260 listens" listening 3260
@@ -194,6 +236,7 @@ main() {
 	held
 	cannot_listen
 	comes_and_goes
+	many_targets
 	check "no connection or session is left" kt_objects_zero 30
 	kt_iscsi_teardown
 	check "no listener is left on 3260" kt_wait_for 10 not_listening 3260
