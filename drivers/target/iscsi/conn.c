@@ -121,6 +121,7 @@ static void kt_iscsi_conn_free_work(struct work_struct *work)
 	if (conn->portal)
 		kt_iscsi_portal_put(conn->portal);
 	kvfree(conn->rx_buf);
+	kt_iscsi_text_drop(conn);
 	xa_destroy(&conn->cmds);
 	kfree(conn);
 	kt_obj_dec(&kt_iscsi_objs[KT_ISCSI_OBJ_CONN]);

@@ -69,6 +69,18 @@ struct kt_iscsi_sess {
 	char			target[KT_INITIATOR_NAME_LEN];
 };
 
+/*
+ * A Text Response longer than one PDU, sent a part per Text Request
+ * (RFC 7143 11.11); text.c's, on the receive side only.
+ */
+struct kt_iscsi_text_reply {
+	u8	*buf;		/* kvmalloc'ed answer, NULL when none */
+	u32	len;
+	u32	off;		/* sent so far */
+	u32	itt;
+	u32	ttt;		/* of the part sent last */
+};
+
 enum kt_iscsi_conn_state {
 	KT_CONN_LOGIN,
 	KT_CONN_FFP,
@@ -133,6 +145,7 @@ struct kt_iscsi_conn {
 
 	struct xarray		cmds;		/* ITT -> command awaiting Data-Out */
 	u32			next_ttt;
+	struct kt_iscsi_text_reply text;
 
 	/* login */
 	struct kt_iscsi_login	*login;
@@ -323,6 +336,10 @@ void kt_iscsi_dataout_stop(struct kt_iscsi_conn *conn);
 
 /* tmf.c */
 void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn);
+
+/* text.c: Text Requests in full feature phase */
+void kt_iscsi_text(struct kt_iscsi_conn *conn);
+void kt_iscsi_text_drop(struct kt_iscsi_conn *conn);
 
 /* discovery.c */
 int kt_iscsi_sendtargets(struct kt_iscsi_conn *conn, u8 *buf, size_t size,

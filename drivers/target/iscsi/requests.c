@@ -2,7 +2,7 @@
 /*
  * ktarget_iscsi: the requests of the full feature phase (RFC 7143 11):
  * SCSI Command with immediate, unsolicited and solicited (R2T) data,
- * Data-Out, NOP-Out, Text and Logout (task management is tmf.c's).
+ * Data-Out, NOP-Out and Logout (Text is text.c's, task management tmf.c's).
  *
  * Header handling (where a PDU's data goes, kt_iscsi_ffp_data_dest()) and
  * PDU handling (what it does once it is all in, kt_iscsi_ffp_pdu()) are
@@ -365,77 +365,6 @@ static void kt_iscsi_logout(struct kt_iscsi_conn *conn)
 	if (h->logout.reason == KT_ISCSI_LOGOUT_CLOSE_SESSION)
 		kt_iscsi_sess_close_conns(conn->sess, conn, -1, true);
 	kt_iscsi_conn_close_after_tx(conn);
-}
-
-/*
- * One key of a Text Request in full feature phase. SendTargets is the only
- * one we know (RFC 7143 13.3): its value is All, nothing (this target) or
- * an iSCSI name; anything else is Reject. Keys are case-sensitive, and
- * every other one is NotUnderstood (RFC 7143 6.2).
- */
-static void kt_iscsi_text_key(struct kt_iscsi_conn *conn,
-			      const struct kt_iscsi_kv *kv, u8 *out,
-			      size_t *len)
-{
-	static const char st[] = "SendTargets";
-	const char *answer = "NotUnderstood";
-
-	if (kv->key_len == sizeof(st) - 1 && !memcmp(kv->key, st, kv->key_len)) {
-		if (!kv->value_len ||
-		    (kv->value_len == 3 && !memcmp(kv->value, "All", 3)) ||
-		    !kt_iscsi_name_error(kv->value, kv->value_len)) {
-			kt_iscsi_sendtargets(conn, out, KT_ISCSI_LOGIN_BUF, len,
-					     kv->value, kv->value_len);
-			return;
-		}
-		answer = "Reject";
-	}
-	kt_iscsi_text_put(out, KT_ISCSI_LOGIN_BUF, len, (const char *)kv->key,
-			  kv->key_len, answer, strlen(answer));
-}
-
-static void kt_iscsi_text(struct kt_iscsi_conn *conn)
-{
-	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
-	struct kt_iscsi_text_rsp r = { .itt = h->itt, .ttt = 0xffffffff,
-				       .final = true };
-	struct kt_iscsi_kv kv[8];
-	struct kt_iscsi_text t;
-	u8 bhs[KT_ISCSI_BHS_LEN];
-	size_t len = 0;
-	unsigned int i;
-	u8 *out, *shrunk;
-
-	if (!h->immediate)
-		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
-	kt_iscsi_text_init(&t, kv, ARRAY_SIZE(kv));
-	if (kt_iscsi_text_split(&t, conn->rx_buf, h->data_len,
-				KT_ISCSI_TEXT_F_ANY_KEY)) {
-		pr_warn_ratelimited("Text Request: malformed text at byte %zu: rejected\n",
-				    t.bad_off);
-		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_PROTOCOL_ERROR);
-		return;
-	}
-	out = kzalloc(KT_ISCSI_LOGIN_BUF, GFP_KERNEL);
-	if (!out)
-		return;
-	for (i = 0; i < t.nr; i++)
-		kt_iscsi_text_key(conn, &kv[i], out, &len);
-	r.data_len = len;
-	if (kt_iscsi_encode_text_rsp(bhs, &r)) {
-		kfree(out);
-		return;
-	}
-	/*
-	 * What waits in the transmit queue is what the answer needs: a
-	 * copy (krealloc keeps an object that is large enough).
-	 */
-	shrunk = len ? kmemdup(out, len, GFP_KERNEL) : NULL;
-	if (shrunk || !len) {
-		kfree(out);
-		out = shrunk;
-	}
-	kt_iscsi_queue_pdu(conn, bhs, out, len, true);
 }
 
 void kt_iscsi_ffp_pdu(struct kt_iscsi_conn *conn)

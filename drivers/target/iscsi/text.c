@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_iscsi: Text Requests in full feature phase (RFC 7143 11.10,
+ * 11.11). The whole answer is built once; when it is longer than the
+ * initiator takes in one PDU it goes out a part at a time, each part but
+ * the last with the C bit and a Target Transfer Tag, and the initiator
+ * asks for the next part with an empty Text Request carrying that tag.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include <ktarget/proto/iscsi_text.h>
+
+#include "conn.h"
+
+/* a whole answer: enough for a few thousand targets' SendTargets */
+#define KT_ISCSI_TEXT_MAX	(1024 * 1024)
+/* one part: what a kmalloc'ed PDU buffer may hold */
+#define KT_ISCSI_TEXT_PART_MAX	(32 * 1024)
+
+/*
+ * One key of a Text Request in full feature phase. SendTargets is the only
+ * one we know (RFC 7143 13.3): its value is All, nothing (this target) or
+ * an iSCSI name; anything else is Reject. Keys are case-sensitive, and
+ * every other one is NotUnderstood (RFC 7143 6.2).
+ */
+static int kt_iscsi_text_key(struct kt_iscsi_conn *conn,
+			     const struct kt_iscsi_kv *kv, u8 *out,
+			     size_t size, size_t *len)
+{
+	static const char st[] = "SendTargets";
+	const char *answer = "NotUnderstood";
+
+	if (kv->key_len == sizeof(st) - 1 && !memcmp(kv->key, st, kv->key_len)) {
+		if (!kv->value_len ||
+		    (kv->value_len == 3 && !memcmp(kv->value, "All", 3)) ||
+		    !kt_iscsi_name_error(kv->value, kv->value_len))
+			return kt_iscsi_sendtargets(conn, out, size, len,
+						    kv->value, kv->value_len);
+		answer = "Reject";
+	}
+	return kt_iscsi_text_put(out, size, len, (const char *)kv->key,
+				 kv->key_len, answer, strlen(answer)) ?
+	       -ENOSPC : 0;
+}
+
+/*
+ * The answer to every key of @t, in a buffer as large as it needs, up to
+ * KT_ISCSI_TEXT_MAX; NULL when there is no memory for even the first
+ * try. An answer cut at the limit is sent as far as it got.
+ */
+static u8 *kt_iscsi_text_answer(struct kt_iscsi_conn *conn,
+				const struct kt_iscsi_text *t, size_t *len)
+{
+	size_t size = KT_ISCSI_LOGIN_BUF;
+	unsigned int i;
+	u8 *out;
+	int ret;
+
+	for (;;) {
+		out = kvmalloc(size, GFP_KERNEL);
+		if (!out)
+			return NULL;
+		*len = 0;
+		ret = 0;
+		for (i = 0; i < t->nr && !ret; i++)
+			ret = kt_iscsi_text_key(conn, &t->kv[i], out, size, len);
+		if (!ret || size >= KT_ISCSI_TEXT_MAX)
+			break;
+		kvfree(out);
+		size *= 2;
+	}
+	if (ret)
+		pr_warn_ratelimited("Text Request: the answer is longer than %u bytes: cut at %zu\n",
+				    KT_ISCSI_TEXT_MAX, *len);
+	return out;
+}
+
+void kt_iscsi_text_drop(struct kt_iscsi_conn *conn)
+{
+	kvfree(conn->text.buf);
+	conn->text.buf = NULL;
+}
+
+/*
+ * The next part of the answer in progress: as much as the initiator takes
+ * in one PDU, ending after a whole key=value where one fits.
+ */
+static void kt_iscsi_text_send(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_text_reply *tr = &conn->text;
+	struct kt_iscsi_text_rsp r = { .itt = tr->itt,
+				       .ttt = KT_ISCSI_RSVD_TAG };
+	u32 part = min3(tr->len - tr->off, conn->nego.max_xmit_dsl,
+			(u32)KT_ISCSI_TEXT_PART_MAX);
+	u8 bhs[KT_ISCSI_BHS_LEN];
+	u8 *data = NULL;
+	u32 cut = part;
+
+	if (tr->off + part < tr->len) {
+		while (cut && tr->buf[tr->off + cut - 1])
+			cut--;
+		if (cut)
+			part = cut;
+	}
+	if (part) {
+		data = kmemdup(tr->buf + tr->off, part, GFP_KERNEL);
+		if (!data) {
+			/* the initiator would wait for an answer in vain */
+			kt_iscsi_text_drop(conn);
+			kt_iscsi_conn_close(conn);
+			return;
+		}
+	}
+	tr->off += part;
+	r.data_len = part;
+	if (tr->off < tr->len) {
+		tr->ttt = (tr->ttt + 1) & KT_ISCSI_TTT_R2T_MASK;
+		r.ttt = tr->ttt;
+		r.cont = true;
+	} else {
+		r.final = true;
+		kt_iscsi_text_drop(conn);
+	}
+	if (kt_iscsi_encode_text_rsp(bhs, &r)) {
+		kfree(data);
+		return;
+	}
+	kt_iscsi_queue_pdu(conn, bhs, data, part, true);
+}
+
+/* An empty Text Request asking for the next part (RFC 7143 11.10.4). */
+static void kt_iscsi_text_next(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+
+	if (!conn->text.buf || h->itt != conn->text.itt ||
+	    h->ttt != conn->text.ttt) {
+		pr_warn_ratelimited("Text Request: ITT %#x TTT %#x continues no answer of ours: rejected\n",
+				    h->itt, h->ttt);
+		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_INVALID_FIELD);
+		return;
+	}
+	kt_iscsi_text_send(conn);
+}
+
+void kt_iscsi_text(struct kt_iscsi_conn *conn)
+{
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	struct kt_iscsi_kv kv[8];
+	struct kt_iscsi_text t;
+	size_t len;
+	u8 *out;
+
+	if (!h->immediate)
+		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
+	if (h->ttt != KT_ISCSI_RSVD_TAG) {
+		kt_iscsi_text_next(conn);
+		return;
+	}
+	/* a new request ends the answer before it, sent or not */
+	kt_iscsi_text_drop(conn);
+	kt_iscsi_text_init(&t, kv, ARRAY_SIZE(kv));
+	if (kt_iscsi_text_split(&t, conn->rx_buf, h->data_len,
+				KT_ISCSI_TEXT_F_ANY_KEY)) {
+		pr_warn_ratelimited("Text Request: malformed text at byte %zu: rejected\n",
+				    t.bad_off);
+		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_PROTOCOL_ERROR);
+		return;
+	}
+	out = kt_iscsi_text_answer(conn, &t, &len);
+	if (!out) {
+		kt_iscsi_conn_close(conn);
+		return;
+	}
+	conn->text.buf = out;
+	conn->text.len = len;
+	conn->text.off = 0;
+	conn->text.itt = h->itt;
+	kt_iscsi_text_send(conn);
+}
