@@ -37,8 +37,9 @@
  * version above 0, an ISID, TSIH, CID, CSG or CmdSN that changed (the
  * refusal, as every answer, carries the ITT of the request it answers),
  * more than 8 KiB of text, a name or key refused, CHAP failing, an
- * initiator that must authenticate in OPERATIONAL having skipped SECURITY
- * (RFC 7143 6.3), or no session.
+ * initiator that must authenticate asking to leave SECURITY with no
+ * AuthMethod agreed, or in OPERATIONAL having skipped SECURITY (RFC 7143
+ * 6.3), or no session.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -934,6 +935,15 @@ static u16 kt_iscsi_login_security(struct kt_iscsi_conn *conn, bool *transit,
 	st = kt_iscsi_chap_step(&l->chap, l, why);
 	if (st)
 		return st;
+	/*
+	 * T=1 with no method agreed and none offered: the initiator means to
+	 * leave without authenticating. It ends now, as AuthMethod=None
+	 * alone does, not at the login timeout after a T=0 to each request.
+	 */
+	if (*transit && l->need_auth && l->chap.state == KT_CHAP_NONE) {
+		*why = "authentication required, initiator leaves SECURITY without AuthMethod";
+		return KT_ISCSI_LOGIN_AUTH_FAILED;
+	}
 	/* a CHAP exchange once begun must finish, asked for or not */
 	if (l->chap.state == KT_CHAP_WANT_A ||
 	    l->chap.state == KT_CHAP_WANT_R ||
