@@ -33,13 +33,15 @@ typedef sense_reason_t (*kt_parse_fn)(struct kt_cmd *cmd,
  * further has a parser (@parse), which sets the data phase and
  * cmd->execute. A command the core answers without one is set up by
  * kt_run_setup() and run by @exec, or, when it only returns data the core
- * builds, by kt_spc_run_builder() with @build. Such a command may bound
- * its parameter list: one longer than @max_param is answered @too_long.
+ * builds, by kt_spc_run_builder() with @build, up to @max_data bytes of it
+ * (64 KiB if 0). Such a command may bound its parameter list: one longer
+ * than @max_param is answered @too_long.
  */
 struct kt_run {
 	kt_parse_fn	parse;
 	void		(*exec)(struct kt_cmd *cmd);
 	kt_builder_t	build;
+	u32		max_data;	/* the longest data-in built, or 0 */
 	u32		max_param;	/* the longest parameter list taken, or 0 */
 	sense_reason_t	too_long;	/* the answer to a longer one */
 };
@@ -49,7 +51,8 @@ static const struct kt_run kt_runs[KT_RUN_NR] = {
 	[KT_RUN_GOOD]		= { .exec = kt_spc_execute_good },
 	[KT_RUN_REQUEST_SENSE]	= { .build = kt_spc_build_request_sense },
 	[KT_RUN_INQUIRY]	= { .build = kt_spc_build_inquiry },
-	[KT_RUN_REPORT_LUNS]	= { .build = kt_spc_build_report_luns },
+	[KT_RUN_REPORT_LUNS]	= { .build = kt_spc_build_report_luns,
+				    .max_data = KT_REPORT_LUNS_MAX_LEN },
 	[KT_RUN_MODE_SENSE]	= { .build = kt_spc_build_mode_sense },
 	[KT_RUN_MODE_SELECT]	= { .exec = kt_spc_execute_mode_select },
 	[KT_RUN_READ_CAPACITY]	= { .exec = kt_spc_execute_read_capacity },
@@ -92,7 +95,9 @@ static const struct kt_run kt_runs[KT_RUN_NR] = {
 /* cmd->execute of a command whose data-in the core builds */
 static void kt_run_build(struct kt_cmd *cmd)
 {
-	kt_spc_run_builder(cmd, kt_runs[cmd->desc->run].build);
+	const struct kt_run *r = &kt_runs[cmd->desc->run];
+
+	kt_spc_run_builder(cmd, r->build, r->max_data);
 }
 
 /*

@@ -26,12 +26,13 @@ enum kt_data_dir;
  * spc.c: what runs the commands the core answers itself, named by
  * dispatch.c's table. A builder writes a command's data-in into @buf (@len
  * bytes, zeroed) and says in @data_len how long the whole answer is;
- * kt_spc_run_builder() runs it and completes the command.
+ * kt_spc_run_builder() runs it with a buffer of at most @max bytes (64 KiB
+ * if 0) and completes the command.
  */
 typedef sense_reason_t (*kt_builder_t)(struct kt_cmd *cmd,
 				       const struct kt_lu_info *lu,
 				       u8 *buf, u32 len, u32 *data_len);
-void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn);
+void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn, u32 max);
 sense_reason_t kt_spc_build_inquiry(struct kt_cmd *cmd,
 				    const struct kt_lu_info *lu, u8 *buf,
 				    u32 len, u32 *data_len);

@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -26,7 +27,7 @@
 #include "core.h"
 #include "pr/pr.h"
 
-#define KT_SPC_BUF_MAX	(64 * 1024)	/* largest emulated response we build */
+#define KT_SPC_BUF_MAX	(64 * 1024)	/* largest emulated response, unless larger asked */
 #define KT_CAW_MAX_BLOCKS	64	/* COMPARE AND WRITE blocks per command */
 
 /* What the builders need to know of the LU the command addresses. */
@@ -129,15 +130,15 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
  * What every command whose data-in the core builds shares: build into a
  * bounce buffer, copy into the command's data, complete it.
  */
-void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
+void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn, u32 max)
 {
 	struct kt_lu_info lu;
-	u32 len = min_t(u32, cmd->data_length, KT_SPC_BUF_MAX);
+	u32 len = min_t(u32, cmd->data_length, max ?: KT_SPC_BUF_MAX);
 	u32 data_len = 0;
 	sense_reason_t reason;
 	u8 *buf;
 
-	buf = kzalloc(max_t(u32, len, 1), GFP_KERNEL);
+	buf = kvzalloc(max_t(u32, len, 1), GFP_KERNEL);
 	if (!buf) {
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
 		return;
@@ -148,7 +149,7 @@ void kt_spc_run_builder(struct kt_cmd *cmd, kt_builder_t fn)
 		kt_cmd_complete(cmd, reason);
 	else
 		kt_cmd_complete_data(cmd, buf, min(len, data_len));
-	kfree(buf);
+	kvfree(buf);
 }
 
 sense_reason_t kt_spc_build_inquiry(struct kt_cmd *cmd,
@@ -296,7 +297,7 @@ sense_reason_t kt_spc_build_get_lba_status(struct kt_cmd *cmd,
 void kt_spc_execute_read_capacity(struct kt_cmd *cmd)
 {
 	kt_dev_capacity_check(cmd);
-	kt_spc_run_builder(cmd, kt_spc_build_read_capacity);
+	kt_spc_run_builder(cmd, kt_spc_build_read_capacity, 0);
 }
 
 void kt_spc_execute_good(struct kt_cmd *cmd)

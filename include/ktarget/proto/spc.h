@@ -35,6 +35,7 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 
+#include <ktarget/proto/lun.h>
 #include <ktarget/proto/sense.h>
 
 struct kt_cdb_desc;
@@ -272,7 +273,9 @@ sense_reason_t kt_spc_inquiry(const struct kt_lu_info *lu, const u8 *cdb,
  * REPORT LUNS (SPC-4 6.33) listing the @nr LUNs in @luns that the I_T
  * nexus can see (LUN numbers as configured, < 16384; others are skipped),
  * plus the REPORT LUNS well-known LUN (proto/lun.h) when @wlun is true.
+ * The longest answer: its header, every flat LUN and the well-known one.
  */
+#define KT_REPORT_LUNS_MAX_LEN	(8 + 8 * (KT_LUN_FLAT_MAX + 2))
 
 sense_reason_t kt_spc_report_luns(const u8 *cdb, const u64 *luns, u32 nr,
 				  bool wlun, u8 *buf, u32 buf_len,
