@@ -180,6 +180,8 @@ static void kt_iscsi_close_work(struct work_struct *work)
 	kt_iscsi_tx_drop_all(conn);
 
 	kt_iscsi_login_free(conn);
+	/* an answer in parts no one will ask for again */
+	kt_iscsi_text_drop(conn);
 	if (conn->sess)
 		kt_iscsi_sess_del_conn(conn);
 	kt_iscsi_conn_put(conn);

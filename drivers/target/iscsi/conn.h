@@ -341,7 +341,10 @@ void kt_iscsi_tmf_req(struct kt_iscsi_conn *conn);
 void kt_iscsi_text(struct kt_iscsi_conn *conn);
 void kt_iscsi_text_drop(struct kt_iscsi_conn *conn);
 
-/* discovery.c */
+/*
+ * discovery.c: the SendTargets answer appended at *@len; with no @buf only
+ * its length is added. -ENOSPC: cut after the last target that fit.
+ */
 int kt_iscsi_sendtargets(struct kt_iscsi_conn *conn, u8 *buf, size_t size,
 			 size_t *len, const u8 *what, size_t what_len);
 

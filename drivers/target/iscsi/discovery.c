@@ -12,9 +12,14 @@
 
 #include "conn.h"
 
+/* key=value at *@len; with no @buf, only counted */
 static int kt_put(u8 *buf, size_t size, size_t *len, const char *key,
 		  const char *val)
 {
+	if (!buf) {
+		*len += strlen(key) + strlen(val) + 2;
+		return 0;
+	}
 	return kt_iscsi_text_put(buf, size, len, key, strlen(key), val,
 				 strlen(val)) ? -ENOSPC : 0;
 }
@@ -70,6 +75,7 @@ int kt_iscsi_sendtargets(struct kt_iscsi_conn *conn, u8 *buf, size_t size,
 
 	mutex_lock(&kt_iscsi_config_lock);
 	list_for_each_entry(tiqn, &kt_iscsi_tiqns, node) {
+		size_t start = *len;
 		bool named = false;
 
 		if (!all && (what_len ? (strlen(tiqn->wwn.name) != what_len ||
@@ -92,8 +98,11 @@ int kt_iscsi_sendtargets(struct kt_iscsi_conn *conn, u8 *buf, size_t size,
 						    "TargetAddress", addr);
 			}
 		}
-		if (ret)
+		if (ret) {
+			/* no target without its addresses */
+			*len = start;
 			break;
+		}
 	}
 	mutex_unlock(&kt_iscsi_config_lock);
 	return ret;

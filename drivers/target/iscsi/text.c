@@ -22,10 +22,11 @@
 #define KT_ISCSI_TEXT_PART_MAX	(32 * 1024)
 
 /*
- * One key of a Text Request in full feature phase. SendTargets is the only
- * one we know (RFC 7143 13.3): its value is All, nothing (this target) or
- * an iSCSI name; anything else is Reject. Keys are case-sensitive, and
- * every other one is NotUnderstood (RFC 7143 6.2).
+ * One key of a Text Request in full feature phase, its answer appended at
+ * *@len (with no @out, only counted). SendTargets is the only one we know
+ * (RFC 7143 13.3): its value is All, nothing (this target) or an iSCSI
+ * name; anything else is Reject. Keys are case-sensitive, and every other
+ * one is NotUnderstood (RFC 7143 6.2).
  */
 static int kt_iscsi_text_key(struct kt_iscsi_conn *conn,
 			     const struct kt_iscsi_kv *kv, u8 *out,
@@ -42,40 +43,46 @@ static int kt_iscsi_text_key(struct kt_iscsi_conn *conn,
 						    kv->value, kv->value_len);
 		answer = "Reject";
 	}
+	if (!out) {
+		*len += kv->key_len + strlen(answer) + 2;
+		return 0;
+	}
 	return kt_iscsi_text_put(out, size, len, (const char *)kv->key,
 				 kv->key_len, answer, strlen(answer)) ?
 	       -ENOSPC : 0;
 }
 
+static int kt_iscsi_text_keys(struct kt_iscsi_conn *conn,
+			      const struct kt_iscsi_text *t, u8 *out,
+			      size_t size, size_t *len)
+{
+	unsigned int i;
+	int ret = 0;
+
+	*len = 0;
+	for (i = 0; i < t->nr && !ret; i++)
+		ret = kt_iscsi_text_key(conn, &t->kv[i], out, size, len);
+	return ret;
+}
+
 /*
- * The answer to every key of @t, in a buffer as large as it needs, up to
- * KT_ISCSI_TEXT_MAX; NULL when there is no memory for even the first
- * try. An answer cut at the limit is sent as far as it got.
+ * The answer to every key of @t: measured, then written into a buffer of
+ * that size (KT_ISCSI_TEXT_MAX at most, with room for a target or two
+ * more made meanwhile). An answer that does not fit is sent as far as it
+ * got. NULL when there is no memory for it.
  */
 static u8 *kt_iscsi_text_answer(struct kt_iscsi_conn *conn,
 				const struct kt_iscsi_text *t, size_t *len)
 {
-	size_t size = KT_ISCSI_LOGIN_BUF;
-	unsigned int i;
+	size_t size;
 	u8 *out;
-	int ret;
 
-	for (;;) {
-		out = kvmalloc(size, GFP_KERNEL);
-		if (!out)
-			return NULL;
-		*len = 0;
-		ret = 0;
-		for (i = 0; i < t->nr && !ret; i++)
-			ret = kt_iscsi_text_key(conn, &t->kv[i], out, size, len);
-		if (!ret || size >= KT_ISCSI_TEXT_MAX)
-			break;
-		kvfree(out);
-		size *= 2;
-	}
-	if (ret)
-		pr_warn_ratelimited("Text Request: the answer is longer than %u bytes: cut at %zu\n",
-				    KT_ISCSI_TEXT_MAX, *len);
+	kt_iscsi_text_keys(conn, t, NULL, 0, &size);
+	size = min_t(size_t, size + 1024, KT_ISCSI_TEXT_MAX);
+	out = kvmalloc(size, GFP_KERNEL);
+	if (out && kt_iscsi_text_keys(conn, t, out, size, len))
+		pr_warn_ratelimited("Text Request: the answer does not fit in %zu bytes: cut at %zu\n",
+				    size, *len);
 	return out;
 }
 
@@ -155,8 +162,9 @@ void kt_iscsi_text(struct kt_iscsi_conn *conn)
 	size_t len;
 	u8 *out;
 
-	if (!h->immediate)
-		kt_iscsi_cmdsn_check(conn, h->cmdsn, false);
+	/* RFC 7143 3.2.2.1: one outside the CmdSN window is ignored */
+	if (!h->immediate && !kt_iscsi_cmdsn_check(conn, h->cmdsn, false))
+		return;
 	if (h->ttt != KT_ISCSI_RSVD_TAG) {
 		kt_iscsi_text_next(conn);
 		return;
