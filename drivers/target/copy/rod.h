@@ -10,6 +10,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/spinlock.h>
 
 #include <ktarget/proto/rod.h>
 #include <ktarget/proto/sense.h>
@@ -19,9 +20,14 @@ struct kt_dev;
 struct kt_lun;
 struct kt_rod_token;
 
-/* The tokens made from one LU's blocks (in struct kt_dev_state) */
+/*
+ * The tokens made from one LU's blocks (in struct kt_dev_state). @lock
+ * covers the list and its tokens' state; a write of the LU takes it alone
+ * (rod_token.c says which paths take kt_rod_lock first).
+ */
 struct kt_rod_dev {
-	struct list_head	tokens;		/* under kt_rod_lock */
+	spinlock_t		lock;		/* @tokens and their state */
+	struct list_head	tokens;
 	unsigned int		nr;
 	/* tokens a write may still revoke: writes look only when non-zero */
 	atomic_t		live;

@@ -23,8 +23,13 @@
  * change it unseen: such a write revokes, when it completes, the tokens
  * over its blocks made while it was under way (kt_rod_write_end()).
  *
- * One spinlock covers the table, every token's state and the per-LU
- * lists; a write looks at it only while its LU has live tokens.
+ * Two spinlocks. Each LU's (rod.lock) covers its list of tokens and
+ * their state: a write of the LU takes it alone, and only while the LU has
+ * live tokens, so writes to different LUs never meet here. kt_rod_lock
+ * covers the table of identifiers; whatever else reaches a token (make,
+ * find, done, reap, a LUN or LU going) takes it first, then the token's
+ * LU lock, so a token found in the table has a LU that is still there.
+ * A token joins or leaves the table and its LU's list under both.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -132,7 +137,7 @@ static bool kt_rod_watched(const struct kt_rod_token *t)
 static void kt_rod_kill(struct kt_rod_token *t, enum kt_rod_state why,
 			unsigned long since)
 {
-	lockdep_assert_held(&kt_rod_lock);
+	lockdep_assert_held(&t->dev->state->rod.lock);
 	if (t->state != KT_ROD_LIVE)
 		return;
 	t->state = why;
@@ -150,6 +155,7 @@ static bool kt_rod_timed_out(const struct kt_rod_token *t, unsigned long now)
 static void kt_rod_unlink(struct kt_rod_token *t)
 {
 	lockdep_assert_held(&kt_rod_lock);
+	lockdep_assert_held(&t->dev->state->rod.lock);
 	kt_rod_kill(t, KT_ROD_DELETED, jiffies);
 	hash_del(&t->id_node);
 	list_del(&t->dev_node);
@@ -206,7 +212,7 @@ static bool kt_rod_evict(struct kt_dev *dev, u64 nexus, unsigned int max)
 	unsigned int votes = 0, why = 0;
 	u64 big = 0;
 
-	lockdep_assert_held(&kt_rod_lock);
+	lockdep_assert_held(&dev->state->rod.lock);
 	if (kt_rod_held_by(dev, nexus) * 2 < max) {
 		list_for_each_entry(t, &dev->state->rod.tokens, dev_node) {
 			if (!votes)
@@ -240,8 +246,13 @@ static void kt_rod_reap(struct work_struct *work)
 	int bkt;
 
 	spin_lock_irq(&kt_rod_lock);
-	hash_for_each_safe(kt_rod_ids, bkt, tmp, t, id_node)
+	hash_for_each_safe(kt_rod_ids, bkt, tmp, t, id_node) {
+		spinlock_t *lock = &t->dev->state->rod.lock;
+
+		spin_lock(lock);
 		kt_rod_reap_one(t, now, false);
+		spin_unlock(lock);
+	}
 	again = kt_rod_count;
 	spin_unlock_irq(&kt_rod_lock);
 	if (again)
@@ -286,6 +297,7 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 	get_random_bytes(t->bytes + KT_ROD_TOK_RANDOM, KT_ROD_TOK_RANDOM_LEN);
 
 	spin_lock_irq(&kt_rod_lock);
+	spin_lock(&dev->state->rod.lock);
 	/* room: first from this LU's unusable tokens */
 	if (dev->state->rod.nr >= max) {
 		list_for_each_entry_safe(old, tmp, &dev->state->rod.tokens,
@@ -297,6 +309,7 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 	if (dev->state->rod.nr >= max)
 		kt_rod_evict(dev, t->nexus, max);
 	if (dev->state->rod.nr >= max) {
+		spin_unlock(&dev->state->rod.lock);
 		spin_unlock_irq(&kt_rod_lock);
 		pr_warn_ratelimited("device %u: POPULATE TOKEN refused: it holds %u ROD tokens (rod_tokens_per_lu)\n",
 				    dev->index, dev->state->rod.nr);
@@ -317,6 +330,7 @@ struct kt_rod_token *kt_rod_token_make(struct kt_cmd *cmd,
 	 */
 	t->seq = atomic64_inc_return(&dev->state->rod.made);
 	kt_rod_count++;
+	spin_unlock(&dev->state->rod.lock);
 	spin_unlock_irq(&kt_rod_lock);
 	schedule_delayed_work(&kt_rod_reap_work, HZ);
 	return t;
@@ -352,6 +366,7 @@ struct kt_rod_token *kt_rod_token_find(const u8 *tok, struct kt_lun **lun,
 			asc = KT_ROD_ASC_TOKEN_CORRUPT;
 			break;
 		}
+		spin_lock(&t->dev->state->rod.lock);
 		if (t->state == KT_ROD_LIVE && kt_rod_timed_out(t, now))
 			kt_rod_kill(t, KT_ROD_EXPIRED, t->used + t->timeout);
 		/* its LUN is going: no command can read through it now */
@@ -359,11 +374,13 @@ struct kt_rod_token *kt_rod_token_find(const u8 *tok, struct kt_lun **lun,
 			kt_rod_kill(t, KT_ROD_REVOKED, now);
 		if (t->state != KT_ROD_LIVE) {
 			asc = kt_rod_state_asc(t->state);
+			spin_unlock(&t->dev->state->rod.lock);
 			break;
 		}
 		*lun = t->lun;
 		t->users++;
 		kref_get(&t->kref);
+		spin_unlock(&t->dev->state->rod.lock);
 		spin_unlock_irq(&kt_rod_lock);
 		return t;
 	}
@@ -375,6 +392,7 @@ struct kt_rod_token *kt_rod_token_find(const u8 *tok, struct kt_lun **lun,
 void kt_rod_token_done(struct kt_rod_token *t, bool del, bool moved)
 {
 	spin_lock_irq(&kt_rod_lock);
+	spin_lock(&t->dev->state->rod.lock);
 	/* a use that moves nothing does not keep a token alive */
 	if (moved)
 		t->used = jiffies;
@@ -382,6 +400,7 @@ void kt_rod_token_done(struct kt_rod_token *t, bool del, bool moved)
 		kt_rod_kill(t, KT_ROD_DELETED, jiffies);
 	if (!--t->users && t->state != KT_ROD_LIVE)
 		atomic_dec(&t->dev->state->rod.live);
+	spin_unlock(&t->dev->state->rod.lock);
 	spin_unlock_irq(&kt_rod_lock);
 	kt_rod_token_put(t);
 }
@@ -403,7 +422,7 @@ void kt_rod_revoke(struct kt_dev *dev, u64 lba, u64 nr)
 	struct kt_rod_token *t;
 	unsigned long flags;
 
-	spin_lock_irqsave(&kt_rod_lock, flags);
+	spin_lock_irqsave(&dev->state->rod.lock, flags);
 	list_for_each_entry(t, &dev->state->rod.tokens, dev_node)
 		if (kt_rod_watched(t) && kt_rod_overlaps(&t->ranges, lba, nr)) {
 			WRITE_ONCE(t->changed, true);
@@ -411,7 +430,7 @@ void kt_rod_revoke(struct kt_dev *dev, u64 lba, u64 nr)
 			pr_debug("device %u: ROD token %llu revoked by a write at LBA %llu\n",
 				 dev->index, t->id, lba);
 		}
-	spin_unlock_irqrestore(&kt_rod_lock, flags);
+	spin_unlock_irqrestore(&dev->state->rod.lock, flags);
 }
 
 /* from any context; walks the LU's tokens (rod_tokens_per_lu at most) */
@@ -420,7 +439,7 @@ void kt_rod_revoke_since(struct kt_dev *dev, u64 lba, u64 nr, s64 made)
 	struct kt_rod_token *t;
 	unsigned long flags;
 
-	spin_lock_irqsave(&kt_rod_lock, flags);
+	spin_lock_irqsave(&dev->state->rod.lock, flags);
 	list_for_each_entry(t, &dev->state->rod.tokens, dev_node)
 		if (t->seq > made && kt_rod_watched(t) &&
 		    kt_rod_overlaps(&t->ranges, lba, nr)) {
@@ -429,7 +448,7 @@ void kt_rod_revoke_since(struct kt_dev *dev, u64 lba, u64 nr, s64 made)
 			pr_debug("device %u: ROD token %llu revoked: a write under way as it was made landed at LBA %llu\n",
 				 dev->index, t->id, lba);
 		}
-	spin_unlock_irqrestore(&kt_rod_lock, flags);
+	spin_unlock_irqrestore(&dev->state->rod.lock, flags);
 }
 
 void kt_rod_lun_gone(struct kt_lun *lun)
@@ -438,11 +457,16 @@ void kt_rod_lun_gone(struct kt_lun *lun)
 	int bkt;
 
 	spin_lock_irq(&kt_rod_lock);
-	hash_for_each(kt_rod_ids, bkt, t, id_node)
+	hash_for_each(kt_rod_ids, bkt, t, id_node) {
+		spinlock_t *lock = &t->dev->state->rod.lock;
+
+		spin_lock(lock);
 		if (t->lun == lun) {
 			t->lun = NULL;
 			kt_rod_kill(t, KT_ROD_REVOKED, jiffies);
 		}
+		spin_unlock(lock);
+	}
 	spin_unlock_irq(&kt_rod_lock);
 }
 
@@ -450,6 +474,7 @@ void kt_rod_dev_init(struct kt_dev *dev)
 {
 	struct kt_rod_dev *rod = &dev->state->rod;
 
+	spin_lock_init(&rod->lock);
 	INIT_LIST_HEAD(&rod->tokens);
 	atomic_set(&rod->live, 0);
 	atomic64_set(&rod->made, 0);
@@ -460,10 +485,12 @@ void kt_rod_dev_release(struct kt_dev *dev)
 	struct kt_rod_token *t, *tmp;
 
 	spin_lock_irq(&kt_rod_lock);
+	spin_lock(&dev->state->rod.lock);
 	list_for_each_entry_safe(t, tmp, &dev->state->rod.tokens, dev_node) {
 		kt_rod_unlink(t);
 		kt_rod_token_put(t);
 	}
+	spin_unlock(&dev->state->rod.lock);
 	spin_unlock_irq(&kt_rod_lock);
 }
 
