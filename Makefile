@@ -11,6 +11,7 @@
 #   make fuzz-loop  the stateful iSCSI fuzzer in a guest for an hour, new seed each round
 #   make test       deps, build, unit tests, guest test suite; ends "N passed, N failed"
 #   make test-debug the same on the debug kernel of ../shared/kernel (KASAN, kmemleak, lockdep)
+#   make test-scale guest tests with thousands of objects, too slow for make test
 #   make demo       deps, build, boot a guest and show ktarget working
 #   make bench      ktarget against in-tree LIO in one guest, with ratios
 #   make powercut   the power-cut test with 20 cuts (CUTS=N, STACK=lio for LIO)
@@ -59,7 +60,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps deb unit fuzz test test-debug debug-kernel soak demo bench powercut cluster cluster-bench check kver kdir fuzz-loop help
+.PHONY: all modules install clean deps deb unit fuzz test test-debug test-scale debug-kernel soak demo bench powercut cluster cluster-bench check kver kdir fuzz-loop help
 
 all: modules
 
@@ -118,6 +119,14 @@ debug-kernel: deps
 
 test-debug: debug-kernel
 	@KT_FUZZ_SECONDS=1 KDIR=/lib/modules/$(DEBUG_KVER)/build tools/testing/run-all.sh
+
+# Guest tests at a scale make test cannot afford under TCG (thousands of
+# LUNs): tools/testing/selftests/scale. KVER= or KDIR= choose the kernel.
+test-scale: deps modules
+	@tools/testing/vm/run.sh --name scale --quiet \
+		$(CURDIR)/tools/testing/selftests/run.sh \
+		$(wildcard $(CURDIR)/tools/testing/selftests/scale/*.sh); \
+	status=$$?; cat .vm-out/scale/output.log; exit $$status
 
 # The soak on the debug kernel: SOAK_SECONDS (default 1800) of rounds of
 # tests/52, 57, 55, 47 and 95, two rounds at least; the memory samples are

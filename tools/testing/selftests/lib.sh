@@ -175,6 +175,29 @@ kt_stack_unload() {
 	fi
 }
 
+# kt_check_report_luns N: LUNs 1 to N-1 join LUN 0 of kt_iscsi_setup's
+# TPG (the same rd device behind each); REPORT LUNS with an allocation
+# length of 1 MiB must list all N and state their number; then they go.
+# Three checks.
+kt_check_report_luns() {
+	local n=$1 out
+
+	check "$n LUNs on the TPG" python3 -c "
+import os, sys
+t = sys.argv[1] + '/iscsi/' + sys.argv[2] + '/tpgt_1/lun/lun_%d'
+for n in range(1, int(sys.argv[3])):
+    os.mkdir(t % n)
+    os.symlink(sys.argv[1] + '/core/rd_mcp_0/r0', t % n + '/r0')
+" $KT_CFS $KT_IQN $n
+	out=$(timeout 120 python3 ./iscsi_raw.py report-luns 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	echo "$out" | sed 's/^/# /'
+	check "REPORT LUNS lists all $n LUNs" output_has "$out" \
+		"REPORT LUNS: $n LUNs listed, $n stated, highest $((n - 1))"
+	check "... and LUNs 1 to $((n - 1)) go" sh -c \
+		"cd $KT_CFS/iscsi/$KT_IQN/tpgt_1/lun && rm lun_[1-9]*/r0 && rmdir lun_[1-9]*"
+}
+
 # Undo kt_iscsi_setup, tolerant of a half-built configuration.
 kt_iscsi_teardown() {
 	local iqn=${1:-$KT_IQN} port=${2:-3260} tpg
