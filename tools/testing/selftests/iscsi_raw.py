@@ -54,6 +54,12 @@ and then sends and reads raw PDUs.
       (C bit, TTT; RFC 7143 11.10, 11.11): none may carry more than 4096
       bytes, and the whole answer must name COUNT targets starting with
       PREFIX, with nothing but TargetName and TargetAddress keys.
+  iscsi_raw.py text-sequences HOST:PORT TARGET INITIATOR 0
+      Text Requests that continue: SendTargets=All split across two PDUs,
+      the first with the C bit, must be answered empty (F=0, a TTT) and
+      then in full; a request without the F bit must be answered without
+      it (RFC 7143 11.11.1) and a TTT, and the empty follow-on with that
+      TTT and the F bit gets F=1; then a plain request still works.
   iscsi_raw.py login-auth-none HOST:PORT TARGET INITIATOR 0
       INITIATOR's ACL requires CHAP: a security-stage Login Request that
       offers AuthMethod=None alone (T=1, NSG=1) must end the login with
@@ -626,6 +632,64 @@ def text_request(c, text):
         return " ".join(k for k in data.decode(errors="replace").split("\0") if k)
 
 
+def text_pdu(c, flags, data, ttt=0xFFFFFFFF):
+    """One immediate Text Request with @flags (F 0x80, C 0x40) and @data
+    under the current ITT; the answer as (flags, TTT, keys as one string),
+    or a string saying what came instead."""
+    bhs = struct.pack(">BBH4x8sIIII16x", IMMEDIATE | OP_TEXT_REQ, flags, 0,
+                      b"\0" * 8, c.itt, ttt, c.cmdsn, c.exp_statsn)
+    c.send(bhs, data)
+    while True:
+        try:
+            op, rsp, got = c.recv(10)
+        except (TimeoutError, EOFError) as e:
+            return type(e).__name__
+        if is_ping(op, rsp):
+            c.nop_out_answer(rsp)
+            continue
+        if op != OP_TEXT_RSP:
+            return "opcode %#x, reason %#x" % (op, rsp[2])
+        c.exp_statsn = struct.unpack(">I", rsp[24:28])[0] + 1
+        keys = " ".join(k for k in got.decode(errors="replace").split("\0") if k)
+        return rsp[1] & 0xC0, struct.unpack(">I", rsp[20:24])[0], keys
+
+
+def text_sequences(addr, target, initiator):
+    """Text Requests that continue (RFC 7143 11.10, 11.11): a key split
+    across two PDUs with the C bit, and a request without the F bit."""
+    c = Conn(addr)
+    c.login(target, initiator)
+    ok = True
+    # C=1: the first part is answered empty, F=0, with a TTT
+    c.itt += 1
+    got = text_pdu(c, 0x40, b"SendTarg")
+    print("C=1 \"SendTarg\": %s" % (got,), flush=True)
+    if not isinstance(got, tuple) or got[0] or got[1] == 0xFFFFFFFF or got[2]:
+        ok = False
+    else:
+        got = text_pdu(c, 0x80, b"ets=All\0", got[1])
+        print("F=1 \"ets=All\" with that TTT: %s" % (got,), flush=True)
+        ok &= (isinstance(got, tuple) and got[0] == 0x80 and
+               got[1] == 0xFFFFFFFF and got[2].startswith("TargetName=" + target))
+    # F=0: the answer comes with F=0 and a TTT; the follow-on ends it
+    c.itt += 1
+    got = text_pdu(c, 0x00, b"SendTargets=All\0")
+    print("F=0 SendTargets=All: %s" % (got,), flush=True)
+    if not isinstance(got, tuple) or got[0] or got[1] == 0xFFFFFFFF or \
+       not got[2].startswith("TargetName=" + target):
+        ok = False
+    else:
+        got = text_pdu(c, 0x80, b"", got[1])
+        print("F=1, empty, with that TTT: %s" % (got,), flush=True)
+        ok &= isinstance(got, tuple) and got[0] == 0x80 and not got[2]
+    # and the session still answers a plain request
+    c.itt += 1
+    got = text_pdu(c, 0x80, b"SendTargets=All\0")
+    print("then SendTargets=All: %s" % (got,), flush=True)
+    ok &= isinstance(got, tuple) and got[2].startswith("TargetName=" + target)
+    return 0 if ok else 1
+
+
 def text_invalid(addr, target, initiator):
     c = Conn(addr)
     c.login(target, initiator)
@@ -851,6 +915,8 @@ def main():
         return sendtargets_long(addr, target, initiator, int(secs))
     if mode == "text-invalid":
         return text_invalid(addr, target, initiator)
+    if mode == "text-sequences":
+        return text_sequences(addr, target, initiator)
     if mode == "write-same-len":
         return write_same_len(addr, target, initiator, int(secs))
     if mode == "reset-other":

@@ -10,13 +10,13 @@
 . ./lib.sh
 
 main() {
-	local url=iscsi://127.0.0.1:3260/$KT_IQN/0 out
+	local url=iscsi://127.0.0.1:3260/$KT_IQN/0 out rc
 	local param=$KT_CFS/iscsi/$KT_IQN/tpgt_1/param/MaxConnections
 	local acl=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:mcs
 	local rst=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:raw
 	local chap=$KT_CFS/iscsi/$KT_IQN/tpgt_1/acls/iqn.2026-11.org.ktarget:chap
 
-	plan 54
+	plan 55
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "ktarget_iscsi was loaded on demand" grep -q '^ktarget_iscsi ' /proc/modules
 
@@ -56,6 +56,12 @@ main() {
 			'SendTargets=Alle: SendTargets=Reject' 'SendTargets=A: SendTargets=Reject' \
 			"SendTargets=All: TargetName=$KT_IQN"
 
+	out=$(timeout 90 python3 ./iscsi_raw.py text-sequences 127.0.0.1:3260 $KT_IQN \
+		iqn.2026-11.org.ktarget:raw 0 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/# /'
+	check "Text Requests that continue (C bit, no F bit) are answered as RFC 7143 11.11 says" \
+		test "$rc" -eq 0
 	out=$(timeout 60 python3 ./iscsi_raw.py write-same-len 127.0.0.1:3260 $KT_IQN \
 		iqn.2026-11.org.ktarget:raw 0 2>&1)
 	echo "$out" | sed 's/^/# /'
