@@ -70,15 +70,20 @@ struct kt_iscsi_sess {
 };
 
 /*
- * A Text Response longer than one PDU, sent a part per Text Request
- * (RFC 7143 11.11); text.c's, on the receive side only.
+ * A text sequence in full feature phase (RFC 7143 11.10, 11.11): a request
+ * gathered over PDUs with the C bit, an answer longer than one PDU sent a
+ * part per Text Request; text.c's, on the receive side only.
  */
 struct kt_iscsi_text_reply {
 	u8	*buf;		/* kvmalloc'ed answer, NULL when none */
 	u32	len;
 	u32	off;		/* sent so far */
+	u8	*req;		/* a request's text while it comes with C=1 */
+	u32	req_len;
 	u32	itt;
-	u32	ttt;		/* of the part sent last */
+	u32	ttt;		/* of the response sent last */
+	bool	open;		/* that response invited a follow-on request */
+	bool	final;		/* the request being answered had the F bit */
 };
 
 enum kt_iscsi_conn_state {

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktarget_iscsi: Text Requests in full feature phase (RFC 7143 11.10,
- * 11.11). The whole answer is built once; when it is longer than the
- * initiator takes in one PDU it goes out a part at a time, each part but
- * the last with the C bit and a Target Transfer Tag, and the initiator
- * asks for the next part with an empty Text Request carrying that tag.
+ * 11.11). A request whose text goes on in the next PDU (C bit) is kept and
+ * answered empty; once whole, its keys are answered. The answer is
+ * measured, then built once; when it is longer than the initiator takes
+ * in one PDU it goes out a part at a time, each part but the last with
+ * the C bit and a Target Transfer Tag, and the initiator asks for the next
+ * part with an empty Text Request carrying that tag. A request without
+ * the F bit is answered without it too, with a tag to go on with.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -88,13 +91,25 @@ static u8 *kt_iscsi_text_answer(struct kt_iscsi_conn *conn,
 
 void kt_iscsi_text_drop(struct kt_iscsi_conn *conn)
 {
-	kvfree(conn->text.buf);
-	conn->text.buf = NULL;
+	struct kt_iscsi_text_reply *tr = &conn->text;
+
+	kvfree(tr->buf);
+	tr->buf = NULL;
+	tr->len = 0;
+	tr->off = 0;
+	kfree(tr->req);
+	tr->req = NULL;
+	tr->req_len = 0;
+	tr->open = false;
 }
 
 /*
- * The next part of the answer in progress: as much as the initiator takes
- * in one PDU, ending after a whole key=value where one fits.
+ * The next part of the answer in progress, as much as the initiator takes
+ * in one PDU, ending after a whole key=value where one fits; an empty one
+ * when nothing is left. The sequence stays open (F=0, a TTT to continue
+ * with) while more of the answer is left (C=1), and when the request had
+ * no F bit: a response with F=1 to it would be a protocol error (RFC 7143
+ * 11.11.1).
  */
 static void kt_iscsi_text_send(struct kt_iscsi_conn *conn)
 {
@@ -124,10 +139,18 @@ static void kt_iscsi_text_send(struct kt_iscsi_conn *conn)
 	}
 	tr->off += part;
 	r.data_len = part;
-	if (tr->off < tr->len) {
+	if (tr->off < tr->len || !tr->final) {
 		tr->ttt = (tr->ttt + 1) & KT_ISCSI_TTT_R2T_MASK;
 		r.ttt = tr->ttt;
-		r.cont = true;
+		r.cont = tr->off < tr->len;
+		tr->open = true;
+		if (!r.cont) {
+			/* all sent: nothing to keep for the follow-on */
+			kvfree(tr->buf);
+			tr->buf = NULL;
+			tr->len = 0;
+			tr->off = 0;
+		}
 	} else {
 		r.final = true;
 		kt_iscsi_text_drop(conn);
@@ -139,54 +162,131 @@ static void kt_iscsi_text_send(struct kt_iscsi_conn *conn)
 	kt_iscsi_queue_pdu(conn, bhs, data, part, true);
 }
 
-/* An empty Text Request asking for the next part (RFC 7143 11.10.4). */
-static void kt_iscsi_text_next(struct kt_iscsi_conn *conn)
+/*
+ * A request with the C bit: its text is kept, up to 8 KiB in all, until
+ * the request that ends it.
+ */
+static int kt_iscsi_text_gather(struct kt_iscsi_conn *conn)
 {
-	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	struct kt_iscsi_text_reply *tr = &conn->text;
+	u32 n = conn->rx.hdr.data_len;
 
-	if (!conn->text.buf || h->itt != conn->text.itt ||
-	    h->ttt != conn->text.ttt) {
+	if (tr->req_len + n > KT_ISCSI_LOGIN_BUF) {
+		pr_warn_ratelimited("Text Request: more than %u bytes of text in one request: rejected\n",
+				    KT_ISCSI_LOGIN_BUF);
+		return -E2BIG;
+	}
+	if (!tr->req) {
+		tr->req = kmalloc(KT_ISCSI_LOGIN_BUF, GFP_KERNEL);
+		if (!tr->req)
+			return -ENOMEM;
+	}
+	memcpy(tr->req + tr->req_len, conn->rx_buf, n);
+	tr->req_len += n;
+	return 0;
+}
+
+/*
+ * The keys of a whole request (@text, @len bytes) answered; the answer
+ * goes out from its first part.
+ */
+static void kt_iscsi_text_keys_answer(struct kt_iscsi_conn *conn,
+				      const u8 *text, u32 len)
+{
+	struct kt_iscsi_text_reply *tr = &conn->text;
+	struct kt_iscsi_kv kv[8];
+	struct kt_iscsi_text t;
+	size_t n;
+	u8 *out;
+
+	kt_iscsi_text_init(&t, kv, ARRAY_SIZE(kv));
+	if (kt_iscsi_text_split(&t, text, len, KT_ISCSI_TEXT_F_ANY_KEY)) {
+		pr_warn_ratelimited("Text Request: malformed text at byte %zu: rejected\n",
+				    t.bad_off);
+		kt_iscsi_text_drop(conn);
+		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_PROTOCOL_ERROR);
+		return;
+	}
+	out = kt_iscsi_text_answer(conn, &t, &n);
+	/* the keys pointed into the gathered text: free it only now */
+	kfree(tr->req);
+	tr->req = NULL;
+	tr->req_len = 0;
+	if (!out) {
+		kt_iscsi_text_drop(conn);
+		kt_iscsi_conn_close(conn);
+		return;
+	}
+	kvfree(tr->buf);
+	tr->buf = out;
+	tr->len = n;
+	tr->off = 0;
+	kt_iscsi_text_send(conn);
+}
+
+/*
+ * A Text Request. TTT 0xffffffff begins a sequence and ends any before it
+ * (RFC 7143 11.10.4); any other TTT must be the one we sent last with this
+ * ITT, and while parts of our answer are left it must be empty. Then: a
+ * request with the C bit is kept and answered empty; an empty follow-on
+ * gets the next part (or the empty end); any other brings keys, answered
+ * anew.
+ */
+void kt_iscsi_text(struct kt_iscsi_conn *conn)
+{
+	struct kt_iscsi_text_reply *tr = &conn->text;
+	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
+	bool follow_on = h->ttt != KT_ISCSI_RSVD_TAG;
+	int ret;
+
+	/* RFC 7143 3.2.2.1: one outside the CmdSN window is ignored */
+	if (!h->immediate && !kt_iscsi_cmdsn_check(conn, h->cmdsn, false))
+		return;
+	if (!follow_on) {
+		kt_iscsi_text_drop(conn);
+		tr->itt = h->itt;
+	} else if (!tr->open || h->itt != tr->itt || h->ttt != tr->ttt) {
 		pr_warn_ratelimited("Text Request: ITT %#x TTT %#x continues no answer of ours: rejected\n",
 				    h->itt, h->ttt);
 		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_INVALID_FIELD);
 		return;
 	}
-	kt_iscsi_text_send(conn);
-}
-
-void kt_iscsi_text(struct kt_iscsi_conn *conn)
-{
-	const struct kt_iscsi_bhs *h = &conn->rx.hdr;
-	struct kt_iscsi_kv kv[8];
-	struct kt_iscsi_text t;
-	size_t len;
-	u8 *out;
-
-	/* RFC 7143 3.2.2.1: one outside the CmdSN window is ignored */
-	if (!h->immediate && !kt_iscsi_cmdsn_check(conn, h->cmdsn, false))
-		return;
-	if (h->ttt != KT_ISCSI_RSVD_TAG) {
-		kt_iscsi_text_next(conn);
-		return;
-	}
-	/* a new request ends the answer before it, sent or not */
-	kt_iscsi_text_drop(conn);
-	kt_iscsi_text_init(&t, kv, ARRAY_SIZE(kv));
-	if (kt_iscsi_text_split(&t, conn->rx_buf, h->data_len,
-				KT_ISCSI_TEXT_F_ANY_KEY)) {
-		pr_warn_ratelimited("Text Request: malformed text at byte %zu: rejected\n",
-				    t.bad_off);
+	/* RFC 7143 6.2: after a part with C=1, only an empty request */
+	if (tr->off < tr->len && (h->data_len || h->text.cont)) {
+		pr_warn_ratelimited("Text Request: ITT %#x brings text while our answer is unfinished: rejected\n",
+				    h->itt);
+		kt_iscsi_text_drop(conn);
 		kt_iscsi_send_reject(conn, KT_ISCSI_REJECT_PROTOCOL_ERROR);
 		return;
 	}
-	out = kt_iscsi_text_answer(conn, &t, &len);
-	if (!out) {
-		kt_iscsi_conn_close(conn);
+	tr->open = false;
+	tr->final = h->final;
+	if (h->text.cont || tr->req_len) {
+		ret = kt_iscsi_text_gather(conn);
+		if (ret) {
+			kt_iscsi_text_drop(conn);
+			if (ret == -ENOMEM)
+				kt_iscsi_conn_close(conn);
+			else
+				kt_iscsi_send_reject(conn,
+						     KT_ISCSI_REJECT_PROTOCOL_ERROR);
+			return;
+		}
+		if (h->text.cont) {
+			kvfree(tr->buf);
+			tr->buf = NULL;
+			tr->len = 0;
+			tr->off = 0;
+			kt_iscsi_text_send(conn);
+			return;
+		}
+		kt_iscsi_text_keys_answer(conn, tr->req, tr->req_len);
 		return;
 	}
-	conn->text.buf = out;
-	conn->text.len = len;
-	conn->text.off = 0;
-	conn->text.itt = h->itt;
-	kt_iscsi_text_send(conn);
+	/* the next part of the answer, or the empty end of the sequence */
+	if (!h->data_len && follow_on) {
+		kt_iscsi_text_send(conn);
+		return;
+	}
+	kt_iscsi_text_keys_answer(conn, conn->rx_buf, h->data_len);
 }

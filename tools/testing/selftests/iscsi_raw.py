@@ -53,7 +53,9 @@ and then sends and reads raw PDUs.
       for SendTargets=All and follows the Text Responses that continue
       (C bit, TTT; RFC 7143 11.10, 11.11): none may carry more than 4096
       bytes, and the whole answer must name COUNT targets starting with
-      PREFIX, with nothing but TargetName and TargetAddress keys.
+      PREFIX, with nothing but TargetName and TargetAddress keys. Keys
+      sent where only an empty follow-on may come (6.2), and a TTT that
+      continues nothing, must each get a Reject.
   iscsi_raw.py text-sequences HOST:PORT TARGET INITIATOR 0
       Text Requests that continue: SendTargets=All split across two PDUs,
       the first with the C bit, must be answered empty (F=0, a TTT) and
@@ -754,6 +756,16 @@ def sendtargets_long(addr, prefix, initiator, count):
           "%d of %d named %s*, %d other keys" %
           (pdus, len(text), len(names), mine, count, prefix, len(odd)),
           flush=True)
+    # text where only an empty request may come (RFC 7143 6.2): Reject,
+    # Protocol Error (0x04)
+    c.itt += 1
+    got = text_pdu(c, 0x80, b"SendTargets=All\0")
+    if isinstance(got, tuple) and got[0] == 0x40:
+        got = text_pdu(c, 0x80, b"SendTargets=All\0", got[1])
+    print("keys in the follow-on of a continued answer: %s" %
+          ("Reject, reason %s" % got.split()[-1] if isinstance(got, str) and
+           got.startswith("opcode 0x3f") else got,), flush=True)
+    ok &= got == "opcode 0x3f, reason 0x4"
     # a TTT that continues nothing: Reject, Invalid PDU field (0x09)
     c.itt += 1
     c.send(struct.pack(">BBH4x8sIIII16x", IMMEDIATE | OP_TEXT_REQ, 0x80, 0,

@@ -202,6 +202,8 @@ many_targets() {
 	echo "$out" | sed 's/^/# /'
 	check "SendTargets=All at 4096 bytes a PDU lists all 150 (raw initiator)" \
 		output_has "$out" ", 150 of 150 named"
+	check "keys in the follow-on of a continued answer: Reject, Protocol Error" \
+		output_has "$out" "continued answer: Reject, reason 0x4"
 	check "a Text Request whose TTT continues nothing: Reject, Invalid PDU field" \
 		output_has "$out" "TTT 0x1234: Reject, reason 0x9"
 	if kt_iscsid_start; then
@@ -227,7 +229,7 @@ many_targets() {
 }
 
 main() {
-	plan 30
+	plan 31
 	kmsg_mark
 	check "an iSCSI target builds through echo" kt_iscsi_setup
 	check "127.0.0.1:3260 listens" listening 3260
