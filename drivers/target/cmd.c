@@ -67,6 +67,7 @@ static void kt_cmd_release(struct kref *kref)
 {
 	struct kt_cmd *cmd = container_of(kref, struct kt_cmd, kref);
 	struct kt_session *sess = cmd->sess;
+	struct scatterlist *keep;
 	unsigned long flags;
 
 	if (!list_empty(&cmd->sess_node)) {
@@ -74,10 +75,14 @@ static void kt_cmd_release(struct kref *kref)
 		list_del_init(&cmd->sess_node);
 		spin_unlock_irqrestore(&sess->cmd_lock, flags);
 	}
-	/* multi-step commands may have swapped the data buffer aside */
-	if (cmd->sgl_owned && cmd->sgl != cmd->data_sgl)
+	/*
+	 * Multi-step commands may have swapped the data buffer aside: free
+	 * what they allocated, never the session's buffer or the fabric's.
+	 */
+	keep = cmd->fabric_sgl ?: cmd->data_sgl;
+	if ((cmd->sgl_owned || cmd->fabric_sgl) && cmd->sgl != keep)
 		sgl_free(cmd->sgl);
-	if (cmd->aux_sgl && cmd->aux_sgl != cmd->data_sgl)
+	if (cmd->aux_sgl && cmd->aux_sgl != keep)
 		sgl_free(cmd->aux_sgl);
 	if (cmd->data_sgl) {
 		kt_data_limit_uncharge(sess, cmd->data_cap);
@@ -178,7 +183,8 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 	}
 	kt_cmd_set_outcome(cmd, reason);
 	/* an answer the core builds, completed good without data: none moves */
-	if (cmd->status == KT_SAM_GOOD && cmd->data_in_built && !cmd->sgl)
+	if (cmd->status == KT_SAM_GOOD && cmd->data_in_built &&
+	    !cmd->data_in_done)
 		kt_cmd_set_data_in_len(cmd, 0);
 
 	if (cmd->status == KT_SAM_GOOD && cmd->dir == KT_DATA_IN &&
@@ -436,6 +442,15 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 }
 EXPORT_SYMBOL_GPL(kt_cmd_setup);
 
+void kt_cmd_set_fabric_sgl(struct kt_cmd *cmd, struct scatterlist *sgl,
+			   unsigned int nents)
+{
+	cmd->sgl = sgl;
+	cmd->sg_nents = nents;
+	cmd->fabric_sgl = sgl;
+}
+EXPORT_SYMBOL_GPL(kt_cmd_set_fabric_sgl);
+
 void kt_cmd_run(struct kt_cmd *cmd)
 {
 	/*
@@ -472,6 +487,7 @@ void kt_cmd_complete_data(struct kt_cmd *cmd, const void *buf, u32 len)
 	}
 	if (len)
 		sg_copy_from_buffer(cmd->sgl, cmd->sg_nents, buf, len);
+	cmd->data_in_done = true;
 	kt_cmd_set_data_in_len(cmd, len);
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
 }

@@ -135,11 +135,14 @@ struct kt_cmd {
 	struct scatterlist	*sgl;
 	unsigned int		sg_nents;
 	bool			sgl_owned;	/* the core allocated sgl */
+	/* the fabric's buffer (kt_cmd_set_fabric_sgl()), never freed here */
+	struct scatterlist	*fabric_sgl;
 	/*
 	 * the core builds the data-in itself (SPC emulation): its buffer is
 	 * allocated at completion for the answer, not for ALLOCATION LENGTH
 	 */
 	bool			data_in_built;
+	bool			data_in_done;	/* ... and it has been built */
 	/* the buffer the core gave the command, from its session's cache */
 	struct scatterlist	*data_sgl;
 	unsigned int		data_cap;	/* its pages */

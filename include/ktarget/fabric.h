@@ -264,6 +264,15 @@ void kt_cmd_init(struct kt_cmd *cmd, const struct kt_fabric_ops *ops,
  */
 sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 			    unsigned int cdb_len, u64 unpacked_lun);
+/*
+ * The command's data is in the fabric's own buffer (a SCSI host's
+ * scatterlist, @nents entries of any length): call it between
+ * kt_cmd_init() and kt_cmd_setup(). The core reads and writes the data
+ * there, within what its entries hold, and never frees it; a step that
+ * needs a buffer of its own allocates one beside it.
+ */
+void kt_cmd_set_fabric_sgl(struct kt_cmd *cmd, struct scatterlist *sgl,
+			   unsigned int nents);
 /* Instead of kt_cmd_setup(): the fabric refuses @cmd with @reason. */
 sense_reason_t kt_cmd_refuse(struct kt_cmd *cmd, u64 unpacked_lun,
 			     sense_reason_t reason);

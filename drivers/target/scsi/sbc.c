@@ -53,8 +53,10 @@ static u32 kt_sbc_backend_len(struct kt_cmd *cmd, bool write)
 
 	if (!extra)
 		return len;
+	/* the fabric's buffer may share its last page: that room is not ours */
 	last = sg_last(cmd->sgl, cmd->sg_nents);
-	if (write || last->offset + last->length + extra > PAGE_SIZE)
+	if (write || cmd->fabric_sgl ||
+	    last->offset + last->length + extra > PAGE_SIZE)
 		return rounddown(len, bs);
 	last->length += extra;
 	return len + extra;
@@ -135,31 +137,74 @@ static void kt_sbc_execute_good(struct kt_cmd *cmd)
 /* ---- VERIFY with BYTCHK: read the range, compare with the data-out ---- */
 
 /*
- * Compare the first @len bytes of two lists made by sgl_alloc() (arrays of
- * whole pages from offset 0, so their entries line up). On a difference,
- * record its offset as the sense INFORMATION (SBC-3 5.33, 5.2).
+ * Walk the first @len bytes of two lists side by side, whatever the
+ * lengths of their entries: one may be the fabric's own buffer (a SCSI
+ * host's scatterlist), the other the core's whole pages. @step sees each
+ * run of bytes that both have mapped, @off into the lists, and returns
+ * false to stop there. @a is written to when @a_flags says so. Any
+ * context: a backstore's completion may call it.
+ */
+static void kt_sbc_sg_pair(struct scatterlist *a, unsigned int a_flags,
+			   struct scatterlist *b, u32 len,
+			   bool (*step)(u8 *pa, const u8 *pb, u32 n, u32 off,
+					void *arg),
+			   void *arg)
+{
+	struct sg_mapping_iter ma, mb;
+	size_t ia = 0, ib = 0;
+	u32 off = 0, n;
+
+	sg_miter_start(&ma, a, sg_nents(a), a_flags | SG_MITER_ATOMIC);
+	sg_miter_start(&mb, b, sg_nents(b), SG_MITER_FROM_SG | SG_MITER_ATOMIC);
+	while (off < len) {
+		if (ia == ma.length) {
+			if (!sg_miter_next(&ma))
+				break;
+			ia = 0;
+		}
+		if (ib == mb.length) {
+			if (!sg_miter_next(&mb))
+				break;
+			ib = 0;
+		}
+		n = min3(ma.length - ia, mb.length - ib, (size_t)(len - off));
+		if (!step((u8 *)ma.addr + ia, (const u8 *)mb.addr + ib, n, off,
+			  arg))
+			break;
+		ia += n;
+		ib += n;
+		off += n;
+	}
+	/* atomic mappings end in the reverse order of their start */
+	sg_miter_stop(&mb);
+	sg_miter_stop(&ma);
+}
+
+static bool kt_sbc_compare_step(u8 *pa, const u8 *pb, u32 n, u32 off,
+				void *arg)
+{
+	struct kt_cmd *cmd = arg;
+	u32 i;
+
+	if (!memcmp(pa, pb, n))
+		return true;
+	for (i = 0; pa[i] == pb[i]; i++)
+		;
+	cmd->sense_info = off + i;
+	cmd->sense_info_valid = true;
+	return false;
+}
+
+/*
+ * Compare the first @len bytes of two lists. On a difference, record its
+ * offset as the sense INFORMATION (SBC-3 5.33, 5.2).
  */
 static sense_reason_t kt_sbc_compare(struct kt_cmd *cmd, struct scatterlist *a,
 				     struct scatterlist *b, u32 len)
 {
-	u32 off = 0;
-
-	for (; a && b && off < len; a = sg_next(a), b = sg_next(b)) {
-		u32 n = min3(a->length, b->length, len - off);
-		const u8 *pa = page_address(sg_page(a)) + a->offset;
-		const u8 *pb = page_address(sg_page(b)) + b->offset;
-		u32 i;
-
-		if (memcmp(pa, pb, n)) {
-			for (i = 0; pa[i] == pb[i]; i++)
-				;
-			cmd->sense_info = off + i;
-			cmd->sense_info_valid = true;
-			return KT_SENSE_MISCOMPARE;
-		}
-		off += n;
-	}
-	return KT_SENSE_NONE;
+	cmd->sense_info_valid = false;
+	kt_sbc_sg_pair(a, SG_MITER_FROM_SG, b, len, kt_sbc_compare_step, cmd);
+	return cmd->sense_info_valid ? KT_SENSE_MISCOMPARE : KT_SENSE_NONE;
 }
 
 /* After the read: cmd->sgl holds the medium, aux_sgl the initiator's data. */
@@ -220,23 +265,24 @@ static void kt_sbc_caw_compare(struct kt_cmd *cmd, sense_reason_t reason)
  * ORWRITE (16) (SBC-3 5.8): read N blocks, OR the data-out into them, write
  * them back; serialised with COMPARE AND WRITE on the device's semaphore.
  */
+static bool kt_sbc_or_step(u8 *pa, const u8 *pb, u32 n, u32 off, void *arg)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		pa[i] |= pb[i];
+	return true;
+}
+
 static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
 {
 	struct kt_dev *dev = cmd->dev;
-	u32 len = cmd->data_length, off = 0;
-	struct scatterlist *a = cmd->sgl, *b = cmd->aux_sgl;
+	u32 len = cmd->data_length;
 
-	/* both lists come from sgl_alloc(): whole pages, entries line up */
-	for (; !reason && a && b && off < len; a = sg_next(a), b = sg_next(b)) {
-		u32 n = min3(a->length, b->length, len - off);
-		u8 *pa = page_address(sg_page(a)) + a->offset;
-		const u8 *pb = page_address(sg_page(b)) + b->offset;
-		u32 i;
-
-		for (i = 0; i < n; i++)
-			pa[i] |= pb[i];
-		off += n;
-	}
+	/* the medium, read into cmd->sgl, takes the data-out in */
+	if (!reason)
+		kt_sbc_sg_pair(cmd->sgl, SG_MITER_TO_SG, cmd->aux_sgl, len,
+			       kt_sbc_or_step, NULL);
 	if (reason) {
 		kt_sbc_rmw_unlock(dev);
 		kt_cmd_complete(cmd, reason);
