@@ -137,6 +137,14 @@ struct kt_fabric_ops {
 	void		(*free_acl)(struct kt_node_acl *acl);
 	/* the ACL is being removed: close its sessions */
 	void		(*close_acl_sessions)(struct kt_node_acl *acl);
+	/*
+	 * Optional, for a fabric whose initiator side is in this kernel
+	 * (loopback): lun/lun_N of @tpg now links a device, and commands
+	 * reach it; lun/lun_N is about to be unlinked, and commands still
+	 * reach it until this returns. Process context, no core lock held.
+	 */
+	void		(*lun_linked)(struct kt_tpg *tpg, u64 unpacked_lun);
+	void		(*lun_unlinking)(struct kt_tpg *tpg, u64 unpacked_lun);
 
 	/* configfs attributes of each level; NULL-terminated, may be NULL */
 	struct configfs_attribute **fabric_attrs;

@@ -111,6 +111,9 @@ out:
 	mutex_unlock(&tpg->lock);
 unlock_dev:
 	mutex_unlock(&dev->cfg_lock);
+	/* a fabric with its initiator here adds the LU to it */
+	if (!ret && tpg->ops->lun_linked)
+		tpg->ops->lun_linked(tpg, lun->unpacked_lun);
 	return ret;
 }
 
@@ -121,6 +124,9 @@ static void kt_lun_drop_link(struct config_item *item,
 	struct kt_lun *lun = to_kt_lun(item);
 	struct kt_tpg *tpg = lun->tpg;
 
+	/* ... and takes it away while its commands still reach it */
+	if (tpg->ops->lun_unlinking)
+		tpg->ops->lun_unlinking(tpg, lun->unpacked_lun);
 	mutex_lock(&tpg->lock);
 	WRITE_ONCE(lun->live, false);
 	xa_erase(&tpg->luns, lun->unpacked_lun);
