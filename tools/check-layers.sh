@@ -87,4 +87,9 @@ rule "iscsi/ includes the core only through <ktarget/*.h>, and no tcp/ header" \
 	'^drivers/target/iscsi/([a-z_]+|configfs/[a-z_]+)\.[ch]$' \
 	'<ktarget/[a-z_/]+\.h>|"(conn|iscsi|login)\.h"'
 
+# A fabric other than iSCSI is written against the fabric interface alone.
+rule "loopback/ includes only the fabric interface and its own header" \
+	'^drivers/target/loopback/' \
+	'<ktarget/(fabric|cmd|objects|version|proto/lun)\.h>|"loop\.h"'
+
 exit $status

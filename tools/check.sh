@@ -27,10 +27,13 @@ ignore=FILE_PATH_CHANGES,SPDX_LICENSE_TAG,CONST_STRUCT
 # Their configfs attribute macros take a struct member's name, used in a
 # show and a store: a name has no side effects and cannot be parenthesized.
 member_macros='drivers/target/configfs/dev_alua.c drivers/target/configfs/dev_wwn.c'
+# The SCSI midlayer's struct Scsi_Host is CamelCase; --no-tree cannot know
+# it is the kernel's own name.
+scsi_hosts='drivers/target/loopback/scsi.c'
 # compat.h is where the kernel version is tested, and only there.
 compat=include/ktarget/compat.h
 files=$(git ls-files 'drivers/*.[ch]' 'include/*.h' |
-	grep -vxF -e "${member_macros// /$'\n'}" -e "$compat")
+	grep -vxF -e "${member_macros// /$'\n'}" -e "$compat" -e "$scsi_hosts")
 # shellcheck disable=SC2086
 "$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore $ignore -f $files || status=1
@@ -38,6 +41,8 @@ files=$(git ls-files 'drivers/*.[ch]' 'include/*.h' |
 "$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore $ignore,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE \
 	-f $member_macros || status=1
+"$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+	--ignore $ignore,CAMELCASE -f $scsi_hosts || status=1
 "$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore $ignore,LINUX_VERSION_CODE,CONSTANT_COMPARISON -f $compat || status=1
 
