@@ -1,0 +1,233 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The loopback fabric (ktarget_loop, LIO's tcm_loop): set up with echo, an
+# rd LUN and a fileio LUN reach this kernel's SCSI midlayer as sd disks
+# once an I_T nexus is written. sg3_utils sees them, fio verifies data
+# through them (4k random and 1M sequential, crc32c), blkdiscard unmaps.
+# A LUN unlinked and the nexus removed while fio runs end fio with errors,
+# not a hang; the module unloads afterwards. Then targetcli builds a
+# loopback target with a LUN, as rtslib-fb writes it.
+. ./lib.sh
+
+WWN=naa.5001405000000001
+INIT=naa.5001405000000101
+TPG=$KT_CFS/loopback/$WWN/tpgt_1
+RD=$KT_CFS/core/rd_mcp_0/r0
+FD=$KT_CFS/core/fileio_0/f0
+FIMG=/tmp/kt-loop-f0.img
+LOG=/ktout/loopback.log
+
+# loop_disk LUN: the sd disk of LUN on the nexus's host, within 20 s
+loop_disk() {
+	local a d i
+	for i in $(seq 1 100); do
+		a=$(cat $TPG/address 2>/dev/null)
+		for d in /sys/bus/scsi/devices/$a:$1/block/*; do
+			[ -n "$a" ] && [ -e "$d" ] && [ -b "/dev/${d##*/}" ] &&
+				{ echo "/dev/${d##*/}"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+# no_scsi_device H:C:T:L: it is gone, within 20 s
+no_scsi_device() {
+	kt_wait_for 20 test ! -e /sys/bus/scsi/devices/$1
+}
+
+# fio_verify DISK NAME ARGS...: fio writes and verifies (crc32c) on DISK
+fio_verify() {
+	local disk=$1 name=$2
+	shift 2
+	fio --output=$LOG.$name --filename=$disk --direct=1 --ioengine=libaio \
+		--iodepth=16 --name=$name --verify=crc32c --verify_fatal=1 "$@"
+}
+
+# fio_load DISK NAME: 60 s of 4k random writes that verify, in the
+# background ($!), for what is taken away under it
+fio_load() {
+	fio --output=$LOG.$2 --filename=$1 --direct=1 --ioengine=libaio \
+		--iodepth=16 --name=$2 --rw=randwrite --bs=4k --size=16m \
+		--time_based --runtime=60 --verify=crc32c --verify_backlog=64 &
+}
+
+# ends_within SECONDS PID: PID ends within SECONDS; its status is not 0
+ends_failed_within() {
+	local i
+	for ((i = 0; i < $1 * 5; i++)); do
+		if ! kill -0 $2 2>/dev/null; then
+			wait $2 && { echo "fio exited 0"; return 1; }
+			return 0
+		fi
+		sleep 0.2
+	done
+	echo "fio still runs after $1 s"
+	kill -9 $2
+	return 1
+}
+
+# mkdir_refused DESCRIPTION DIR PATTERN: mkdir fails with one log line
+mkdir_refused() {
+	local log n
+	kmsg_mark
+	if mkdir "$2" 2>/dev/null; then
+		not_ok "$1" "mkdir $2 succeeded"
+		rmdir "$2"
+		return
+	fi
+	log=$(kmsg_since)
+	n=$(printf '%s' "$log" | grep -c .)
+	if [ "$n" = 1 ] && printf '%s' "$log" | grep -q -- "$3"; then
+		ok "$1"
+	else
+		not_ok "$1" "wanted one log line matching '$3', got $n:" "$log"
+	fi
+}
+
+targetcli_loopback() {
+	local tw=naa.5001405000000002 out
+	local ttpg=$KT_CFS/loopback/$tw/tpgt_1
+
+	if ! command -v targetcli >/dev/null; then
+		skip "targetcli" "targetcli-fb not installed" 5
+		return
+	fi
+	export HOME=/root
+	mkdir -p /root /run/dbus /etc/rtslib-fb-target
+	dbus-daemon --system --fork 2>/dev/null
+	out=$(targetcli 2>&1 <<-EOF
+	/backstores/ramdisk create tr0 16M
+	/loopback create $tw
+	/loopback/$tw/luns create /backstores/ramdisk/tr0
+	exit
+	EOF
+	)
+	printf '%s\n' "$out" > $LOG.targetcli
+	check "targetcli: loopback target, ramdisk LUN, no error" \
+		sh -c "! grep -qiE 'error|Traceback' $LOG.targetcli"
+	check "targetcli: rtslib wrote a naa. nexus" grep -q '^naa\.' $ttpg/nexus
+	check "targetcli: LUN 0 links tr0" sh -c "readlink -f \$(find $ttpg/lun/lun_0 -maxdepth 1 -type l) |
+		grep -q '/tr0\$'"
+	out=$(cat $ttpg/address 2>/dev/null)
+	check "targetcli: its disk appears" kt_wait_for 20 sh -c \
+		"ls /sys/bus/scsi/devices/$out:0/block/ 2>/dev/null | grep -q sd"
+	targetcli clearconfig confirm=True >> $LOG.targetcli 2>&1
+	# rtslib looked into every fabric: target/iscsi was made on the way
+	rmdir $KT_CFS/iscsi 2>/dev/null
+	grep -q '^ktarget_iscsi ' /proc/modules && rmmod ktarget_iscsi
+	check "targetcli clearconfig leaves no loopback target" \
+		test ! -e $KT_CFS/loopback/$tw
+}
+
+main() {
+	local d0 d1 addr pid
+
+	plan 53
+	: > $LOG
+	kmsg_mark
+	local start_mark=$KT_KMSG_MARK
+
+	check "modprobe ktarget_core, sd_mod (no udev loads it here)" \
+		sh -c "modprobe ktarget_core && modprobe sd_mod"
+	check "rd device r0, 64 MiB, thin-provisioned" sh -c "mkdir -p $RD &&
+		echo rd_pages=16384 > $RD/control && echo 1 > $RD/attrib/emulate_tpu &&
+		echo 1 > $RD/enable"
+	check "fileio device f0, 64 MiB, thin-provisioned" sh -c "mkdir -p $FD &&
+		echo fd_dev_name=$FIMG,fd_dev_size=67108864 > $FD/control &&
+		echo 1 > $FD/attrib/emulate_tpu && echo 1 > $FD/enable"
+
+	check "mkdir target/loopback" mkdir $KT_CFS/loopback
+	check "ktarget_loop was loaded on demand" grep -q '^ktarget_loop ' /proc/modules
+	check "tcm_loop was not" sh -c "! grep -q '^tcm_loop ' /proc/modules"
+	check "loopback/version" grep -q 'ktarget loopback' $KT_CFS/loopback/version
+	mkdir_refused "a WWN that is not naa. is refused" \
+		$KT_CFS/loopback/iqn.2026-11.org.ktarget:x "not a loopback target name"
+	mkdir_refused "a naa. WWN of 12 digits is refused" \
+		$KT_CFS/loopback/naa.500140500000 "16 (or 32) hex digits"
+	check "TPG with an rd LUN 0 and a fileio LUN 1" sh -c "
+		mkdir -p $TPG/lun/lun_0 $TPG/lun/lun_1 &&
+		ln -s $RD $TPG/lun/lun_0/r0 && ln -s $FD $TPG/lun/lun_1/f0"
+	check_eq "no nexus yet" "$(cat $TPG/nexus)" ""
+	check_eq "transport_status online" "$(cat $TPG/transport_status)" online
+	check_bad_write "a nexus name that is not naa. is refused" $TPG/nexus \
+		iqn.2026-11.org.ktarget:i "not an initiator port name"
+	check_bad_write "a nexus name with a bad digit is refused" $TPG/nexus \
+		naa.50014050000001zz "only hex digits"
+	check_bad_write "transport_status takes online or offline only" \
+		$TPG/transport_status sleeping "want online or offline"
+	check_bad_write "fabric_prot_type 1 is refused (no T10-PI)" \
+		$TPG/attrib/fabric_prot_type 1 "want 0"
+
+	check "write the nexus" write_attr $TPG/nexus $INIT
+	check_eq "nexus reads back" "$(cat $TPG/nexus)" $INIT
+	addr=$(cat $TPG/address)
+	check "address is H:0:1" sh -c "echo '$addr' | grep -qE '^[0-9]+:0:1$'"
+	check_eq "its SCSI host is ktarget_loop's" \
+		"$(cat /sys/class/scsi_host/host${addr%%:*}/proc_name 2>&1)" ktarget_loop
+	d0=$(loop_disk 0)
+	d1=$(loop_disk 1)
+	check "LUN 0 and LUN 1 are sd disks" test -b "$d0" -a -b "$d1"
+	check_bad_write "a second nexus is refused" $TPG/nexus \
+		naa.5001405000000102 "the nexus of $INIT exists"
+
+	check "sg_inq: ktarget's disk, a SAS target port" sh -c "out=\$(sg_inq $d0) &&
+		echo \"\$out\" | grep -q 'KTARGET' && sg_inq -i $d0 | grep -qiE 'serial attached|SAS'"
+	check "sg_readcap: 131072 blocks of 512 bytes" sh -c \
+		"sg_readcap $d0 | grep -q 'Last LBA=131071'"
+	check "sg_luns: LUNs 0 and 1" sh -c "out=\$(sg_luns $d0) &&
+		echo \"\$out\" | grep -q '0000000000000000' &&
+		echo \"\$out\" | grep -q '0001000000000000'"
+	check "fio: 4k random read/write, crc32c verified, 10 s (rd)" \
+		fio_verify "$d0" randrw --rw=randrw --bs=4k --size=32m --time_based \
+			--runtime=10 --verify_backlog=256
+	check "fio: 1M sequential write, crc32c verified (fileio)" \
+		fio_verify "$d1" seq --rw=write --bs=1m --size=48m --time_based \
+			--runtime=10
+	check "blkdiscard of the rd disk" blkdiscard "$d0"
+	check "blkdiscard of the fileio disk" blkdiscard "$d1"
+
+	check "offline: a read fails" sh -c "echo offline > $TPG/transport_status &&
+		! timeout 120 dd if=$d0 of=/dev/null bs=4k count=1 iflag=direct status=none"
+	check "online: it reads again" sh -c "echo online > $TPG/transport_status &&
+		dd if=$d0 of=/dev/null bs=4k count=1 iflag=direct status=none"
+
+	fio_load "$d1" unlink
+	pid=$!
+	sleep 3
+	check "unlink LUN 1 while fio writes to it" \
+		kt_within 60 rm $TPG/lun/lun_1/f0
+	check "fio on LUN 1 ends with an error" ends_failed_within 60 $pid
+	check "LUN 1's disk is gone" no_scsi_device $addr:1
+	check "link LUN 1 again" ln -s $FD $TPG/lun/lun_1/f0
+	check "its disk comes back" loop_disk 1
+
+	fio_load "$d0" nexus
+	pid=$!
+	sleep 3
+	check "remove the nexus while fio writes" kt_within 60 write_attr $TPG/nexus NULL
+	check "fio on LUN 0 ends with an error" ends_failed_within 60 $pid
+	check_eq "nexus reads empty" "$(cat $TPG/nexus)" ""
+	check "the SCSI host is gone" kt_wait_for 20 test ! -e /sys/class/scsi_host/host${addr%%:*}
+	check_bad_write "removing no nexus is refused" $TPG/nexus NULL "no I_T nexus to remove"
+	check "a nexus again, then rmdir of the TPG with it" sh -c "
+		echo $INIT > $TPG/nexus && rm $TPG/lun/lun_0/r0 $TPG/lun/lun_1/f0 &&
+		rmdir $TPG/lun/lun_0 $TPG/lun/lun_1 $TPG $KT_CFS/loopback/$WWN"
+	check "no object left (loop nexuses, commands, sessions)" kt_objects_zero
+	check "rmdir the devices" sh -c "rmdir $RD $FD &&
+		rmdir $KT_CFS/core/rd_mcp_0 $KT_CFS/core/fileio_0"
+
+	# clearconfig removes every storage object: ours are gone by now
+	targetcli_loopback
+
+	rmdir $KT_CFS/core/rd_mcp_* 2>/dev/null
+	check "rmdir target/loopback" rmdir $KT_CFS/loopback
+	check "rmmod ktarget_loop" rmmod ktarget_loop
+	check "rmmod the backstores and the core" rmmod ktarget_fileio ktarget_rd ktarget_core
+	rm -f $FIMG
+	KT_KMSG_MARK=$start_mark
+	check "the kernel log shows no finding" kt_kmsg_clean
+}
+
+main "$@"
