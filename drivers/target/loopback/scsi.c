@@ -304,15 +304,17 @@ static unsigned int kt_loop_busy(struct kt_loop_nexus *nx,
 }
 
 /*
- * Take every command of @sdev (NULL: of the host) the core still has for
- * the error handler: when the handler runs, the midlayer sends nothing
- * and every command left has failed, so all of them are its.
+ * Take the commands of @sdev (NULL: of the host) that timed out and that
+ * the core still has for the error handler. A reset asked for through
+ * SG_SCSI_RESET finds others in flight too: those stay the midlayer's,
+ * answered as usual (DID_ABORT if the reset ends them).
  */
 static bool kt_loop_eh_take_one(struct scsi_cmnd *sc, void *arg)
 {
 	struct kt_loop_busy *b = arg;
 
-	if (!b->sdev || sc->device == b->sdev)
+	if ((!b->sdev || sc->device == b->sdev) &&
+	    test_bit(SCMD_STATE_COMPLETE, &sc->state))
 		kt_loop_eh_take(shost_priv(sc->device->host), sc);
 	return true;
 }
