@@ -6,7 +6,9 @@
 # once an I_T nexus is written. sg3_utils sees them, fio verifies data
 # through them (4k random and 1M sequential, crc32c), blkdiscard unmaps.
 # A LUN unlinked and the nexus removed while fio runs end fio with errors,
-# not a hang; the module unloads afterwards. Then targetcli builds a
+# not a hang; the module unloads afterwards. A command held in a slow LU
+# past its timeout is aborted by the midlayer's error handler (ABORT TASK);
+# device and target resets are LUN RESETs. Then targetcli builds a
 # loopback target with a LUN, as rtslib-fb writes it.
 . ./lib.sh
 
@@ -86,6 +88,38 @@ mkdir_refused() {
 	fi
 }
 
+# The midlayer's error handler: LUN 2 is an iblock LU over dm-delay, which
+# holds every I/O SLOW seconds. A READ sent with a timeout of 2 s through
+# sg (no retries) times out, the handler's ABORT TASK ends it once its bio
+# is back, and the command fails; the LU serves reads afterwards. sg_reset
+# asks for a device reset (LUN RESET) and a target reset.
+SLOW=8
+error_handler() {
+	local d2 sg
+	local IB=$KT_CFS/core/iblock_0/b0
+
+	check "LUN 2: iblock over dm-delay ($SLOW s)" sh -c "
+		modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 &&
+		modprobe dm-delay && modprobe sg &&
+		DM_DISABLE_UDEV=1 dmsetup --noudevsync create kt-loop-slow \
+			--table '0 65536 delay /dev/nullb0 0 $((SLOW * 1000))' &&
+		mkdir -p $IB && echo udev_path=/dev/mapper/kt-loop-slow > $IB/control &&
+		echo 1 > $IB/enable && mkdir $TPG/lun/lun_2 && ln -s $IB $TPG/lun/lun_2/b0"
+	d2=$(loop_disk 2)
+	sg=$(sg_of "${d2:-none}")
+	check "its disk and sg node appear" test -b "$d2" -a -c "$sg"
+	check "a READ held past its 2 s timeout is aborted and fails" \
+		kt_within 90 sh -c "! sg_raw -t 2 -r 4096 $sg 28 00 00 00 00 08 00 00 08 00"
+	check "LUN 2 reads after the abort" \
+		kt_within 90 dd if=$d2 of=/dev/null bs=4k count=1 skip=3 iflag=direct status=none
+	check "sg_reset -d: device reset (LUN RESET)" kt_within 90 sg_reset -d $sg
+	check "sg_reset -t: target reset" kt_within 90 sg_reset -t $sg
+	check "unlink LUN 2, remove the delay" sh -c "rm $TPG/lun/lun_2/b0 &&
+		rmdir $TPG/lun/lun_2 $IB $KT_CFS/core/iblock_0 &&
+		DM_DISABLE_UDEV=1 dmsetup --noudevsync remove kt-loop-slow &&
+		rmmod dm-delay null_blk"
+}
+
 targetcli_loopback() {
 	local tw=naa.5001405000000002 out
 	local ttpg=$KT_CFS/loopback/$tw/tpgt_1
@@ -124,7 +158,7 @@ targetcli_loopback() {
 main() {
 	local d0 d1 addr pid
 
-	plan 53
+	plan 60
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -193,6 +227,8 @@ main() {
 	check "online: it reads again" sh -c "echo online > $TPG/transport_status &&
 		dd if=$d0 of=/dev/null bs=4k count=1 iflag=direct status=none"
 
+	error_handler
+
 	fio_load "$d1" unlink
 	pid=$!
 	sleep 3
@@ -224,7 +260,8 @@ main() {
 	rmdir $KT_CFS/core/rd_mcp_* 2>/dev/null
 	check "rmdir target/loopback" rmdir $KT_CFS/loopback
 	check "rmmod ktarget_loop" rmmod ktarget_loop
-	check "rmmod the backstores and the core" rmmod ktarget_fileio ktarget_rd ktarget_core
+	check "rmmod the backstores and the core" \
+		rmmod ktarget_fileio ktarget_iblock ktarget_rd ktarget_core
 	rm -f $FIMG
 	KT_KMSG_MARK=$start_mark
 	check "the kernel log shows no finding" kt_kmsg_clean
