@@ -70,6 +70,22 @@ ends_failed_within() {
 	return 1
 }
 
+# reset_under_fio DISK: a LUN RESET through sg while fio writes and
+# verifies; the commands it ends are answered DID_ABORT and retried
+reset_under_fio() {
+	local sg pid st
+
+	sg=$(sg_of "$1") || return 1
+	fio_verify "$1" reset --rw=randwrite --bs=4k --size=16m --time_based \
+		--runtime=8 --verify_backlog=64 &
+	pid=$!
+	sleep 3
+	sg_reset -d "$sg"
+	st=$?
+	wait $pid || { cat $LOG.reset; return 1; }
+	return $st
+}
+
 # mkdir_refused DESCRIPTION DIR PATTERN: mkdir fails with one log line
 mkdir_refused() {
 	local log n
@@ -158,13 +174,13 @@ targetcli_loopback() {
 main() {
 	local d0 d1 addr pid
 
-	plan 60
+	plan 61
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
 
-	check "modprobe ktarget_core, sd_mod (no udev loads it here)" \
-		sh -c "modprobe ktarget_core && modprobe sd_mod"
+	check "modprobe ktarget_core, sd_mod and sg (no udev loads them here)" \
+		sh -c "modprobe ktarget_core && modprobe sd_mod && modprobe sg"
 	check "rd device r0, 64 MiB, thin-provisioned" sh -c "mkdir -p $RD &&
 		echo rd_pages=16384 > $RD/control && echo 1 > $RD/attrib/emulate_tpu &&
 		echo 1 > $RD/enable"
@@ -222,6 +238,8 @@ main() {
 	check "blkdiscard of the rd disk" blkdiscard "$d0"
 	check "blkdiscard of the fileio disk" blkdiscard "$d1"
 
+	check "LUN RESET (sg_reset -d) under fio: fio's commands are retried, all verify" \
+		reset_under_fio "$d0"
 	check "offline: a read fails" sh -c "echo offline > $TPG/transport_status &&
 		! timeout 120 dd if=$d0 of=/dev/null bs=4k count=1 iflag=direct status=none"
 	check "online: it reads again" sh -c "echo online > $TPG/transport_status &&
