@@ -349,6 +349,13 @@ static sense_reason_t kt_cmd_parse(struct kt_cmd *cmd, unsigned int cdb_len)
 	 */
 	if (need_dir == KT_DATA_OUT && cmd->dir == KT_DATA_IN)
 		return KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
+	/*
+	 * A fabric's own buffer was mapped for the direction its initiator
+	 * gave: data the other way would land in pages meant to be read
+	 * (an SG_IO buffer pinned for a write, say).
+	 */
+	if (cmd->fabric_sgl && need_dir != KT_DATA_NONE && need_dir != cmd->dir)
+		return KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
 	if (need_dir != KT_DATA_NONE)
 		cmd->dir = need_dir;
 	kt_cmd_set_residual(cmd, needed);

@@ -48,7 +48,6 @@ struct kt_loop_nexus {
 	spinlock_t		lock;		/* its commands' busy, eh_owned */
 	/* commands between queuecommand and their release */
 	atomic_t		inflight;
-	wait_queue_head_t	idle;		/* a command was released */
 };
 
 /* A SCSI command: the private area of its scsi_cmnd. */
@@ -189,7 +188,8 @@ void kt_loop_queue_status(struct kt_cmd *cmd)
  * A TMF ended the command without an answer (SAM-5 7.2). The error
  * handler's own TMFs find it the handler's; one of another nexus (a
  * PREEMPT AND ABORT), or the loss of this one, would leave it to time
- * out: DID_ABORT lets the midlayer retry it at once instead.
+ * out: DID_RESET lets the midlayer retry it at once instead
+ * (sd fails a command ended with DID_ABORT).
  */
 void kt_loop_aborted(struct kt_cmd *cmd)
 {
@@ -206,24 +206,27 @@ void kt_loop_release_cmd(struct kt_cmd *cmd)
 	struct kt_loop_nexus *nx = lc->nexus;
 	struct scsi_cmnd *sc = lc->sc;
 	unsigned long flags;
-	bool eh_owned;
 
 	if (lc->aborted)
-		sc->result = DID_ABORT << 16;
+		sc->result = DID_RESET << 16;
 	kt_obj_dec(&kt_loop_objs[KT_LOOP_OBJ_CMD]);
+	/*
+	 * Done under the lock: the error handler, which takes a command
+	 * under it (kt_loop_eh_take()), sees it either still busy or
+	 * already handed back, never in between. After scsi_done() the
+	 * scsi_cmnd, and @lc in it, may be another command's.
+	 */
 	spin_lock_irqsave(&nx->lock, flags);
-	eh_owned = lc->eh_owned;
 	lc->busy = false;
+	if (!lc->eh_owned)
+		scsi_done(sc);
 	spin_unlock_irqrestore(&nx->lock, flags);
 	/*
-	 * The host waits for its commands before it goes, so it is still
-	 * here for this wake-up; after scsi_done() the scsi_cmnd, and @lc
-	 * in it, may already be another command's.
+	 * The nexus may go as soon as the count reaches 0: the wake-up
+	 * uses only its address.
 	 */
 	atomic_dec(&nx->inflight);
-	wake_up_all(&nx->idle);
-	if (!eh_owned)
-		scsi_done(sc);
+	wake_up_var(&nx->inflight);
 }
 
 /* ---- error handling ---- */
@@ -322,8 +325,8 @@ static bool kt_loop_eh_take_one(struct scsi_cmnd *sc, void *arg)
 /* Wait until the commands of @sdev (NULL: all) have been released. */
 static void kt_loop_eh_wait(struct kt_loop_nexus *nx, struct scsi_device *sdev)
 {
-	while (!wait_event_timeout(nx->idle, !kt_loop_busy(nx, sdev),
-				   KT_LOOP_WAIT_WARN))
+	while (!wait_var_event_timeout(&nx->inflight, !kt_loop_busy(nx, sdev),
+				       KT_LOOP_WAIT_WARN))
 		pr_warn("host%u: the error handler still waits for %u command(s) in the target\n",
 			kt_loop_host(nx)->host_no, kt_loop_busy(nx, sdev));
 }
@@ -341,8 +344,8 @@ static int kt_loop_eh_abort(struct scsi_cmnd *sc)
 	/* not found: not yet set up, or ending; a LUN RESET comes next */
 	if (rsp != KT_TMR_COMPLETE)
 		return READ_ONCE(lc->busy) ? FAILED : SUCCESS;
-	while (!wait_event_timeout(nx->idle, !READ_ONCE(lc->busy),
-				   KT_LOOP_WAIT_WARN))
+	while (!wait_var_event_timeout(&nx->inflight, !READ_ONCE(lc->busy),
+				       KT_LOOP_WAIT_WARN))
 		pr_warn("host%u: an aborted command has not ended yet\n",
 			kt_loop_host(nx)->host_no);
 	return SUCCESS;
@@ -423,7 +426,6 @@ int kt_loop_nexus_make(struct kt_loop_tpg *tpg, const char *initiator)
 	nx->tpg = tpg;
 	spin_lock_init(&nx->lock);
 	atomic_set(&nx->inflight, 0);
-	init_waitqueue_head(&nx->idle);
 	sh->max_channel = 0;
 	sh->max_id = tpg->tpg.tag + 1;
 	sh->max_lun = KT_LOOP_MAX_LUN;
@@ -466,8 +468,8 @@ void kt_loop_nexus_drop(struct kt_loop_tpg *tpg)
 
 	lockdep_assert_held(&tpg->nexus_lock);
 	scsi_remove_host(sh);
-	while (!wait_event_timeout(nx->idle, !atomic_read(&nx->inflight),
-				   KT_LOOP_WAIT_WARN))
+	while (!wait_var_event_timeout(&nx->inflight, !atomic_read(&nx->inflight),
+				       KT_LOOP_WAIT_WARN))
 		pr_warn("host%u: removing the nexus waits for %d command(s) in the target\n",
 			sh->host_no, atomic_read(&nx->inflight));
 	/* nothing is left of its tasks; the core hears of the loss all the same */
