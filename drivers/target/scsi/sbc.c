@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/highmem.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -43,7 +44,8 @@ void kt_sbc_exit(void)
  * (cmd.c), maybe part of a block, and backstores move whole blocks: a write
  * stores only the whole blocks it was sent; a read reads the partial block
  * whole into the room its last page has, and the fabric sends what was
- * asked for.
+ * asked for. Where there is no such room (or the buffer is the fabric's)
+ * the read stops at the last whole block.
  */
 static u32 kt_sbc_backend_len(struct kt_cmd *cmd, bool write)
 {
@@ -69,6 +71,12 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 	bool fua = (cmd->cdb_flags & KT_CDB_F_FUA) && dev->attrib.emulate_fua_write;
 	u32 len = kt_sbc_backend_len(cmd, write);
 
+	/*
+	 * A read of part of a block into the fabric's buffer fills only the
+	 * whole blocks: the residual says the rest was not sent.
+	 */
+	if (!write && len < cmd->data_length)
+		kt_cmd_set_data_in_len(cmd, len);
 	if (!len) {
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
 		return;
@@ -136,48 +144,72 @@ static void kt_sbc_execute_good(struct kt_cmd *cmd)
 
 /* ---- VERIFY with BYTCHK: read the range, compare with the data-out ---- */
 
+/* A place in a scatterlist: @off bytes into entry @sg */
+struct kt_sbc_sg_pos {
+	struct scatterlist	*sg;
+	u32			off;
+};
+
+/*
+ * The bytes at @p that one mapping reaches (to the end of their page and
+ * of their entry), their page and offset in it; 0 at the list's end.
+ */
+static u32 kt_sbc_sg_run(struct kt_sbc_sg_pos *p, struct page **page,
+			 u32 *in_page)
+{
+	u32 pos;
+
+	while (p->sg && p->off == p->sg->length) {
+		p->sg = sg_next(p->sg);
+		p->off = 0;
+	}
+	if (!p->sg)
+		return 0;
+	pos = p->sg->offset + p->off;
+	*page = nth_page(sg_page(p->sg), pos >> PAGE_SHIFT);
+	*in_page = offset_in_page(pos);
+	return min_t(u32, p->sg->length - p->off, PAGE_SIZE - *in_page);
+}
+
 /*
  * Walk the first @len bytes of two lists side by side, whatever the
  * lengths of their entries: one may be the fabric's own buffer (a SCSI
  * host's scatterlist), the other the core's whole pages. @step sees each
- * run of bytes that both have mapped, @off into the lists, and returns
- * false to stop there. @a is written to when @a_flags says so. Any
- * context: a backstore's completion may call it.
+ * run of bytes that lies in one page of each, @off into the lists, and
+ * returns false to stop there; it may write to @a's bytes. Each step maps
+ * its two pages and unmaps them, in the reverse order, before the next:
+ * any context (a backstore's completion calls it).
  */
-static void kt_sbc_sg_pair(struct scatterlist *a, unsigned int a_flags,
-			   struct scatterlist *b, u32 len,
+static void kt_sbc_sg_pair(struct scatterlist *a, struct scatterlist *b,
+			   u32 len,
 			   bool (*step)(u8 *pa, const u8 *pb, u32 n, u32 off,
 					void *arg),
 			   void *arg)
 {
-	struct sg_mapping_iter ma, mb;
-	size_t ia = 0, ib = 0;
-	u32 off = 0, n;
+	struct kt_sbc_sg_pos pa = { .sg = a }, pb = { .sg = b };
+	struct page *page_a, *page_b;
+	u32 in_a, in_b, off = 0, n;
+	bool more;
+	u8 *va, *vb;
 
-	sg_miter_start(&ma, a, sg_nents(a), a_flags | SG_MITER_ATOMIC);
-	sg_miter_start(&mb, b, sg_nents(b), SG_MITER_FROM_SG | SG_MITER_ATOMIC);
 	while (off < len) {
-		if (ia == ma.length) {
-			if (!sg_miter_next(&ma))
-				break;
-			ia = 0;
-		}
-		if (ib == mb.length) {
-			if (!sg_miter_next(&mb))
-				break;
-			ib = 0;
-		}
-		n = min3(ma.length - ia, mb.length - ib, (size_t)(len - off));
-		if (!step((u8 *)ma.addr + ia, (const u8 *)mb.addr + ib, n, off,
-			  arg))
+		n = min(kt_sbc_sg_run(&pa, &page_a, &in_a),
+			kt_sbc_sg_run(&pb, &page_b, &in_b));
+		n = min(n, len - off);
+		if (!n)
 			break;
-		ia += n;
-		ib += n;
+		va = kmap_local_page(page_a);
+		vb = kmap_local_page(page_b);
+		more = step(va + in_a, vb + in_b, n, off, arg);
+		kunmap_local(vb);
+		flush_dcache_page(page_a);
+		kunmap_local(va);
+		if (!more)
+			break;
+		pa.off += n;
+		pb.off += n;
 		off += n;
 	}
-	/* atomic mappings end in the reverse order of their start */
-	sg_miter_stop(&mb);
-	sg_miter_stop(&ma);
 }
 
 static bool kt_sbc_compare_step(u8 *pa, const u8 *pb, u32 n, u32 off,
@@ -203,7 +235,7 @@ static sense_reason_t kt_sbc_compare(struct kt_cmd *cmd, struct scatterlist *a,
 				     struct scatterlist *b, u32 len)
 {
 	cmd->sense_info_valid = false;
-	kt_sbc_sg_pair(a, SG_MITER_FROM_SG, b, len, kt_sbc_compare_step, cmd);
+	kt_sbc_sg_pair(a, b, len, kt_sbc_compare_step, cmd);
 	return cmd->sense_info_valid ? KT_SENSE_MISCOMPARE : KT_SENSE_NONE;
 }
 
@@ -281,8 +313,8 @@ static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
 
 	/* the medium, read into cmd->sgl, takes the data-out in */
 	if (!reason)
-		kt_sbc_sg_pair(cmd->sgl, SG_MITER_TO_SG, cmd->aux_sgl, len,
-			       kt_sbc_or_step, NULL);
+		kt_sbc_sg_pair(cmd->sgl, cmd->aux_sgl, len, kt_sbc_or_step,
+			       NULL);
 	if (reason) {
 		kt_sbc_rmw_unlock(dev);
 		kt_cmd_complete(cmd, reason);
