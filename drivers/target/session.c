@@ -205,6 +205,31 @@ struct kt_lun *kt_session_get_lun(struct kt_session *sess, u64 unpacked_lun,
 	return lun;
 }
 
+bool kt_session_lun_number(struct kt_session *sess, u64 tpg_lun, u64 *seen)
+{
+	struct kt_mapped_lun *mlun;
+	struct kt_lun *lun;
+	unsigned long idx;
+	bool found = false;
+
+	if (!sess->acl) {
+		*seen = tpg_lun;
+		return true;
+	}
+	rcu_read_lock();
+	xa_for_each(&sess->acl->mapped, idx, mlun) {
+		lun = rcu_dereference(mlun->lun);
+		if (lun && lun->unpacked_lun == tpg_lun) {
+			*seen = idx;
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+EXPORT_SYMBOL_GPL(kt_session_lun_number);
+
 /* One more LUN for kt_session_fill_luns(); false once @luns is full */
 static bool kt_session_add_lun(u64 *luns, unsigned int max, unsigned int *n,
 			       unsigned long idx)

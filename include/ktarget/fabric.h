@@ -315,6 +315,12 @@ void kt_acl_put(struct kt_node_acl *acl);
 int kt_session_register(struct kt_session *sess, struct kt_tpg *tpg,
 			struct kt_node_acl *acl, const char *initiator);
 void kt_session_unregister(struct kt_session *sess);
+/*
+ * The LUN number under which @sess addresses its TPG's LUN @tpg_lun: the
+ * same without an ACL, the ACL's mapped LUN with one; false when @sess
+ * has no way to it. Any context.
+ */
+bool kt_session_lun_number(struct kt_session *sess, u64 tpg_lun, u64 *seen);
 
 static inline struct kt_tpg *kt_tpg_from_item(struct config_item *item)
 {

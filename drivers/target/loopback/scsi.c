@@ -24,6 +24,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/device.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/unaligned.h>
@@ -118,8 +119,14 @@ static void kt_loop_submit(struct work_struct *work)
 	struct scsi_cmnd *sc = lc->sc;
 	struct kt_cmd *cmd = &lc->cmd;
 	enum kt_data_dir dir = KT_DATA_NONE;
+	unsigned int noio;
 	sense_reason_t reason;
 
+	/*
+	 * The disk may be what memory reclaim writes to: nothing the core
+	 * allocates on the way in may wait for reclaim's I/O.
+	 */
+	noio = memalloc_noio_save();
 	if (sc->sc_data_direction == DMA_TO_DEVICE)
 		dir = KT_DATA_OUT;
 	else if (sc->sc_data_direction == DMA_FROM_DEVICE)
@@ -134,11 +141,11 @@ static void kt_loop_submit(struct work_struct *work)
 
 	reason = kt_cmd_setup(cmd, sc->cmnd, sc->cmd_len,
 			      kt_loop_unpack_lun(sc->device->lun));
-	if (reason) {
+	if (reason)
 		kt_cmd_fail(cmd, reason);
-		return;
-	}
-	kt_cmd_run(cmd);
+	else
+		kt_cmd_run(cmd);
+	memalloc_noio_restore(noio);
 }
 
 static int kt_loop_queuecommand(struct Scsi_Host *sh, struct scsi_cmnd *sc)
@@ -494,6 +501,23 @@ const char *kt_loop_initiator(struct kt_loop_tpg *tpg)
 	return tpg->nexus ? tpg->nexus->sess.initiator : NULL;
 }
 
+/*
+ * The Linux LUN under which @tpg's nexus sees the TPG's LUN @unpacked_lun:
+ * an ACL of the nexus's initiator may map it under another number, or not
+ * at all (a LUN an ACL maps later shows after a rescan of the host, as
+ * with LIO's). Under nexus_lock.
+ */
+static bool kt_loop_nexus_lun(struct kt_loop_tpg *tpg, u64 unpacked_lun,
+			      u64 *lun)
+{
+	u64 seen;
+
+	lockdep_assert_held(&tpg->nexus_lock);
+	return tpg->nexus &&
+	       kt_session_lun_number(&tpg->nexus->sess, unpacked_lun, &seen) &&
+	       kt_loop_linux_lun(seen, lun);
+}
+
 /* A LUN linked while a nexus exists: its disk appears. */
 void kt_loop_lun_linked(struct kt_tpg *se_tpg, u64 unpacked_lun)
 {
@@ -502,10 +526,8 @@ void kt_loop_lun_linked(struct kt_tpg *se_tpg, u64 unpacked_lun)
 	u64 lun;
 	int ret;
 
-	if (!kt_loop_linux_lun(unpacked_lun, &lun))
-		return;
 	mutex_lock(&tpg->nexus_lock);
-	if (tpg->nexus) {
+	if (kt_loop_nexus_lun(tpg, unpacked_lun, &lun)) {
 		sh = kt_loop_host(tpg->nexus);
 		ret = scsi_add_device(sh, 0, se_tpg->tag, lun);
 		if (ret)
@@ -525,10 +547,8 @@ void kt_loop_lun_unlinking(struct kt_tpg *se_tpg, u64 unpacked_lun)
 	struct scsi_device *sdev;
 	u64 lun;
 
-	if (!kt_loop_linux_lun(unpacked_lun, &lun))
-		return;
 	mutex_lock(&tpg->nexus_lock);
-	if (tpg->nexus) {
+	if (kt_loop_nexus_lun(tpg, unpacked_lun, &lun)) {
 		sdev = scsi_device_lookup(kt_loop_host(tpg->nexus), 0,
 					  se_tpg->tag, lun);
 		if (sdev) {
