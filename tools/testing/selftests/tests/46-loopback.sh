@@ -137,11 +137,11 @@ error_handler() {
 }
 
 targetcli_loopback() {
-	local tw=naa.5001405000000002 out
+	local tw=naa.5001405000000002 out nexus
 	local ttpg=$KT_CFS/loopback/$tw/tpgt_1
 
 	if ! command -v targetcli >/dev/null; then
-		skip "targetcli" "targetcli-fb not installed" 5
+		skip "targetcli" "targetcli-fb not installed" 9
 		return
 	fi
 	export HOME=/root
@@ -158,10 +158,22 @@ targetcli_loopback() {
 	check "targetcli: loopback target, ramdisk LUN, no error" \
 		sh -c "! grep -qiE 'error|Traceback' $LOG.targetcli"
 	check "targetcli: rtslib wrote a naa. nexus" grep -q '^naa\.' $ttpg/nexus
+	nexus=$(cat $ttpg/nexus 2>&1)
 	check "targetcli: LUN 0 links tr0" sh -c "readlink -f \$(find $ttpg/lun/lun_0 -maxdepth 1 -type l) |
 		grep -q '/tr0\$'"
 	out=$(cat $ttpg/address 2>/dev/null)
 	check "targetcli: its disk appears" kt_wait_for 20 sh -c \
+		"ls /sys/bus/scsi/devices/$out:0/block/ 2>/dev/null | grep -q sd"
+	targetcli saveconfig /tmp/kt-loop.json >> $LOG.targetcli 2>&1
+	targetcli clearconfig confirm=True >> $LOG.targetcli 2>&1
+	check "targetcli: saveconfig, clearconfig: the loopback target is gone" sh -c "
+		grep -q '\"fabric\": \"loopback\"' /tmp/kt-loop.json && test ! -e $ttpg"
+	targetcli restoreconfig /tmp/kt-loop.json >> $LOG.targetcli 2>&1
+	check_eq "targetcli restoreconfig: the same nexus" "$(cat $ttpg/nexus 2>&1)" "$nexus"
+	out=$(cat $ttpg/address 2>/dev/null)
+	check "targetcli restoreconfig: LUN 0 links tr0" sh -c "readlink -f \$(find $ttpg/lun/lun_0 -maxdepth 1 -type l) |
+		grep -q '/tr0\$'"
+	check "targetcli restoreconfig: its disk appears" kt_wait_for 20 sh -c \
 		"ls /sys/bus/scsi/devices/$out:0/block/ 2>/dev/null | grep -q sd"
 	targetcli clearconfig confirm=True >> $LOG.targetcli 2>&1
 	# rtslib looked into every fabric: target/iscsi was made on the way
@@ -171,10 +183,74 @@ targetcli_loopback() {
 		test ! -e $KT_CFS/loopback/$tw
 }
 
+# partial_read DISK: READ (10) of two blocks into a 700-byte buffer. The
+# first block is read and the residual says the rest was not (sg_raw keeps
+# what came), not 700 bytes of which 188 were never written.
+partial_read() {
+	local sg out
+
+	sg=$(sg_of "$1") || return 1
+	head -c 1024 /dev/urandom > /tmp/kt-pat
+	dd if=/tmp/kt-pat of="$1" bs=1024 count=1 oflag=direct status=none || return 1
+	rm -f /tmp/kt-part
+	out=$(sg_raw -r 700 -o /tmp/kt-part "$sg" 28 00 00 00 00 00 00 00 02 00 2>&1)
+	echo "$out" | head -3
+	echo "# got $(stat -c %s /tmp/kt-part 2>/dev/null) bytes"
+	[ "$(stat -c %s /tmp/kt-part 2>/dev/null)" = 512 ] && cmp -n 512 /tmp/kt-part /tmp/kt-pat
+}
+
+# two_nexuses: a second TPG with a nexus of its own reaches the rd LU too;
+# persistent reservations between the two I_T nexuses (sg_persist)
+two_nexuses() {
+	local tpg2=$KT_CFS/loopback/$WWN/tpgt_2 init2=naa.5001405000000102
+	local d0=$1 e0 a2
+
+	check "a second TPG and nexus ($init2) with the rd LU" sh -c "
+		mkdir -p $tpg2/lun/lun_0 && ln -s $RD $tpg2/lun/lun_0/r0 &&
+		echo $init2 > $tpg2/nexus"
+	a2=$(cat $tpg2/address 2>/dev/null)
+	for i in $(seq 1 100); do
+		e0=$(ls -d /sys/bus/scsi/devices/$a2:0/block/* 2>/dev/null | head -1)
+		[ -n "$e0" ] && [ -b "/dev/${e0##*/}" ] && break
+		sleep 0.2
+	done
+	e0=/dev/${e0##*/}
+	check "its disk appears at H:0:2:0" sh -c "echo '$a2' | grep -qE '^[0-9]+:0:2$' && test -b $e0"
+	check "PR: both nexuses register, the first reserves (Write Exclusive)" sh -c "
+		sg_persist -n --out --register --param-sark=0x1 $d0 &&
+		sg_persist -n --out --register --param-sark=0x2 $e0 &&
+		sg_persist -n --out --reserve --param-rk=0x1 --prout-type=1 $d0 &&
+		sg_persist -n -i -k $e0 | grep -q 0x2 &&
+		sg_persist -n -i -r $e0 | grep -q 'Write Exclusive'"
+	check "PR: the second nexus's write meets a reservation conflict" sh -c "
+		! dd if=/dev/zero of=$e0 bs=512 count=1 oflag=direct status=none 2>/dev/null"
+	check "PR: the second nexus preempts; the first's write now conflicts" sh -c "
+		sg_persist -n --out --preempt --param-rk=0x2 --param-sark=0x1 --prout-type=1 $e0 &&
+		sg_persist -n -i -r $d0 | grep -q 'Key=0x2' &&
+		! sg_persist -n -i -k $d0 | grep -q '0x1\$' &&
+		! dd if=/dev/zero of=$d0 bs=512 count=1 oflag=direct status=none 2>/dev/null &&
+		dd if=/dev/zero of=$e0 bs=512 count=1 oflag=direct status=none"
+	check "PR: cleared; the second TPG goes with its nexus" sh -c "
+		sg_persist -n --out --clear --param-rk=0x2 $e0 &&
+		echo NULL > $tpg2/nexus && rm $tpg2/lun/lun_0/r0 &&
+		rmdir $tpg2/lun/lun_0 $tpg2"
+}
+
+# xcopy_between DISK_A DISK_B: sg_xcopy copies 4 MiB from A to B
+xcopy_between() {
+	local ga gb
+
+	ga=$(sg_of "$1") && gb=$(sg_of "$2") || return 1
+	dd if=/dev/urandom of="$1" bs=1M count=4 oflag=direct status=none &&
+	sg_xcopy if=$ga of=$gb bs=512 count=8192 bpt=8192 seek=16384 &&
+	[ "$(dd if="$1" bs=1M count=4 iflag=direct status=none | md5sum)" = \
+	  "$(dd if="$2" bs=1M skip=8 count=4 iflag=direct status=none | md5sum)" ]
+}
+
 main() {
 	local d0 d1 addr pid
 
-	plan 61
+	plan 73
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -235,6 +311,10 @@ main() {
 	check "fio: 1M sequential write, crc32c verified (fileio)" \
 		fio_verify "$d1" seq --rw=write --bs=1m --size=48m --time_based \
 			--runtime=10
+	check "a READ of part of a block returns the whole blocks, with their residual" \
+		partial_read "$d0"
+	check "sg_xcopy rd -> fileio, 4 MiB, read back equal" xcopy_between "$d0" "$d1"
+	two_nexuses "$d0"
 	check "blkdiscard of the rd disk" blkdiscard "$d0"
 	check "blkdiscard of the fileio disk" blkdiscard "$d1"
 
