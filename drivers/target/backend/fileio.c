@@ -18,6 +18,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -266,9 +267,18 @@ static void kt_fd_io(struct kt_cmd *cmd)
 	kt_be_done(cmd, KT_SENSE_NONE);
 }
 
+/*
+ * The file's page cache is filled with no reclaim that waits for I/O, as
+ * the kernel's loop driver does: the initiator may be this kernel itself
+ * (the loopback fabric), with a filesystem whose reclaim waits for I/O
+ * queued behind this very work.
+ */
 static void kt_fd_work(struct work_struct *work)
 {
+	unsigned int noio = memalloc_noio_save();
+
 	kt_fd_io(container_of(work, struct kt_cmd, be.wq.work));
+	memalloc_noio_restore(noio);
 }
 
 static void kt_fd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,

@@ -49,6 +49,13 @@ struct kt_loop_nexus {
 	spinlock_t		lock;		/* its commands' busy, eh_owned */
 	/* commands between queuecommand and their release */
 	atomic_t		inflight;
+	/*
+	 * TMFs of the error handler under way: a reset asked for through
+	 * SG_SCSI_RESET holds no command, and may come while the nexus goes,
+	 * which stops new ones (dying) and waits for these.
+	 */
+	atomic_t		tmfs;
+	bool			dying;
 };
 
 /* A SCSI command: the private area of its scsi_cmnd. */
@@ -113,6 +120,38 @@ static u64 kt_loop_tag(struct scsi_cmnd *sc)
 
 /* ---- commands ---- */
 
+/*
+ * @lc leaves the host: to the midlayer, or to its error handler when
+ * that has it. Any context.
+ */
+static void kt_loop_cmd_end(struct kt_loop_cmd *lc)
+{
+	struct kt_loop_nexus *nx = lc->nexus;
+	struct scsi_cmnd *sc = lc->sc;
+	unsigned long flags;
+
+	kt_obj_dec(&kt_loop_objs[KT_LOOP_OBJ_CMD]);
+	/*
+	 * Done under the lock: the error handler, which takes a command
+	 * under it (kt_loop_eh_take()), sees it either still busy or
+	 * already handed back, never in between. After scsi_done() the
+	 * scsi_cmnd, and @lc in it, may be another command's.
+	 */
+	spin_lock_irqsave(&nx->lock, flags);
+	lc->busy = false;
+	if (!lc->eh_owned)
+		scsi_done(sc);
+	spin_unlock_irqrestore(&nx->lock, flags);
+	/*
+	 * The nexus may go as soon as the count reaches 0: the wake-up
+	 * uses only its address.
+	 */
+	atomic_dec(&nx->inflight);
+	/* the waiter's test and this wake-up's look at the queue, ordered */
+	smp_mb__after_atomic();
+	wake_up_var(&nx->inflight);
+}
+
 static void kt_loop_submit(struct work_struct *work)
 {
 	struct kt_loop_cmd *lc = container_of(work, struct kt_loop_cmd, work);
@@ -121,6 +160,20 @@ static void kt_loop_submit(struct work_struct *work)
 	enum kt_data_dir dir = KT_DATA_NONE;
 	unsigned int noio;
 	sense_reason_t reason;
+	bool timed_out;
+
+	/*
+	 * Timed out before it reached the core: the error handler took it
+	 * (its ABORT TASK found no such task), and it must not run after the
+	 * reset that comes next.
+	 */
+	spin_lock_irq(&lc->nexus->lock);
+	timed_out = lc->eh_owned;
+	spin_unlock_irq(&lc->nexus->lock);
+	if (timed_out) {
+		kt_loop_cmd_end(lc);
+		return;
+	}
 
 	/*
 	 * The disk may be what memory reclaim writes to: nothing the core
@@ -210,30 +263,10 @@ void kt_loop_aborted(struct kt_cmd *cmd)
 void kt_loop_release_cmd(struct kt_cmd *cmd)
 {
 	struct kt_loop_cmd *lc = container_of(cmd, struct kt_loop_cmd, cmd);
-	struct kt_loop_nexus *nx = lc->nexus;
-	struct scsi_cmnd *sc = lc->sc;
-	unsigned long flags;
 
 	if (lc->aborted)
-		sc->result = DID_RESET << 16;
-	kt_obj_dec(&kt_loop_objs[KT_LOOP_OBJ_CMD]);
-	/*
-	 * Done under the lock: the error handler, which takes a command
-	 * under it (kt_loop_eh_take()), sees it either still busy or
-	 * already handed back, never in between. After scsi_done() the
-	 * scsi_cmnd, and @lc in it, may be another command's.
-	 */
-	spin_lock_irqsave(&nx->lock, flags);
-	lc->busy = false;
-	if (!lc->eh_owned)
-		scsi_done(sc);
-	spin_unlock_irqrestore(&nx->lock, flags);
-	/*
-	 * The nexus may go as soon as the count reaches 0: the wake-up
-	 * uses only its address.
-	 */
-	atomic_dec(&nx->inflight);
-	wake_up_var(&nx->inflight);
+		lc->sc->result = DID_RESET << 16;
+	kt_loop_cmd_end(lc);
 }
 
 /* ---- error handling ---- */
@@ -248,12 +281,17 @@ static enum kt_tmf_rsp kt_loop_tmf(struct kt_loop_nexus *nx,
 				   enum kt_tmf function, u64 unpacked_lun,
 				   u64 tag)
 {
+	enum kt_tmf_rsp rsp = KT_TMR_FAILED;
 	struct kt_loop_tmr *t;
-	enum kt_tmf_rsp rsp;
 
+	atomic_inc(&nx->tmfs);
+	/* pairs with kt_loop_nexus_drop(): it sees the count, or this the flag */
+	smp_mb__after_atomic();
+	if (READ_ONCE(nx->dying))
+		goto out;
 	t = kzalloc(sizeof(*t), GFP_NOIO);
 	if (!t)
-		return KT_TMR_FAILED;
+		goto out;
 	t->tmr.sess = &nx->sess;
 	t->tmr.function = function;
 	t->tmr.unpacked_lun = unpacked_lun;
@@ -264,6 +302,12 @@ static enum kt_tmf_rsp kt_loop_tmf(struct kt_loop_nexus *nx,
 	rsp = t->tmr.response;
 	/* the core's work item touches nothing of it after the answer */
 	kfree(t);
+out:
+	/* the host, and @nx in it, outlive every error handler's call */
+	atomic_dec(&nx->tmfs);
+	/* the count drops before the wake-up looks at the wait queue */
+	smp_mb__after_atomic();
+	wake_up_var(&nx->tmfs);
 	return rsp;
 }
 
@@ -433,6 +477,7 @@ int kt_loop_nexus_make(struct kt_loop_tpg *tpg, const char *initiator)
 	nx->tpg = tpg;
 	spin_lock_init(&nx->lock);
 	atomic_set(&nx->inflight, 0);
+	atomic_set(&nx->tmfs, 0);
 	sh->max_channel = 0;
 	sh->max_id = tpg->tpg.tag + 1;
 	sh->max_lun = KT_LOOP_MAX_LUN;
@@ -479,6 +524,14 @@ void kt_loop_nexus_drop(struct kt_loop_tpg *tpg)
 				       KT_LOOP_WAIT_WARN))
 		pr_warn("host%u: removing the nexus waits for %d command(s) in the target\n",
 			sh->host_no, atomic_read(&nx->inflight));
+	/* a reset through sg may still be on its way to the session */
+	WRITE_ONCE(nx->dying, true);
+	/* pairs with kt_loop_tmf()'s: it sees the flag, or this its count */
+	smp_mb();
+	while (!wait_var_event_timeout(&nx->tmfs, !atomic_read(&nx->tmfs),
+				       KT_LOOP_WAIT_WARN))
+		pr_warn("host%u: removing the nexus waits for a reset in the target\n",
+			sh->host_no);
 	/* nothing is left of its tasks; the core hears of the loss all the same */
 	kt_session_nexus_loss(&nx->sess);
 	kt_session_unregister(&nx->sess);
