@@ -92,22 +92,43 @@ write_attr() {
 	( echo "$2" > "$1" ) 2>/dev/null
 }
 
+# check_one_log DESCRIPTION PATTERN: since kmsg_mark the kernel log gained
+# exactly one line, matching PATTERN.
+check_one_log() {
+	local log n
+
+	log=$(kmsg_since)
+	n=$(printf '%s' "$log" | grep -c .)
+	if [ "$n" = 1 ] && printf '%s' "$log" | grep -q -- "$2"; then
+		ok "$1"
+	else
+		not_ok "$1" "wanted one log line matching '$2', got $n:" "$log"
+	fi
+}
+
 # check_bad_write DESCRIPTION FILE VALUE PATTERN: the write fails and the
 # kernel log gains exactly one line, matching PATTERN.
 check_bad_write() {
-	local d=$1 file=$2 value=$3 pattern=$4 log n
+	local d=$1 file=$2 value=$3 pattern=$4
+
 	kmsg_mark
 	if write_attr "$file" "$value"; then
 		not_ok "$d" "write of '$value' to $file succeeded"
 		return
 	fi
-	log=$(kmsg_since)
-	n=$(printf '%s' "$log" | grep -c .)
-	if [ "$n" = 1 ] && printf '%s' "$log" | grep -q -- "$pattern"; then
-		ok "$d"
-	else
-		not_ok "$d" "wanted one log line matching '$pattern', got $n:" "$log"
+	check_one_log "$d" "$pattern"
+}
+
+# check_bad_mkdir DESCRIPTION DIR PATTERN: mkdir fails and the kernel log
+# gains exactly one line, matching PATTERN.
+check_bad_mkdir() {
+	kmsg_mark
+	if mkdir "$2" 2>/dev/null; then
+		not_ok "$1" "mkdir $2 succeeded"
+		rmdir "$2"
+		return
 	fi
+	check_one_log "$1" "$3"
 }
 
 # iSCSI target over echo, LIO-style: an rd LUN (64 MiB) behind IQN on

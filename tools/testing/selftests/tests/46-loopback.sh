@@ -86,24 +86,6 @@ reset_under_fio() {
 	return $st
 }
 
-# mkdir_refused DESCRIPTION DIR PATTERN: mkdir fails with one log line
-mkdir_refused() {
-	local log n
-	kmsg_mark
-	if mkdir "$2" 2>/dev/null; then
-		not_ok "$1" "mkdir $2 succeeded"
-		rmdir "$2"
-		return
-	fi
-	log=$(kmsg_since)
-	n=$(printf '%s' "$log" | grep -c .)
-	if [ "$n" = 1 ] && printf '%s' "$log" | grep -q -- "$3"; then
-		ok "$1"
-	else
-		not_ok "$1" "wanted one log line matching '$3', got $n:" "$log"
-	fi
-}
-
 # The midlayer's error handler: LUN 2 is an iblock LU over dm-delay, which
 # holds every I/O SLOW seconds. A READ sent with a timeout of 2 s through
 # sg (no retries) times out, the handler's ABORT TASK ends it once its bio
@@ -270,9 +252,9 @@ main() {
 	check "ktarget_loop was loaded on demand" grep -q '^ktarget_loop ' /proc/modules
 	check "tcm_loop was not" sh -c "! grep -q '^tcm_loop ' /proc/modules"
 	check "loopback/version" grep -q 'ktarget loopback' $KT_CFS/loopback/version
-	mkdir_refused "a WWN that is not naa. is refused" \
+	check_bad_mkdir "a WWN that is not naa. is refused" \
 		$KT_CFS/loopback/iqn.2026-11.org.ktarget:x "not a loopback target name"
-	mkdir_refused "a naa. WWN of 12 digits is refused" \
+	check_bad_mkdir "a naa. WWN of 12 digits is refused" \
 		$KT_CFS/loopback/naa.500140500000 "16 (or 32) hex digits"
 	check "TPG with an rd LUN 0 and a fileio LUN 1" sh -c "
 		mkdir -p $TPG/lun/lun_0 $TPG/lun/lun_1 &&
