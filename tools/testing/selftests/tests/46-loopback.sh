@@ -4,12 +4,16 @@
 # The loopback fabric (ktarget_loop, LIO's tcm_loop): set up with echo, an
 # rd LUN and a fileio LUN reach this kernel's SCSI midlayer as sd disks
 # once an I_T nexus is written. sg3_utils sees them, fio verifies data
-# through them (4k random and 1M sequential, crc32c), blkdiscard unmaps.
-# A LUN unlinked and the nexus removed while fio runs end fio with errors,
-# not a hang; the module unloads afterwards. A command held in a slow LU
-# past its timeout is aborted by the midlayer's error handler (ABORT TASK);
-# device and target resets are LUN RESETs. Then targetcli builds a
-# loopback target with a LUN, as rtslib-fb writes it.
+# through them (4k random and 1M sequential, crc32c), a READ of part of a
+# block says what it did not fill, sg_xcopy copies from one to the other,
+# a second TPG's nexus and the first hold persistent reservations against
+# each other (sg_persist), blkdiscard unmaps. An iblock LU over brd
+# verifies too. A LUN unlinked, the nexus removed and the whole target
+# removed while fio runs end fio with errors, not a hang; the module
+# unloads afterwards. A command held in a slow LU past its timeout is
+# aborted by the midlayer's error handler (ABORT TASK); device and target
+# resets are LUN RESETs. Then targetcli builds a loopback target with a
+# LUN, as rtslib-fb writes it, saves, clears and restores it.
 . ./lib.sh
 
 WWN=naa.5001405000000001
@@ -116,6 +120,24 @@ error_handler() {
 		rmdir $TPG/lun/lun_2 $IB $KT_CFS/core/iblock_0 &&
 		DM_DISABLE_UDEV=1 dmsetup --noudevsync remove kt-loop-slow &&
 		rmmod dm-delay null_blk"
+}
+
+# iblock_fio: LUN 3, an iblock LU over a brd RAM disk: fio verifies
+# through it, then it goes
+iblock_fio() {
+	local d3
+	local IB=$KT_CFS/core/iblock_1/b1
+
+	check "LUN 3: iblock over a brd RAM disk" sh -c "
+		modprobe brd rd_nr=1 rd_size=65536 &&
+		mkdir -p $IB && echo udev_path=/dev/ram0 > $IB/control &&
+		echo 1 > $IB/enable && mkdir $TPG/lun/lun_3 && ln -s $IB $TPG/lun/lun_3/b1"
+	d3=$(loop_disk 3)
+	check "fio: 4k random read/write, crc32c verified, 10 s (iblock)" \
+		fio_verify "${d3:-none}" iblock --rw=randrw --bs=4k --size=32m \
+			--time_based --runtime=10 --verify_backlog=256
+	check "unlink LUN 3, remove the RAM disk" sh -c "rm $TPG/lun/lun_3/b1 &&
+		rmdir $TPG/lun/lun_3 $IB $KT_CFS/core/iblock_1 && rmmod brd"
 }
 
 targetcli_loopback() {
@@ -234,7 +256,7 @@ xcopy_between() {
 main() {
 	local d0 d1 addr pid
 
-	plan 74
+	plan 79
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -310,6 +332,7 @@ main() {
 		dd if=$d0 of=/dev/null bs=4k count=1 iflag=direct status=none"
 
 	error_handler
+	iblock_fio
 
 	fio_load "$d1" unlink
 	pid=$!
@@ -329,9 +352,15 @@ main() {
 	check_eq "nexus reads empty" "$(cat $TPG/nexus)" ""
 	check "the SCSI host is gone" kt_wait_for 20 test ! -e /sys/class/scsi_host/host${addr%%:*}
 	check_bad_write "removing no nexus is refused" $TPG/nexus NULL "no I_T nexus to remove"
-	check "a nexus again, then rmdir of the TPG with it" sh -c "
-		echo $INIT > $TPG/nexus && rm $TPG/lun/lun_0/r0 $TPG/lun/lun_1/f0 &&
+	check "a nexus again" write_attr $TPG/nexus $INIT
+	d0=$(loop_disk 0)
+	fio_load "${d0:-none}" rmdir
+	pid=$!
+	sleep 3
+	check "the target goes while fio writes (LUNs unlinked, TPG and WWN removed)" \
+		kt_within 60 sh -c "rm $TPG/lun/lun_0/r0 $TPG/lun/lun_1/f0 &&
 		rmdir $TPG/lun/lun_0 $TPG/lun/lun_1 $TPG $KT_CFS/loopback/$WWN"
+	check "fio on it ends with an error" ends_failed_within 60 $pid
 	check "no object left (loop nexuses, commands, sessions)" kt_objects_zero
 	check "rmdir the devices" sh -c "rmdir $RD $FD &&
 		rmdir $KT_CFS/core/rd_mcp_0 $KT_CFS/core/fileio_0"
