@@ -146,7 +146,7 @@ targetcli_loopback() {
 	local ttpg=$KT_CFS/loopback/$tw/tpgt_1
 
 	if ! command -v targetcli >/dev/null; then
-		skip "targetcli" "targetcli-fb not installed" 9
+		skip "targetcli" "targetcli-fb not installed" 10
 		return
 	fi
 	export HOME=/root
@@ -154,13 +154,15 @@ targetcli_loopback() {
 	dbus-daemon --system --fork 2>/dev/null
 	out=$(targetcli 2>&1 <<-EOF
 	/backstores/ramdisk create tr0 16M
+	/backstores/fileio create tf0 /tmp/kt-loop-tf0.img 16M
 	/loopback create $tw
 	/loopback/$tw/luns create /backstores/ramdisk/tr0
+	/loopback/$tw/luns create /backstores/fileio/tf0
 	exit
 	EOF
 	)
 	printf '%s\n' "$out" > $LOG.targetcli
-	check "targetcli: loopback target, ramdisk LUN, no error" \
+	check "targetcli: loopback target, ramdisk and fileio LUNs, no error" \
 		sh -c "! grep -qiE 'error|Traceback' $LOG.targetcli"
 	check "targetcli: rtslib wrote a naa. nexus" grep -q '^naa\.' $ttpg/nexus
 	check "targetcli: LUN 0 links tr0" sh -c "readlink -f \$(find $ttpg/lun/lun_0 -maxdepth 1 -type l) |
@@ -168,6 +170,8 @@ targetcli_loopback() {
 	out=$(cat $ttpg/address 2>/dev/null)
 	check "targetcli: its disk appears" kt_wait_for 20 sh -c \
 		"ls /sys/bus/scsi/devices/$out:0/block/ 2>/dev/null | grep -q sd"
+	check "targetcli: LUN 1, fileio tf0, a disk too" kt_wait_for 20 sh -c \
+		"ls /sys/bus/scsi/devices/$out:1/block/ 2>/dev/null | grep -q sd"
 	targetcli saveconfig /tmp/kt-loop.json >> $LOG.targetcli 2>&1
 	targetcli clearconfig confirm=True >> $LOG.targetcli 2>&1
 	check "targetcli: saveconfig, clearconfig: the loopback target is gone" sh -c "
@@ -178,8 +182,9 @@ targetcli_loopback() {
 	out=$(cat $ttpg/address 2>/dev/null)
 	check "targetcli restoreconfig: LUN 0 links tr0" sh -c "readlink -f \$(find $ttpg/lun/lun_0 -maxdepth 1 -type l) |
 		grep -q '/tr0\$'"
-	check "targetcli restoreconfig: its disk appears" kt_wait_for 20 sh -c \
-		"ls /sys/bus/scsi/devices/$out:0/block/ 2>/dev/null | grep -q sd"
+	check "targetcli restoreconfig: the disks of LUNs 0 and 1 appear" kt_wait_for 20 sh -c \
+		"ls /sys/bus/scsi/devices/$out:0/block/ /sys/bus/scsi/devices/$out:1/block/ 2>/dev/null |
+		grep -c sd | grep -qx 2"
 	targetcli clearconfig confirm=True >> $LOG.targetcli 2>&1
 	# rtslib looked into every fabric: target/iscsi was made on the way
 	rmdir $KT_CFS/iscsi 2>/dev/null
@@ -210,17 +215,19 @@ two_nexuses() {
 	local tpg2=$KT_CFS/loopback/$WWN/tpgt_2 init2=naa.5001405000000102
 	local d0=$1 e0 a2
 
-	check "a second TPG and nexus ($init2) with the rd LU" sh -c "
-		mkdir -p $tpg2/lun/lun_0 && ln -s $RD $tpg2/lun/lun_0/r0 &&
-		echo $init2 > $tpg2/nexus"
+	# the nexus first, then LUN 1 of a TPG with no LUN 0: the midlayer
+	# takes such a target for SCSI-2 unless the host says otherwise
+	check "a second TPG and nexus ($init2), then the rd LU as its LUN 1" sh -c "
+		mkdir -p $tpg2 && echo $init2 > $tpg2/nexus &&
+		mkdir $tpg2/lun/lun_1 && ln -s $RD $tpg2/lun/lun_1/r0"
 	a2=$(cat $tpg2/address 2>/dev/null)
 	for i in $(seq 1 100); do
-		e0=$(ls -d /sys/bus/scsi/devices/$a2:0/block/* 2>/dev/null | head -1)
+		e0=$(ls -d /sys/bus/scsi/devices/$a2:1/block/* 2>/dev/null | head -1)
 		[ -n "$e0" ] && [ -b "/dev/${e0##*/}" ] && break
 		sleep 0.2
 	done
 	e0=/dev/${e0##*/}
-	check "its disk appears at H:0:2:0" sh -c "echo '$a2' | grep -qE '^[0-9]+:0:2$' && test -b $e0"
+	check "its disk appears at H:0:2:1" sh -c "echo '$a2' | grep -qE '^[0-9]+:0:2$' && test -b $e0"
 	check "PR: both nexuses register, the first reserves (Write Exclusive)" sh -c "
 		sg_persist -n --out --register --param-sark=0x1 $d0 &&
 		sg_persist -n --out --register --param-sark=0x2 $e0 &&
@@ -239,8 +246,8 @@ two_nexuses() {
 		dd if=/dev/zero of=$e0 bs=512 count=1 oflag=direct status=none"
 	check "PR: cleared; the second TPG goes with its nexus" sh -c "
 		sg_persist -n --out --clear --param-rk=0x2 $e0 &&
-		echo NULL > $tpg2/nexus && rm $tpg2/lun/lun_0/r0 &&
-		rmdir $tpg2/lun/lun_0 $tpg2"
+		echo NULL > $tpg2/nexus && rm $tpg2/lun/lun_1/r0 &&
+		rmdir $tpg2/lun/lun_1 $tpg2"
 }
 
 # xcopy_between DISK_A DISK_B: sg_xcopy copies 4 MiB from A to B
@@ -257,7 +264,7 @@ xcopy_between() {
 main() {
 	local d0 d1 addr pid
 
-	plan 80
+	plan 81
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -373,12 +380,12 @@ main() {
 	# clearconfig removes every storage object: ours are gone by now
 	targetcli_loopback
 
-	rmdir $KT_CFS/core/rd_mcp_* 2>/dev/null
+	rmdir $KT_CFS/core/rd_mcp_* $KT_CFS/core/fileio_* 2>/dev/null
 	check "rmdir target/loopback" rmdir $KT_CFS/loopback
 	check "rmmod ktarget_loop" rmmod ktarget_loop
 	check "rmmod the backstores and the core" \
 		rmmod ktarget_fileio ktarget_iblock ktarget_rd ktarget_core
-	rm -f $FIMG
+	rm -f $FIMG /tmp/kt-loop-tf0.img
 	KT_KMSG_MARK=$start_mark
 	check "the kernel log shows no finding" kt_kmsg_clean
 }
