@@ -482,6 +482,12 @@ int kt_loop_nexus_make(struct kt_loop_tpg *tpg, const char *initiator)
 	sh->max_id = tpg->tpg.tag + 1;
 	sh->max_lun = KT_LOOP_MAX_LUN;
 	sh->max_cmd_len = KT_CDB_INLINE;
+	/*
+	 * A target with no LUN 0 yet is taken for SCSI-2 when a LUN is
+	 * added, and the midlayer would put the LUN in CDB byte 1, whose
+	 * bits the core refuses as reserved (INQUIRY: INVALID FIELD IN CDB).
+	 */
+	sh->no_scsi2_lun_in_cdb = 1;
 
 	nx->sess.tid.proto = KT_LOOP_PROTO_SAS;
 	strscpy(nx->sess.tid.name, initiator, sizeof(nx->sess.tid.name));
