@@ -297,9 +297,11 @@ static void kt_fd_flush_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, be.wq.work);
 	struct kt_fd_dev *fd = to_fd(cmd->dev);
+	unsigned int noio = memalloc_noio_save();	/* as kt_fd_work() */
+	int ret = vfs_fsync(fd->file, 1);
 
-	kt_be_done(cmd, vfs_fsync(fd->file, 1) ? KT_SENSE_WRITE_ERROR :
-						       KT_SENSE_NONE);
+	memalloc_noio_restore(noio);
+	kt_be_done(cmd, ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE);
 }
 
 static void kt_fd_flush(struct kt_cmd *cmd)

@@ -138,7 +138,7 @@ static void kt_loop_cmd_end(struct kt_loop_cmd *lc)
 	 * scsi_cmnd, and @lc in it, may be another command's.
 	 */
 	spin_lock_irqsave(&nx->lock, flags);
-	lc->busy = false;
+	WRITE_ONCE(lc->busy, false);
 	if (!lc->eh_owned)
 		scsi_done(sc);
 	spin_unlock_irqrestore(&nx->lock, flags);
@@ -152,6 +152,17 @@ static void kt_loop_cmd_end(struct kt_loop_cmd *lc)
 	wake_up_var(&nx->inflight);
 }
 
+/* Whether the error handler has taken @lc (kt_loop_eh_take()) */
+static bool kt_loop_eh_has(struct kt_loop_cmd *lc)
+{
+	bool owned;
+
+	spin_lock_irq(&lc->nexus->lock);
+	owned = lc->eh_owned;
+	spin_unlock_irq(&lc->nexus->lock);
+	return owned;
+}
+
 static void kt_loop_submit(struct work_struct *work)
 {
 	struct kt_loop_cmd *lc = container_of(work, struct kt_loop_cmd, work);
@@ -160,17 +171,13 @@ static void kt_loop_submit(struct work_struct *work)
 	enum kt_data_dir dir = KT_DATA_NONE;
 	unsigned int noio;
 	sense_reason_t reason;
-	bool timed_out;
 
 	/*
 	 * Timed out before it reached the core: the error handler took it
 	 * (its ABORT TASK found no such task), and it must not run after the
 	 * reset that comes next.
 	 */
-	spin_lock_irq(&lc->nexus->lock);
-	timed_out = lc->eh_owned;
-	spin_unlock_irq(&lc->nexus->lock);
-	if (timed_out) {
+	if (kt_loop_eh_has(lc)) {
 		kt_loop_cmd_end(lc);
 		return;
 	}
@@ -194,6 +201,12 @@ static void kt_loop_submit(struct work_struct *work)
 
 	reason = kt_cmd_setup(cmd, sc->cmnd, sc->cmd_len,
 			      kt_loop_unpack_lun(sc->device->lun));
+	/*
+	 * ... or in the moment before the core knew it: a TMF sent since
+	 * has not seen it, so it ends here.
+	 */
+	if (!reason && kt_loop_eh_has(lc))
+		reason = KT_SENSE_ABORTED_COMMAND;
 	if (reason)
 		kt_cmd_fail(cmd, reason);
 	else
@@ -215,8 +228,8 @@ static int kt_loop_queuecommand(struct Scsi_Host *sh, struct scsi_cmnd *sc)
 	lc->sc = sc;
 	lc->nexus = nx;
 	lc->aborted = false;
-	lc->eh_owned = false;
-	lc->busy = true;
+	WRITE_ONCE(lc->eh_owned, false);
+	WRITE_ONCE(lc->busy, true);
 	atomic_inc(&nx->inflight);
 	kt_obj_inc(&kt_loop_objs[KT_LOOP_OBJ_CMD]);
 	INIT_WORK(&lc->work, kt_loop_submit);
@@ -325,7 +338,7 @@ static bool kt_loop_eh_take(struct kt_loop_nexus *nx, struct scsi_cmnd *sc)
 	spin_lock_irqsave(&nx->lock, flags);
 	busy = lc->busy;
 	if (busy)
-		lc->eh_owned = true;
+		WRITE_ONCE(lc->eh_owned, true);
 	spin_unlock_irqrestore(&nx->lock, flags);
 	return busy;
 }
@@ -402,38 +415,59 @@ static int kt_loop_eh_abort(struct scsi_cmnd *sc)
 	return SUCCESS;
 }
 
-/* LUN RESET of @sdev; its commands are over when it returns. */
-static int kt_loop_lun_reset(struct kt_loop_nexus *nx, struct scsi_device *sdev)
+/*
+ * LUN RESET of @sdev. For the error handler (@eh), its commands are over
+ * when it returns. A reset asked for through SG_SCSI_RESET ends commands
+ * that stay the midlayer's, answered as usual: it neither takes nor
+ * waits for any, and so never walks the host's commands, which may be
+ * going with the host meanwhile.
+ */
+static void kt_loop_lun_reset(struct kt_loop_nexus *nx,
+			      struct scsi_device *sdev, bool eh)
 {
 	struct kt_loop_busy b = { .sdev = sdev };
 	enum kt_tmf_rsp rsp;
 
-	scsi_host_busy_iter(kt_loop_host(nx), kt_loop_eh_take_one, &b);
+	if (eh)
+		scsi_host_busy_iter(kt_loop_host(nx), kt_loop_eh_take_one, &b);
 	rsp = kt_loop_tmf(nx, KT_TMF_LUN_RESET, kt_loop_unpack_lun(sdev->lun),
 			  0);
 	/*
 	 * Whatever the answer (a LUN unlinked meanwhile has none), the
 	 * commands must have left the core before the handler goes on.
 	 */
-	kt_loop_eh_wait(nx, sdev);
+	if (eh)
+		kt_loop_eh_wait(nx, sdev);
 	if (rsp != KT_TMR_COMPLETE)
 		sdev_printk(KERN_INFO, sdev, "LUN RESET answered %d\n", rsp);
-	return SUCCESS;
+}
+
+static bool kt_loop_eh_call(struct scsi_cmnd *sc)
+{
+	return sc->submitter != SUBMITTED_BY_SCSI_RESET_IOCTL;
 }
 
 static int kt_loop_eh_device_reset(struct scsi_cmnd *sc)
 {
-	return kt_loop_lun_reset(shost_priv(sc->device->host), sc->device);
+	kt_loop_lun_reset(shost_priv(sc->device->host), sc->device,
+			  kt_loop_eh_call(sc));
+	return SUCCESS;
 }
 
+/*
+ * A LUN RESET of every LU; also what a host reset does (the midlayer
+ * goes straight there once the host's eh_deadline has passed).
+ */
 static int kt_loop_eh_target_reset(struct scsi_cmnd *sc)
 {
 	struct kt_loop_nexus *nx = shost_priv(sc->device->host);
+	bool eh = kt_loop_eh_call(sc);
 	struct scsi_device *sdev;
 
 	shost_for_each_device(sdev, kt_loop_host(nx))
-		kt_loop_lun_reset(nx, sdev);
-	kt_loop_eh_wait(nx, NULL);
+		kt_loop_lun_reset(nx, sdev, eh);
+	if (eh)
+		kt_loop_eh_wait(nx, NULL);
 	return SUCCESS;
 }
 
@@ -445,6 +479,7 @@ static struct scsi_host_template kt_loop_sht = {
 	.eh_abort_handler	= kt_loop_eh_abort,
 	.eh_device_reset_handler = kt_loop_eh_device_reset,
 	.eh_target_reset_handler = kt_loop_eh_target_reset,
+	.eh_host_reset_handler	= kt_loop_eh_target_reset,
 	.can_queue		= KT_LOOP_CAN_QUEUE,
 	.cmd_per_lun		= KT_LOOP_CAN_QUEUE,
 	.this_id		= -1,
