@@ -142,7 +142,7 @@ iblock_fio() {
 }
 
 targetcli_loopback() {
-	local tw=naa.5001405000000002 out
+	local tw=naa.5001405000000002 out dbus_pid=
 	local ttpg=$KT_CFS/loopback/$tw/tpgt_1
 
 	if ! command -v targetcli >/dev/null; then
@@ -151,7 +151,12 @@ targetcli_loopback() {
 	fi
 	export HOME=/root
 	mkdir -p /root /run/dbus /etc/rtslib-fb-target
-	dbus-daemon --system --fork 2>/dev/null
+	# a D-Bus for targetcli, stopped again at the end: 70-targetcli
+	# checks that it can start one
+	if ! pgrep -x dbus-daemon >/dev/null &&
+	   dbus-daemon --system --fork 2>/dev/null; then
+		dbus_pid=$(cat /run/dbus/pid 2>/dev/null)
+	fi
 	out=$(targetcli 2>&1 <<-EOF
 	/backstores/ramdisk create tr0 16M
 	/backstores/fileio create tf0 /tmp/kt-loop-tf0.img 16M
@@ -191,6 +196,11 @@ targetcli_loopback() {
 	grep -q '^ktarget_iscsi ' /proc/modules && rmmod ktarget_iscsi
 	check "targetcli clearconfig leaves no loopback target" \
 		test ! -e $KT_CFS/loopback/$tw
+	if [ -n "$dbus_pid" ]; then
+		kill "$dbus_pid" 2>/dev/null
+		kt_wait_for 10 sh -c "! kill -0 $dbus_pid 2>/dev/null"
+		rm -f /run/dbus/pid
+	fi
 }
 
 # partial_read DISK: READ (10) of two blocks into a 700-byte buffer. The
