@@ -268,16 +268,20 @@ static void kt_fd_io(struct kt_cmd *cmd)
 }
 
 /*
- * The file's page cache is filled with no reclaim that waits for I/O, as
+ * The file's page cache is filled with no reclaim that waits for I/O, and
+ * its dirty pages are throttled against the file's own device only, as
  * the kernel's loop driver does: the initiator may be this kernel itself
- * (the loopback fabric), with a filesystem whose reclaim waits for I/O
- * queued behind this very work.
+ * (the loopback fabric), with a filesystem whose reclaim and writeback
+ * wait for I/O queued behind this very work.
  */
 static void kt_fd_work(struct work_struct *work)
 {
 	unsigned int noio = memalloc_noio_save();
+	unsigned int local = current->flags & PF_LOCAL_THROTTLE;
 
+	current->flags |= PF_LOCAL_THROTTLE;
 	kt_fd_io(container_of(work, struct kt_cmd, be.wq.work));
+	current->flags = (current->flags & ~PF_LOCAL_THROTTLE) | local;
 	memalloc_noio_restore(noio);
 }
 

@@ -28,6 +28,7 @@
 #include <linux/completion.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -479,9 +480,17 @@ static void kt_xcopy_rd_issue(struct kt_xcopy_op *op)
 	op->rd.dev->ops->rw(&op->rd, false, op->rd_pos, op->rd_len, false);
 }
 
+/*
+ * The copy's works issue backstore I/O and allocate for it: under
+ * memalloc_noio, so that reclaim never waits on writeback to a disk whose
+ * I/O is this work (a filesystem on a loopback LUN over a fileio file).
+ */
 static void kt_xcopy_rd_work(struct work_struct *work)
 {
+	unsigned int noio = memalloc_noio_save();
+
 	kt_xcopy_rd_issue(container_of(work, struct kt_xcopy_op, rd_work));
+	memalloc_noio_restore(noio);
 }
 
 /*
@@ -654,9 +663,8 @@ static void kt_xcopy_slot_wr_done(struct kt_cmd *io, sense_reason_t reason)
  * rw() is called the slot may already be done and reused: nothing of it is
  * touched after.
  */
-static void kt_xcopy_slot_work(struct work_struct *work)
+static void kt_xcopy_slot_step(struct kt_xcopy_slot *s)
 {
-	struct kt_xcopy_slot *s = container_of(work, struct kt_xcopy_slot, work);
 	struct kt_xcopy_op *op = s->op;
 	u32 bs = s->dst->attrib.block_size;
 
@@ -692,6 +700,14 @@ static void kt_xcopy_slot_work(struct work_struct *work)
 	s->wr.be_done = kt_xcopy_slot_wr_done;
 	s->rod_made = kt_rod_write_begin(s->dst, s->dst_pos / bs, s->len / bs);
 	s->dst->ops->rw(&s->wr, true, s->dst_pos, s->len, false);
+}
+
+static void kt_xcopy_slot_work(struct work_struct *work)
+{
+	unsigned int noio = memalloc_noio_save();	/* see kt_xcopy_rd_work() */
+
+	kt_xcopy_slot_step(container_of(work, struct kt_xcopy_slot, work));
+	memalloc_noio_restore(noio);
 }
 
 /*
@@ -976,6 +992,7 @@ static void kt_xcopy_work(struct work_struct *work)
 	struct kt_xcopy_op *op = container_of(work, struct kt_xcopy_op, work);
 	struct kt_cmd *cmd = op->cmd;
 	struct kt_xcopy_stat *st = &cmd->dev->state->xcopy_stat;
+	unsigned int noio = memalloc_noio_save();	/* see kt_xcopy_rd_work() */
 	sense_reason_t reason;
 	unsigned int i;
 
@@ -1006,6 +1023,7 @@ static void kt_xcopy_work(struct work_struct *work)
 	kt_xcopy_free(op);
 	kt_xcopy_run_put(cmd);
 	kt_cmd_complete(cmd, reason);
+	memalloc_noio_restore(noio);
 }
 
 /*

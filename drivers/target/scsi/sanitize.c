@@ -21,6 +21,7 @@
 
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/mm.h>
 #include <linux/workqueue.h>
 
 #include <ktarget/backend.h>
@@ -220,6 +221,7 @@ static void kt_sanitize_work(struct work_struct *work)
 	struct kt_sanitize *s = &dev->state->sanitize;
 	u64 size = kt_dev_nr_lblocks(dev) * dev->attrib.block_size;
 	struct kt_lun *lun = op->lun;
+	unsigned int noio = memalloc_noio_save();	/* as kt_sbc_ws_work() */
 	sense_reason_t reason;
 
 	if (op->sa == KT_SBC_SANITIZE_BLOCK_ERASE)
@@ -251,6 +253,7 @@ static void kt_sanitize_work(struct work_struct *work)
 		kt_cmd_complete(op->cmd, reason);
 	kt_sanitize_free(op);
 	kt_lun_put(lun);
+	memalloc_noio_restore(noio);
 }
 
 /* OVERWRITE: a chunk of the medium's worth of @pat, the list's pattern */

@@ -8,6 +8,7 @@
 #include <linux/highmem.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <linux/unaligned.h>
@@ -335,15 +336,19 @@ static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
 static void kt_sbc_caw_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
+	unsigned int noio = memalloc_noio_save();	/* see kt_sbc_ws_work() */
 
 	kt_sbc_caw_compare(cmd, cmd->loop_reason);
+	memalloc_noio_restore(noio);
 }
 
 static void kt_sbc_orwrite_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
+	unsigned int noio = memalloc_noio_save();	/* see kt_sbc_ws_work() */
 
 	kt_sbc_orwrite_merge(cmd, cmd->loop_reason);
+	memalloc_noio_restore(noio);
 }
 
 static void kt_sbc_rmw_read_done(struct kt_cmd *cmd, sense_reason_t reason)
@@ -423,9 +428,17 @@ static void kt_sbc_ws_finish(struct kt_cmd *cmd)
 	kt_cmd_complete(cmd, cmd->loop_reason);
 }
 
+/*
+ * Every work of this file issues backstore I/O and allocates for it: under
+ * memalloc_noio, so that reclaim never waits on writeback to a disk whose
+ * I/O is this work (a filesystem on a loopback LUN over a fileio file).
+ */
 static void kt_sbc_ws_work(struct work_struct *work)
 {
+	unsigned int noio = memalloc_noio_save();
+
 	kt_sbc_ws_run(container_of(work, struct kt_cmd, work));
+	memalloc_noio_restore(noio);
 }
 
 /*
@@ -522,12 +535,14 @@ static void kt_sbc_ws_zero_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
 	struct kt_dev *dev = cmd->dev;
+	unsigned int noio = memalloc_noio_save();	/* see kt_sbc_ws_work() */
 	sense_reason_t reason;
 
 	reason = dev->ops->write_zeroes(dev, cmd->loop_pos,
 					cmd->loop_end - cmd->loop_pos);
 	kt_lbp_resample(dev, cmd->sess);
 	kt_cmd_complete(cmd, reason);
+	memalloc_noio_restore(noio);
 }
 
 static bool kt_sbc_data_is_zero(struct kt_cmd *cmd, u32 len)
@@ -612,10 +627,12 @@ static sense_reason_t kt_sbc_unmap(struct kt_cmd *cmd)
 static void kt_sbc_unmap_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
+	unsigned int noio = memalloc_noio_save();	/* see kt_sbc_ws_work() */
 	sense_reason_t reason = kt_sbc_unmap(cmd);
 
 	kt_lbp_resample(cmd->dev, cmd->sess);
 	kt_cmd_complete(cmd, reason);
+	memalloc_noio_restore(noio);
 }
 
 static void kt_sbc_execute_unmap(struct kt_cmd *cmd)
