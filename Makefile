@@ -74,8 +74,12 @@ install: modules
 	$(DEPMOD) -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
 	install -D -m 0644 tools/ktarget.modules-load.conf \
 		$(INSTALL_MOD_PATH)/usr/share/ktarget/modules-load.d/ktarget.conf
+	install -D -m 0644 tools/ktarget-lio-names.modprobe.conf \
+		$(INSTALL_MOD_PATH)/usr/share/ktarget/modprobe.d/ktarget-lio-names.conf
 	@echo "To load ktarget at boot instead of LIO:"
 	@echo "  cp $(INSTALL_MOD_PATH)/usr/share/ktarget/modules-load.d/ktarget.conf /etc/modules-load.d/"
+	@echo "To have modprobe load ktarget's modules for LIO's names (tcm_loop, ib_srpt, ...):"
+	@echo "  cp $(INSTALL_MOD_PATH)/usr/share/ktarget/modprobe.d/ktarget-lio-names.conf /etc/modprobe.d/"
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean

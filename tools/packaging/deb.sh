@@ -23,6 +23,8 @@ git ls-files -z --cached --others --exclude-standard -- \
 		[ -e "$f" ] && cp --parents -- "$f" "$stage/"
 	done
 cp -r tools/packaging/debian "$stage/"
+mkdir -p "$stage/tools"
+cp tools/ktarget.modules-load.conf tools/ktarget-lio-names.modprobe.conf "$stage/tools/"
 cat > "$stage/debian/changelog" <<EOT
 ktarget ($ver) unstable; urgency=medium
 

@@ -41,7 +41,7 @@ modules_expected() {	# modules_expected KVER
 		echo ktarget_cluster
 }
 
-echo "# plan 1..$((5 + 3 * $(echo $kvers | wc -w)))"
+echo "# plan 1..$((6 + 3 * $(echo $kvers | wc -w)))"
 if dpkg-query -W -f '${Status}' ktarget-dkms 2>/dev/null | grep -q installed; then
 	echo "# ktarget-dkms is installed on this machine already: not touching it"
 	exit 1
@@ -53,6 +53,9 @@ tap $? "make deb: ${deb##*/}"
 
 dpkg -i "$deb" > "$log" 2>&1
 tap $? "dpkg -i: the source is in /usr/src/ktarget-$ver, DKMS knows it"
+test -s /usr/share/ktarget/modprobe.d/ktarget-lio-names.conf &&
+	test -s /usr/share/ktarget/modules-load.d/ktarget.conf
+tap $? "dpkg -i: /usr/share/ktarget has the modprobe.d and modules-load.d files"
 
 # DKMS builds at install for every kernel with headers (AUTOINSTALL);
 # one it missed is built by hand, as an admin would
@@ -90,6 +93,6 @@ tap $? "dkms status: every kernel with headers has it${missing:+ (missing:$missi
 dpkg -r ktarget-dkms >> "$log" 2>&1
 tap $? "dpkg -r"
 
-left=$(ls -d /usr/src/ktarget-"$ver" /var/lib/dkms/ktarget 2>/dev/null)
+left=$(ls -d /usr/src/ktarget-"$ver" /var/lib/dkms/ktarget /usr/share/ktarget 2>/dev/null)
 [ -z "$left" ] && ! dkms status ktarget 2>/dev/null | grep -q .
 tap $? "nothing is left: no source, no DKMS tree${left:+ (left: $left)}"
