@@ -59,9 +59,13 @@ good() {
 	for i in 0 1 2; do
 		wait "${pids[$i]}"
 		f=$raw/$1-$2-good-$i.txt
-		kib+=("$(grep -o '[0-9]* KiB/s' "$f" | awk '{ print $1 + 0 }')")
-		errs=$((errs + $(grep -o ' [0-9]* errors' "$f" | awk '{ print $1 + 0 }')))
-		[ -n "${kib[$i]}" ] || { kib[$i]=0; errs=$((errs + 1)); }
+		kib+=("$(grep -o '[0-9]* KiB/s' "$f" | awk '{ v = $1 } END { print v + 0 }')")
+		# no summary line (a session that never logged in): an error
+		if grep -q ' errors, ' "$f"; then
+			errs=$((errs + $(grep -o ' [0-9]* errors' "$f" | awk '{ v = $1 } END { print v + 0 }')))
+		else
+			errs=$((errs + 1))
+		fi
 	done
 	echo "${kib[0]} ${kib[1]} ${kib[2]} $errs"
 }
@@ -77,7 +81,18 @@ run_stack() {
 	local stack=$1 mode solo r hp
 	kt_stack_up "$stack" || return 1
 	kt_iscsi_build || { echo "# $stack: target set-up failed"; return 1; }
-	[ "$stack" = lio ] && export KT_GOOD_TOKENS=0 || unset KT_GOOD_TOKENS
+	if [ "$stack" = lio ]; then
+		# LIO gives the LU no NAA designator (the good initiators' copies
+		# name it by one) until it has a unit serial, which targetcli
+		# writes and LIO takes only while the LU is not exported
+		rm "$KT_CFS/iscsi/$KT_IQN/tpgt_1/lun/lun_0/r0" &&
+		cat /proc/sys/kernel/random/uuid > $KT_CFS/core/rd_mcp_0/r0/wwn/vpd_unit_serial &&
+		ln -s $KT_CFS/core/rd_mcp_0/r0 "$KT_CFS/iscsi/$KT_IQN/tpgt_1/lun/lun_0/r0" ||
+			{ echo "# lio: no unit serial"; return 1; }
+		export KT_GOOD_TOKENS=0
+	else
+		unset KT_GOOD_TOKENS
+	fi
 	r=$(good "$stack" alone)
 	# the rate alone: the slowest of the three
 	solo=$(echo "$r" | awk '{ lo = $1; if ($2 < lo) lo = $2; if ($3 < lo) lo = $3; print lo }')
