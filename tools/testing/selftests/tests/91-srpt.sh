@@ -233,8 +233,9 @@ raw_refused() {
 hostile_logins() {
 	check "rdma_ucm loads, the RDMA CM request tool builds" sh -c \
 		"modprobe rdma_ucm && gcc -Wall -O2 -o /run/kt_rdma_cm_req kt_rdma_cm_req.c"
-	check "4 bytes of private data: rejected, no SRP_LOGIN_REQ" \
-		raw_refused 'refused (0x10000): connect request without' c0000000
+	# the IB CM pads private data with zeros: this is a login of zeros
+	check "4 bytes of private data (an iSER header): rejected" \
+		raw_refused 'refused (0x10004)' c0000000
 	check "another opcode: rejected" \
 		raw_refused 'refused (0x10000): not an SRP_LOGIN_REQ' "$(srp_req 0x55 6 8276)"
 	check "neither direct nor indirect descriptors: rejected (0x10004)" \
@@ -320,12 +321,64 @@ tpg_rmdir_under_fio() {
 	logout_all
 }
 
+login_disk() { login 0 && srp_disk 0 >/dev/null; }
+
+# targetcli builds an srpt target as rtslib-fb writes it (ib. names, the
+# port's GID), ib_srp logs in; saved, cleared, restored, it logs in again
+targetcli_srpt() {
+	local tw=ib.${WWN#0x} ini=ib.${INIT0#0x} out dbus_pid=
+	local ttpg=$KT_CFS/srpt/$WWN/tpgt_1 tlog=$LOG.targetcli
+
+	if ! command -v targetcli >/dev/null; then
+		skip "targetcli" "targetcli-fb not installed" 6
+		return
+	fi
+	export HOME=/root
+	mkdir -p /root /run/dbus /etc/rtslib-fb-target
+	if ! pgrep -x dbus-daemon >/dev/null &&
+	   dbus-daemon --system --fork 2>/dev/null; then
+		dbus_pid=$(cat /run/dbus/pid 2>/dev/null)
+	fi
+	targetcli > $tlog 2>&1 <<-EOF
+	/backstores/ramdisk create tr0 16M
+	/srpt create $tw
+	/srpt/$tw/luns create /backstores/ramdisk/tr0
+	/srpt/$tw/acls create $ini
+	exit
+	EOF
+	check "targetcli: srpt target, ramdisk LUN, ACL, no error" \
+		sh -c "! grep -qiE 'error|Traceback' $tlog"
+	check "targetcli: rtslib made $WWN/tpgt_1 with the ACL ${INIT0}" \
+		test -d $ttpg/acls/$INIT0
+	echo 1 > $ttpg/enable 2>/dev/null
+	check "targetcli: ib_srp logs in and gets the disk" login_disk
+	logout_all
+	targetcli saveconfig /tmp/kt-srpt.json >> $tlog 2>&1
+	targetcli clearconfig confirm=True >> $tlog 2>&1
+	check "targetcli: saveconfig, clearconfig: the srpt target is gone" sh -c "
+		grep -q '\"fabric\": \"srpt\"' /tmp/kt-srpt.json && test ! -e $ttpg"
+	targetcli restoreconfig /tmp/kt-srpt.json >> $tlog 2>&1
+	check "targetcli restoreconfig: ib_srp logs in again and gets the disk" login_disk
+	logout_all
+	targetcli clearconfig confirm=True >> $tlog 2>&1
+	check "targetcli clearconfig leaves no srpt target" \
+		kt_wait_for 30 test ! -e $KT_CFS/srpt/$WWN
+	# rtslib looked into every fabric: those it made on the way go
+	rmdir $KT_CFS/iscsi $KT_CFS/loopback 2>/dev/null
+	rmmod ktarget_iscsi ktarget_loop 2>/dev/null
+	if [ -n "$dbus_pid" ]; then
+		kill "$dbus_pid" 2>/dev/null
+		kt_wait_for 10 sh -c "! kill -0 $dbus_pid 2>/dev/null"
+		rm -f /run/dbus/pid
+	fi
+}
+
 main() {
 	if ! modinfo rdma_rxe >/dev/null 2>&1 || ! modinfo ib_srp >/dev/null 2>&1; then
 		skip_all "SRP: no rdma_rxe or ib_srp module"
 		return
 	fi
-	plan 59
+	plan 67
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -342,8 +395,12 @@ main() {
 	tpg_rmdir_under_fio
 
 	check "no object left (channels, commands, TMFs, sessions)" kt_objects_zero
-	check "rmdir the devices, target/srpt" sh -c "rmdir $RD $FD &&
-		rmdir $KT_CFS/core/rd_mcp_0 $KT_CFS/core/fileio_0 && rmdir $KT_CFS/srpt"
+	check "rmdir the devices" sh -c "rmdir $RD $FD &&
+		rmdir $KT_CFS/core/rd_mcp_0 $KT_CFS/core/fileio_0"
+	targetcli_srpt
+	check "no object left after targetcli" kt_objects_zero
+	rmdir $KT_CFS/core/rd_mcp_* 2>/dev/null
+	check "rmdir target/srpt" rmdir $KT_CFS/srpt
 	check "rmmod ktarget_srpt" rmmod ktarget_srpt
 	check "rmmod the backstores and the core" \
 		rmmod ktarget_fileio ktarget_rd ktarget_core
