@@ -30,6 +30,13 @@
 
 #include "srpt.h"
 
+/* parse.h's lengths are SRP's, as <scsi/srp.h> has them */
+static_assert(sizeof(struct srp_cmd) == KT_SRPT_CMD_LEN);
+static_assert(sizeof(struct srp_direct_buf) == KT_SRPT_DESC_LEN);
+static_assert(sizeof(struct srp_indirect_buf) == KT_SRPT_IND_HDR_LEN);
+static_assert(SRP_DATA_DESC_DIRECT == KT_SRPT_FMT_DIRECT);
+static_assert(SRP_DATA_DESC_INDIRECT == KT_SRPT_FMT_INDIRECT);
+
 void kt_srpt_live_put(struct kt_srpt_ch *ch)
 {
 	/* the channel may go once the count is 0: the wake-up uses its address */
@@ -504,6 +511,7 @@ void kt_srpt_handle_cmd(struct kt_srpt_ch *ch, const u8 *iu, u32 len)
 	enum kt_srpt_parse st;
 	struct kt_srpt_parsed p = {};
 	struct kt_srpt_cmd *scmd;
+	enum kt_data_dir dir;
 	sense_reason_t reason;
 	struct kt_cmd *cmd;
 	u32 bad, i;
@@ -556,15 +564,17 @@ void kt_srpt_handle_cmd(struct kt_srpt_ch *ch, const u8 *iu, u32 len)
 		scmd->desc[i].len = get_unaligned_be32(d + 12);
 	}
 
-	kt_cmd_init(cmd, &kt_srpt_ops, &ch->sess, scmd->tag, p.dir, p.total,
+	dir = p.dir == KT_SRPT_DIR_OUT ? KT_DATA_OUT :
+	      p.dir == KT_SRPT_DIR_IN ? KT_DATA_IN : KT_DATA_NONE;
+	kt_cmd_init(cmd, &kt_srpt_ops, &ch->sess, scmd->tag, dir, p.total,
 		    kt_srpt_task_attr(p.task_attr));
 	reason = kt_cmd_setup(cmd, p.cdb, p.cdb_len, kt_lun_decode(p.lun));
 	/*
 	 * The CDB moves data the other way than the descriptors given: they
 	 * name buffers the initiator registered for that way only.
 	 */
-	if (!reason && p.dir != KT_DATA_NONE && cmd->dir != KT_DATA_NONE &&
-	    cmd->dir != p.dir)
+	if (!reason && dir != KT_DATA_NONE && cmd->dir != KT_DATA_NONE &&
+	    cmd->dir != dir)
 		reason = KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
 	if (reason)
 		kt_cmd_fail(cmd, reason);

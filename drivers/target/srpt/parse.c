@@ -22,20 +22,12 @@
 #include <linux/kernel.h>
 #include <linux/unaligned.h>
 
-#include "srpt.h"
-
-#define KT_SRPT_CMD_LEN		48	/* sizeof(struct srp_cmd) */
-#define KT_SRPT_DESC_LEN	16	/* sizeof(struct srp_direct_buf) */
-#define KT_SRPT_IND_HDR_LEN	20	/* sizeof(struct srp_indirect_buf) */
-
-static_assert(sizeof(struct srp_cmd) == KT_SRPT_CMD_LEN);
-static_assert(sizeof(struct srp_direct_buf) == KT_SRPT_DESC_LEN);
-static_assert(sizeof(struct srp_indirect_buf) == KT_SRPT_IND_HDR_LEN);
+#include "parse.h"
 
 enum kt_srpt_parse kt_srpt_parse_cmd(const u8 *iu, u32 len,
 				     struct kt_srpt_parsed *p, u32 *bad)
 {
-	u8 out_fmt = iu[5] >> 4, in_fmt = iu[5] & 0xf, fmt, count;
+	u8 out_fmt, in_fmt, fmt, count;
 	u32 add_cdb, off, table_len, i;
 	u64 sum = 0;
 
@@ -44,6 +36,8 @@ enum kt_srpt_parse kt_srpt_parse_cmd(const u8 *iu, u32 len,
 		*bad = len;
 		return KT_SRPT_PARSE_SHORT;
 	}
+	out_fmt = iu[5] >> 4;
+	in_fmt = iu[5] & 0xf;
 	p->lun = get_unaligned_be64(iu + 20);
 	p->task_attr = iu[29] & 7;
 	add_cdb = iu[31] & ~3;
@@ -62,20 +56,20 @@ enum kt_srpt_parse kt_srpt_parse_cmd(const u8 *iu, u32 len,
 		return KT_SRPT_PARSE_BIDI;
 	}
 	if (out_fmt) {
-		p->dir = KT_DATA_OUT;
+		p->dir = KT_SRPT_DIR_OUT;
 		fmt = out_fmt;
 		count = iu[6];
 	} else if (in_fmt) {
-		p->dir = KT_DATA_IN;
+		p->dir = KT_SRPT_DIR_IN;
 		fmt = in_fmt;
 		count = iu[7];
 	} else {
-		p->dir = KT_DATA_NONE;
+		p->dir = KT_SRPT_DIR_NONE;
 		return KT_SRPT_PARSE_OK;
 	}
 
 	switch (fmt) {
-	case SRP_DATA_DESC_DIRECT:
+	case KT_SRPT_FMT_DIRECT:
 		if (len - off < KT_SRPT_DESC_LEN) {
 			*bad = off;
 			return KT_SRPT_PARSE_SHORT;
@@ -84,7 +78,7 @@ enum kt_srpt_parse kt_srpt_parse_cmd(const u8 *iu, u32 len,
 		p->desc = iu + off;
 		p->total = get_unaligned_be32(iu + off + 12);
 		return KT_SRPT_PARSE_OK;
-	case SRP_DATA_DESC_INDIRECT:
+	case KT_SRPT_FMT_INDIRECT:
 		break;
 	default:
 		*bad = 5;

@@ -39,6 +39,8 @@
 #include <ktarget/fabric.h>
 #include <ktarget/objects.h>
 
+#include "parse.h"
+
 #define KT_SRPT_PROTO_SRP	4	/* SPC-4 7.6.1: SCSI RDMA Protocol */
 
 /* SRP r16a 6.2: the smallest IU an initiator may ask for */
@@ -266,31 +268,6 @@ void kt_srpt_early_work(struct work_struct *work);
 void kt_srpt_early_flush(struct kt_srpt_ch *ch);
 u32 kt_srpt_grant(struct kt_srpt_ch *ch, u32 own);
 void kt_srpt_credit_back(struct kt_srpt_ch *ch);
-
-/* parse.c */
-enum kt_srpt_parse {
-	KT_SRPT_PARSE_OK,
-	KT_SRPT_PARSE_SHORT,		/* the IU ends inside a field */
-	KT_SRPT_PARSE_BIDI,		/* data both ways */
-	KT_SRPT_PARSE_FORMAT,		/* a descriptor format not taken */
-	KT_SRPT_PARSE_EXTERNAL,		/* an indirect table not in the IU */
-	KT_SRPT_PARSE_LENGTH,		/* lengths that do not add up */
-};
-
-struct kt_srpt_parsed {
-	enum kt_data_dir	dir;
-	const u8		*cdb;
-	u32			cdb_len;
-	u64			lun;		/* the LUN field, raw */
-	u8			task_attr;
-	u32			ndesc;
-	const u8		*desc;		/* ndesc 16-byte descriptors */
-	u32			total;		/* their bytes */
-};
-
-enum kt_srpt_parse kt_srpt_parse_cmd(const u8 *iu, u32 len,
-				     struct kt_srpt_parsed *p, u32 *bad);
-const char *kt_srpt_parse_msg(enum kt_srpt_parse st);
 
 /* cmd.c */
 void kt_srpt_handle_cmd(struct kt_srpt_ch *ch, const u8 *iu, u32 len);
