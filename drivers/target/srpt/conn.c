@@ -296,6 +296,7 @@ int kt_srpt_login(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		.rnr_retry_count = 7,
 	};
 	struct kt_node_acl *acl = NULL;
+	char where[KT_INITIATOR_NAME_LEN + 16];
 	struct kt_srpt_tpg *tpg;
 	struct kt_srpt_ch *ch;
 	const char *name, *why;
@@ -401,6 +402,9 @@ int kt_srpt_login(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	/* from here on, this cm_id's events are the channel's */
 	cm_id->context = ch;
 	cm_id->event_handler = kt_srpt_ch_cm_handler;
+	/* once the lock is dropped the TPG may go with its WWN */
+	snprintf(where, sizeof(where), "%s/tpgt_%u", tpg->tpg.wwn->name,
+		 tpg->tpg.tag);
 	mutex_unlock(&kt_srpt_lock);
 
 	ret = rdma_accept(cm_id, &param);
@@ -411,8 +415,8 @@ int kt_srpt_login(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		kt_srpt_ch_close(ch);
 		return 0;
 	}
-	pr_info("%s logged in to %s/tpgt_%u from %pISpc\n", name,
-		tpg->tpg.wwn->name, tpg->tpg.tag, &cm_id->route.addr.dst_addr);
+	pr_info("%s logged in to %s from %pISpc\n", name, where,
+		&cm_id->route.addr.dst_addr);
 	return 0;
 
 out_res:
