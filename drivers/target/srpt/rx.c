@@ -179,7 +179,8 @@ static bool kt_srpt_handle_iu(struct kt_srpt_ch *ch, const u8 *iu, u32 len)
 	}
 }
 
-static void kt_srpt_rx_one(struct kt_srpt_ch *ch, struct kt_srpt_rx *rx)
+/* The IU of @rx; false when the channel ends with it */
+static bool kt_srpt_rx_handle(struct kt_srpt_ch *ch, struct kt_srpt_rx *rx)
 {
 	unsigned int noio;
 	bool ok;
@@ -191,8 +192,20 @@ static void kt_srpt_rx_one(struct kt_srpt_ch *ch, struct kt_srpt_rx *rx)
 	noio = memalloc_noio_save();
 	ok = kt_srpt_handle_iu(ch, rx->buf, rx->len);
 	memalloc_noio_restore(noio);
+	return ok;
+}
+
+/* @rx is read: post it again, unless the channel ends */
+static void kt_srpt_rx_repost(struct kt_srpt_ch *ch, struct kt_srpt_rx *rx,
+			      bool ok)
+{
 	if (!ok || kt_srpt_post_rx(ch, rx))
 		kt_srpt_ch_close(ch);
+}
+
+static void kt_srpt_rx_one(struct kt_srpt_ch *ch, struct kt_srpt_rx *rx)
+{
+	kt_srpt_rx_repost(ch, rx, kt_srpt_rx_handle(ch, rx));
 }
 
 /* Runs in the CQ's work: one IU at a time, in arrival order. */
@@ -230,6 +243,7 @@ void kt_srpt_early_work(struct work_struct *work)
 	struct kt_srpt_ch *ch = container_of(work, struct kt_srpt_ch,
 					     early_work);
 	struct kt_srpt_rx *rx;
+	bool ok;
 
 	for (;;) {
 		spin_lock_bh(&ch->early_lock);
@@ -237,12 +251,17 @@ void kt_srpt_early_work(struct work_struct *work)
 					      node);
 		spin_unlock_bh(&ch->early_lock);
 		if (!rx)
-			return;
-		kt_srpt_rx_one(ch, rx);
-		/* off the list only now: later IUs queue behind it till then */
+			break;
+		ok = kt_srpt_rx_handle(ch, rx);
+		/*
+		 * Off the list only now (later IUs queue behind it till
+		 * then), and before it is posted again: its next IU may
+		 * come, and be queued here, as soon as it is.
+		 */
 		spin_lock_bh(&ch->early_lock);
 		list_del_init(&rx->node);
 		spin_unlock_bh(&ch->early_lock);
+		kt_srpt_rx_repost(ch, rx, ok);
 	}
 }
 
