@@ -438,8 +438,15 @@ void kt_srpt_ch_established(struct kt_srpt_ch *ch)
 {
 	int old = KT_SRPT_CH_CONNECTING;
 
-	if (atomic_try_cmpxchg(&ch->state, &old, KT_SRPT_CH_LIVE))
-		queue_work(kt_srpt_wq, &ch->early_work);
+	if (!atomic_try_cmpxchg(&ch->state, &old, KT_SRPT_CH_LIVE))
+		return;
+	/*
+	 * A close may come now and cancel the work before it is queued:
+	 * the work holds a reference, dropped by it or by the cancel.
+	 */
+	kref_get(&ch->kref);
+	if (!queue_work(kt_srpt_wq, &ch->early_work))
+		kt_srpt_ch_put(ch);
 }
 
 /* ---- teardown ---- */

@@ -237,7 +237,11 @@ static void kt_srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		kt_srpt_rx_one(ch, rx);
 }
 
-/* The connection is established: the IUs that came before it, in order. */
+/*
+ * The connection is established: the IUs that came before it, in order.
+ * It holds a reference to the channel (kt_srpt_ch_established()): the
+ * close may have cancelled it before it was queued.
+ */
 void kt_srpt_early_work(struct work_struct *work)
 {
 	struct kt_srpt_ch *ch = container_of(work, struct kt_srpt_ch,
@@ -263,12 +267,15 @@ void kt_srpt_early_work(struct work_struct *work)
 		spin_unlock_bh(&ch->early_lock);
 		kt_srpt_rx_repost(ch, rx, ok);
 	}
+	kt_srpt_ch_put(ch);
 }
 
 /* The channel closes: what waited is dropped with it. */
 void kt_srpt_early_flush(struct kt_srpt_ch *ch)
 {
-	cancel_work_sync(&ch->early_work);
+	/* cancelled before it ran: its reference is ours to drop */
+	if (cancel_work_sync(&ch->early_work))
+		kt_srpt_ch_put(ch);
 	spin_lock_bh(&ch->early_lock);
 	while (!list_empty(&ch->early))
 		list_del_init(ch->early.next);
