@@ -37,7 +37,8 @@
 #include "srpt.h"
 
 static atomic_t kt_srpt_nr_ch = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(kt_srpt_ch_gone);
+/* bumped each time a channel leaves its TPG's list: kt_srpt_tpg_close() */
+static atomic_t kt_srpt_ch_gone;
 
 /* send queue entries kept for TMF answers, which do not wait for room */
 #define KT_SRPT_SQ_RESERVE	16
@@ -493,7 +494,10 @@ static void kt_srpt_close_work(struct work_struct *work)
 	mutex_lock(&kt_srpt_lock);
 	list_del_init(&ch->tpg_node);
 	mutex_unlock(&kt_srpt_lock);
-	wake_up_all(&kt_srpt_ch_gone);
+	atomic_inc(&kt_srpt_ch_gone);
+	/* the count changes before the wake-up looks at the wait queue */
+	smp_mb__after_atomic();
+	wake_up_var(&kt_srpt_ch_gone);
 
 	mutex_lock(&ch->res_lock);
 	kt_srpt_free_res(ch);
@@ -531,12 +535,17 @@ int kt_srpt_ch_device_removed(struct kt_srpt_ch *ch)
 	return 1;
 }
 
-/* Under kt_srpt_lock: a channel of @tpg (of @acl, unless NULL) is left */
-static bool kt_srpt_tpg_has(struct kt_srpt_tpg *tpg, struct kt_node_acl *acl)
+/*
+ * Is a channel of @tpg (of @acl, unless NULL) left? *@seen: the count of
+ * departures read first, so that one after the look ends the wait.
+ */
+static bool kt_srpt_tpg_has(struct kt_srpt_tpg *tpg, struct kt_node_acl *acl,
+			    int *seen)
 {
 	struct kt_srpt_ch *ch;
 	bool found = false;
 
+	*seen = atomic_read(&kt_srpt_ch_gone);
 	mutex_lock(&kt_srpt_lock);
 	list_for_each_entry(ch, &tpg->channels, tpg_node) {
 		if (!acl || ch->sess.acl == acl) {
@@ -550,12 +559,16 @@ static bool kt_srpt_tpg_has(struct kt_srpt_tpg *tpg, struct kt_node_acl *acl)
 
 /*
  * Close @tpg's channels (of @acl only, unless NULL) and wait until they
- * are gone; @shut: no login joins the TPG until it is enabled again.
+ * are gone; @shut: no login joins the TPG until it is enabled again. The
+ * list is looked at under kt_srpt_lock, a mutex, so not in the wait's
+ * condition: that waits, lock-free, for the next channel to leave a list.
  */
 void kt_srpt_tpg_close(struct kt_srpt_tpg *tpg, struct kt_node_acl *acl,
 		       bool shut)
 {
+	unsigned long deadline = jiffies + KT_SRPT_WAIT_WARN;
 	struct kt_srpt_ch *ch;
+	int seen;
 
 	mutex_lock(&kt_srpt_lock);
 	if (shut)
@@ -564,8 +577,14 @@ void kt_srpt_tpg_close(struct kt_srpt_tpg *tpg, struct kt_node_acl *acl,
 		if (!acl || ch->sess.acl == acl)
 			kt_srpt_ch_close(ch);
 	mutex_unlock(&kt_srpt_lock);
-	while (!wait_event_timeout(kt_srpt_ch_gone, !kt_srpt_tpg_has(tpg, acl),
-				   KT_SRPT_WAIT_WARN))
+	while (kt_srpt_tpg_has(tpg, acl, &seen)) {
+		if (wait_var_event_timeout(&kt_srpt_ch_gone,
+					   atomic_read(&kt_srpt_ch_gone) != seen,
+					   KT_SRPT_WAIT_WARN) &&
+		    time_before(jiffies, deadline))
+			continue;
 		pr_warn("%s/tpgt_%u: still waiting for its channels to close\n",
 			tpg->tpg.wwn->name, tpg->tpg.tag);
+		deadline = jiffies + KT_SRPT_WAIT_WARN;
+	}
 }
