@@ -206,6 +206,32 @@ reset_under_fio() {
 	return $st
 }
 
+# With srp_sq_size at its minimum (16 send queue entries) most answers
+# wait for room on the channel's send queue list: 256k reads and writes at
+# queue depth 32 keep it full, a LUN RESET answered meanwhile goes behind
+# the data of the commands that completed before it, and fio verifies.
+small_sq_reset() {
+	local d sg pid st
+	logout_all
+	echo 16 > $TPG/attrib/srp_sq_size
+	kmsg_mark
+	login 0 || return 1
+	d=$(srp_disk 0) || return 1
+	sg=$(sg_of "$d") || return 1
+	echo 10 > /sys/block/${d#/dev/}/device/timeout
+	fio_verify "$d" smallsq --rw=randrw --bs=256k --size=32m --iodepth=32 \
+		--time_based --runtime=8 --verify_backlog=16 &
+	pid=$!
+	sleep 3
+	sg_reset -d "$sg"
+	st=$?
+	kt_within 60 sh -c "while kill -0 $pid 2>/dev/null; do sleep 0.5; done" ||
+		{ echo "fio still runs after 60 s"; kill -9 $pid; return 1; }
+	wait $pid || { tail -5 $LOG.smallsq; return 1; }
+	! log_has "closing the channel" || { kmsg_since | grep srpt; return 1; }
+	return $st
+}
+
 # srp_req OPCODE BUF_FMT IT_IU_LEN [INITIATOR_EXT]: an SRP_LOGIN_REQ in the
 # rdma_cm layout (struct srp_login_req_rdma), as hex
 srp_req() {
@@ -378,7 +404,7 @@ main() {
 		skip_all "SRP: no rdma_rxe or ib_srp module"
 		return
 	fi
-	plan 67
+	plan 69
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -389,6 +415,11 @@ main() {
 	basic_io
 	ext4_relogin
 	check "LUN RESET (sg_reset -d) under fio: every write verifies" reset_under_fio
+	check "srp_sq_size 16: 256k I/O at depth 32 and a LUN RESET, fio verifies" \
+		small_sq_reset
+	echo 4096 > $TPG/attrib/srp_sq_size
+	logout_all
+	check "login again with srp_sq_size 4096" login 0
 	multipath_cut
 	lun_rmdir_under_fio
 	acl_rmdir_under_fio
