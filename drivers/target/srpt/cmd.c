@@ -204,11 +204,22 @@ static bool kt_srpt_sq_get(struct kt_srpt_ch *ch, u32 n)
 	return false;
 }
 
+/*
+ * Under post_lock, as kt_srpt_start() finding too little room and joining
+ * the list is: without it, entries given back between the two went
+ * unseen by both, and the command waited for a completion that may never
+ * come (nothing else in flight).
+ */
 void kt_srpt_sq_put(struct kt_srpt_ch *ch, u32 n)
 {
+	unsigned long flags;
+	bool waiting;
+
+	spin_lock_irqsave(&ch->post_lock, flags);
 	atomic_add(n, &ch->sq_avail);
-	/* the waiters' list is read without the lock: the work takes it */
-	if (!list_empty_careful(&ch->sq_wait))
+	waiting = !list_empty(&ch->sq_wait);
+	spin_unlock_irqrestore(&ch->post_lock, flags);
+	if (waiting)
 		queue_work(kt_srpt_wq, &ch->sq_work);
 }
 
