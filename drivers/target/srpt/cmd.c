@@ -223,6 +223,20 @@ void kt_srpt_sq_put(struct kt_srpt_ch *ch, u32 n)
 		queue_work(kt_srpt_wq, &ch->sq_work);
 }
 
+/* The op of @scmd answers the command: an SRP_RSP is in it. */
+static bool kt_srpt_op_answers(enum kt_srpt_op op)
+{
+	return op == KT_SRPT_OP_DATA_IN || op == KT_SRPT_OP_RSP;
+}
+
+/* An answer claimed in queue_status or queue_data_in is now posted (or never will be). */
+void kt_srpt_rsp_posted_locked(struct kt_srpt_ch *ch)
+{
+	lockdep_assert_held(&ch->post_lock);
+	if (atomic_dec_and_test(&ch->rsp_pending))
+		kt_srpt_tmf_kick(ch);
+}
+
 /*
  * Post @scmd's op now, or queue it behind the others waiting for send
  * queue entries. -errno: the channel is down or the post failed.
@@ -249,6 +263,8 @@ static int kt_srpt_start(struct kt_srpt_cmd *scmd, enum kt_srpt_op op)
 		ret = ib_post_send(ch->qp, kt_srpt_first_wr(scmd), NULL);
 		if (ret)
 			atomic_add(scmd->n_wr, &ch->sq_avail);
+		else if (kt_srpt_op_answers(op))
+			kt_srpt_rsp_posted_locked(ch);
 	}
 	spin_unlock_irqrestore(&ch->post_lock, flags);
 	return ret;
@@ -259,10 +275,16 @@ static void kt_srpt_post_failed(struct kt_srpt_cmd *scmd, int err)
 {
 	struct kt_srpt_ch *ch = scmd->ch;
 	enum kt_srpt_op op = scmd->op;
+	unsigned long flags;
 
 	scmd->op = KT_SRPT_OP_NONE;
 	scmd->n_wr = 0;
 	kt_srpt_rw_free(scmd);
+	if (kt_srpt_op_answers(op)) {
+		spin_lock_irqsave(&ch->post_lock, flags);
+		kt_srpt_rsp_posted_locked(ch);
+		spin_unlock_irqrestore(&ch->post_lock, flags);
+	}
 	if (err != -ENOTCONN) {
 		pr_warn_ratelimited("%s: tag %#llx: cannot post: %pe: closing the channel\n",
 				    ch->sess.initiator, scmd->tag, ERR_PTR(err));
@@ -296,6 +318,8 @@ void kt_srpt_sq_work(struct work_struct *work)
 		ret = ib_post_send(ch->qp, kt_srpt_first_wr(scmd), NULL);
 		if (ret)
 			atomic_add(scmd->n_wr, &ch->sq_avail);
+		else if (kt_srpt_op_answers(scmd->op))
+			kt_srpt_rsp_posted_locked(ch);
 		spin_unlock_irqrestore(&ch->post_lock, flags);
 		if (ret)
 			kt_srpt_post_failed(scmd, ret);
@@ -387,6 +411,8 @@ void kt_srpt_queue_status(struct kt_cmd *cmd)
 	struct kt_srpt_ch *ch = scmd->ch;
 	int ret;
 
+	/* a TMF answered from now on goes behind it */
+	atomic_inc(&ch->rsp_pending);
 	ret = kt_srpt_send_map(ch, &scmd->rsp, kt_srpt_build_rsp(scmd),
 			       kt_srpt_rsp_done);
 	if (ret) {
@@ -423,7 +449,11 @@ static void kt_srpt_data_in_work(struct work_struct *work)
 /* From any context: rdma_rw_ctx_init() may sleep, so a work item does it. */
 void kt_srpt_queue_data_in(struct kt_cmd *cmd)
 {
-	queue_work(kt_srpt_wq, &to_srpt_cmd(cmd)->work);
+	struct kt_srpt_cmd *scmd = to_srpt_cmd(cmd);
+
+	/* a TMF answered from now on goes behind its data */
+	atomic_inc(&scmd->ch->rsp_pending);
+	queue_work(kt_srpt_wq, &scmd->work);
 }
 
 /* ---- write data ---- */

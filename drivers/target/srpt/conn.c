@@ -40,9 +40,6 @@ static atomic_t kt_srpt_nr_ch = ATOMIC_INIT(0);
 /* bumped each time a channel leaves its TPG's list: kt_srpt_tpg_close() */
 static atomic_t kt_srpt_ch_gone;
 
-/* send queue entries kept for TMF answers, which do not wait for room */
-#define KT_SRPT_SQ_RESERVE	16
-
 static void kt_srpt_ch_free(struct kref *kref)
 {
 	kfree(container_of(kref, struct kt_srpt_ch, kref));
@@ -51,18 +48,6 @@ static void kt_srpt_ch_free(struct kref *kref)
 void kt_srpt_ch_put(struct kt_srpt_ch *ch)
 {
 	kref_put(&ch->kref, kt_srpt_ch_free);
-}
-
-int kt_srpt_post_send(struct kt_srpt_ch *ch, struct ib_send_wr *wr)
-{
-	unsigned long flags;
-	int ret = -ENOTCONN;
-
-	spin_lock_irqsave(&ch->post_lock, flags);
-	if (!ch->down)
-		ret = ib_post_send(ch->qp, wr, NULL);
-	spin_unlock_irqrestore(&ch->post_lock, flags);
-	return ret;
 }
 
 /* The first packet came before the RTU: rdma_cm moves the QP on. */
@@ -156,6 +141,8 @@ static struct kt_srpt_ch *kt_srpt_ch_alloc(struct rdma_cm_id *cm_id)
 	spin_lock_init(&ch->post_lock);
 	INIT_LIST_HEAD(&ch->sq_wait);
 	INIT_WORK(&ch->sq_work, kt_srpt_sq_work);
+	INIT_LIST_HEAD(&ch->tmf_wait);
+	ch->tmf_avail = KT_SRPT_SQ_RESERVE;
 	mutex_init(&ch->res_lock);
 	init_completion(&ch->freed);
 	return ch;
@@ -482,6 +469,7 @@ static void kt_srpt_close_work(struct work_struct *work)
 	ib_drain_qp(ch->qp);
 	kt_srpt_early_flush(ch);
 	kt_srpt_sq_flush(ch);
+	kt_srpt_tmf_flush(ch);
 
 	kt_session_nexus_loss(&ch->sess);
 	while (!wait_var_event_timeout(&ch->live, !atomic_read(&ch->live),

@@ -58,6 +58,8 @@
 /* srp_sq_size: send queue entries of a channel */
 #define KT_SRPT_MIN_SQ_SIZE	16
 #define KT_SRPT_DEF_SQ_SIZE	4096
+/* send queue entries beyond srp_sq_size, for TMF answers (ch->tmf_avail) */
+#define KT_SRPT_SQ_RESERVE	16
 /* channels in all: each holds about rq_size * srp_max_req_size bytes */
 #define KT_SRPT_MAX_CHANNELS	256
 /* what an SRP_RSP of ours carries at most: sense, or a TMF's 4 bytes */
@@ -150,11 +152,19 @@ struct kt_srpt_ch {
 	struct list_head	early;
 	struct work_struct	early_work;
 
-	spinlock_t		post_lock;	/* down, the SQ wait list */
+	spinlock_t		post_lock;	/* down, the SQ and TMF wait lists */
 	bool			down;		/* nothing is posted any more */
 	struct list_head	sq_wait;	/* commands waiting for room */
 	struct work_struct	sq_work;
 	atomic_t		sq_avail;	/* send queue entries free */
+	/*
+	 * Answers of commands that completed (queue_status, queue_data_in)
+	 * and are not posted yet: TMF answers wait on tmf_wait until none
+	 * is left, so that the send queue puts them behind that data.
+	 */
+	atomic_t		rsp_pending;
+	struct list_head	tmf_wait;
+	u32			tmf_avail;	/* of the SQ reserve, post_lock */
 
 	/* SRP r16a 5.6: request limit */
 	atomic_t		credits;	/* requests the initiator may send */
@@ -256,7 +266,6 @@ void kt_srpt_ch_established(struct kt_srpt_ch *ch);
 void kt_srpt_ch_close(struct kt_srpt_ch *ch);
 int kt_srpt_ch_device_removed(struct kt_srpt_ch *ch);
 void kt_srpt_ch_put(struct kt_srpt_ch *ch);
-int kt_srpt_post_send(struct kt_srpt_ch *ch, struct ib_send_wr *wr);
 void kt_srpt_tpg_close(struct kt_srpt_tpg *tpg, struct kt_node_acl *acl,
 		       bool shut);
 
@@ -279,6 +288,7 @@ void kt_srpt_release_cmd(struct kt_cmd *cmd);
 void kt_srpt_sq_work(struct work_struct *work);
 void kt_srpt_sq_flush(struct kt_srpt_ch *ch);
 void kt_srpt_sq_put(struct kt_srpt_ch *ch, u32 n);
+void kt_srpt_rsp_posted_locked(struct kt_srpt_ch *ch);
 void kt_srpt_live_put(struct kt_srpt_ch *ch);
 int kt_srpt_send_map(struct kt_srpt_ch *ch, struct kt_srpt_send *s, u32 len,
 		     void (*done)(struct ib_cq *cq, struct ib_wc *wc));
@@ -287,5 +297,7 @@ void kt_srpt_send_unmap(struct kt_srpt_ch *ch, struct kt_srpt_send *s);
 /* tmf.c */
 void kt_srpt_handle_tmf(struct kt_srpt_ch *ch, const u8 *iu, u32 len);
 void kt_srpt_queue_tm_rsp(struct kt_tmr *tmr);
+void kt_srpt_tmf_kick(struct kt_srpt_ch *ch);
+void kt_srpt_tmf_flush(struct kt_srpt_ch *ch);
 
 #endif /* KTARGET_SRPT_SRPT_H */

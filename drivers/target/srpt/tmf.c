@@ -5,6 +5,14 @@
  * response data whose last is the response code (SRP r16a table 24). A
  * TMF holds its channel's live count until its answer has been sent, so
  * the channel (and the session the core answers through) outlives it.
+ *
+ * The answer waits on ch->tmf_wait, in order, while
+ *	- an answer of a command that completed before it is not posted yet
+ *	  (ch->rsp_pending): the initiator frees a command's buffers on the
+ *	  TMF's answer, so the RDMA WRITE of its data must be before it on
+ *	  the send queue, which runs in order;
+ *	- the send queue's reserve for TMF answers (KT_SRPT_SQ_RESERVE
+ *	  entries beyond srp_sq_size, ch->tmf_avail) is all in flight.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +35,7 @@ struct kt_srpt_tmr {
 	struct kt_tmr		tmr;
 	struct kt_srpt_ch	*ch;
 	u64			tag;
+	struct list_head	wait_node;	/* ch->tmf_wait */
 	struct kt_srpt_send	rsp;
 };
 
@@ -40,28 +49,81 @@ static void kt_srpt_tmr_free(struct kt_srpt_tmr *t)
 	kt_srpt_live_put(ch);
 }
 
+/*
+ * Under post_lock: post the waiting TMF answers that may go now. From
+ * any context: an answer's post, a TMF answer's completion.
+ */
+void kt_srpt_tmf_kick(struct kt_srpt_ch *ch)
+{
+	struct kt_srpt_tmr *t;
+	int ret;
+
+	lockdep_assert_held(&ch->post_lock);
+	while (!ch->down && ch->tmf_avail && !atomic_read(&ch->rsp_pending)) {
+		t = list_first_entry_or_null(&ch->tmf_wait, struct kt_srpt_tmr,
+					     wait_node);
+		if (!t)
+			return;
+		list_del_init(&t->wait_node);
+		ret = ib_post_send(ch->qp, &t->rsp.wr, NULL);
+		if (!ret) {
+			ch->tmf_avail--;
+			continue;
+		}
+		pr_warn_ratelimited("%s: TMF tag %#llx: cannot post its answer: %pe: closing the channel\n",
+				    ch->sess.initiator, t->tag, ERR_PTR(ret));
+		kt_srpt_ch_close(ch);
+		kt_srpt_tmr_free(t);
+	}
+}
+
+/* The channel is down and drained: the answers that wait never go. */
+void kt_srpt_tmf_flush(struct kt_srpt_ch *ch)
+{
+	struct kt_srpt_tmr *t;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&ch->post_lock, flags);
+		t = list_first_entry_or_null(&ch->tmf_wait, struct kt_srpt_tmr,
+					     wait_node);
+		if (t)
+			list_del_init(&t->wait_node);
+		spin_unlock_irqrestore(&ch->post_lock, flags);
+		if (!t)
+			return;
+		kt_srpt_tmr_free(t);
+	}
+}
+
 static void kt_srpt_tmr_sent(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kt_srpt_tmr *t = container_of(wc->wr_cqe, struct kt_srpt_tmr,
 					     rsp.cqe);
+	struct kt_srpt_ch *ch = t->ch;
+	unsigned long flags;
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
 		pr_warn_ratelimited("%s: TMF response failed: %s: closing the channel\n",
-				    t->ch->sess.initiator,
+				    ch->sess.initiator,
 				    ib_wc_status_msg(wc->status));
-		kt_srpt_ch_close(t->ch);
+		kt_srpt_ch_close(ch);
 	}
+	/* its reserved entry is back: a waiting answer may take it */
+	spin_lock_irqsave(&ch->post_lock, flags);
+	ch->tmf_avail++;
+	kt_srpt_tmf_kick(ch);
+	spin_unlock_irqrestore(&ch->post_lock, flags);
 	kt_srpt_tmr_free(t);
 }
 
-/*
- * Answer @t with @code. TMF answers take no counted send queue entry:
- * the count keeps a reserve for them (conn.c).
- */
+/* Answer @t with @code, once it may go (tmf_wait, above). */
 static void kt_srpt_tmr_answer(struct kt_srpt_tmr *t, u8 code)
 {
 	struct kt_srpt_ch *ch = t->ch;
 	struct srp_rsp *rsp = (struct srp_rsp *)t->rsp.buf;
+	unsigned long flags;
+	bool down;
 
 	memset(rsp, 0, sizeof(*rsp) + 4);
 	rsp->opcode = SRP_RSP;
@@ -70,8 +132,18 @@ static void kt_srpt_tmr_answer(struct kt_srpt_tmr *t, u8 code)
 	rsp->resp_data_len = cpu_to_be32(4);
 	rsp->data[3] = code;
 	rsp->req_lim_delta = cpu_to_be32(kt_srpt_grant(ch, 1));
-	if (kt_srpt_send_map(ch, &t->rsp, sizeof(*rsp) + 4, kt_srpt_tmr_sent) ||
-	    kt_srpt_post_send(ch, &t->rsp.wr))
+	if (kt_srpt_send_map(ch, &t->rsp, sizeof(*rsp) + 4, kt_srpt_tmr_sent)) {
+		kt_srpt_tmr_free(t);
+		return;
+	}
+	spin_lock_irqsave(&ch->post_lock, flags);
+	down = ch->down;
+	if (!down) {
+		list_add_tail(&t->wait_node, &ch->tmf_wait);
+		kt_srpt_tmf_kick(ch);
+	}
+	spin_unlock_irqrestore(&ch->post_lock, flags);
+	if (down)
 		kt_srpt_tmr_free(t);
 }
 
@@ -139,6 +211,7 @@ void kt_srpt_handle_tmf(struct kt_srpt_ch *ch, const u8 *iu, u32 len)
 		return;
 	}
 	t->ch = ch;
+	INIT_LIST_HEAD(&t->wait_node);
 	memcpy(&t->tag, iu + 8, sizeof(t->tag));
 	atomic_inc(&ch->live);
 	kt_obj_inc(&kt_srpt_objs[KT_SRPT_OBJ_TMF]);
