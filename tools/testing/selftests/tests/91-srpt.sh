@@ -232,6 +232,73 @@ small_sq_reset() {
 	return $st
 }
 
+# A LUN RESET from one channel aborts what another channel has in the LU;
+# with TAS off (emulate_tas 0) those commands get no answer (SAM-5 7.2),
+# and their credits must reach the initiator anyway, by SRP_CRED_REQ when
+# the channel has no answer to send (SRP r16a 6.10): ib_srp's req_lim of
+# the second login (16 writes at once to LU 2, an iblock device
+# whose writes dm-delay holds 4 s) is back where it was within 5 s of the
+# reset. Its aborted commands end when ib_srp's SCSI timeout (30 s) aborts
+# them.
+foreign_reset_credits() {
+	local ha hb da db sg pid lim0 lim acl i p st=0
+	local slow=$KT_CFS/core/iblock_0/slow
+	local dm="dmsetup --noudevsync"
+	export DM_DISABLE_UDEV=1
+	modprobe null_blk nr_devices=1 gb=1 bs=512 && modprobe dm-delay &&
+		$dm create kt-srpt-slow --table "0 262144 delay /dev/nullb0 0 0 /dev/nullb0 0 4000" &&
+		mkdir -p $slow && echo udev_path=/dev/mapper/kt-srpt-slow > $slow/control &&
+		echo 1 > $slow/enable && echo 0 > $slow/attrib/emulate_tas &&
+		mkdir -p $TPG/lun/lun_2 && ln -s $slow $TPG/lun/lun_2/slow || return 1
+	for acl in $INIT0 $INIT1; do
+		mkdir -p $TPG/acls/$acl/lun_2 &&
+			ln -s $TPG/lun/lun_2 $TPG/acls/$acl/lun_2/l2 || return 1
+	done
+	ha=$(srp_hosts)
+	kmsg_mark
+	echo "- - -" > /sys/class/scsi_host/host$ha/scan
+	da=$(srp_disk 2 $ha) && sg=$(sg_of "$da") && login 1 || return 1
+	hb=$(srp_hosts | grep -vx "$ha")
+	db=$(srp_disk 2 $hb) || return 1
+	kt_wait_for 20 log_has "\[${db#/dev/}\] Attached SCSI disk" || return 1
+	echo 30 > /sys/block/${db#/dev/}/device/timeout
+	sleep 1
+	lim0=$(cat /sys/class/scsi_host/host$hb/req_lim)
+	# 16 writes, all at once, and no more: nothing else to answer
+	fio --output=$LOG.credits --filename=$db --direct=1 --ioengine=libaio \
+		--iodepth=16 --name=credits --rw=randwrite --bs=4k --size=64k &
+	pid=$!
+	# all 16 sent, and a second to be in the target (the one CPU may
+	# otherwise run the first login's TMF before it reads them); ib_srp
+	# waits 5 s for the TMF's answer, sent once they end
+	kt_wait_for 10 sh -c "[ \$(cat /sys/class/scsi_host/host$hb/req_lim) = $((lim0 - 16)) ]"
+	sleep 1
+	lim=$(cat /sys/class/scsi_host/host$hb/req_lim)
+	echo "req_lim of the second login: $lim0 idle, $lim under fio"
+	sg_reset -d "$sg" || st=1
+	for ((i = 0; i < 25; i++)); do
+		lim=$(cat /sys/class/scsi_host/host$hb/req_lim)
+		[ "$lim" = "$lim0" ] && break
+		sleep 0.2
+	done
+	echo "req_lim 5 s after the LUN RESET: $lim"
+	[ "$lim" = "$lim0" ] || st=1
+	# ... and the writes were aborted, unanswered: fio still waits
+	kill -0 $pid 2>/dev/null || { echo "the writes were answered"; st=1; }
+	kill $pid
+	wait $pid
+	for p in /sys/class/srp_remote_ports/port-$hb:*; do echo 1 > $p/delete; done
+	kt_wait_for 30 sh -c "! ls -d /sys/class/scsi_host/host$hb >/dev/null 2>&1"
+	echo 1 > /sys/block/${da#/dev/}/device/delete
+	for acl in $INIT0 $INIT1; do
+		rm $TPG/acls/$acl/lun_2/l2 && rmdir $TPG/acls/$acl/lun_2
+	done
+	rm $TPG/lun/lun_2/slow && rmdir $TPG/lun/lun_2 $slow $KT_CFS/core/iblock_0 &&
+		rmmod ktarget_iblock && $dm remove kt-srpt-slow &&
+		rmmod dm-delay null_blk || st=1
+	return $st
+}
+
 # srp_req OPCODE BUF_FMT IT_IU_LEN [INITIATOR_EXT]: an SRP_LOGIN_REQ in the
 # rdma_cm layout (struct srp_login_req_rdma), as hex
 srp_req() {
@@ -404,7 +471,7 @@ main() {
 		skip_all "SRP: no rdma_rxe or ib_srp module"
 		return
 	fi
-	plan 69
+	plan 70
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -420,6 +487,8 @@ main() {
 	echo 4096 > $TPG/attrib/srp_sq_size
 	logout_all
 	check "login again with srp_sq_size 4096" login 0
+	check "a LUN RESET with TAS off: the other login's credits come back" \
+		foreign_reset_credits
 	multipath_cut
 	lun_rmdir_under_fio
 	acl_rmdir_under_fio
