@@ -81,7 +81,8 @@ static int kt_srpt_create_qp(struct kt_srpt_ch *ch)
 		.event_handler = kt_srpt_qp_event,
 		.qp_context = ch,
 		.cap = {
-			.max_send_wr = ch->sq_size + KT_SRPT_SQ_RESERVE,
+			/* + one SRP_CRED_REQ (rx.c) */
+			.max_send_wr = ch->sq_size + KT_SRPT_SQ_RESERVE + 1,
 			.max_recv_wr = ch->rq_size + 1,		/* + drain */
 			.max_recv_sge = 1,
 			.max_send_sge = min_t(u32, attrs->max_send_sge, 32),
@@ -378,10 +379,10 @@ int kt_srpt_login(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	list_add_tail(&ch->tpg_node, &tpg->channels);
 	kt_obj_inc(&kt_srpt_objs[KT_SRPT_OBJ_CH]);
 
-	/* SRP r16a 6.3; one receive buffer more than credits (rx.c) */
-	atomic_set(&ch->credits, ch->rq_size - 1);
+	/* SRP r16a 6.3; two receive buffers more than credits (rx.c) */
+	atomic_set(&ch->credits, ch->rq_size - 2);
 	rsp.opcode = SRP_LOGIN_RSP;
-	rsp.req_lim_delta = cpu_to_be32(ch->rq_size - 1);
+	rsp.req_lim_delta = cpu_to_be32(ch->rq_size - 2);
 	rsp.tag = req.tag;
 	rsp.max_it_iu_len = cpu_to_be32(it_iu_len);
 	rsp.max_ti_iu_len = cpu_to_be32(ch->max_ti_iu_len);

@@ -5,14 +5,19 @@
  * of its buffer in the CQ's work (one at a time, in arrival order) and
  * the buffer is posted again before anything answers it.
  *
- * Credits (SRP r16a 5.6, the request limit): the login grants rq_size - 1,
+ * Credits (SRP r16a 5.6, the request limit): the login grants rq_size - 2,
  * and every answer (SRP_RSP) hands the initiator back the credit of its
  * own request plus those earned by requests that got no answer (aborted
- * commands, dropped IUs). A request sent without a credit is a protocol
- * error that ends the channel: counting them is what keeps an initiator
- * within the buffers posted for it. The one buffer more than granted
- * covers the moment between an answer leaving and its request's buffer
- * being posted again.
+ * commands, dropped IUs). When such credits wait and no answer is on its
+ * way to carry them, an SRP_CRED_REQ carries them (SRP r16a 6.10), one at
+ * a time: without it a channel whose commands were all aborted unanswered
+ * (a LUN RESET of another nexus, TAS off) could be left without credits
+ * and nothing to bring them back. A request sent without a credit is a
+ * protocol error that ends the channel: counting them is what keeps an
+ * initiator within the buffers posted for it. Of the two buffers more than
+ * granted, one covers the moment between an answer leaving and its
+ * request's buffer being posted again, the other the SRP_CRED_RSP, which
+ * takes no credit.
  *
  * IUs that arrive after the accept but before rdma_cm says the connection
  * is established (the initiator may send once it has the REP) wait on
@@ -127,10 +132,86 @@ u32 kt_srpt_grant(struct kt_srpt_ch *ch, u32 own)
 	return delta;
 }
 
-/* a request that gets no answer: its credit goes with the next one */
+static void kt_srpt_cred_sent(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kt_srpt_ch *ch = container_of(wc->wr_cqe, struct kt_srpt_ch,
+					     cred.cqe);
+	unsigned long flags;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		pr_warn_ratelimited("%s: SRP_CRED_REQ failed: %s: closing the channel\n",
+				    ch->sess.initiator,
+				    ib_wc_status_msg(wc->status));
+		kt_srpt_ch_close(ch);
+	}
+	kt_srpt_send_unmap(ch, &ch->cred);
+	spin_lock_irqsave(&ch->post_lock, flags);
+	ch->cred_busy--;
+	kt_srpt_cred_kick(ch);
+	spin_unlock_irqrestore(&ch->post_lock, flags);
+}
+
+/*
+ * Under post_lock: credits wait and nothing else will carry them (no
+ * answer claimed and not yet posted, no TMF answer waiting; those posted
+ * took theirs when they were built): an SRP_CRED_REQ, unless one is still
+ * out. It takes the send queue entry kept for it (conn.c).
+ */
+void kt_srpt_cred_kick(struct kt_srpt_ch *ch)
+{
+	struct srp_cred_req *req = (struct srp_cred_req *)ch->cred.buf;
+	int ret;
+
+	lockdep_assert_held(&ch->post_lock);
+	if (ch->down || ch->cred_busy || atomic_read(&ch->rsp_pending) ||
+	    !list_empty(&ch->tmf_wait) || atomic_read(&ch->credit_delta) <= 0 ||
+	    atomic_read(&ch->state) != KT_SRPT_CH_LIVE)
+		return;
+	memset(req, 0, sizeof(*req));
+	req->opcode = SRP_CRED_REQ;
+	req->tag = ++ch->cred_tag;
+	req->req_lim_delta = cpu_to_be32(kt_srpt_grant(ch, 0));
+	ret = kt_srpt_send_map(ch, &ch->cred, sizeof(*req), kt_srpt_cred_sent);
+	if (!ret) {
+		ret = ib_post_send(ch->qp, &ch->cred.wr, NULL);
+		if (ret)
+			kt_srpt_send_unmap(ch, &ch->cred);
+	}
+	if (ret) {
+		pr_warn_ratelimited("%s: cannot send SRP_CRED_REQ: %pe: closing the channel\n",
+				    ch->sess.initiator, ERR_PTR(ret));
+		kt_srpt_ch_close(ch);
+		return;
+	}
+	/* its completion, and the initiator's SRP_CRED_RSP */
+	ch->cred_busy = 2;
+}
+
+/* SRP r16a 6.11: the initiator took the credits of our SRP_CRED_REQ */
+static void kt_srpt_cred_rsp(struct kt_srpt_ch *ch)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->post_lock, flags);
+	if (ch->cred_busy) {
+		ch->cred_busy--;
+		kt_srpt_cred_kick(ch);
+	}
+	spin_unlock_irqrestore(&ch->post_lock, flags);
+}
+
+/*
+ * A request that gets no answer: its credit goes with the next answer,
+ * or alone when none is on its way. Any context.
+ */
 void kt_srpt_credit_back(struct kt_srpt_ch *ch)
 {
+	unsigned long flags;
+
 	atomic_inc(&ch->credit_delta);
+	spin_lock_irqsave(&ch->post_lock, flags);
+	kt_srpt_cred_kick(ch);
+	spin_unlock_irqrestore(&ch->post_lock, flags);
 }
 
 /* Requests take a credit; answers to our own requests do not. */
@@ -168,8 +249,10 @@ static bool kt_srpt_handle_iu(struct kt_srpt_ch *ch, const u8 *iu, u32 len)
 		pr_info("%s: logged out\n", ch->sess.initiator);
 		return false;
 	case SRP_CRED_RSP:
+		kt_srpt_cred_rsp(ch);
+		return true;
 	case SRP_AER_RSP:
-		/* we ask for neither; nothing to do */
+		/* we never ask for it; nothing to do */
 		return true;
 	default:
 		pr_warn_ratelimited("%s: IU with opcode %#x ignored\n",

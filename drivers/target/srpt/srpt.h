@@ -169,6 +169,14 @@ struct kt_srpt_ch {
 	/* SRP r16a 5.6: request limit */
 	atomic_t		credits;	/* requests the initiator may send */
 	atomic_t		credit_delta;	/* earned, not yet granted */
+	/*
+	 * SRP r16a 6.10: credits sent with no answer to carry them, one
+	 * SRP_CRED_REQ at a time: cred_busy (post_lock) counts its send's
+	 * completion and the SRP_CRED_RSP still to come
+	 */
+	struct kt_srpt_send	cred;
+	u8			cred_busy;
+	u64			cred_tag;
 
 	atomic_t		live;		/* commands and TMFs not released */
 
@@ -277,6 +285,7 @@ void kt_srpt_early_work(struct work_struct *work);
 void kt_srpt_early_flush(struct kt_srpt_ch *ch);
 u32 kt_srpt_grant(struct kt_srpt_ch *ch, u32 own);
 void kt_srpt_credit_back(struct kt_srpt_ch *ch);
+void kt_srpt_cred_kick(struct kt_srpt_ch *ch);
 
 /* cmd.c */
 void kt_srpt_handle_cmd(struct kt_srpt_ch *ch, const u8 *iu, u32 len);

@@ -50,8 +50,9 @@ static void kt_srpt_tmr_free(struct kt_srpt_tmr *t)
 }
 
 /*
- * Under post_lock: post the waiting TMF answers that may go now. From
- * any context: an answer's post, a TMF answer's completion.
+ * Under post_lock: post the waiting TMF answers that may go now, then an
+ * SRP_CRED_REQ if credits wait. From any context: an answer's post, a TMF
+ * answer's completion.
  */
 void kt_srpt_tmf_kick(struct kt_srpt_ch *ch)
 {
@@ -63,7 +64,7 @@ void kt_srpt_tmf_kick(struct kt_srpt_ch *ch)
 		t = list_first_entry_or_null(&ch->tmf_wait, struct kt_srpt_tmr,
 					     wait_node);
 		if (!t)
-			return;
+			break;
 		list_del_init(&t->wait_node);
 		ret = ib_post_send(ch->qp, &t->rsp.wr, NULL);
 		if (!ret) {
@@ -75,6 +76,8 @@ void kt_srpt_tmf_kick(struct kt_srpt_ch *ch)
 		kt_srpt_ch_close(ch);
 		kt_srpt_tmr_free(t);
 	}
+	/* credits that no answer carries go on their own */
+	kt_srpt_cred_kick(ch);
 }
 
 /* The channel is down and drained: the answers that wait never go. */
