@@ -269,6 +269,13 @@ static bool kt_srpt_rx_handle(struct kt_srpt_ch *ch, struct kt_srpt_rx *rx)
 	bool ok;
 
 	/*
+	 * After an SRP_I_LOGOUT, or once anything else closed the channel,
+	 * what is still in the receive queue does not run: it ends here,
+	 * its buffer not posted again.
+	 */
+	if (atomic_read(&ch->state) == KT_SRPT_CH_CLOSING)
+		return false;
+	/*
 	 * The disk may be what the initiator's memory reclaim writes to,
 	 * in this very kernel over rxe: allocate nothing that waits for it.
 	 */
