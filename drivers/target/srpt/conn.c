@@ -348,9 +348,21 @@ int kt_srpt_login(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		goto out_acl;
 	}
 	ch->tpg = tpg;
-	ch->rq_size = min_t(u32, KT_SRPT_RQ_SIZE, attrs->max_qp_wr - 1);
+	ch->rq_size = KT_SRPT_RQ_SIZE;
+	/*
+	 * The send queue: srp_sq_size, the TMF answers' reserve and the
+	 * SRP_CRED_REQ; kept within max_qp_wr - rq_size as before, without
+	 * wrapping below zero on a device of small queues.
+	 */
+	if (attrs->max_qp_wr < (int)(ch->rq_size + KT_SRPT_SQ_RESERVE + 1 +
+				     KT_SRPT_MIN_SQ_SIZE)) {
+		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+		why = "the device's queue pairs are too small";
+		goto out_acl;
+	}
 	ch->sq_size = min_t(u32, tpg->sq_size,
-			    attrs->max_qp_wr - KT_SRPT_SQ_RESERVE - ch->rq_size);
+			    attrs->max_qp_wr - KT_SRPT_SQ_RESERVE - 1 -
+			    ch->rq_size);
 	ch->max_it_iu_len = it_iu_len;
 	ch->max_ti_iu_len = tpg->max_rsp_size;
 	atomic_set(&ch->sq_avail, ch->sq_size);
