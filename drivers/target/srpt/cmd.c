@@ -23,6 +23,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
 
@@ -304,15 +305,18 @@ void kt_srpt_sq_work(struct work_struct *work)
 	struct kt_srpt_ch *ch = container_of(work, struct kt_srpt_ch, sq_work);
 	struct kt_srpt_cmd *scmd;
 	unsigned long flags;
+	unsigned int noio;
 	int ret;
 
+	/* what a failure ends (kt_cmd_fail(), the close) allocates no I/O */
+	noio = memalloc_noio_save();
 	for (;;) {
 		spin_lock_irqsave(&ch->post_lock, flags);
 		scmd = list_first_entry_or_null(&ch->sq_wait,
 						struct kt_srpt_cmd, wait_node);
 		if (!scmd || ch->down || !kt_srpt_sq_get(ch, scmd->n_wr)) {
 			spin_unlock_irqrestore(&ch->post_lock, flags);
-			return;
+			break;
 		}
 		list_del_init(&scmd->wait_node);
 		ret = ib_post_send(ch->qp, kt_srpt_first_wr(scmd), NULL);
@@ -324,6 +328,7 @@ void kt_srpt_sq_work(struct work_struct *work)
 		if (ret)
 			kt_srpt_post_failed(scmd, ret);
 	}
+	memalloc_noio_restore(noio);
 }
 
 /* The channel is down and drained: what waits will never go. */
@@ -430,9 +435,15 @@ static void kt_srpt_data_in_work(struct work_struct *work)
 {
 	struct kt_srpt_cmd *scmd = container_of(work, struct kt_srpt_cmd, work);
 	struct kt_srpt_ch *ch = scmd->ch;
+	unsigned int noio;
 	u32 n;
 	int ret;
 
+	/*
+	 * rdma_rw_ctx_init() allocates with GFP_KERNEL: the disk may be what
+	 * the initiator's memory reclaim writes to (rx.c)
+	 */
+	noio = memalloc_noio_save();
 	scmd->op = KT_SRPT_OP_DATA_IN;
 	ret = kt_srpt_rw_init(scmd, DMA_TO_DEVICE, &n);
 	if (!ret)
@@ -444,6 +455,7 @@ static void kt_srpt_data_in_work(struct work_struct *work)
 	}
 	if (ret)
 		kt_srpt_post_failed(scmd, ret);
+	memalloc_noio_restore(noio);
 }
 
 /* From any context: rdma_rw_ctx_init() may sleep, so a work item does it. */

@@ -28,6 +28,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -469,8 +470,11 @@ static void kt_srpt_close_work(struct work_struct *work)
 	struct kt_srpt_ch *ch = container_of(work, struct kt_srpt_ch,
 					     close_work);
 	unsigned long flags;
+	unsigned int noio;
 	bool removed;
 
+	/* the commands it ends may be the initiator's reclaim (rx.c) */
+	noio = memalloc_noio_save();
 	spin_lock_irqsave(&ch->post_lock, flags);
 	ch->down = true;
 	spin_unlock_irqrestore(&ch->post_lock, flags);
@@ -513,6 +517,7 @@ static void kt_srpt_close_work(struct work_struct *work)
 	kt_obj_dec(&kt_srpt_objs[KT_SRPT_OBJ_CH]);
 	atomic_dec(&kt_srpt_nr_ch);
 	kt_srpt_ch_put(ch);			/* the close's */
+	memalloc_noio_restore(noio);
 }
 
 /*
