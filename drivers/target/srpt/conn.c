@@ -536,7 +536,13 @@ int kt_srpt_ch_device_removed(struct kt_srpt_ch *ch)
 	ch->dev_removed = true;
 	mutex_unlock(&ch->res_lock);
 	kt_srpt_ch_close(ch);
-	wait_for_completion(&ch->freed);
+	/*
+	 * It cannot return before the QP is gone; the close waits for the
+	 * commands in the backstores: say so while it lasts.
+	 */
+	while (!wait_for_completion_timeout(&ch->freed, KT_SRPT_WAIT_WARN))
+		pr_warn("%s: the RDMA device's removal waits for the channel's close (%d command(s) in the target)\n",
+			ch->sess.initiator, atomic_read(&ch->live));
 	kt_srpt_ch_put(ch);			/* the cm_id's */
 	return 1;
 }
