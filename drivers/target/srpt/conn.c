@@ -387,7 +387,6 @@ int kt_srpt_login(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		why = "no session";
 		goto out_res;
 	}
-	ch->registered = true;
 	rsp.rsp_flags = kt_srpt_multichannel(ch, req.req_flags);
 	list_add_tail(&ch->tpg_node, &tpg->channels);
 	kt_obj_inc(&kt_srpt_objs[KT_SRPT_OBJ_CH]);

@@ -139,7 +139,6 @@ struct kt_srpt_ch {
 
 	struct kt_srpt_tpg	*tpg;
 	struct kt_session	sess;
-	bool			registered;	/* sess is */
 	struct list_head	tpg_node;	/* tpg->channels */
 	u8			i_port_id[16];
 	u8			t_port_id[16];
