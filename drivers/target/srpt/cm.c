@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktarget_srpt: the rdma_cm side. One listener, on the wildcard address
- * and the port rdma_cm_port (the module parameter, or
+ * ktarget_srpt: the rdma_cm side. One listener, on the IPv6 wildcard
+ * address, dual stack (IPv4 too, as LIO's ib_srpt; IPv4 alone in a kernel
+ * without IPv6), and the port rdma_cm_port (the module parameter, or
  * target/srpt/discovery_auth/rdma_cm_port as LIO has it; 0: none), takes
  * every device's connect requests, including devices added later; each
  * request is a login (conn.c). Once accepted, a connection's events are
@@ -12,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/module.h>
 
 #include "srpt.h"
@@ -34,8 +36,36 @@ static int kt_srpt_listen_handler(struct rdma_cm_id *cm_id,
  * Listen on @port instead of where the listener listened (0: nowhere).
  * Destroying the old cm_id waits for a login running in its handler.
  */
+/* A listening cm_id on @addr, or an ERR_PTR */
+static struct rdma_cm_id *kt_srpt_listen_on_addr(struct sockaddr *addr)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, kt_srpt_listen_handler, NULL,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	/* [::] takes IPv4 connect requests too */
+	ret = addr->sa_family == AF_INET6 ? rdma_set_afonly(id, 0) : 0;
+	if (!ret)
+		ret = rdma_bind_addr(id, addr);
+	if (!ret)
+		ret = rdma_listen(id, KT_SRPT_BACKLOG);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
 int kt_srpt_listen(u16 port)
 {
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_ANY_INIT,
+		.sin6_port = htons(port),
+	};
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
 		.sin_addr.s_addr = htonl(INADDR_ANY),
@@ -53,17 +83,11 @@ int kt_srpt_listen(u16 port)
 	}
 	if (!port)
 		goto out;
-	id = rdma_create_id(&init_net, kt_srpt_listen_handler, NULL,
-			    RDMA_PS_TCP, IB_QPT_RC);
+	id = kt_srpt_listen_on_addr((struct sockaddr *)&sin6);
+	if (PTR_ERR_OR_ZERO(id) == -EAFNOSUPPORT)
+		id = kt_srpt_listen_on_addr((struct sockaddr *)&sin);
 	if (IS_ERR(id)) {
 		ret = PTR_ERR(id);
-		goto out;
-	}
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	if (!ret)
-		ret = rdma_listen(id, KT_SRPT_BACKLOG);
-	if (ret) {
-		rdma_destroy_id(id);
 		pr_warn("cannot listen on port %u: %pe\n", port, ERR_PTR(ret));
 		goto out;
 	}
