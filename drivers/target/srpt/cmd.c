@@ -286,6 +286,17 @@ static void kt_srpt_post_failed(struct kt_srpt_cmd *scmd, int err)
 		kt_srpt_rsp_posted_locked(ch);
 		spin_unlock_irqrestore(&ch->post_lock, flags);
 	}
+	/*
+	 * A write whose RDMA READs can never fit the send queue (-ENOSPC,
+	 * warned about in kt_srpt_start()) fails alone, CHECK CONDITION:
+	 * closing the channel made the initiator log in again and send it
+	 * again. An answer cannot be failed once the core has completed the
+	 * command: it still closes the channel.
+	 */
+	if (op == KT_SRPT_OP_FETCH && err == -ENOSPC) {
+		kt_cmd_fail(&scmd->cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
 	if (err != -ENOTCONN) {
 		pr_warn_ratelimited("%s: tag %#llx: cannot post: %pe: closing the channel\n",
 				    ch->sess.initiator, scmd->tag, ERR_PTR(err));
