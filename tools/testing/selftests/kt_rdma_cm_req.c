@@ -4,9 +4,10 @@
  * through the kernel's rdma_cm character device without librdmacm (which
  * clamps them to what the local device has):
  *
- *   kt_rdma_cm_req ADDR PORT INITIATOR_DEPTH RESPONDER_RESOURCES
+ *   kt_rdma_cm_req ADDR PORT INITIATOR_DEPTH RESPONDER_RESOURCES [HEX]
  *
- * It asks for an iSER connection (the iSER CM REQ private data) and no
+ * It asks for an iSER connection (the iSER CM REQ private data, or the
+ * bytes HEX gives: an SRP login of the test's own making) and no
  * queue pair of its own, prints the event the target's answer produces
  * ("connect response", "rejected", ...) and, from a connect response, the
  * depths the target chose ("target: initiator depth N, responder
@@ -110,8 +111,8 @@ int main(int argc, char **argv)
 	struct sockaddr_in *dst = (void *)&ra.dst_addr;
 	int e;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s ADDR PORT INITIATOR_DEPTH RESPONDER_RESOURCES\n",
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: %s ADDR PORT INITIATOR_DEPTH RESPONDER_RESOURCES [HEX]\n",
 			argv[0]);
 		return 2;
 	}
@@ -148,6 +149,20 @@ int main(int argc, char **argv)
 	/* iSER CM REQ: no zero-based virtual addresses, no send with invalidate */
 	conn.conn_param.private_data[0] = 0xc0;
 	conn.conn_param.private_data_len = 4;
+	if (argc == 6) {
+		const char *hex = argv[5];
+		size_t n = strlen(hex) / 2, i;
+		unsigned int byte;
+
+		if (n > sizeof(conn.conn_param.private_data))
+			return 2;
+		for (i = 0; i < n; i++) {
+			if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
+				return 2;
+			conn.conn_param.private_data[i] = byte;
+		}
+		conn.conn_param.private_data_len = n;
+	}
 	if (cm_cmd(RDMA_USER_CM_CMD_CONNECT, &conn, sizeof(conn), 0)) {
 		perror("connect");
 		return 2;
