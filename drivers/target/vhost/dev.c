@@ -69,7 +69,7 @@ void kt_vhost_detach_tpg(struct kt_vhost_tpg *tpg)
 
 	lockdep_assert_held(&kt_vhost_mutex);
 	down_write(&dev->ep_sem);
-	dev->tpgs[tpg->tpg.tag] = NULL;
+	dev->tpgs[tpg->tag] = NULL;
 	up_write(&dev->ep_sem);
 	kt_vhost_wait_inflight(&tpg->inflight, "removing a TPG of an endpoint");
 	tpg->dev = NULL;
@@ -93,14 +93,14 @@ static long kt_vhost_set_endpoint(struct kt_vhost_dev *dev,
 	mutex_lock(&kt_vhost_mutex);
 	down_write(&dev->ep_sem);
 	list_for_each_entry(tpg, &kt_vhost_tpgs, node) {
-		if (strcmp(tpg->tpg.wwn->name, t->vhost_wwpn) || !tpg->nexus)
+		if (!tpg->nexus || strcmp(tpg->tport->wwn.name, t->vhost_wwpn))
 			continue;
 		if (tpg->dev) {
 			busy = true;
 			continue;
 		}
 		tpg->dev = dev;
-		dev->tpgs[tpg->tpg.tag] = tpg;
+		dev->tpgs[tpg->tag] = tpg;
 		found++;
 	}
 	if (found) {

@@ -223,9 +223,12 @@ int kt_vhost_vq_next(struct kt_vhost_vq *vq, u16 *head)
 	return 1;
 }
 
-/* Guest physical [@gpa, +@len) as the owner's segments, appended at *@nr */
+/*
+ * Guest physical [@gpa, +@len) as the owner's segments, appended at *@nr
+ * of @max
+ */
 static int kt_vhost_map(const struct kt_vhost_mem *mem, u64 gpa, u32 len,
-			struct iovec *iov, unsigned int *nr)
+			struct iovec *iov, unsigned int *nr, unsigned int max)
 {
 	const struct vhost_memory_region *r;
 	u64 off, chunk;
@@ -242,7 +245,7 @@ static int kt_vhost_map(const struct kt_vhost_mem *mem, u64 gpa, u32 len,
 		}
 		if (!r)
 			return -EFAULT;
-		if (*nr >= KT_VHOST_MAX_SEGS)
+		if (*nr >= max)
 			return -E2BIG;
 		off = gpa - r->guest_phys_addr;
 		chunk = min_t(u64, len, r->memory_size - off);
@@ -307,7 +310,7 @@ int kt_vhost_vq_walk(struct kt_vhost_vq *vq, u16 head,
 				goto bad;
 			nr = 0;
 			why = "an indirect table outside one memory region";
-			if (kt_vhost_map(mem, addr, len, &tbl, &nr) || nr != 1)
+			if (kt_vhost_map(mem, addr, len, &tbl, &nr, 1))
 				goto bad;
 			table = tbl.iov_base;
 			size = len / sizeof(d);
@@ -319,7 +322,8 @@ int kt_vhost_vq_walk(struct kt_vhost_vq *vq, u16 head,
 
 		if (flags & VRING_DESC_F_WRITE) {
 			nr = c->out_nr + c->in_nr;
-			ret = kt_vhost_map(mem, addr, len, vq->iov, &nr);
+			ret = kt_vhost_map(mem, addr, len, vq->iov, &nr,
+					   KT_VHOST_MAX_SEGS);
 			c->in_nr = nr - c->out_nr;
 			c->in_len += len;
 		} else {
@@ -327,7 +331,8 @@ int kt_vhost_vq_walk(struct kt_vhost_vq *vq, u16 head,
 			if (c->in_nr)
 				goto bad;
 			nr = c->out_nr;
-			ret = kt_vhost_map(mem, addr, len, vq->iov, &nr);
+			ret = kt_vhost_map(mem, addr, len, vq->iov, &nr,
+					   KT_VHOST_MAX_SEGS);
 			c->out_nr = nr;
 			c->out_len += len;
 		}

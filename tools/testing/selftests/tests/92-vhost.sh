@@ -96,11 +96,11 @@ main() {
 	check "/dev/vhost-scsi is ktarget's misc device" vhost_dev
 	check_bad_mkdir "a WWN that is not naa., fc. or iqn. is refused" \
 		$KT_CFS/vhost/eui.0011223344556677 "not a vhost target name"
-	check_bad_mkdir "tpgt_256 is refused (one byte of target)" \
-		$KT_CFS/vhost/$WWN/tpgt_256 "targets 1 to 255"
 	check "TPG with an rd LUN 0 and a fileio LUN 1" sh -c "
 		mkdir -p $TPG/lun/lun_0 $TPG/lun/lun_1 &&
 		ln -s $RD $TPG/lun/lun_0/r0 && ln -s $FD $TPG/lun/lun_1/f0"
+	check_bad_mkdir "tpgt_256 is refused (one byte of target)" \
+		$KT_CFS/vhost/$WWN/tpgt_256 "targets 1 to 255"
 	check_eq "no nexus yet" "$(cat $TPG/nexus)" ""
 	check_bad_write "an iqn. nexus on a naa. target is refused" $TPG/nexus \
 		iqn.2026-11.org.ktarget:i "not of the target's type"
@@ -108,7 +108,7 @@ main() {
 		$TPG/attrib/fabric_prot_type 1 "want 0"
 	check "write the nexus" write_attr $TPG/nexus $INIT
 	check_eq "nexus reads back" "$(cat $TPG/nexus)" $INIT
-	check "build kt_vhost_client" gcc -Wall -O2 -o $CLIENT ../kt_vhost_client.c
+	check "build kt_vhost_client" gcc -Wall -O2 -o $CLIENT kt_vhost_client.c
 
 	echo "# the client on LUN 0 (rd)"
 	client $WWN 1 0 $LAST_LBA
