@@ -367,7 +367,7 @@ static int setup(const char *wwpn)
 	struct vhost_memory *m;
 	struct vhost_scsi_target t = { 0 };
 	uint64_t features, want;
-	int i, abi = 0;
+	int i, ok, abi = 0;
 
 	vfd = open("/dev/vhost-scsi", O_RDWR);
 	result(vfd >= 0, "open /dev/vhost-scsi");
@@ -401,8 +401,9 @@ static int setup(const char *wwpn)
 	for (i = 0; i < NR_VQ; i++)
 		if (vq_setup(&vqs[i], i))
 			return -1;
-	result(!ioctl(vfd, VHOST_SCSI_GET_ABI_VERSION, &abi) &&
-	       abi == VHOST_SCSI_ABI_VERSION, "GET_ABI_VERSION: %d", abi);
+	ok = !ioctl(vfd, VHOST_SCSI_GET_ABI_VERSION, &abi) &&
+	     abi == VHOST_SCSI_ABI_VERSION;
+	result(ok, "GET_ABI_VERSION: %d", abi);
 	strncpy(t.vhost_wwpn, wwpn, sizeof(t.vhost_wwpn) - 1);
 	t.vhost_tpgt = tpgt;
 	i = ioctl(vfd, VHOST_SCSI_SET_ENDPOINT, &t);
@@ -435,6 +436,7 @@ static void io_checks(uint32_t last_lba)
 	uint8_t *small = galloc(4096, 4096);
 	struct cmd c;
 	uint8_t r = 0xee;
+	int ok;
 
 	memset(&c, 0, sizeof(c));
 	c.target = tpgt;
@@ -445,18 +447,18 @@ static void io_checks(uint32_t last_lba)
 	c.cdb[4] = 96;
 	c.din = small;
 	c.din_len = 96;
-	result(!scsi(&c, &ulen) && good("INQUIRY") &&
-	       !memcmp(small + 8, "KTARGET", 7) && (small[0] & 0x1f) == 0 &&
-	       ulen == sizeof(*resp) + 96 - resp->resid,
-	       "INQUIRY: a disk of vendor KTARGET (used length %u, resid %u)",
+	ok = !scsi(&c, &ulen) && good("INQUIRY") &&
+	     !memcmp(small + 8, "KTARGET", 7) && (small[0] & 0x1f) == 0 &&
+	     ulen == sizeof(*resp) + 96 - resp->resid;
+	result(ok, "INQUIRY: a disk of vendor KTARGET (used length %u, resid %u)",
 	       ulen, resp->resid);
 
 	memset(c.cdb, 0, sizeof(c.cdb));
 	c.cdb[0] = 0x25;	/* READ CAPACITY (10) */
 	c.din_len = 8;
-	result(!scsi(&c, NULL) && good("READ CAPACITY") &&
-	       be32(small) == last_lba && be32(small + 4) == BLK,
-	       "READ CAPACITY (10): last LBA %u, blocks of %u (got %u, %u)",
+	ok = !scsi(&c, NULL) && good("READ CAPACITY") &&
+	     be32(small) == last_lba && be32(small + 4) == BLK;
+	result(ok, "READ CAPACITY (10): last LBA %u, blocks of %u (got %u, %u)",
 	       last_lba, BLK, be32(small), be32(small + 4));
 
 	for (i = 0; i < len; i++)
@@ -498,8 +500,8 @@ static void io_checks(uint32_t last_lba)
 	c.din = small;
 	c.din_len = 64;
 	c.segs = 1;
-	result(!scsi(&c, NULL) && good("REPORT LUNS") && be32(small) >= 8,
-	       "REPORT LUNS lists %u LUN(s)", be32(small) / 8);
+	ok = !scsi(&c, NULL) && good("REPORT LUNS") && be32(small) >= 8;
+	result(ok, "REPORT LUNS lists %u LUN(s)", be32(small) / 8);
 
 	memset(&c.cdb, 0, sizeof(c.cdb));
 	c.cdb[0] = 0x12;
@@ -543,17 +545,19 @@ static void io_checks(uint32_t last_lba)
 	}
 
 	/* task management */
-	result(!tmf(tpgt, VIRTIO_SCSI_T_TMF_LOGICAL_UNIT_RESET, 0, &r) &&
-	       r == VIRTIO_SCSI_S_OK, "TMF LOGICAL UNIT RESET: function complete (%u)", r);
+	ok = !tmf(tpgt, VIRTIO_SCSI_T_TMF_LOGICAL_UNIT_RESET, 0, &r) &&
+	     r == VIRTIO_SCSI_S_OK;
+	result(ok, "TMF LOGICAL UNIT RESET: function complete (%u)", r);
 	clear_ua();
-	result(!tmf(tpgt, VIRTIO_SCSI_T_TMF_ABORT_TASK, 0x1234, &r) &&
-	       r == VIRTIO_SCSI_S_OK,
-	       "TMF ABORT TASK of no such task: function complete (%u)", r);
-	result(!tmf(tpgt, VIRTIO_SCSI_T_TMF_CLEAR_ACA, 0, &r) &&
-	       r == VIRTIO_SCSI_S_FUNCTION_REJECTED,
-	       "TMF CLEAR ACA: function rejected (%u)", r);
-	result(!tmf((tpgt + 1) & 0xff, VIRTIO_SCSI_T_TMF_LOGICAL_UNIT_RESET, 0, &r) &&
-	       r == VIRTIO_SCSI_S_BAD_TARGET, "TMF to a target the endpoint lacks: BAD_TARGET (%u)", r);
+	ok = !tmf(tpgt, VIRTIO_SCSI_T_TMF_ABORT_TASK, 0x1234, &r) &&
+	     r == VIRTIO_SCSI_S_OK;
+	result(ok, "TMF ABORT TASK of no such task: function complete (%u)", r);
+	ok = !tmf(tpgt, VIRTIO_SCSI_T_TMF_CLEAR_ACA, 0, &r) &&
+	     r == VIRTIO_SCSI_S_FUNCTION_REJECTED;
+	result(ok, "TMF CLEAR ACA: function rejected (%u)", r);
+	ok = !tmf((tpgt + 1) & 0xff, VIRTIO_SCSI_T_TMF_LOGICAL_UNIT_RESET, 0, &r) &&
+	     r == VIRTIO_SCSI_S_BAD_TARGET;
+	result(ok, "TMF to a target the endpoint lacks: BAD_TARGET (%u)", r);
 	{
 		struct virtio_scsi_ctrl_an_req *a = galloc(sizeof(*a), 8);
 		struct virtio_scsi_ctrl_an_resp *ar = galloc(sizeof(*ar), 8);
