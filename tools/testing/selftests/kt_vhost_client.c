@@ -9,7 +9,7 @@
  * Output is TAP lines ("ok - ..." / "not ok - ..."), exactly KT_CHECKS of
  * them (plus one with -e), whatever fails.
  *
- *	kt_vhost_client [-e] [-H FILE] WWPN TPGT LUN LAST_LBA
+ *	kt_vhost_client [-A | -e | -H FILE] WWPN TPGT LUN LAST_LBA
  *
  * -e: after the checks, write "ready" to stdout's log (the file given by
  * -H, created) and wait up to 60 s for a hotplug event: LUN LUN of TPGT
@@ -17,6 +17,7 @@
  * -H FILE: after the checks, create FILE and wait (up to 120 s) until it
  * is removed; then the target must be gone (a command to it is answered
  * VIRTIO_SCSI_S_BAD_TARGET). One check more, as with -e.
+ * -A: set-up, then only abort_checks() on a slow LUN (10 checks in all).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -269,12 +270,12 @@ static struct virtio_scsi_cmd_req *req;
 static struct virtio_scsi_cmd_resp *resp;
 static uint8_t *inbuf;		/* response + data-in, for one_in */
 
-static int scsi(struct cmd *c, uint32_t *used_len)
+/* Post @c on the request queue; scsi_wait() takes its answer. */
+static void scsi_post(struct cmd *c)
 {
 	struct buf b[260];
-	uint32_t id, len, part, off;
+	uint32_t part, off;
 	int n = 0, i, segs = c->segs ? c->segs : 1;
-	uint8_t *data;
 
 	memset(req, 0, sizeof(*req));
 	set_lun(req->lun, c->target, c->lun);
@@ -297,8 +298,15 @@ static int scsi(struct cmd *c, uint32_t *used_len)
 		}
 	}
 	vq_chain(&vqs[VQ_REQ], b, n, 0, c->indirect);
-	if (vq_wait(&vqs[VQ_REQ], 20000, &id, &len)) {
-		diag("no answer within 20 s");
+}
+
+static int scsi_wait(struct cmd *c, uint32_t *used_len, int ms)
+{
+	uint32_t id, len;
+	uint8_t *data;
+
+	if (vq_wait(&vqs[VQ_REQ], ms, &id, &len)) {
+		diag("no answer within %d s", ms / 1000);
 		return -1;
 	}
 	if (id != 0)
@@ -312,6 +320,12 @@ static int scsi(struct cmd *c, uint32_t *used_len)
 	if (used_len)
 		*used_len = len;
 	return 0;
+}
+
+static int scsi(struct cmd *c, uint32_t *used_len)
+{
+	scsi_post(c);
+	return scsi_wait(c, used_len, 20000);
 }
 
 static int good(const char *what)
@@ -354,7 +368,7 @@ static int tmf(int target, uint32_t subtype, uint64_t tag, uint8_t *response)
 	t->tag = tag;
 	r->response = 0xee;
 	vq_chain(&vqs[VQ_CTL], b, 2, 0, 0);
-	if (vq_wait(&vqs[VQ_CTL], 20000, &id, &len))
+	if (vq_wait(&vqs[VQ_CTL], 60000, &id, &len))
 		return -1;
 	*response = r->response;
 	return len == 1 ? 0 : -1;
@@ -614,6 +628,48 @@ static void hostile_checks(void)
 	       "the request queue still answers");
 }
 
+/*
+ * -A: LUN is slow (an LU that holds each I/O a few seconds). A READ in
+ * flight is aborted (ABORT TASK answers FUNCTION COMPLETE, the READ
+ * VIRTIO_SCSI_S_ABORTED); CLEAR_ENDPOINT with another READ in flight
+ * waits for it, and the READ is answered.
+ */
+#define KT_ABORT_CHECKS	4
+
+static void abort_checks(const char *wwpn)
+{
+	struct cmd c = { .target = tpgt, .lun = lun, .tag = 0x77 };
+	struct vhost_scsi_target t = { 0 };
+	uint8_t *buf = galloc(4096, 4096), r = 0xee;
+	int ok;
+
+	clear_ua();
+	c.cdb[0] = 0x28;	/* READ (10) of 8 blocks at LBA 0 */
+	c.cdb[8] = 8;
+	c.din = buf;
+	c.din_len = 4096;
+	scsi_post(&c);
+	usleep(500000);
+	ok = !tmf(tpgt, VIRTIO_SCSI_T_TMF_ABORT_TASK, 0x77, &r) &&
+	     r == VIRTIO_SCSI_S_OK;
+	result(ok, "ABORT TASK of a READ in flight: function complete (%u)", r);
+	ok = !scsi_wait(&c, NULL, 60000) &&
+	     resp->response == VIRTIO_SCSI_S_ABORTED;
+	result(ok, "the aborted READ comes back VIRTIO_SCSI_S_ABORTED (%u)",
+	       resp->response);
+
+	clear_ua();
+	c.tag = 0x78;
+	scsi_post(&c);
+	usleep(500000);
+	strncpy(t.vhost_wwpn, wwpn, sizeof(t.vhost_wwpn) - 1);
+	t.vhost_tpgt = tpgt;
+	result(!ioctl(vfd, VHOST_SCSI_CLEAR_ENDPOINT, &t),
+	       "CLEAR_ENDPOINT with a READ in flight");
+	ok = !scsi_wait(&c, NULL, 5000) && good("READ");
+	result(ok, "... returns once the READ is answered");
+}
+
 static int wait_event(void)
 {
 	struct vq *q = &vqs[VQ_EVT];
@@ -640,12 +696,14 @@ static int wait_event(void)
 int main(int argc, char **argv)
 {
 	const char *hold = NULL, *wwpn;
-	int event = 0, opt;
+	int event = 0, aborts = 0, opt;
 	uint32_t last_lba;
 	struct stat st;
 
-	while ((opt = getopt(argc, argv, "eH:")) != -1) {
-		if (opt == 'e')
+	while ((opt = getopt(argc, argv, "AeH:")) != -1) {
+		if (opt == 'A')
+			aborts = 1;
+		else if (opt == 'e')
 			event = 1;
 		else if (opt == 'H')
 			hold = optarg;
@@ -671,9 +729,16 @@ int main(int argc, char **argv)
 	req = galloc(sizeof(*req), 8);
 	resp = galloc(sizeof(*resp), 8);
 	inbuf = galloc(sizeof(*resp) + (64 << 10), 8);
+	if (aborts)
+		planned = 6 + KT_ABORT_CHECKS;
 	if (setup(wwpn))
 		return 1;
 	post_events();
+	if (aborts) {
+		abort_checks(wwpn);
+		close(vfd);
+		return checks == planned ? 0 : 1;
+	}
 	io_checks(last_lba);
 	hostile_checks();
 

@@ -9,7 +9,8 @@
 # and shared buffers), REPORT LUNS, TMFs and AN queries on the control
 # queue, is answered BAD_TARGET and FAILURE for bad addresses and headers,
 # and breaks three queues with hostile chains (a loop, a buffer outside its
-# memory, nested indirect tables) without harm to the others. A LUN
+# memory, nested indirect tables) without harm to the others. A READ held
+# by a slow LU is aborted, and CLEAR_ENDPOINT waits for another. A LUN
 # unlinked under the endpoint reaches it as a hotplug event; the nexus
 # cannot go while the endpoint holds the TPG, the TPG itself can; the
 # module unloads. Then targetcli builds a vhost target as rtslib-fb writes
@@ -85,10 +86,32 @@ targetcli_vhost() {
 	fi
 }
 
+# slow_lun: LUN 2 is an iblock LU over dm-delay, which holds each I/O
+# SLOW seconds: a READ in flight is aborted (ABORT TASK), and
+# CLEAR_ENDPOINT waits for one. Twelve checks.
+SLOW=4
+slow_lun() {
+	local IB=$KT_CFS/core/iblock_0/b0
+
+	check "LUN 2: iblock over dm-delay ($SLOW s)" sh -c "
+		modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 &&
+		modprobe dm-delay &&
+		DM_DISABLE_UDEV=1 dmsetup --noudevsync create kt-vhost-slow \
+			--table '0 65536 delay /dev/nullb0 0 $((SLOW * 1000))' &&
+		mkdir -p $IB && echo udev_path=/dev/mapper/kt-vhost-slow > $IB/control &&
+		echo 1 > $IB/enable && mkdir $TPG/lun/lun_2 && ln -s $IB $TPG/lun/lun_2/b0"
+	echo "# the client on LUN 2 (slow): ABORT TASK, CLEAR_ENDPOINT in flight"
+	client -A $WWN 1 2 65535
+	check "unlink LUN 2, remove the delay" sh -c "rm $TPG/lun/lun_2/b0 &&
+		rmdir $TPG/lun/lun_2 $IB $KT_CFS/core/iblock_0 &&
+		DM_DISABLE_UDEV=1 dmsetup --noudevsync remove kt-vhost-slow &&
+		rmmod dm-delay null_blk"
+}
+
 main() {
 	local pid st
 
-	plan $((36 + 5 * NCLIENT + 2))
+	plan $((48 + 5 * NCLIENT + 2))
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
 
@@ -124,6 +147,8 @@ main() {
 	client $WWN 1 0 $LAST_LBA
 	echo "# the client on LUN 1 (fileio)"
 	client $WWN 1 1 $LAST_LBA
+
+	slow_lun
 
 	echo "# LUN 1 unlinked while the client holds the endpoint"
 	rm -f $READY
