@@ -17,11 +17,19 @@
  * -H FILE: after the checks, create FILE and wait (up to 120 s) until it
  * is removed; then the target must be gone (a command to it is answered
  * VIRTIO_SCSI_S_BAD_TARGET). One check more, as with -e.
- * -A: set-up, then only abort_checks() on a slow LUN (10 checks in all).
+ * -A: set-up, then only abort_checks() on a slow LUN (16 checks in all).
+ *
+ * A request posted before SET_ENDPOINT, or after CLEAR_ENDPOINT, stays in
+ * its ring (QEMU kicks before it sets the endpoint, and saves the ring's
+ * base after it cleared it). The 20th request queue (queue 21) is set up
+ * and used, as QEMU does for a guest of 20 vCPUs. At the end, the guest
+ * posts bad event buffers with events missed as fast as it can while
+ * CLEAR_ENDPOINT must still return.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,13 +39,14 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include <linux/vhost.h>
 #include <linux/virtio_config.h>
 #include <linux/virtio_ring.h>
 #include <linux/virtio_scsi.h>
 
-#define KT_CHECKS	26
+#define KT_CHECKS	31
 
 #define MEM_SIZE	(8u << 20)
 #define GPA_BASE	0x40000000ull
@@ -46,6 +55,7 @@
 #define VQ_CTL		0
 #define VQ_EVT		1
 #define VQ_REQ		2
+#define VQ_FAR		21	/* the 20th request queue */
 #define EVT_BUFS	4
 #define BLK		512
 
@@ -122,6 +132,10 @@ struct vq {
 };
 
 static struct vq vqs[NR_VQ];
+static struct vq far_vq;
+static int far_ok;
+/* the request queue scsi_post() and scsi_wait() use */
+static struct vq *req_q = &vqs[VQ_REQ];
 static int vfd;
 
 struct buf {
@@ -297,7 +311,7 @@ static void scsi_post(struct cmd *c)
 			b[n++] = (struct buf){ (uint8_t *)c->din + off, part, 1 };
 		}
 	}
-	vq_chain(&vqs[VQ_REQ], b, n, 0, c->indirect);
+	vq_chain(req_q, b, n, 0, c->indirect);
 }
 
 static int scsi_wait(struct cmd *c, uint32_t *used_len, int ms)
@@ -305,7 +319,7 @@ static int scsi_wait(struct cmd *c, uint32_t *used_len, int ms)
 	uint32_t id, len;
 	uint8_t *data;
 
-	if (vq_wait(&vqs[VQ_REQ], ms, &id, &len)) {
+	if (vq_wait(req_q, ms, &id, &len)) {
 		diag("no answer within %d s", ms / 1000);
 		return -1;
 	}
@@ -378,6 +392,7 @@ static int tmf(int target, uint32_t subtype, uint64_t tag, uint8_t *response)
 
 static int setup(const char *wwpn)
 {
+	struct cmd early = { .target = tpgt, .lun = lun };
 	struct vhost_memory *m;
 	struct vhost_scsi_target t = { 0 };
 	uint64_t features, want;
@@ -415,16 +430,34 @@ static int setup(const char *wwpn)
 	for (i = 0; i < NR_VQ; i++)
 		if (vq_setup(&vqs[i], i))
 			return -1;
+	far_ok = !vq_setup(&far_vq, VQ_FAR);
+	if (!far_ok)
+		diag("queue %d: %s", VQ_FAR, strerror(errno));
 	ok = !ioctl(vfd, VHOST_SCSI_GET_ABI_VERSION, &abi) &&
 	     abi == VHOST_SCSI_ABI_VERSION;
 	result(ok, "GET_ABI_VERSION: %d", abi);
+
+	/* QEMU kicks the queues before it sets the endpoint */
+	scsi_post(&early);
+	usleep(1000000);
+	ok = vqs[VQ_REQ].used->idx == vqs[VQ_REQ].last_used;
+	result(ok, "a request posted before SET_ENDPOINT stays in the ring");
+	if (!ok)
+		diag("answered: response %u", resp->response);
+
 	strncpy(t.vhost_wwpn, wwpn, sizeof(t.vhost_wwpn) - 1);
 	t.vhost_tpgt = tpgt;
 	i = ioctl(vfd, VHOST_SCSI_SET_ENDPOINT, &t);
 	result(!i, "SET_ENDPOINT %s", wwpn);
-	if (i)
+	if (i) {
 		diag("SET_ENDPOINT: %s", strerror(errno));
-	return i;
+		return i;
+	}
+	ok = !scsi_wait(&early, NULL, 5000) &&
+	     resp->response == VIRTIO_SCSI_S_OK;
+	result(ok, "... and is answered once the endpoint is set (response %u)",
+	       resp->response);
+	return 0;
 }
 
 /* event buffers, posted at set-up as a guest driver does */
@@ -589,6 +622,31 @@ static void io_checks(uint32_t last_lba)
 		       "AN QUERY: no asynchronous events");
 	}
 	clear_ua();
+
+	memset(&c, 0, sizeof(c));
+	c.target = tpgt;
+	c.lun = lun;
+	ok = far_ok;
+	if (ok) {
+		req_q = &far_vq;
+		ok = !scsi(&c, NULL) && resp->response == VIRTIO_SCSI_S_OK;
+		req_q = &vqs[VQ_REQ];
+	}
+	result(ok, "the 20th request queue (queue %d) is set up and answers",
+	       VQ_FAR);
+
+	/* the guest's data-in buffer is read-only: no GOOD with a resid */
+	c.cdb[0] = 0x28;	/* READ (10) of 8 blocks at LBA 16 */
+	c.cdb[5] = 16;
+	c.cdb[8] = 8;
+	c.din = small;
+	c.din_len = 4096;
+	mprotect(small, 4096, PROT_READ);
+	ok = !scsi(&c, NULL) &&
+	     (resp->response != VIRTIO_SCSI_S_OK || resp->status != 0);
+	mprotect(small, 4096, PROT_READ | PROT_WRITE);
+	result(ok, "a READ whose data-in cannot be written is not GOOD (response %u status %#x resid %u)",
+	       resp->response, resp->status, resp->resid);
 }
 
 /*
@@ -634,7 +692,7 @@ static void hostile_checks(void)
  * VIRTIO_SCSI_S_ABORTED); CLEAR_ENDPOINT with another READ in flight
  * waits for it, and the READ is answered.
  */
-#define KT_ABORT_CHECKS	4
+#define KT_ABORT_CHECKS	8
 
 static void abort_checks(const char *wwpn)
 {
@@ -653,9 +711,27 @@ static void abort_checks(const char *wwpn)
 	ok = !tmf(tpgt, VIRTIO_SCSI_T_TMF_ABORT_TASK, 0x77, &r) &&
 	     r == VIRTIO_SCSI_S_OK;
 	result(ok, "ABORT TASK of a READ in flight: function complete (%u)", r);
+	/* Linux's virtio_scsi frees the aborted request on the TMF's answer */
+	result(vqs[VQ_REQ].used->idx != vqs[VQ_REQ].last_used,
+	       "the aborted READ is in its used ring before the TMF's answer");
 	ok = !scsi_wait(&c, NULL, 60000) &&
 	     resp->response == VIRTIO_SCSI_S_ABORTED;
 	result(ok, "the aborted READ comes back VIRTIO_SCSI_S_ABORTED (%u)",
+	       resp->response);
+
+	clear_ua();
+	c.tag = 0x79;
+	scsi_post(&c);
+	usleep(500000);
+	ok = !tmf(tpgt, VIRTIO_SCSI_T_TMF_LOGICAL_UNIT_RESET, 0, &r) &&
+	     r == VIRTIO_SCSI_S_OK;
+	result(ok, "LOGICAL UNIT RESET with a READ in flight: function complete (%u)",
+	       r);
+	result(vqs[VQ_REQ].used->idx != vqs[VQ_REQ].last_used,
+	       "the READ it aborted is in its used ring before the TMF's answer");
+	ok = !scsi_wait(&c, NULL, 60000) &&
+	     resp->response == VIRTIO_SCSI_S_ABORTED;
+	result(ok, "... and comes back VIRTIO_SCSI_S_ABORTED (%u)",
 	       resp->response);
 
 	clear_ua();
@@ -668,6 +744,85 @@ static void abort_checks(const char *wwpn)
 	       "CLEAR_ENDPOINT with a READ in flight");
 	ok = !scsi_wait(&c, NULL, 5000) && good("READ");
 	result(ok, "... returns once the READ is answered");
+}
+
+/* ---- the end: CLEAR_ENDPOINT under an event storm ---- */
+
+static volatile int storm_stop;
+
+/*
+ * The guest posts event buffers the device cannot write to (readable),
+ * as fast as the ring takes them, until told to stop (or 20 s).
+ */
+static void *storm(void *arg)
+{
+	struct vq *q = &vqs[VQ_EVT];
+	struct timeval t0, t;
+	int n = 0;
+
+	(void)arg;
+	q->desc[8] = (struct vring_desc){ gpa(evts), sizeof(*evts), 0, 0 };
+	gettimeofday(&t0, NULL);
+	while (!storm_stop) {
+		if ((uint16_t)(q->avail_idx -
+			       *(volatile uint16_t *)&q->used->idx) >= RING_NUM) {
+			if (!(++n & 1023)) {
+				gettimeofday(&t, NULL);
+				if (t.tv_sec - t0.tv_sec > 20)
+					break;
+			}
+			continue;
+		}
+		q->avail->ring[q->avail_idx % RING_NUM] = 8;
+		__sync_synchronize();
+		q->avail->idx = ++q->avail_idx;
+		if (!(q->avail_idx & 15))
+			vq_kick(q);
+	}
+	return NULL;
+}
+
+static void clear_checks(const char *wwpn)
+{
+	struct vhost_scsi_target t = { 0 };
+	struct vhost_vring_state s = { .index = VQ_REQ };
+	struct cmd c = { .target = tpgt, .lun = lun };
+	struct timeval t0, t1;
+	uint32_t one = 1, id, l;
+	pthread_t th;
+	int i, ok, secs;
+
+	/* the good event buffers go first, each with NO_EVENT | MISSED */
+	for (i = 0; i < EVT_BUFS; i++) {
+		if (ioctl(vfd, VHOST_SCSI_SET_EVENTS_MISSED, &one) ||
+		    vq_wait(&vqs[VQ_EVT], 1000, &id, &l))
+			break;
+	}
+	ioctl(vfd, VHOST_SCSI_SET_EVENTS_MISSED, &one);
+	storm_stop = 0;
+	pthread_create(&th, NULL, storm, NULL);
+	usleep(500000);
+	strncpy(t.vhost_wwpn, wwpn, sizeof(t.vhost_wwpn) - 1);
+	t.vhost_tpgt = tpgt;
+	gettimeofday(&t0, NULL);
+	ok = !ioctl(vfd, VHOST_SCSI_CLEAR_ENDPOINT, &t);
+	gettimeofday(&t1, NULL);
+	storm_stop = 1;
+	pthread_join(th, NULL);
+	secs = t1.tv_sec - t0.tv_sec;
+	result(ok && secs < 5,
+	       "CLEAR_ENDPOINT returns while the guest posts bad event buffers, events missed (%d s)",
+	       secs);
+
+	/* QEMU saves the ring's base after CLEAR_ENDPOINT */
+	c.cdb[0] = 0x00;
+	scsi_post(&c);
+	usleep(1000000);
+	ok = vqs[VQ_REQ].used->idx == vqs[VQ_REQ].last_used &&
+	     !ioctl(vfd, VHOST_GET_VRING_BASE, &s) &&
+	     s.num == (uint16_t)(vqs[VQ_REQ].avail_idx - 1);
+	result(ok, "after CLEAR_ENDPOINT a request stays in the ring (base %u, posted %u, response %u)",
+	       s.num, vqs[VQ_REQ].avail_idx, resp->response);
 }
 
 static int wait_event(void)
@@ -730,7 +885,7 @@ int main(int argc, char **argv)
 	resp = galloc(sizeof(*resp), 8);
 	inbuf = galloc(sizeof(*resp) + (64 << 10), 8);
 	if (aborts)
-		planned = 6 + KT_ABORT_CHECKS;
+		planned = 8 + KT_ABORT_CHECKS;
 	if (setup(wwpn))
 		return 1;
 	post_events();
@@ -758,13 +913,7 @@ int main(int argc, char **argv)
 		result(!scsi(&c, NULL) && resp->response == VIRTIO_SCSI_S_BAD_TARGET,
 		       "the TPG removed under the endpoint: VIRTIO_SCSI_S_BAD_TARGET");
 	}
-	{
-		struct vhost_scsi_target t = { 0 };
-
-		strncpy(t.vhost_wwpn, wwpn, sizeof(t.vhost_wwpn) - 1);
-		t.vhost_tpgt = tpgt;
-		result(!ioctl(vfd, VHOST_SCSI_CLEAR_ENDPOINT, &t), "CLEAR_ENDPOINT");
-	}
+	clear_checks(wwpn);
 	close(vfd);
 	return checks == planned ? 0 : 1;
 }

@@ -26,7 +26,7 @@ FIMG=/tmp/kt-vhost-f0.img
 CLIENT=/run/kt_vhost_client
 READY=/tmp/kt-vhost-ready
 # checks kt_vhost_client makes (KT_CHECKS), one more with -e or -H
-NCLIENT=26
+NCLIENT=31
 LAST_LBA=131071
 
 # client ARGS...: its TAP lines go to the runner; a client that hangs is
@@ -88,7 +88,7 @@ targetcli_vhost() {
 
 # slow_lun: LUN 2 is an iblock LU over dm-delay, which holds each I/O
 # SLOW seconds: a READ in flight is aborted (ABORT TASK), and
-# CLEAR_ENDPOINT waits for one. Twelve checks.
+# CLEAR_ENDPOINT waits for one. Eighteen checks.
 SLOW=4
 slow_lun() {
 	local IB=$KT_CFS/core/iblock_0/b0
@@ -111,7 +111,7 @@ slow_lun() {
 main() {
 	local pid st
 
-	plan $((48 + 5 * NCLIENT + 2))
+	plan $((54 + 5 * NCLIENT + 2))
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
 
