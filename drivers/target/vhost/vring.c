@@ -61,11 +61,23 @@ void kt_vhost_vq_queue(struct kt_vhost_vq *vq)
 	queue_work(kt_vhost_wq, &vq->work);
 }
 
-/* The core finished @r: its answer goes out from its queue's work. */
+/*
+ * The core finished @r: its answer goes out from its queue's work. Once
+ * on the list, @r is the work's: it may be answered and freed - and with
+ * the last request the device, by a teardown that waited for
+ * dev->inflight - before queue_work() returns. So the queue is read
+ * first, and a count of dev->inflight keeps the device until then.
+ */
 void kt_vhost_req_done(struct kt_vhost_req *r)
 {
-	llist_add(&r->node, &r->vq->done);
-	kt_vhost_vq_queue(r->vq);
+	struct kt_vhost_vq *vq = r->vq;
+	struct kt_vhost_dev *dev = vq->dev;
+
+	atomic_inc(&dev->inflight);
+	llist_add(&r->node, &vq->done);
+	kt_vhost_vq_queue(vq);
+	if (atomic_dec_and_test(&dev->inflight))
+		wake_up_var(&dev->inflight);
 }
 
 void kt_vhost_vq_broken(struct kt_vhost_vq *vq, const char *why)
