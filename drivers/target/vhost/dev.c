@@ -21,6 +21,10 @@
  *				guest addresses each by its tag
  *	VHOST_SCSI_CLEAR_ENDPOINT  unbinds them once their commands ended
  *
+ * The control and request queues take requests only while an endpoint is
+ * set; before and after, they stay in the ring (QEMU kicks before
+ * SET_ENDPOINT and saves the bases after CLEAR_ENDPOINT).
+ *
  * Locks, outermost first: dev->mutex (the ioctls), kt_vhost_mutex (TPGs,
  * nexuses, endpoints), dev->ep_sem (the memory table, the endpoint's
  * targets and the features, which a queue's work reads while it takes
@@ -80,7 +84,7 @@ static long kt_vhost_set_endpoint(struct kt_vhost_dev *dev,
 {
 	struct kt_vhost_tpg *tpg;
 	bool busy = false;
-	int found = 0;
+	int found = 0, i;
 
 	if (t->reserved)
 		return -EOPNOTSUPP;
@@ -109,6 +113,9 @@ static long kt_vhost_set_endpoint(struct kt_vhost_dev *dev,
 	}
 	up_write(&dev->ep_sem);
 	mutex_unlock(&kt_vhost_mutex);
+	/* what the guest queued before is taken now */
+	for (i = 0; found && i < KT_VHOST_NR_VQ; i++)
+		kt_vhost_vq_queue(&dev->vqs[i]);
 	if (!found) {
 		pr_warn_ratelimited("SET_ENDPOINT %s: %s\n", t->vhost_wwpn,
 				    busy ? "its TPGs serve another endpoint" :
@@ -337,6 +344,10 @@ static long kt_vhost_vring_ioctl(struct kt_vhost_dev *dev, unsigned int ioctl,
 			return kt_vhost_vq_set_kick(vq, f.fd);
 		return kt_vhost_set_eventfd(vq, ioctl == VHOST_SET_VRING_CALL ?
 					    &vq->call : &vq->err, f.fd);
+	case VHOST_GET_VRING_BASE:
+		/* the used ring is whole before the VMM saves the base */
+		flush_work(&vq->work);
+		fallthrough;
 	default:
 		mutex_lock(&vq->mutex);
 		ret = kt_vhost_vring_locked(dev, vq, ioctl, argp);

@@ -443,6 +443,17 @@ static void kt_vhost_vq_answers(struct kt_vhost_vq *vq)
 	}
 }
 
+/*
+ * Whether the queue's requests may be taken. The control and request
+ * queues keep theirs in the ring while no endpoint is set: QEMU kicks
+ * them before SET_ENDPOINT, and saves the rings' bases
+ * (VHOST_GET_VRING_BASE) after CLEAR_ENDPOINT. Under ep_sem.
+ */
+static bool kt_vhost_vq_takes(struct kt_vhost_vq *vq)
+{
+	return vq->index == KT_VHOST_VQ_EVT || vq->dev->has_endpoint;
+}
+
 void kt_vhost_vq_work(struct work_struct *work)
 {
 	struct kt_vhost_vq *vq = container_of(work, struct kt_vhost_vq, work);
@@ -455,7 +466,7 @@ void kt_vhost_vq_work(struct work_struct *work)
 	mutex_lock(&vq->mutex);
 	kt_vhost_vq_answers(vq);
 	down_read(&vq->dev->ep_sem);
-	if (kt_vhost_vq_ready(vq) && vq->kick)
+	if (kt_vhost_vq_takes(vq) && kt_vhost_vq_ready(vq) && vq->kick)
 		vq->handle(vq);
 	up_read(&vq->dev->ep_sem);
 	kt_vhost_vq_publish(vq);
