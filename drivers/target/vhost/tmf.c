@@ -191,10 +191,21 @@ void kt_vhost_handle_ctl(struct kt_vhost_vq *vq)
 	}
 }
 
-/* The core's answer, from its work item: sent from the queue's work. */
+/*
+ * The core's answer, from its work item: sent from the queue's work. The
+ * answers of the commands it aborted were queued to their queues' works
+ * (kt_vhost_aborted) before; they go into their used rings first, since
+ * Linux's virtio_scsi takes the TMF's answer as their end.
+ */
 void kt_vhost_queue_tm_rsp(struct kt_tmr *tmr)
 {
-	kt_vhost_req_done(&container_of(tmr, struct kt_vhost_tmr, tmr)->r);
+	struct kt_vhost_req *r = &container_of(tmr, struct kt_vhost_tmr, tmr)->r;
+	struct kt_vhost_dev *dev = r->vq->dev;
+	unsigned int i;
+
+	for (i = KT_VHOST_VQ_IO; i < KT_VHOST_NR_VQ; i++)
+		flush_work(&dev->vqs[i].work);
+	kt_vhost_req_done(r);
 }
 
 void kt_vhost_answer_tmf(struct kt_vhost_req *r)
