@@ -84,6 +84,7 @@ void kt_vhost_handle_evt(struct kt_vhost_vq *vq)
 	struct virtio_scsi_event ev;
 	struct kt_vhost_chain c;
 	struct kt_vhost_evt *e;
+	unsigned int budget = KT_VHOST_BUDGET;
 	bool waiting, missed;
 	u16 head;
 
@@ -91,7 +92,14 @@ void kt_vhost_handle_evt(struct kt_vhost_vq *vq)
 		spin_lock(&dev->evt_lock);
 		waiting = !list_empty(&dev->events) || dev->events_missed;
 		spin_unlock(&dev->evt_lock);
-		if (!waiting || kt_vhost_vq_next(vq, &head) <= 0 ||
+		if (!waiting)
+			return;
+		/* bad buffers leave events_missed set: the guest may post more */
+		if (!budget--) {
+			kt_vhost_vq_queue(vq);
+			return;
+		}
+		if (kt_vhost_vq_next(vq, &head) <= 0 ||
 		    kt_vhost_vq_walk(vq, head, &c))
 			return;
 		if (c.out_len || c.in_len < sizeof(ev)) {
