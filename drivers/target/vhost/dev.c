@@ -115,7 +115,8 @@ static long kt_vhost_set_endpoint(struct kt_vhost_dev *dev,
 	mutex_unlock(&kt_vhost_mutex);
 	/* what the guest queued before is taken now */
 	for (i = 0; found && i < KT_VHOST_NR_VQ; i++)
-		kt_vhost_vq_queue(&dev->vqs[i]);
+		if (dev->vqs[i])
+			kt_vhost_vq_queue(dev->vqs[i]);
 	if (!found) {
 		pr_warn_ratelimited("SET_ENDPOINT %s: %s\n", t->vhost_wwpn,
 				    busy ? "its TPGs serve another endpoint" :
@@ -171,7 +172,8 @@ static void kt_vhost_dev_stop(struct kt_vhost_dev *dev)
 
 	kt_vhost_clear_endpoint(dev);
 	for (i = 0; i < KT_VHOST_NR_VQ; i++)
-		kt_vhost_vq_stop(&dev->vqs[i]);
+		if (dev->vqs[i])
+			kt_vhost_vq_stop(dev->vqs[i]);
 	kt_vhost_events_flush(dev);
 	down_write(&dev->ep_sem);
 	mem = dev->mem;
@@ -320,6 +322,23 @@ static long kt_vhost_vring_locked(struct kt_vhost_dev *dev,
 	}
 }
 
+/* Queue @index, made on first use. Under dev->mutex. */
+static struct kt_vhost_vq *kt_vhost_vq_get(struct kt_vhost_dev *dev,
+					   unsigned int index)
+{
+	struct kt_vhost_vq *vq = dev->vqs[index];
+
+	if (vq)
+		return vq;
+	vq = kvzalloc(sizeof(*vq), GFP_KERNEL_ACCOUNT);
+	if (!vq)
+		return NULL;
+	kt_vhost_vq_init(dev, vq, index);
+	/* initialised before a reader without dev->mutex sees it */
+	smp_store_release(&dev->vqs[index], vq);
+	return vq;
+}
+
 static long kt_vhost_vring_ioctl(struct kt_vhost_dev *dev, unsigned int ioctl,
 				 void __user *argp)
 {
@@ -332,7 +351,9 @@ static long kt_vhost_vring_ioctl(struct kt_vhost_dev *dev, unsigned int ioctl,
 		return -EFAULT;
 	if (index >= KT_VHOST_NR_VQ)
 		return -ENOBUFS;
-	vq = &dev->vqs[array_index_nospec(index, KT_VHOST_NR_VQ)];
+	vq = kt_vhost_vq_get(dev, array_index_nospec(index, KT_VHOST_NR_VQ));
+	if (!vq)
+		return -ENOMEM;
 
 	switch (ioctl) {
 	case VHOST_SET_VRING_KICK:
@@ -413,7 +434,7 @@ static long kt_vhost_owner_ioctl(struct kt_vhost_dev *dev, unsigned int ioctl,
 		dev->events_missed = missed;
 		spin_unlock(&dev->evt_lock);
 		if (missed)
-			kt_vhost_vq_queue(&dev->vqs[KT_VHOST_VQ_EVT]);
+			kt_vhost_vq_queue(dev->vqs[KT_VHOST_VQ_EVT]);
 		return 0;
 	case VHOST_SCSI_GET_EVENTS_MISSED:
 		spin_lock(&dev->evt_lock);
@@ -471,6 +492,15 @@ static long kt_vhost_ioctl(struct file *file, unsigned int ioctl,
 	return ret;
 }
 
+static void kt_vhost_free(struct kt_vhost_dev *dev)
+{
+	int i;
+
+	for (i = 0; i < KT_VHOST_NR_VQ; i++)
+		kvfree(dev->vqs[i]);
+	kvfree(dev);
+}
+
 static int kt_vhost_open(struct inode *inode, struct file *file)
 {
 	struct kt_vhost_dev *dev;
@@ -484,8 +514,12 @@ static int kt_vhost_open(struct inode *inode, struct file *file)
 	spin_lock_init(&dev->evt_lock);
 	INIT_LIST_HEAD(&dev->events);
 	atomic_set(&dev->inflight, 0);
-	for (i = 0; i < KT_VHOST_NR_VQ; i++)
-		kt_vhost_vq_init(dev, &dev->vqs[i], i);
+	for (i = 0; i <= KT_VHOST_VQ_EVT; i++) {
+		if (!kt_vhost_vq_get(dev, i)) {
+			kt_vhost_free(dev);
+			return -ENOMEM;
+		}
+	}
 	file->private_data = dev;
 	kt_obj_inc(&kt_vhost_objs[KT_VHOST_OBJ_DEV]);
 	return stream_open(inode, file);
@@ -498,7 +532,7 @@ static int kt_vhost_release(struct inode *inode, struct file *file)
 	mutex_lock(&dev->mutex);
 	kt_vhost_dev_stop(dev);
 	mutex_unlock(&dev->mutex);
-	kvfree(dev);
+	kt_vhost_free(dev);
 	kt_obj_dec(&kt_vhost_objs[KT_VHOST_OBJ_DEV]);
 	return 0;
 }

@@ -60,7 +60,7 @@ void kt_vhost_event(struct kt_vhost_dev *dev, u8 target, u64 lun, u32 reason)
 		dev->evt_nr++;
 		spin_unlock(&dev->evt_lock);
 	}
-	kt_vhost_vq_queue(&dev->vqs[KT_VHOST_VQ_EVT]);
+	kt_vhost_vq_queue(dev->vqs[KT_VHOST_VQ_EVT]);
 }
 
 /* Drop what waits: the device goes. */

@@ -201,10 +201,14 @@ void kt_vhost_queue_tm_rsp(struct kt_tmr *tmr)
 {
 	struct kt_vhost_req *r = &container_of(tmr, struct kt_vhost_tmr, tmr)->r;
 	struct kt_vhost_dev *dev = r->vq->dev;
+	struct kt_vhost_vq *vq;
 	unsigned int i;
 
-	for (i = KT_VHOST_VQ_IO; i < KT_VHOST_NR_VQ; i++)
-		flush_work(&dev->vqs[i].work);
+	for (i = KT_VHOST_VQ_IO; i < KT_VHOST_NR_VQ; i++) {
+		vq = kt_vhost_dev_vq(dev, i);
+		if (vq)
+			flush_work(&vq->work);
+	}
 	kt_vhost_req_done(r);
 }
 

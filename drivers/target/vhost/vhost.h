@@ -62,7 +62,8 @@
 #define KT_VHOST_VQ_CTL		0
 #define KT_VHOST_VQ_EVT		1
 #define KT_VHOST_VQ_IO		2
-#define KT_VHOST_MAX_IO_VQ	16
+/* QEMU asks for one request queue a vCPU; LIO's limit */
+#define KT_VHOST_MAX_IO_VQ	128
 #define KT_VHOST_NR_VQ		(KT_VHOST_VQ_IO + KT_VHOST_MAX_IO_VQ)
 
 /* QEMU's VIRTQUEUE_MAX_SIZE: the longest ring, and so the most in flight */
@@ -194,7 +195,12 @@ struct kt_vhost_dev {
 	unsigned int		evt_nr;
 	bool			events_missed;
 
-	struct kt_vhost_vq	vqs[KT_VHOST_NR_VQ];
+	/*
+	 * The control and event queues from open; a request queue from the
+	 * first ioctl naming it (under mutex), until the file is closed.
+	 * Read elsewhere with smp_load_acquire() (kt_vhost_dev_vq()).
+	 */
+	struct kt_vhost_vq	*vqs[KT_VHOST_NR_VQ];
 };
 
 enum {
@@ -215,6 +221,14 @@ extern struct list_head kt_vhost_tpgs;
 static inline struct kt_vhost_tpg *to_vhost_tpg(struct kt_tpg *tpg)
 {
 	return container_of(tpg, struct kt_vhost_tpg, tpg);
+}
+
+/* Queue @i of @dev, or NULL if the VMM never set it up */
+static inline struct kt_vhost_vq *kt_vhost_dev_vq(struct kt_vhost_dev *dev,
+						  unsigned int i)
+{
+	/* pairs with kt_vhost_vq_get()'s smp_store_release() */
+	return smp_load_acquire(&dev->vqs[i]);
 }
 
 static inline bool kt_vhost_has(struct kt_vhost_dev *dev, unsigned int bit)
