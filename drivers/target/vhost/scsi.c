@@ -228,6 +228,33 @@ void kt_vhost_handle_io(struct kt_vhost_vq *vq)
 	}
 }
 
+/*
+ * Copy the data-in into the guest's buffer after the response, at most
+ * @room bytes: false when less reached it (a buffer not writable).
+ */
+static bool kt_vhost_send_data_in(struct kt_vhost_cmd *vc, size_t room,
+				  size_t *moved)
+{
+	struct kt_vhost_req *r = &vc->r;
+	struct kt_cmd *cmd = &vc->cmd;
+	struct iov_iter it;
+	size_t want;
+
+	*moved = 0;
+	if (!vc->data_in || !cmd->data_length || !cmd->sgl)
+		return true;
+	want = min_t(size_t, room, cmd->data_length);
+	iov_iter_init(&it, ITER_DEST, r->in, r->in_nr, r->in_len);
+	iov_iter_advance(&it, sizeof(struct virtio_scsi_cmd_resp));
+	*moved = kt_vhost_sg_copy(cmd->sgl, cmd->sg_nents, want, &it, true);
+	if (*moved == want)
+		return true;
+	pr_warn_ratelimited("queue %u: a data-in buffer is not writable (%zu of %zu bytes); the request fails\n",
+			    r->vq->index, *moved, want);
+	*moved = 0;
+	return false;
+}
+
 /* The answer of a command, from its queue's work: data-in, response. */
 void kt_vhost_answer_cmd(struct kt_vhost_req *r)
 {
@@ -239,21 +266,16 @@ void kt_vhost_answer_cmd(struct kt_vhost_req *r)
 	struct iov_iter it;
 	u32 resid = 0;
 
-	if (vc->response == VIRTIO_SCSI_S_OK) {
-		if (cmd->dir == KT_DATA_IN) {
-			if (vc->data_in && cmd->data_length && cmd->sgl) {
-				iov_iter_init(&it, ITER_DEST, r->in, r->in_nr,
-					      r->in_len);
-				iov_iter_advance(&it, sizeof(resp));
-				moved = kt_vhost_sg_copy(cmd->sgl, cmd->sg_nents,
-							 min_t(size_t, room,
-							       cmd->data_length),
-							 &it, true);
-			}
-			resid = room - moved;
-		} else if (cmd->dir == KT_DATA_OUT && cmd->underflow) {
-			resid = cmd->residual;
-		}
+	if (resp.response == VIRTIO_SCSI_S_OK && cmd->dir == KT_DATA_IN) {
+		/* not GOOD with a residual: the data did not reach the guest */
+		if (!kt_vhost_send_data_in(vc, room, &moved))
+			resp.response = VIRTIO_SCSI_S_FAILURE;
+		resid = room - moved;
+	} else if (resp.response == VIRTIO_SCSI_S_OK &&
+		   cmd->dir == KT_DATA_OUT && cmd->underflow) {
+		resid = cmd->residual;
+	}
+	if (resp.response == VIRTIO_SCSI_S_OK) {
 		resp.status = cmd->status;
 		resp.sense_len = __cpu_to_virtio32(true, min_t(u32, cmd->sense_len,
 							       sizeof(resp.sense)));
