@@ -225,10 +225,27 @@ static long kt_vhost_set_mem(struct kt_vhost_dev *dev,
 			return -EFAULT;
 		}
 	}
+	/*
+	 * The buffers of requests in flight are the owner's addresses of
+	 * the old table, not pinned: no request is taken, and those in
+	 * flight are answered, before the new table is used.
+	 */
+	down_write(&dev->ep_sem);
+	dev->mem_changing = true;
+	up_write(&dev->ep_sem);
+	kt_vhost_wait_inflight(&dev->inflight, "SET_MEM_TABLE");
+	/* and their answers in the used rings, published */
+	for (i = 0; i < KT_VHOST_NR_VQ; i++)
+		if (dev->vqs[i])
+			flush_work(&dev->vqs[i]->work);
 	down_write(&dev->ep_sem);
 	swap(dev->mem, mem);
+	dev->mem_changing = false;
 	up_write(&dev->ep_sem);
 	kvfree(mem);
+	for (i = 0; i < KT_VHOST_NR_VQ; i++)
+		if (dev->vqs[i])
+			kt_vhost_vq_queue(dev->vqs[i]);
 	return 0;
 }
 

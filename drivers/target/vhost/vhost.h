@@ -185,6 +185,7 @@ struct kt_vhost_dev {
 	struct kt_vhost_mem	*mem;
 	struct kt_vhost_tpg	*tpgs[KT_VHOST_MAX_TARGET];	/* by tpgt */
 	bool			has_endpoint;
+	bool			mem_changing;	/* SET_MEM_TABLE drains */
 	char			wwpn[KT_INITIATOR_NAME_LEN];
 	/* requests and TMFs not yet answered (for teardown) */
 	atomic_t		inflight;

@@ -447,11 +447,14 @@ static void kt_vhost_vq_answers(struct kt_vhost_vq *vq)
  * Whether the queue's requests may be taken. The control and request
  * queues keep theirs in the ring while no endpoint is set: QEMU kicks
  * them before SET_ENDPOINT, and saves the rings' bases
- * (VHOST_GET_VRING_BASE) after CLEAR_ENDPOINT. Under ep_sem.
+ * (VHOST_GET_VRING_BASE) after CLEAR_ENDPOINT. And while SET_MEM_TABLE
+ * waits for the requests in flight. Under ep_sem.
  */
 static bool kt_vhost_vq_takes(struct kt_vhost_vq *vq)
 {
-	return vq->index == KT_VHOST_VQ_EVT || vq->dev->has_endpoint;
+	if (vq->index == KT_VHOST_VQ_EVT)
+		return true;
+	return vq->dev->has_endpoint && !vq->dev->mem_changing;
 }
 
 void kt_vhost_vq_work(struct work_struct *work)
