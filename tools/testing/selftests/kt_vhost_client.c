@@ -17,7 +17,9 @@
  * -H FILE: after the checks, create FILE and wait (up to 120 s) until it
  * is removed; then the target must be gone (a command to it is answered
  * VIRTIO_SCSI_S_BAD_TARGET). One check more, as with -e.
- * -A: set-up, then only abort_checks() on a slow LUN (16 checks in all).
+ * -A: set-up, then only abort_checks() on a slow LUN (17 checks in all);
+ * $KT_VHOST_NEXUS names the TPG's nexus attribute, which must read at
+ * once while CLEAR_ENDPOINT waits for a READ (no global lock held).
  *
  * A request posted before SET_ENDPOINT, or after CLEAR_ENDPOINT, stays in
  * its ring (QEMU kicks before it sets the endpoint, and saves the ring's
@@ -40,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/vhost.h>
 #include <linux/virtio_config.h>
@@ -692,14 +695,38 @@ static void hostile_checks(void)
  * VIRTIO_SCSI_S_ABORTED); CLEAR_ENDPOINT with another READ in flight
  * waits for it, and the READ is answered.
  */
-#define KT_ABORT_CHECKS	8
+/*
+ * After 1 s, read @path (a configfs attribute that takes kt_vhost_mutex):
+ * 0 if that took less than a second, else the seconds it took (99: no
+ * such file).
+ */
+static int read_soon(const char *path)
+{
+	struct timeval t0, t1;
+	char b[256];
+	int fd;
+
+	usleep(1000000);
+	gettimeofday(&t0, NULL);
+	fd = path ? open(path, O_RDONLY) : -1;
+	if (fd < 0 || read(fd, b, sizeof(b)) < 0)
+		return 99;
+	close(fd);
+	gettimeofday(&t1, NULL);
+	return (t1.tv_sec - t0.tv_sec) * 1000000 +
+	       (t1.tv_usec - t0.tv_usec) < 1000000 ? 0 :
+	       (int)(t1.tv_sec - t0.tv_sec);
+}
+
+#define KT_ABORT_CHECKS	9
 
 static void abort_checks(const char *wwpn)
 {
 	struct cmd c = { .target = tpgt, .lun = lun, .tag = 0x77 };
 	struct vhost_scsi_target t = { 0 };
 	uint8_t *buf = galloc(4096, 4096), r = 0xee;
-	int ok;
+	pid_t child;
+	int ok, st;
 
 	clear_ua();
 	c.cdb[0] = 0x28;	/* READ (10) of 8 blocks at LBA 0 */
@@ -740,10 +767,19 @@ static void abort_checks(const char *wwpn)
 	usleep(500000);
 	strncpy(t.vhost_wwpn, wwpn, sizeof(t.vhost_wwpn) - 1);
 	t.vhost_tpgt = tpgt;
+	child = fork();
+	if (!child)
+		_exit(read_soon(getenv("KT_VHOST_NEXUS")));
 	result(!ioctl(vfd, VHOST_SCSI_CLEAR_ENDPOINT, &t),
 	       "CLEAR_ENDPOINT with a READ in flight");
 	ok = !scsi_wait(&c, NULL, 5000) && good("READ");
 	result(ok, "... returns once the READ is answered");
+	st = -1;
+	if (child > 0)
+		waitpid(child, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "meanwhile the TPG's nexus attribute reads at once (%d s)",
+	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
 /* ---- the end: CLEAR_ENDPOINT under an event storm ---- */

@@ -88,7 +88,7 @@ targetcli_vhost() {
 
 # slow_lun: LUN 2 is an iblock LU over dm-delay, which holds each I/O
 # SLOW seconds: a READ in flight is aborted (ABORT TASK), and
-# CLEAR_ENDPOINT waits for one. Eighteen checks.
+# CLEAR_ENDPOINT waits for one. Nineteen checks.
 SLOW=4
 slow_lun() {
 	local IB=$KT_CFS/core/iblock_0/b0
@@ -101,7 +101,7 @@ slow_lun() {
 		mkdir -p $IB && echo udev_path=/dev/mapper/kt-vhost-slow > $IB/control &&
 		echo 1 > $IB/enable && mkdir $TPG/lun/lun_2 && ln -s $IB $TPG/lun/lun_2/b0"
 	echo "# the client on LUN 2 (slow): ABORT TASK, CLEAR_ENDPOINT in flight"
-	client -A $WWN 1 2 65535
+	KT_VHOST_NEXUS=$TPG/nexus client -A $WWN 1 2 65535
 	check "unlink LUN 2, remove the delay" sh -c "rm $TPG/lun/lun_2/b0 &&
 		rmdir $TPG/lun/lun_2 $IB $KT_CFS/core/iblock_0 &&
 		DM_DISABLE_UDEV=1 dmsetup --noudevsync remove kt-vhost-slow &&
@@ -111,7 +111,7 @@ slow_lun() {
 main() {
 	local pid st
 
-	plan $((54 + 5 * NCLIENT + 2))
+	plan $((55 + 5 * NCLIENT + 2))
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
 
