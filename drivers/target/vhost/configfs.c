@@ -199,11 +199,12 @@ void kt_vhost_drop_tpg(struct kt_tpg *se_tpg)
 	struct kt_vhost_tpg *tpg = to_vhost_tpg(se_tpg);
 
 	mutex_lock(&kt_vhost_mutex);
+	/* no SET_ENDPOINT finds it any more */
+	list_del(&tpg->node);
 	if (tpg->dev)
 		kt_vhost_detach_tpg(tpg);
 	if (tpg->nexus)
 		kt_vhost_nexus_drop(tpg);
-	list_del(&tpg->node);
 	mutex_unlock(&kt_vhost_mutex);
 	kfree(tpg);
 }
@@ -344,7 +345,7 @@ static void kt_vhost_lun_event(struct kt_tpg *se_tpg, u64 unpacked_lun,
 	u64 seen;
 
 	mutex_lock(&kt_vhost_mutex);
-	if (tpg->dev && tpg->nexus &&
+	if (tpg->dev && !tpg->detaching && tpg->nexus &&
 	    kt_session_lun_number(&tpg->nexus->sess, unpacked_lun, &seen))
 		kt_vhost_event(tpg->dev, tpg->tag, seen, reason);
 	mutex_unlock(&kt_vhost_mutex);

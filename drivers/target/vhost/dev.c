@@ -33,7 +33,13 @@
  *
  * Teardown (CLEAR_ENDPOINT, RESET_OWNER, close, a TPG removed under an
  * endpoint) waits for the commands and TMFs of what goes; each wait says
- * every KT_VHOST_WAIT_WARN what it waits for, and for how many.
+ * every KT_VHOST_WAIT_WARN what it waits for, and for how many. None
+ * waits under kt_vhost_mutex, which every VM's endpoint takes: a TPG
+ * leaving its endpoint is marked (tpg->detaching) under it, the mutex is
+ * dropped for the wait, and taken again to unbind it. Meanwhile nothing
+ * binds it, sends it events or frees it: rmdir waits for a CLEAR_ENDPOINT
+ * that detaches it, and CLEAR_ENDPOINT, before its device goes, for an
+ * rmdir (dev->detaching).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,18 +71,39 @@ void kt_vhost_wait_inflight(atomic_t *count, const char *what)
 
 /*
  * @tpg goes (rmdir) while @tpg->dev serves it: the guest's target goes
- * first, then what it sent ends. Under kt_vhost_mutex.
+ * first, then what it sent ends. Called under kt_vhost_mutex, which it
+ * drops while it waits; a CLEAR_ENDPOINT detaching @tpg already is waited
+ * for instead.
  */
 void kt_vhost_detach_tpg(struct kt_vhost_tpg *tpg)
 {
 	struct kt_vhost_dev *dev = tpg->dev;
 
 	lockdep_assert_held(&kt_vhost_mutex);
+	if (tpg->detaching) {
+		mutex_unlock(&kt_vhost_mutex);
+		while (!wait_var_event_timeout(&tpg->dev, !READ_ONCE(tpg->dev),
+					       KT_VHOST_WAIT_WARN))
+			pr_warn("removing a TPG waits for its endpoint to be cleared\n");
+		mutex_lock(&kt_vhost_mutex);
+		return;
+	}
+	tpg->detaching = true;
+	atomic_inc(&dev->detaching);
+	mutex_unlock(&kt_vhost_mutex);
+
 	down_write(&dev->ep_sem);
-	dev->tpgs[tpg->tag] = NULL;
+	if (dev->tpgs[tpg->tag] == tpg)
+		dev->tpgs[tpg->tag] = NULL;
 	up_write(&dev->ep_sem);
 	kt_vhost_wait_inflight(&tpg->inflight, "removing a TPG of an endpoint");
+
+	mutex_lock(&kt_vhost_mutex);
 	tpg->dev = NULL;
+	tpg->detaching = false;
+	/* a CLEAR_ENDPOINT may free @dev as soon as the count is 0 */
+	if (atomic_dec_and_test(&dev->detaching))
+		wake_up_var(&dev->detaching);
 }
 
 static long kt_vhost_set_endpoint(struct kt_vhost_dev *dev,
@@ -129,22 +156,43 @@ static long kt_vhost_set_endpoint(struct kt_vhost_dev *dev,
 /* Unbind every TPG of the endpoint once what it sent has ended. */
 static void kt_vhost_clear_endpoint(struct kt_vhost_dev *dev)
 {
-	struct kt_vhost_tpg *tpg;
+	struct kt_vhost_tpg *tpg, *next;
+	LIST_HEAD(gone);
 
 	if (!dev->has_endpoint)
 		return;
 	mutex_lock(&kt_vhost_mutex);
+	list_for_each_entry(tpg, &kt_vhost_tpgs, node) {
+		if (tpg->dev != dev || tpg->detaching)
+			continue;
+		tpg->detaching = true;
+		list_add_tail(&tpg->detach_node, &gone);
+	}
+	mutex_unlock(&kt_vhost_mutex);
+
 	down_write(&dev->ep_sem);
 	memset(dev->tpgs, 0, sizeof(dev->tpgs));
 	dev->has_endpoint = false;
 	up_write(&dev->ep_sem);
-	list_for_each_entry(tpg, &kt_vhost_tpgs, node) {
-		if (tpg->dev != dev)
-			continue;
+	list_for_each_entry(tpg, &gone, detach_node)
 		kt_vhost_wait_inflight(&tpg->inflight, "clearing an endpoint");
+
+	mutex_lock(&kt_vhost_mutex);
+	list_for_each_entry_safe(tpg, next, &gone, detach_node) {
+		list_del(&tpg->detach_node);
 		tpg->dev = NULL;
+		tpg->detaching = false;
+		/* an rmdir waiting for it frees it once it has the mutex */
+		wake_up_var(&tpg->dev);
 	}
 	mutex_unlock(&kt_vhost_mutex);
+
+	/* TPGs removed meanwhile: they use the device until detached */
+	while (!wait_var_event_timeout(&dev->detaching,
+				       !atomic_read(&dev->detaching),
+				       KT_VHOST_WAIT_WARN))
+		pr_warn("clearing an endpoint waits for %d TPG(s) being removed\n",
+			atomic_read(&dev->detaching));
 	/* and the TMFs of TPGs removed meanwhile */
 	kt_vhost_wait_inflight(&dev->inflight, "clearing an endpoint");
 }
@@ -531,6 +579,7 @@ static int kt_vhost_open(struct inode *inode, struct file *file)
 	spin_lock_init(&dev->evt_lock);
 	INIT_LIST_HEAD(&dev->events);
 	atomic_set(&dev->inflight, 0);
+	atomic_set(&dev->detaching, 0);
 	for (i = 0; i <= KT_VHOST_VQ_EVT; i++) {
 		if (!kt_vhost_vq_get(dev, i)) {
 			kt_vhost_free(dev);

@@ -111,6 +111,9 @@ struct kt_vhost_tpg {
 	/* under kt_vhost_mutex: */
 	struct kt_vhost_nexus	*nexus;
 	struct kt_vhost_dev	*dev;		/* the endpoint it serves */
+	/* leaving dev: its requests end, without kt_vhost_mutex (dev.c) */
+	bool			detaching;
+	struct list_head	detach_node;	/* kt_vhost_clear_endpoint */
 	/* commands and TMFs of the nexus not yet released */
 	atomic_t		inflight;
 };
@@ -189,6 +192,8 @@ struct kt_vhost_dev {
 	char			wwpn[KT_INITIATOR_NAME_LEN];
 	/* requests and TMFs not yet answered (for teardown) */
 	atomic_t		inflight;
+	/* TPGs removed under the endpoint, not yet detached from it */
+	atomic_t		detaching;
 
 	/* hotplug events for the guest */
 	spinlock_t		evt_lock;
