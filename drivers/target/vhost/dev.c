@@ -216,6 +216,7 @@ static long kt_vhost_set_owner(struct kt_vhost_dev *dev)
 static void kt_vhost_dev_stop(struct kt_vhost_dev *dev)
 {
 	struct kt_vhost_mem *mem;
+	struct mm_struct *mm;
 	int i;
 
 	kt_vhost_clear_endpoint(dev);
@@ -229,9 +230,11 @@ static void kt_vhost_dev_stop(struct kt_vhost_dev *dev)
 	dev->features = 0;
 	up_write(&dev->ep_sem);
 	kvfree(mem);
-	if (dev->mm)
-		mmput(dev->mm);
+	/* cleared before it is put: no work may find a dropped mm */
+	mm = dev->mm;
 	WRITE_ONCE(dev->mm, NULL);
+	if (mm)
+		mmput(mm);
 }
 
 static long kt_vhost_set_mem(struct kt_vhost_dev *dev,
