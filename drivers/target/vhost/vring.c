@@ -440,6 +440,8 @@ static void kt_vhost_vq_answers(struct kt_vhost_vq *vq)
 			kt_vhost_answer_tmf(r);
 		else
 			kt_vhost_answer_cmd(r);
+		/* up to a ring of answers, each copying its data-in */
+		cond_resched();
 	}
 }
 
