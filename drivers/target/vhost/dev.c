@@ -379,6 +379,8 @@ static long kt_vhost_vring_locked(struct kt_vhost_dev *dev,
 		vq->last_avail = s.num;
 		vq->started = false;
 		vq->broken = false;
+		/* used_idx is read back from the ring: nothing to publish */
+		vq->used_pending = 0;
 		return 0;
 	case VHOST_GET_VRING_BASE:
 		s.index = vq->index;
