@@ -129,7 +129,12 @@ void kt_vhost_handle_evt(struct kt_vhost_vq *vq)
 			memcpy(ev.lun, e->lun, sizeof(ev.lun));
 			kfree(e);
 		}
-		if (kt_vhost_reply(vq, &c, head, &ev, sizeof(ev)))
+		if (kt_vhost_reply(vq, &c, head, &ev, sizeof(ev))) {
+			/* lost with the ring: the guest rescans once it is back */
+			spin_lock(&dev->evt_lock);
+			dev->events_missed = true;
+			spin_unlock(&dev->evt_lock);
 			return;
+		}
 	}
 }
