@@ -195,6 +195,8 @@ static void kt_vhost_clear_endpoint(struct kt_vhost_dev *dev)
 			atomic_read(&dev->detaching));
 	/* and the TMFs of TPGs removed meanwhile */
 	kt_vhost_wait_inflight(&dev->inflight, "clearing an endpoint");
+	/* hotplug events of targets the device has no more */
+	kt_vhost_events_flush(dev, true);
 }
 
 /* ---- owner, memory ---- */
@@ -223,7 +225,7 @@ static void kt_vhost_dev_stop(struct kt_vhost_dev *dev)
 	for (i = 0; i < KT_VHOST_NR_VQ; i++)
 		if (dev->vqs[i])
 			kt_vhost_vq_stop(dev->vqs[i]);
-	kt_vhost_events_flush(dev);
+	kt_vhost_events_flush(dev, false);
 	down_write(&dev->ep_sem);
 	mem = dev->mem;
 	dev->mem = NULL;

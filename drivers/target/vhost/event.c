@@ -63,8 +63,11 @@ void kt_vhost_event(struct kt_vhost_dev *dev, u8 target, u64 lun, u32 reason)
 	kt_vhost_vq_queue(dev->vqs[KT_VHOST_VQ_EVT]);
 }
 
-/* Drop what waits: the device goes. */
-void kt_vhost_events_flush(struct kt_vhost_dev *dev)
+/*
+ * Drop the events that wait: the endpoint they are about is cleared
+ * (@keep_missed: events_missed stays), or the device goes.
+ */
+void kt_vhost_events_flush(struct kt_vhost_dev *dev, bool keep_missed)
 {
 	struct kt_vhost_evt *e, *next;
 	LIST_HEAD(list);
@@ -72,7 +75,8 @@ void kt_vhost_events_flush(struct kt_vhost_dev *dev)
 	spin_lock(&dev->evt_lock);
 	list_splice_init(&dev->events, &list);
 	dev->evt_nr = 0;
-	dev->events_missed = false;
+	if (!keep_missed)
+		dev->events_missed = false;
 	spin_unlock(&dev->evt_lock);
 	list_for_each_entry_safe(e, next, &list, node)
 		kfree(e);

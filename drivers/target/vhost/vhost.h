@@ -284,7 +284,7 @@ void kt_vhost_queue_tm_rsp(struct kt_tmr *tmr);
 /* event.c */
 void kt_vhost_handle_evt(struct kt_vhost_vq *vq);
 void kt_vhost_event(struct kt_vhost_dev *dev, u8 target, u64 lun, u32 reason);
-void kt_vhost_events_flush(struct kt_vhost_dev *dev);
+void kt_vhost_events_flush(struct kt_vhost_dev *dev, bool keep_missed);
 
 /* configfs.c */
 struct kt_wwn *kt_vhost_make_wwn(const char *name);
