@@ -49,7 +49,7 @@
 #include <linux/virtio_ring.h>
 #include <linux/virtio_scsi.h>
 
-#define KT_CHECKS	31
+#define KT_CHECKS	33
 
 #define MEM_SIZE	(8u << 20)
 #define GPA_BASE	0x40000000ull
@@ -650,6 +650,19 @@ static void io_checks(uint32_t last_lba)
 	mprotect(small, 4096, PROT_READ | PROT_WRITE);
 	result(ok, "a READ whose data-in cannot be written is not GOOD (response %u status %#x resid %u)",
 	       resp->response, resp->status, resp->resid);
+
+	/* residuals as LIO reports them: the bytes the CDB wanted more */
+	c.cdb[8] = 16;		/* 8 KiB into 4 KiB */
+	ok = !scsi(&c, NULL) && good("READ") && resp->resid == 4096;
+	result(ok, "a READ of 8 KiB into 4 KiB: GOOD, resid 4096 (%u)",
+	       resp->resid);
+	c.cdb[8] = 8;		/* 4 KiB, no data-in buffer */
+	c.din = NULL;
+	c.din_len = 0;
+	ok = !scsi(&c, NULL) && resp->response == VIRTIO_SCSI_S_OK &&
+	     (resp->status != 0 || resp->resid == 4096);
+	result(ok, "a READ of 4 KiB without a data-in buffer: resid 4096 or not GOOD (status %#x resid %u)",
+	       resp->status, resp->resid);
 }
 
 /*

@@ -26,7 +26,7 @@ FIMG=/tmp/kt-vhost-f0.img
 CLIENT=/run/kt_vhost_client
 READY=/tmp/kt-vhost-ready
 # checks kt_vhost_client makes (KT_CHECKS), one more with -e or -H
-NCLIENT=31
+NCLIENT=33
 LAST_LBA=131071
 
 # client ARGS...: its TAP lines go to the runner; a client that hangs is
