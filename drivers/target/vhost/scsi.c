@@ -271,10 +271,14 @@ void kt_vhost_answer_cmd(struct kt_vhost_req *r)
 		if (!kt_vhost_send_data_in(vc, room, &moved))
 			resp.response = VIRTIO_SCSI_S_FAILURE;
 		resid = room - moved;
-	} else if (resp.response == VIRTIO_SCSI_S_OK &&
-		   cmd->dir == KT_DATA_OUT && cmd->underflow) {
-		resid = cmd->residual;
 	}
+	/*
+	 * What the CDB wanted beyond the guest's buffers (none, or the
+	 * other way), as LIO reports its residual count
+	 */
+	if (resp.response == VIRTIO_SCSI_S_OK &&
+	    (cmd->overflow || (cmd->underflow && cmd->dir != KT_DATA_IN)))
+		resid = cmd->residual;
 	if (resp.response == VIRTIO_SCSI_S_OK) {
 		resp.status = cmd->status;
 		resp.sense_len = __cpu_to_virtio32(true, min_t(u32, cmd->sense_len,
