@@ -44,6 +44,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/file.h>
+#include <linux/memcontrol.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/namei.h>
@@ -210,6 +211,8 @@ static long kt_vhost_set_owner(struct kt_vhost_dev *dev)
 	mm = get_task_mm(current);
 	if (!mm)
 		return -EINVAL;
+	/* NULL without memory cgroups: then nothing is charged */
+	dev->memcg = get_mem_cgroup_from_mm(mm);
 	WRITE_ONCE(dev->mm, mm);
 	return 0;
 }
@@ -237,6 +240,8 @@ static void kt_vhost_dev_stop(struct kt_vhost_dev *dev)
 	WRITE_ONCE(dev->mm, NULL);
 	if (mm)
 		mmput(mm);
+	mem_cgroup_put(dev->memcg);
+	dev->memcg = NULL;
 }
 
 static long kt_vhost_set_mem(struct kt_vhost_dev *dev,

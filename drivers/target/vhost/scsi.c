@@ -171,7 +171,7 @@ static int kt_vhost_cmd_one(struct kt_vhost_vq *vq, u16 head,
 		expected = in_data;
 	}
 
-	vc = kzalloc(struct_size(vc, iov, c->in_nr), GFP_KERNEL);
+	vc = kzalloc(struct_size(vc, iov, c->in_nr), GFP_KERNEL_ACCOUNT);
 	if (!vc)
 		return kt_vhost_cmd_refuse(vq, c, head, VIRTIO_SCSI_S_BUSY);
 	memcpy(vc->iov, vq->iov + c->out_nr, c->in_nr * sizeof(*vc->iov));

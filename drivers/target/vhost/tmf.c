@@ -105,7 +105,7 @@ static int kt_vhost_tmf(struct kt_vhost_vq *vq, u16 head,
 		resp.response = VIRTIO_SCSI_S_FUNCTION_REJECTED;
 		return kt_vhost_reply(vq, c, head, &resp, sizeof(resp));
 	}
-	t = kzalloc(struct_size(t, iov, c->in_nr), GFP_KERNEL);
+	t = kzalloc(struct_size(t, iov, c->in_nr), GFP_KERNEL_ACCOUNT);
 	if (!t) {
 		resp.response = VIRTIO_SCSI_S_BUSY;
 		return kt_vhost_reply(vq, c, head, &resp, sizeof(resp));

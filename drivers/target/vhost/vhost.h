@@ -182,6 +182,8 @@ struct kt_vhost_vq {
 struct kt_vhost_dev {
 	struct mutex		mutex;		/* the ioctls */
 	struct mm_struct	*mm;		/* the owner's (mmget) */
+	/* the owner's memory cgroup: what the queues allocate is its */
+	struct mem_cgroup	*memcg;
 	u64			features;
 	/* the memory table, the targets, the features (dev.c's comment) */
 	struct rw_semaphore	ep_sem;

@@ -463,10 +463,13 @@ void kt_vhost_vq_work(struct work_struct *work)
 {
 	struct kt_vhost_vq *vq = container_of(work, struct kt_vhost_vq, work);
 	struct mm_struct *mm = READ_ONCE(vq->dev->mm);
+	struct mem_cgroup *old;
 
 	/* the owner is set before a ring can be, and reset after its work */
 	if (WARN_ON_ONCE(!mm))
 		return;
+	/* commands and TMFs (GFP_KERNEL_ACCOUNT) are charged to the owner */
+	old = set_active_memcg(vq->dev->memcg);
 	kthread_use_mm(mm);
 	mutex_lock(&vq->mutex);
 	kt_vhost_vq_answers(vq);
@@ -477,6 +480,7 @@ void kt_vhost_vq_work(struct work_struct *work)
 	kt_vhost_vq_publish(vq);
 	mutex_unlock(&vq->mutex);
 	kthread_unuse_mm(mm);
+	set_active_memcg(old);
 }
 
 void kt_vhost_vq_init(struct kt_vhost_dev *dev, struct kt_vhost_vq *vq,
