@@ -648,7 +648,8 @@ static void io_checks(uint32_t last_lba)
 	ok = !scsi(&c, NULL) &&
 	     (resp->response != VIRTIO_SCSI_S_OK || resp->status != 0);
 	mprotect(small, 4096, PROT_READ | PROT_WRITE);
-	result(ok, "a READ whose data-in cannot be written is not GOOD (response %u status %#x resid %u)",
+	result(ok,
+	       "a READ whose data-in cannot be written is not GOOD (response %u status %#x resid %u)",
 	       resp->response, resp->status, resp->resid);
 
 	/* residuals as LIO reports them: the bytes the CDB wanted more */
@@ -661,7 +662,8 @@ static void io_checks(uint32_t last_lba)
 	c.din_len = 0;
 	ok = !scsi(&c, NULL) && resp->response == VIRTIO_SCSI_S_OK &&
 	     (resp->status != 0 || resp->resid == 4096);
-	result(ok, "a READ of 4 KiB without a data-in buffer: resid 4096 or not GOOD (status %#x resid %u)",
+	result(ok,
+	       "a READ of 4 KiB without a data-in buffer: resid 4096 or not GOOD (status %#x resid %u)",
 	       resp->status, resp->resid);
 }
 
@@ -797,7 +799,7 @@ static void abort_checks(const char *wwpn)
 
 /* ---- the end: CLEAR_ENDPOINT under an event storm ---- */
 
-static volatile int storm_stop;
+static int storm_stop;
 
 /*
  * The guest posts event buffers the device cannot write to (readable),
@@ -812,9 +814,10 @@ static void *storm(void *arg)
 	(void)arg;
 	q->desc[8] = (struct vring_desc){ gpa(evts), sizeof(*evts), 0, 0 };
 	gettimeofday(&t0, NULL);
-	while (!storm_stop) {
+	while (!__atomic_load_n(&storm_stop, __ATOMIC_RELAXED)) {
 		if ((uint16_t)(q->avail_idx -
-			       *(volatile uint16_t *)&q->used->idx) >= RING_NUM) {
+			       __atomic_load_n(&q->used->idx, __ATOMIC_ACQUIRE)) >=
+		    RING_NUM) {
 			if (!(++n & 1023)) {
 				gettimeofday(&t, NULL);
 				if (t.tv_sec - t0.tv_sec > 20)
@@ -848,7 +851,7 @@ static void clear_checks(const char *wwpn)
 			break;
 	}
 	ioctl(vfd, VHOST_SCSI_SET_EVENTS_MISSED, &one);
-	storm_stop = 0;
+	__atomic_store_n(&storm_stop, 0, __ATOMIC_RELAXED);
 	pthread_create(&th, NULL, storm, NULL);
 	usleep(500000);
 	strncpy(t.vhost_wwpn, wwpn, sizeof(t.vhost_wwpn) - 1);
@@ -856,7 +859,7 @@ static void clear_checks(const char *wwpn)
 	gettimeofday(&t0, NULL);
 	ok = !ioctl(vfd, VHOST_SCSI_CLEAR_ENDPOINT, &t);
 	gettimeofday(&t1, NULL);
-	storm_stop = 1;
+	__atomic_store_n(&storm_stop, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	secs = t1.tv_sec - t0.tv_sec;
 	result(ok && secs < 5,
@@ -870,7 +873,8 @@ static void clear_checks(const char *wwpn)
 	ok = vqs[VQ_REQ].used->idx == vqs[VQ_REQ].last_used &&
 	     !ioctl(vfd, VHOST_GET_VRING_BASE, &s) &&
 	     s.num == (uint16_t)(vqs[VQ_REQ].avail_idx - 1);
-	result(ok, "after CLEAR_ENDPOINT a request stays in the ring (base %u, posted %u, response %u)",
+	result(ok,
+	       "after CLEAR_ENDPOINT a request stays in the ring (base %u, posted %u, response %u)",
 	       s.num, vqs[VQ_REQ].avail_idx, resp->response);
 }
 
