@@ -17,7 +17,7 @@
  * -H FILE: after the checks, create FILE and wait (up to 120 s) until it
  * is removed; then the target must be gone (a command to it is answered
  * VIRTIO_SCSI_S_BAD_TARGET). One check more, as with -e.
- * -A: set-up, then only abort_checks() on a slow LUN (17 checks in all);
+ * -A: set-up, then only abort_checks() on a slow LUN (18 checks in all);
  * $KT_VHOST_NEXUS names the TPG's nexus attribute, which must read at
  * once while CLEAR_ENDPOINT waits for a READ (no global lock held).
  *
@@ -393,10 +393,12 @@ static int tmf(int target, uint32_t subtype, uint64_t tag, uint8_t *response)
 
 /* ---- the checks ---- */
 
+/* the memory table, as given at set-up */
+static struct vhost_memory *m;
+
 static int setup(const char *wwpn)
 {
 	struct cmd early = { .target = tpgt, .lun = lun };
-	struct vhost_memory *m;
 	struct vhost_scsi_target t = { 0 };
 	uint64_t features, want;
 	int i, ok, abi = 0;
@@ -733,7 +735,7 @@ static int read_soon(const char *path)
 	       (int)(t1.tv_sec - t0.tv_sec);
 }
 
-#define KT_ABORT_CHECKS	9
+#define KT_ABORT_CHECKS	10
 
 static void abort_checks(const char *wwpn)
 {
@@ -775,6 +777,16 @@ static void abort_checks(const char *wwpn)
 	     resp->response == VIRTIO_SCSI_S_ABORTED;
 	result(ok, "... and comes back VIRTIO_SCSI_S_ABORTED (%u)",
 	       resp->response);
+
+	/* QEMU changes the table while the guest runs (memory hotplug) */
+	clear_ua();
+	c.tag = 0x7a;
+	scsi_post(&c);
+	usleep(500000);
+	ok = !ioctl(vfd, VHOST_SET_MEM_TABLE, m) &&
+	     vqs[VQ_REQ].used->idx != vqs[VQ_REQ].last_used;
+	ok = !scsi_wait(&c, NULL, 5000) && good("READ") && ok;
+	result(ok, "SET_MEM_TABLE with a READ in flight returns once the READ is answered");
 
 	clear_ua();
 	c.tag = 0x78;

@@ -88,7 +88,7 @@ targetcli_vhost() {
 
 # slow_lun: LUN 2 is an iblock LU over dm-delay, which holds each I/O
 # SLOW seconds: a READ in flight is aborted (ABORT TASK), and
-# CLEAR_ENDPOINT waits for one. Nineteen checks.
+# CLEAR_ENDPOINT waits for one. Twenty checks.
 SLOW=4
 slow_lun() {
 	local IB=$KT_CFS/core/iblock_0/b0
@@ -111,7 +111,7 @@ slow_lun() {
 main() {
 	local pid st
 
-	plan $((55 + 5 * NCLIENT + 2))
+	plan $((56 + 5 * NCLIENT + 2))
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
 
