@@ -91,5 +91,8 @@ rule "iscsi/ includes the core only through <ktarget/*.h>, and no tcp/ header" \
 rule "loopback/ includes only the fabric interface and its own header" \
 	'^drivers/target/loopback/' \
 	'<ktarget/(fabric|cmd|objects|version|proto/lun)\.h>|"loop\.h"'
+rule "vhost/ includes only the fabric interface, compat.h and its own header" \
+	'^drivers/target/vhost/' \
+	'<ktarget/(fabric|cmd|objects|version|compat|proto/lun)\.h>|"vhost\.h"'
 
 exit $status

@@ -20,6 +20,7 @@
 #define KTARGET_COMPAT_H
 
 #include <linux/blkdev.h>
+#include <linux/eventfd.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
 #include <linux/version.h>
@@ -92,6 +93,24 @@ static inline void kt_bdev_close(struct kt_bdev *h)
 	if (h->bdev)
 		blkdev_put(h->bdev, h->mode);
 	h->bdev = NULL;
+}
+#endif
+
+/* Eventfds */
+
+/*
+ * Signal @ctx once. 6.8 dropped eventfd_signal()'s count, which every
+ * caller passed as 1 (3652117f8548, "eventfd: simplify eventfd_signal()").
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+static inline void kt_eventfd_signal(struct eventfd_ctx *ctx)
+{
+	eventfd_signal(ctx);
+}
+#else
+static inline void kt_eventfd_signal(struct eventfd_ctx *ctx)
+{
+	eventfd_signal(ctx, 1);
 }
 #endif
 

@@ -139,7 +139,8 @@ struct kt_fabric_ops {
 	void		(*close_acl_sessions)(struct kt_node_acl *acl);
 	/*
 	 * Optional, for a fabric whose initiator side is in this kernel
-	 * (loopback): lun/lun_N of @tpg now links a device, and commands
+	 * (loopback), or that tells its initiator of LUN changes (vhost's
+	 * hotplug events): lun/lun_N of @tpg now links a device, and commands
 	 * reach it; lun/lun_N is about to be unlinked, and commands still
 	 * reach it until this returns. Process context, no core lock held.
 	 */

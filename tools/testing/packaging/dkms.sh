@@ -34,7 +34,7 @@ tap() {		# tap 0|1 DESCRIPTION
 
 modules_expected() {	# modules_expected KVER
 	local kver=$1
-	echo ktarget_core ktarget_rd ktarget_fileio ktarget_iblock ktarget_iscsi ktarget_loop
+	echo ktarget_core ktarget_rd ktarget_fileio ktarget_iblock ktarget_iscsi ktarget_loop ktarget_vhost
 	grep -qs '^CONFIG_INFINIBAND_ADDR_TRANS=y' "/lib/modules/$kver/build/.config" &&
 		echo ktarget_isert ktarget_srpt
 	grep -qs '^CONFIG_DLM=[ym]' "/lib/modules/$kver/build/.config" &&
