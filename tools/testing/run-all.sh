@@ -263,7 +263,7 @@ main() {
 		echo 10-core-configfs 12-kunit 30-backstore-rd 40-iscsi-basic \
 			45-backstores-iscsi 46-loopback 48-media-faults 50-open-iscsi \
 			60-libiscsi 70-targetcli 75-pr 80-xcopy 82-odx 90-iser 91-srpt \
-			95-pdu-fuzz
+			92-vhost 95-pdu-fuzz
 	}
 
 	local kv61 also_top=$out/tree-$also bpid=
