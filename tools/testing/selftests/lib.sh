@@ -506,3 +506,54 @@ kt_kmsg_clean() {
 	printf '%s\n' "$hits"
 	return 1
 }
+
+# Through a test's disks (its LOG names the logs: $LOG.NAME):
+# fio_verify DISK NAME ARGS...: fio writes and verifies (crc32c) on DISK
+fio_verify() {
+	local disk=$1 name=$2
+	shift 2
+	fio --output=$LOG.$name --filename=$disk --direct=1 --ioengine=libaio \
+		--iodepth=16 --name=$name --verify=crc32c --verify_fatal=1 "$@"
+}
+
+# fio_load DISK NAME: 60 s of 4k random writes that verify, in the
+# background ($!), for what is taken away under it
+fio_load() {
+	fio --output=$LOG.$2 --filename=$1 --direct=1 --ioengine=libaio \
+		--iodepth=16 --name=$2 --rw=randwrite --bs=4k --size=16m \
+		--time_based --runtime=60 --verify=crc32c --verify_backlog=64 &
+}
+
+# ends_failed_within SECONDS PID: PID ends within SECONDS, with a status
+# other than 0
+ends_failed_within() {
+	local i
+	for ((i = 0; i < $1 * 5; i++)); do
+		if ! kill -0 $2 2>/dev/null; then
+			wait $2 && { echo "fio exited 0"; return 1; }
+			return 0
+		fi
+		sleep 0.2
+	done
+	echo "fio still runs after $1 s"
+	kill -9 $2
+	return 1
+}
+
+# kt_dbus_start, kt_dbus_stop: the system D-Bus targetcli needs, started
+# only if none runs and stopped again (70-targetcli checks it can start one)
+KT_DBUS_PID=
+kt_dbus_start() {
+	mkdir -p /run/dbus
+	if ! pgrep -x dbus-daemon >/dev/null &&
+	   dbus-daemon --system --fork 2>/dev/null; then
+		KT_DBUS_PID=$(cat /run/dbus/pid 2>/dev/null)
+	fi
+}
+kt_dbus_stop() {
+	[ -n "$KT_DBUS_PID" ] || return 0
+	kill "$KT_DBUS_PID" 2>/dev/null
+	kt_wait_for 10 sh -c "! kill -0 $KT_DBUS_PID 2>/dev/null"
+	rm -f /run/dbus/pid
+	KT_DBUS_PID=
+}

@@ -43,37 +43,6 @@ no_scsi_device() {
 	kt_wait_for 20 test ! -e /sys/bus/scsi/devices/$1
 }
 
-# fio_verify DISK NAME ARGS...: fio writes and verifies (crc32c) on DISK
-fio_verify() {
-	local disk=$1 name=$2
-	shift 2
-	fio --output=$LOG.$name --filename=$disk --direct=1 --ioengine=libaio \
-		--iodepth=16 --name=$name --verify=crc32c --verify_fatal=1 "$@"
-}
-
-# fio_load DISK NAME: 60 s of 4k random writes that verify, in the
-# background ($!), for what is taken away under it
-fio_load() {
-	fio --output=$LOG.$2 --filename=$1 --direct=1 --ioengine=libaio \
-		--iodepth=16 --name=$2 --rw=randwrite --bs=4k --size=16m \
-		--time_based --runtime=60 --verify=crc32c --verify_backlog=64 &
-}
-
-# ends_within SECONDS PID: PID ends within SECONDS; its status is not 0
-ends_failed_within() {
-	local i
-	for ((i = 0; i < $1 * 5; i++)); do
-		if ! kill -0 $2 2>/dev/null; then
-			wait $2 && { echo "fio exited 0"; return 1; }
-			return 0
-		fi
-		sleep 0.2
-	done
-	echo "fio still runs after $1 s"
-	kill -9 $2
-	return 1
-}
-
 # reset_under_fio DISK: a LUN RESET through sg while fio writes and
 # verifies; the commands it ends are answered DID_ABORT and retried
 reset_under_fio() {
@@ -142,7 +111,7 @@ iblock_fio() {
 }
 
 targetcli_loopback() {
-	local tw=naa.5001405000000002 out dbus_pid=
+	local tw=naa.5001405000000002 out
 	local ttpg=$KT_CFS/loopback/$tw/tpgt_1
 
 	if ! command -v targetcli >/dev/null; then
@@ -151,12 +120,7 @@ targetcli_loopback() {
 	fi
 	export HOME=/root
 	mkdir -p /root /run/dbus /etc/rtslib-fb-target
-	# a D-Bus for targetcli, stopped again at the end: 70-targetcli
-	# checks that it can start one
-	if ! pgrep -x dbus-daemon >/dev/null &&
-	   dbus-daemon --system --fork 2>/dev/null; then
-		dbus_pid=$(cat /run/dbus/pid 2>/dev/null)
-	fi
+	kt_dbus_start
 	out=$(targetcli 2>&1 <<-EOF
 	/backstores/ramdisk create tr0 16M
 	/backstores/fileio create tf0 /tmp/kt-loop-tf0.img 16M
@@ -196,11 +160,7 @@ targetcli_loopback() {
 	grep -q '^ktarget_iscsi ' /proc/modules && rmmod ktarget_iscsi
 	check "targetcli clearconfig leaves no loopback target" \
 		test ! -e $KT_CFS/loopback/$tw
-	if [ -n "$dbus_pid" ]; then
-		kill "$dbus_pid" 2>/dev/null
-		kt_wait_for 10 sh -c "! kill -0 $dbus_pid 2>/dev/null"
-		rm -f /run/dbus/pid
-	fi
+	kt_dbus_stop
 }
 
 # partial_read DISK: READ (10) of two blocks into a 700-byte buffer. The

@@ -64,33 +64,6 @@ logout_all() {
 	kt_wait_for 30 test -z "$(srp_hosts)"
 }
 
-fio_verify() {
-	local disk=$1 name=$2
-	shift 2
-	fio --output=$LOG.$name --filename=$disk --direct=1 --ioengine=libaio \
-		--iodepth=16 --name=$name --verify=crc32c --verify_fatal=1 "$@"
-}
-
-fio_load() {
-	fio --output=$LOG.$2 --filename=$1 --direct=1 --ioengine=libaio \
-		--iodepth=16 --name=$2 --rw=randwrite --bs=4k --size=16m \
-		--time_based --runtime=60 --verify=crc32c --verify_backlog=64 &
-}
-
-ends_failed_within() {
-	local i
-	for ((i = 0; i < $1 * 5; i++)); do
-		if ! kill -0 $2 2>/dev/null; then
-			wait $2 && { echo "fio exited 0"; return 1; }
-			return 0
-		fi
-		sleep 0.2
-	done
-	echo "fio still runs after $1 s"
-	kill -9 $2
-	return 1
-}
-
 # log_has PATTERN: the kernel log since kmsg_mark has it
 log_has() { kmsg_since | grep -q -- "$1"; }
 
@@ -419,7 +392,7 @@ login_disk() { login 0 && srp_disk 0 >/dev/null; }
 # targetcli builds an srpt target as rtslib-fb writes it (ib. names, the
 # port's GID), ib_srp logs in; saved, cleared, restored, it logs in again
 targetcli_srpt() {
-	local tw=ib.${WWN#0x} ini=ib.${INIT0#0x} out dbus_pid=
+	local tw=ib.${WWN#0x} ini=ib.${INIT0#0x} out
 	local ttpg=$KT_CFS/srpt/$WWN/tpgt_1 tlog=$LOG.targetcli
 
 	if ! command -v targetcli >/dev/null; then
@@ -428,10 +401,7 @@ targetcli_srpt() {
 	fi
 	export HOME=/root
 	mkdir -p /root /run/dbus /etc/rtslib-fb-target
-	if ! pgrep -x dbus-daemon >/dev/null &&
-	   dbus-daemon --system --fork 2>/dev/null; then
-		dbus_pid=$(cat /run/dbus/pid 2>/dev/null)
-	fi
+	kt_dbus_start
 	targetcli > $tlog 2>&1 <<-EOF
 	/backstores/ramdisk create tr0 16M
 	/srpt create $tw
@@ -459,11 +429,7 @@ targetcli_srpt() {
 	# rtslib looked into every fabric: those it made on the way go
 	rmdir $KT_CFS/iscsi $KT_CFS/loopback 2>/dev/null
 	rmmod ktarget_iscsi ktarget_loop 2>/dev/null
-	if [ -n "$dbus_pid" ]; then
-		kill "$dbus_pid" 2>/dev/null
-		kt_wait_for 10 sh -c "! kill -0 $dbus_pid 2>/dev/null"
-		rm -f /run/dbus/pid
-	fi
+	kt_dbus_stop
 }
 
 main() {

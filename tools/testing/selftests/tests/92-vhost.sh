@@ -44,7 +44,7 @@ vhost_dev() {
 }
 
 targetcli_vhost() {
-	local out tw dbus_pid=
+	local out tw
 
 	if ! command -v targetcli >/dev/null; then
 		skip "targetcli" "targetcli-fb not installed" $((NCLIENT + 4))
@@ -52,11 +52,7 @@ targetcli_vhost() {
 	fi
 	export HOME=/root
 	mkdir -p /root /run/dbus /etc/rtslib-fb-target
-	# a D-Bus for targetcli, stopped again at the end (as 46-loopback)
-	if ! pgrep -x dbus-daemon >/dev/null &&
-	   dbus-daemon --system --fork 2>/dev/null; then
-		dbus_pid=$(cat /run/dbus/pid 2>/dev/null)
-	fi
+	kt_dbus_start
 	out=$(targetcli 2>&1 <<-EOF
 	/backstores/ramdisk create tr0 16M
 	/vhost create naa.5001405000000022
@@ -79,11 +75,7 @@ targetcli_vhost() {
 	rmdir $KT_CFS/iscsi 2>/dev/null
 	grep -q '^ktarget_iscsi ' /proc/modules && rmmod ktarget_iscsi
 	check "no object left after targetcli" kt_objects_zero
-	if [ -n "$dbus_pid" ]; then
-		kill "$dbus_pid" 2>/dev/null
-		kt_wait_for 10 sh -c "! kill -0 $dbus_pid 2>/dev/null"
-		rm -f /run/dbus/pid
-	fi
+	kt_dbus_stop
 }
 
 # slow_lun: LUN 2 is an iblock LU over dm-delay, which holds each I/O
