@@ -10,7 +10,8 @@ libiscsi-bin targetcli-fb python3-rtslib-fb open-iscsi fio sg3-utils ddpt
 dbus e2fsprogs xfsprogs iproute2 rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
 clang libclang-rt-dev sparse libiscsi-dev linux-libc-dev
 dkms dh-dkms debhelper dpkg-dev
-corosync dlm-controld resource-agents multipath-tools fence-agents"
+corosync dlm-controld resource-agents multipath-tools fence-agents
+tcmu-runner qemu-utils"
 
 missing=
 for p in $PKGS; do
