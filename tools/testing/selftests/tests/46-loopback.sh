@@ -179,6 +179,39 @@ partial_read() {
 	[ "$(stat -c %s /tmp/kt-part 2>/dev/null)" = 512 ] && cmp -n 512 /tmp/kt-part /tmp/kt-pat
 }
 
+# pr_sas_transport_ids D0 E0 INIT2: a loopback port is a SAS port, so its
+# TransportIDs are SAS ones (SPC-4 7.6.4.7: the 8-byte SAS address), in
+# READ FULL STATUS and in what PERSISTENT RESERVE OUT takes (SPEC_I_PT,
+# REGISTER AND MOVE). Starts and ends with E0 holding key 0x2 and a
+# Write Exclusive reservation.
+pr_sas_transport_ids() {
+	local d0=$1 e0=$2 init2=$3 sas2=${3#naa.} out rtpi
+
+	out=$(sg_persist -n -i -s "$e0" 2>&1)
+	echo "$out" | sed 's/^/# /' | head -12
+	check "PR: READ FULL STATUS names the nexus by its SAS address" sh -c "
+		echo '$out' | grep -qi 'SAS address: 0x$sas2'"
+	# the second nexus lets go (its reservation goes with it); the first
+	# registers itself and, by SPEC_I_PT, the second's port through the
+	# first's target port
+	check "PR: REGISTER with SPEC_I_PT and a SAS TransportID registers the other initiator port" sh -c "
+		sg_persist -n --out --register --param-rk=0x2 --param-sark=0 $e0 >/dev/null 2>&1 &&
+		sg_persist -n --out --register --param-sark=0x5 --param-spec-i-pt \
+			--transport-id=sas,$sas2 $d0 >/dev/null 2>&1 &&
+		sg_persist -n -i -s $d0 | grep -ci 'SAS address: 0x' | grep -qx 2 &&
+		sg_persist -n -i -s $d0 | grep -qi 'SAS address: 0x$sas2' ||
+		{ sg_persist -n -i -s $d0; false; }"
+	rtpi=$(sg_vpd -p di "$e0" 2>/dev/null | sed -n 's/.*Relative target port: *0x\([0-9a-f]*\).*/\1/p' | head -1)
+	echo "# the second nexus's relative target port: 0x$rtpi"
+	check "PR: REGISTER AND MOVE to a SAS TransportID moves the reservation" sh -c "
+		sg_persist -n --out --reserve --param-rk=0x5 --prout-type=1 $d0 >/dev/null &&
+		sg_persist -n --out --register-move --param-rk=0x5 --param-sark=0x2 \
+			--prout-type=1 --relative-target-port=0x$rtpi --transport-id=sas,$sas2 $d0 \
+			>/dev/null 2>&1 &&
+		sg_persist -n -i -r $e0 | grep -q 'Key=0x2' &&
+		dd if=/dev/zero of=$e0 bs=512 count=1 oflag=direct status=none"
+}
+
 # two_nexuses: a second TPG with a nexus of its own reaches the rd LU too;
 # persistent reservations between the two I_T nexuses (sg_persist)
 two_nexuses() {
@@ -214,6 +247,7 @@ two_nexuses() {
 		! sg_persist -n -i -k $d0 | grep -q '0x1\$' &&
 		! dd if=/dev/zero of=$d0 bs=512 count=1 oflag=direct status=none 2>/dev/null &&
 		dd if=/dev/zero of=$e0 bs=512 count=1 oflag=direct status=none"
+	pr_sas_transport_ids "$d0" "$e0" "$init2"
 	check "PR: cleared; the second TPG goes with its nexus" sh -c "
 		sg_persist -n --out --clear --param-rk=0x2 $e0 &&
 		echo NULL > $tpg2/nexus && rm $tpg2/lun/lun_1/r0 &&
@@ -234,7 +268,7 @@ xcopy_between() {
 main() {
 	local d0 d1 addr pid
 
-	plan 81
+	plan 84
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
