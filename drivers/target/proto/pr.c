@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Persistent reservations on the wire: PERSISTENT RESERVE OUT parameter
- * lists, iSCSI TransportIDs, PERSISTENT RESERVE IN response data and the
+ * lists, TransportIDs, PERSISTENT RESERVE IN response data and the
  * tables of commands a reservation lets through. No allocation, locking or
  * logging: compiled unchanged into the userspace unit and fuzz tests.
  */
@@ -51,6 +51,98 @@ bad:
 	return KT_SENSE_INVALID_PARAM_FIELD;
 }
 
+/*
+ * SPC-4 7.6.4: the TransportIDs of fixed size, format 00b, 24 bytes with
+ * a binary port identifier at an offset: FC's N_PORT_NAME, SRP's
+ * INITIATOR PORT IDENTIFIER, SAS's SAS ADDRESS. @prefix starts the name
+ * made from one.
+ */
+struct kt_pr_bin_form {
+	u8		proto;
+	u8		off;
+	u8		len;
+	const char	*prefix;
+};
+
+#define KT_PR_BIN_TID_LEN	24
+#define KT_PR_BIN_ID_MAX	16
+
+static const struct kt_pr_bin_form kt_pr_bin_forms[] = {
+	{ KT_PROTO_FCP,	8, 8,	"fc." },
+	{ KT_PROTO_SRP,	8, 16,	"0x" },
+	{ KT_PROTO_SAS,	4, 8,	"naa." },
+};
+
+static const struct kt_pr_bin_form *kt_pr_bin_form(u8 proto)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(kt_pr_bin_forms); i++)
+		if (kt_pr_bin_forms[i].proto == proto)
+			return &kt_pr_bin_forms[i];
+	return NULL;
+}
+
+/*
+ * The identifier a fabric's port name spells: hex digits after a prefix
+ * ("naa.", "fc.", "0x"), colons between bytes skipped; digits past the
+ * identifier's size are not part of it (a 32-digit naa. name is a SAS
+ * address of its first 16, as LIO takes it). False if too few.
+ */
+static bool kt_pr_name_id(const struct kt_pr_bin_form *f, const char *name,
+			  u8 *id)
+{
+	const char *s = name, *dot = strchr(name, '.');
+	int hi, lo;
+	u32 n = 0;
+
+	if (dot && dot - name <= 3)
+		s = dot + 1;
+	else if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	while (n < f->len) {
+		if (*s == ':') {
+			s++;
+			continue;
+		}
+		hi = hex_to_bin(s[0]);
+		lo = hi < 0 ? -1 : hex_to_bin(s[1]);
+		if (lo < 0)
+			return false;
+		id[n++] = hi << 4 | lo;
+		s += 2;
+	}
+	return true;
+}
+
+static sense_reason_t kt_pr_tid_parse_bin(const struct kt_pr_bin_form *f,
+					  const u8 *buf, u32 len, u32 base,
+					  u32 *used, struct kt_pr_tid *tid,
+					  struct kt_sense_field *field)
+{
+	static const char hex[] = "0123456789abcdef";
+	u32 n = strlen(f->prefix), i;
+	const u8 *id = buf + f->off;
+
+	if (buf[0] & 0xf0) {
+		*field = KT_FIELD_PARAM_BIT(base, 7);
+		return KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	if (len < KT_PR_BIN_TID_LEN) {
+		*field = KT_FIELD_PARAM(base);
+		return KT_SENSE_PARAM_LIST_LENGTH;
+	}
+	tid->proto = f->proto;
+	memcpy(tid->name, f->prefix, n);
+	for (i = 0; i < f->len; i++) {
+		tid->name[n++] = hex[id[i] >> 4];
+		tid->name[n++] = hex[id[i] & 0xf];
+	}
+	tid->name[n] = '\0';
+	*used = KT_PR_BIN_TID_LEN;
+	return KT_SENSE_NONE;
+}
+
 const char *kt_pr_proto_name(u8 proto)
 {
 	static const char *const names[] = {
@@ -75,6 +167,9 @@ sense_reason_t kt_pr_tid_parse(const u8 *buf, u32 len, u32 base, u32 *used,
 		*field = KT_FIELD_PARAM(base);
 		return KT_SENSE_PARAM_LIST_LENGTH;
 	}
+	if (kt_pr_bin_form(buf[0] & 0x0f))
+		return kt_pr_tid_parse_bin(kt_pr_bin_form(buf[0] & 0x0f), buf,
+					   len, base, used, tid, field);
 	if ((buf[0] & 0x0f) != KT_PROTO_ISCSI) {
 		*field = KT_FIELD_PARAM_BIT(base, 3);
 		return KT_SENSE_INVALID_PARAM_FIELD;
@@ -116,12 +211,35 @@ sense_reason_t kt_pr_tid_parse(const u8 *buf, u32 len, u32 base, u32 *used,
 	return KT_SENSE_NONE;
 }
 
-/* An iSCSI TransportID: the only kind kt_pr_tid_parse() takes */
+/*
+ * FC, SRP, SAS: the identifier the name spells (zeros for a name that
+ * spells none; the fabrics let in no such name)
+ */
+static void kt_pr_out_bin_tid(struct kt_spc_out *o,
+			      const struct kt_pr_bin_form *f,
+			      const struct kt_pr_tid *tid)
+{
+	u8 id[KT_PR_BIN_ID_MAX];
+
+	if (!kt_pr_name_id(f, tid->name, id))
+		memset(id, 0, sizeof(id));
+	kt_spc_out_u8(o, f->proto);
+	kt_spc_out_fill(o, 0, f->off - 1);
+	kt_spc_out_mem(o, id, f->len);
+	kt_spc_out_fill(o, 0, KT_PR_BIN_TID_LEN - f->off - f->len);
+}
+
+/* A TransportID in its protocol's form; iSCSI's for any other protocol */
 static void kt_pr_out_tid(struct kt_spc_out *o, const struct kt_pr_tid *tid)
 {
 	static const char hex[] = "0123456789abcdef";
 	u32 n = strnlen(tid->name, KT_PR_NAME_LEN - 1);
 	u32 addl, i, start = o->off;
+
+	if (kt_pr_bin_form(tid->proto)) {
+		kt_pr_out_bin_tid(o, kt_pr_bin_form(tid->proto), tid);
+		return;
+	}
 
 	addl = n + 1;
 	if (tid->has_isid)
@@ -155,7 +273,14 @@ u32 kt_pr_tid_build(const struct kt_pr_tid *tid, u8 *buf, u32 buf_len)
 
 bool kt_pr_tid_match(const struct kt_pr_tid *a, const struct kt_pr_tid *b)
 {
-	if (a->proto != b->proto || strcasecmp(a->name, b->name))
+	const struct kt_pr_bin_form *f = kt_pr_bin_form(a->proto);
+	u8 ia[KT_PR_BIN_ID_MAX], ib[KT_PR_BIN_ID_MAX];
+
+	if (a->proto != b->proto)
+		return false;
+	if (f && kt_pr_name_id(f, a->name, ia) && kt_pr_name_id(f, b->name, ib))
+		return !memcmp(ia, ib, f->len);
+	if (strcasecmp(a->name, b->name))
 		return false;
 	if (!a->has_isid || !b->has_isid)
 		return true;

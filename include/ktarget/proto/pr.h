@@ -81,7 +81,10 @@ static inline bool kt_pr_type_reg_only(u8 type)
  * An initiator port as a TransportID names it (SPC-4 7.6.4): the
  * protocol, the initiator's name, and the port's identifier within it
  * when there is one (iSCSI: the ISID of format 01b). The fabric names
- * its sessions' ports so; kt_pr_tid_parse() takes iSCSI's.
+ * its sessions' ports so. For FC, SRP and SAS the name is text too, as
+ * the fabrics write it ("fc." or "naa." or "0x", then hex digits; FC's
+ * colon form is taken): their TransportIDs carry the binary identifier
+ * those digits spell, and two such names match when the identifiers do.
  */
 struct kt_pr_tid {
 	char	name[KT_PR_NAME_LEN];		/* NUL-terminated */
@@ -94,25 +97,30 @@ struct kt_pr_tid {
 const char *kt_pr_proto_name(u8 proto);
 
 /*
- * Parse one iSCSI TransportID (SPC-4 7.6.4.6) at @buf, @len bytes
- * available; *@used is set to its length on success. Offsets in *@field
- * are relative to @base, the TransportID's offset in the parameter list.
- * The name must be NUL-terminated within the ADDITIONAL LENGTH; for format
+ * Parse one TransportID at @buf, @len bytes available; *@used is set to
+ * its length on success. Offsets in *@field are relative to @base, the
+ * TransportID's offset in the parameter list. iSCSI (SPC-4 7.6.4.6): the
+ * name must be NUL-terminated within the ADDITIONAL LENGTH; for format
  * 01b the ",i,0x" separator and 12 hex digits of ISID must follow it.
- * A PROTOCOL IDENTIFIER other than iSCSI is an invalid field.
+ * FC, SRP and SAS (7.6.4.2, .5, .7): 24 bytes of format 00b; the name
+ * made is "fc.", "0x" or "naa." and the identifier in lower-case hex.
+ * Any other PROTOCOL IDENTIFIER is an invalid field.
  */
 sense_reason_t kt_pr_tid_parse(const u8 *buf, u32 len, u32 base, u32 *used,
 			       struct kt_pr_tid *tid,
 			       struct kt_sense_field *field);
 
 /*
- * Build the TransportID of @tid (format 01b if it has an ISID, else 00b)
- * into @buf, at most @buf_len bytes written; returns its full length, a
- * multiple of 4, at least 24.
+ * Build the TransportID of @tid in its protocol's form (iSCSI: format
+ * 01b if it has an ISID, else 00b) into @buf, at most @buf_len bytes
+ * written; returns its full length, a multiple of 4, at least 24.
  */
 u32 kt_pr_tid_build(const struct kt_pr_tid *tid, u8 *buf, u32 buf_len);
 
-/* Two TransportIDs name the same port (or, without ISID, the same node). */
+/*
+ * Two TransportIDs name the same port (or, for iSCSI without ISID, the
+ * same node).
+ */
 bool kt_pr_tid_match(const struct kt_pr_tid *a, const struct kt_pr_tid *b);
 
 /* A PERSISTENT RESERVE OUT command, CDB and parameter list decoded */

@@ -76,7 +76,11 @@ struct kt_cdb_desc;
 #define KT_TMF_SUP_QUERY_TASK_SET	BIT(9)
 #define KT_TMF_SUP_IT_NEXUS_RESET	BIT(10)
 
-#define KT_PROTO_ISCSI		0x5	/* SPC-4 7.6: PROTOCOL IDENTIFIER */
+/* SPC-4 7.6.1: PROTOCOL IDENTIFIER */
+#define KT_PROTO_FCP		0x0
+#define KT_PROTO_SRP		0x4
+#define KT_PROTO_ISCSI		0x5
+#define KT_PROTO_SAS		0x6
 
 /* Longest strings the builders use (SPC-4 6.6.2, 7.8) */
 #define KT_SPC_VENDOR_LEN	8

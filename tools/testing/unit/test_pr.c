@@ -208,7 +208,7 @@ static void transport_id_other_protocol_is_invalid_field(void)
 	u32 used, n;
 
 	n = tid_make(buf, INI1, false, 0);
-	buf[0] = 0x06;				/* SAS */
+	buf[0] = 0x03;				/* SBP: not taken */
 	KT_EXPECT_EQ(kt_pr_tid_parse(buf, n, 40, &used, &tid, &f),
 		     KT_SENSE_INVALID_PARAM_FIELD);
 	KT_EXPECT_EQ(f.byte, 40);
@@ -336,6 +336,87 @@ static void transport_id_build_round_trips(void)
 	KT_EXPECT_EQ(buf[0], 0x05);
 }
 
+/* SPC-4 7.6.4.7: SAS, the 8-byte address at byte 4 of 24 */
+static void transport_id_sas_is_its_address(void)
+{
+	static const u8 sas[24] = { 0x06, 0, 0, 0, 0x50, 0x01, 0x40, 0x50,
+				    0, 0, 0x01, 0x02 };
+	struct kt_pr_tid tid = { .name = "naa.5001405000000102",
+				 .proto = KT_PROTO_SAS };
+	struct kt_pr_tid back;
+	struct kt_sense_field f;
+	u8 buf[KT_PR_TID_MAX];
+	u32 used;
+
+	KT_EXPECT_EQ(kt_pr_tid_build(&tid, buf, sizeof(buf)), 24);
+	KT_EXPECT(!memcmp(buf, sas, sizeof(sas)));
+	KT_EXPECT_EQ(kt_pr_tid_parse(sas, 24, 0, &used, &back, &f),
+		     KT_SENSE_NONE);
+	KT_EXPECT_EQ(used, 24);
+	KT_EXPECT_EQ(back.proto, KT_PROTO_SAS);
+	KT_EXPECT(!strcmp(back.name, "naa.5001405000000102"));
+	KT_EXPECT(kt_pr_tid_match(&tid, &back));
+	/* a 32-digit naa. name: its first 16 are the SAS address */
+	strcpy(tid.name, "naa.5001405000000102ffffffffffffffff");
+	KT_EXPECT(kt_pr_tid_match(&tid, &back));
+	strcpy(tid.name, "NAA.5001405000000103");
+	KT_EXPECT(!kt_pr_tid_match(&tid, &back));
+	/* iSCSI's name for the same digits is another port */
+	back.proto = KT_PROTO_ISCSI;
+	KT_EXPECT(!kt_pr_tid_match(&tid, &back));
+	/* 24 bytes or the list is short; format 00b only */
+	KT_EXPECT_EQ(kt_pr_tid_parse(sas, 20, 8, &used, &back, &f),
+		     KT_SENSE_PARAM_LIST_LENGTH);
+	memcpy(buf, sas, sizeof(sas));
+	buf[0] = 0x46;
+	KT_EXPECT_EQ(kt_pr_tid_parse(buf, 24, 8, &used, &back, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT_EQ(f.byte, 8);
+	KT_EXPECT_EQ(f.bit, 7);
+}
+
+/* SPC-4 7.6.4.2 and .5: FC's N_PORT_NAME, SRP's 16-byte identifier */
+static void transport_id_fc_and_srp_are_their_identifiers(void)
+{
+	struct kt_pr_tid fc = { .name = "fc.21000024ff314c48",
+				.proto = KT_PROTO_FCP };
+	struct kt_pr_tid srp = {
+		.name = "0xfe800000000000000002c90300a0b0c1",
+		.proto = KT_PROTO_SRP };
+	struct kt_pr_tid back;
+	struct kt_sense_field f;
+	u8 buf[KT_PR_TID_MAX];
+	u32 used;
+
+	KT_EXPECT_EQ(kt_pr_tid_build(&fc, buf, sizeof(buf)), 24);
+	KT_EXPECT_EQ(buf[0], 0x00);
+	KT_EXPECT_EQ(buf[8], 0x21);
+	KT_EXPECT_EQ(buf[15], 0x48);
+	KT_EXPECT_EQ(buf[16], 0);
+	KT_EXPECT_EQ(kt_pr_tid_parse(buf, 24, 0, &used, &back, &f),
+		     KT_SENSE_NONE);
+	KT_EXPECT(!strcmp(back.name, "fc.21000024ff314c48"));
+	/* FC's colon form names the same port */
+	strcpy(fc.name, "21:00:00:24:FF:31:4C:48");
+	KT_EXPECT(kt_pr_tid_match(&fc, &back));
+
+	KT_EXPECT_EQ(kt_pr_tid_build(&srp, buf, sizeof(buf)), 24);
+	KT_EXPECT_EQ(buf[0], 0x04);
+	KT_EXPECT_EQ(buf[8], 0xfe);
+	KT_EXPECT_EQ(buf[23], 0xc1);
+	KT_EXPECT_EQ(kt_pr_tid_parse(buf, 24, 0, &used, &back, &f),
+		     KT_SENSE_NONE);
+	KT_EXPECT(!strcmp(back.name, srp.name));
+	/* ib_srpt's other spelling of the same port: no 0x */
+	strcpy(srp.name, "fe800000000000000002c90300a0b0c1");
+	KT_EXPECT(kt_pr_tid_match(&srp, &back));
+	/* a name too short to spell an identifier matches only itself */
+	strcpy(srp.name, "0xfe80");
+	KT_EXPECT(!kt_pr_tid_match(&srp, &back));
+	KT_EXPECT_EQ(kt_pr_tid_build(&srp, buf, sizeof(buf)), 24);
+	KT_EXPECT_EQ(buf[8], 0);
+}
+
 static void register_and_move_list_is_decoded(void)
 {
 	struct kt_sense_field f;
@@ -381,10 +462,10 @@ static void register_and_move_list_is_decoded(void)
 
 static struct kt_pr_reg_info regs[2] = {
 	{ .key = 0x1122334455667788ULL, .rtpi = 1, .holder = true,
-	  .tid = { .name = INI1, .has_isid = true,
+	  .tid = { .name = INI1, .has_isid = true, .proto = KT_PROTO_ISCSI,
 		   .isid = { 0x23, 0xd0, 0, 0, 0, 1 } } },
 	{ .key = 0xabcd, .rtpi = 2, .all_tg_pt = true,
-	  .tid = { .name = INI2, .has_isid = true,
+	  .tid = { .name = INI2, .has_isid = true, .proto = KT_PROTO_ISCSI,
 		   .isid = { 0x23, 0xd0, 0, 0, 0, 2 } } },
 };
 
@@ -612,6 +693,8 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(transport_id_name_too_long_is_invalid_field),
 	KT_TEST_ENTRY(transport_id_format_1_needs_separator_and_12_hex_digits),
 	KT_TEST_ENTRY(transport_id_build_round_trips),
+	KT_TEST_ENTRY(transport_id_sas_is_its_address),
+	KT_TEST_ENTRY(transport_id_fc_and_srp_are_their_identifiers),
 	KT_TEST_ENTRY(register_and_move_list_is_decoded),
 	KT_TEST_ENTRY(read_keys_lists_every_key_after_the_generation),
 	KT_TEST_ENTRY(read_keys_truncates_to_the_allocation_length),

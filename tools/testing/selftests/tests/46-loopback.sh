@@ -196,7 +196,7 @@ pr_sas_transport_ids() {
 	# first's target port
 	check "PR: REGISTER with SPEC_I_PT and a SAS TransportID registers the other initiator port" sh -c "
 		sg_persist -n --out --register --param-rk=0x2 --param-sark=0 $e0 >/dev/null 2>&1 &&
-		sg_persist -n --out --register --param-sark=0x5 --param-spec-i-pt \
+		sg_persist -n --out --register --param-sark=0x5 \
 			--transport-id=sas,$sas2 $d0 >/dev/null 2>&1 &&
 		sg_persist -n -i -s $d0 | grep -ci 'SAS address: 0x' | grep -qx 2 &&
 		sg_persist -n -i -s $d0 | grep -qi 'SAS address: 0x$sas2' ||
