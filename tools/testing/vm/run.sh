@@ -90,9 +90,13 @@ kernel=/boot/vmlinuz-$kver
 log() { echo "vm[$name]: $*" >&2; }
 
 # Build products cached per kernel: the uncompressed vmlinux (PVH entry boots
-# in about half the time of the bzImage) and the initramfs.
+# in about half the time of the bzImage) and the initramfs. One guest at a
+# time makes them: guests started at once on one kernel (make test's lanes,
+# a cluster's nodes) would write the same files.
 cache=$top/.vm-cache/$kver
 mkdir -p "$cache"
+exec {cache_lock}>"$cache/.lock"
+flock "$cache_lock"
 boot=$kernel
 if grep -q '^CONFIG_PVH=y' "/boot/config-$kver" 2>/dev/null &&
    { [ ! -s "$cache/vmlinux" ] || [ "$kernel" -nt "$cache/vmlinux" ]; }; then
@@ -107,6 +111,7 @@ if [ ! -s "$initrd" ] || [ "$top/tools/testing/vm/initramfs-init" -nt "$initrd" 
    [ "$top/tools/testing/vm/mkinitramfs.sh" -nt "$initrd" ]; then
 	"$top/tools/testing/vm/mkinitramfs.sh" "$kver" "$initrd" || exit 2
 fi
+exec {cache_lock}>&-
 
 rm -rf "$out"
 mkdir -p "$out"
