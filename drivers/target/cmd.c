@@ -395,7 +395,9 @@ EXPORT_SYMBOL_GPL(kt_cmd_refuse);
 /*
  * The gates of a command to an LU, in order: cluster mode's (the LU's
  * shared state may be reloading; the checks that need it then wait for
- * the load, kt_cmd_loaded_checks()), unit attentions (SAM-5 5.14), a
+ * the load, kt_cmd_loaded_checks()), a change of the storage's size
+ * (every nexus, this one included, hears of it as a unit attention),
+ * unit attentions (SAM-5 5.14), a
  * SANITIZE (SBC-3 4.11), the port's ALUA state (SPC-4 5.15) and the
  * reservations (SPC-4 5.13). Each lets the command on or says why it ends.
  */
@@ -407,6 +409,7 @@ static sense_reason_t kt_cmd_lu_gates(struct kt_cmd *cmd)
 	if (reason)
 		return reason;
 	kt_alua_gate_cluster(cmd->dev);
+	kt_dev_size_sync(cmd->dev, KT_UA_ALL, NULL);
 	if (!test_bit(KT_CMD_LOADING, &cmd->flags))
 		reason = kt_ua_check(cmd);
 	if (!reason)

@@ -54,6 +54,9 @@ int kt_dev_enable(struct kt_dev *dev);
 void kt_dev_release(struct kt_dev *dev);
 void kt_dev_export(struct kt_dev *dev);
 void kt_dev_unexport(struct kt_dev *dev);
+struct kt_session;
+bool kt_dev_size_sync(struct kt_dev *dev, enum kt_ua_scope scope,
+		      const struct kt_session *sess);
 
 /* session.c */
 struct kt_node_acl;

@@ -167,6 +167,33 @@ void kt_dev_unexport(struct kt_dev *dev)
 	atomic_dec(&dev->export_count);
 }
 
+/*
+ * SBC-3 4.6: the storage under @dev changed size (control's rd_pages= or
+ * fd_dev_size=, a block device grown with lvextend or losetup -c). The
+ * capacity reported follows it from now on, and the I_T nexuses @scope
+ * and @sess name hear CAPACITY DATA HAS CHANGED once; where two callers
+ * see the change at once, one raises it. A call and a compare when
+ * nothing changed, so each command asks (kt_cmd_lu_gates()): no block
+ * layer notification of a resize reaches a bdev's holder on 6.1 or 6.12.
+ * Whether it changed.
+ */
+bool kt_dev_size_sync(struct kt_dev *dev, enum kt_ua_scope scope,
+		      const struct kt_session *sess)
+{
+	u64 old = READ_ONCE(dev->nr_blocks), now;
+
+	if (!dev->ops->size)
+		return false;
+	now = div_u64(dev->ops->size(dev), dev->attrib.hw_block_size);
+	if (now == old || cmpxchg64(&dev->nr_blocks, old, now) != old)
+		return false;
+	pr_info_ratelimited("%s: capacity changed from %llu to %llu blocks of %u bytes\n",
+			    config_item_name(&dev->group.cg_item), old, now,
+			    dev->attrib.hw_block_size);
+	kt_ua_raise(dev, KT_ASC_CAPACITY_CHANGED, scope, sess);
+	return true;
+}
+
 /* The device's directory is gone and nothing refers to it: free it. */
 void kt_dev_release(struct kt_dev *dev)
 {

@@ -33,6 +33,18 @@ struct kt_backend_ops {
 				     const char *value);
 
 	/*
+	 * Optional: one "key=value" of control written while the device is
+	 * enabled, for the keys that may change then (those that resize
+	 * it: rd_pages=, fd_dev_size=). @exported: a LUN links the device,
+	 * so it may not shrink (no exported block may vanish). Unknown keys
+	 * return -ENOKEY, keys fixed once enabled -EBUSY, bad values
+	 * -EINVAL or -ERANGE, and the core logs those; any other -errno the backend
+	 * has logged itself. The core reads size() afterwards.
+	 */
+	int		(*set_live_param)(struct kt_dev *dev, const char *key,
+					  const char *value, bool exported);
+
+	/*
 	 * enable: claim the storage and fill dev->nr_blocks and the hw_*
 	 * attributes, or log one line saying why not and return -errno.
 	 * disable: undo it, on release of an enabled device.
@@ -43,7 +55,9 @@ struct kt_backend_ops {
 	/*
 	 * Optional: the size of the storage now, in bytes, where it can
 	 * change while the device is in use (a block device grown or
-	 * shrunk). The core compares it with the capacity it reports.
+	 * shrunk, set_live_param()). The core compares it with the
+	 * capacity it reports as every command arrives: it must be cheap
+	 * and callable from any context.
 	 */
 	u64		(*size)(struct kt_dev *dev);
 

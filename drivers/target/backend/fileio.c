@@ -2,6 +2,10 @@
 /*
  * ktarget_fileio: a file, or a block device opened as a file, configured as
  * LIO's fileio: control "fd_dev_name=PATH,fd_dev_size=BYTES,fd_buffered_io=B".
+ * fd_dev_size= written again while enabled resizes a file's LU: it grows
+ * at any time (the file with it, sparse), and shrinks only while no LUN
+ * links it (the file keeps its length). A block device's LU follows the
+ * device's size by itself (kt_fd_size()).
  *
  * Without fd_buffered_io the file is opened O_DSYNC (write-through); with
  * it, writes are cached and FUA / SYNCHRONIZE CACHE make them stable.
@@ -23,6 +27,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/statfs.h>
+#include <linux/string.h>
 #include <linux/uio.h>
 #include <linux/workqueue.h>
 
@@ -78,6 +83,49 @@ static int kt_fd_set_param(struct kt_dev *dev, const char *key,
 	if (!strcmp(key, "fd_async_io"))
 		return kstrtobool(value, &fd->async);
 	return -ENOKEY;
+}
+
+static const char * const kt_fd_keys[] = {
+	"fd_dev_name", "fd_dev_size", "fd_buffered_io", "fd_async_io",
+};
+
+/* Only fd_dev_size= of a file changes while enabled: it resizes the LU. */
+static int kt_fd_set_live_param(struct kt_dev *dev, const char *key,
+				const char *value, bool exported)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+	const char *name = config_item_name(&dev->group.cg_item);
+	struct inode *inode = file_inode(fd->file);
+	u64 size;
+	int ret;
+
+	if (strcmp(key, "fd_dev_size"))
+		return match_string(kt_fd_keys, ARRAY_SIZE(kt_fd_keys), key) < 0 ?
+		       -ENOKEY : -EBUSY;
+	ret = kstrtou64(value, 0, &size);
+	if (ret || size < dev->attrib.hw_block_size)
+		return ret ? ret : -EINVAL;
+	if (S_ISBLK(inode->i_mode)) {
+		pr_warn_ratelimited("%s: control: fd_dev_size: %s is a block device, whose size the LU follows\n",
+				    name, fd->path);
+		return -EPERM;
+	}
+	if (size < fd->size && exported) {
+		pr_warn_ratelimited("%s: control: fd_dev_size=%llu would shrink the LU from %llu bytes while a LUN links it\n",
+				    name, size, fd->size);
+		return -EPERM;
+	}
+	if (i_size_read(inode) < size) {
+		ret = vfs_truncate(&fd->file->f_path, size);
+		if (ret) {
+			pr_warn_ratelimited("%s: control: cannot size %s to %llu: %pe\n",
+					    name, fd->path, size, ERR_PTR(ret));
+			return ret;
+		}
+	}
+	/* the core reads it next (kt_fd_size()) */
+	WRITE_ONCE(fd->size, size);
+	return 0;
 }
 
 static int kt_fd_enable(struct kt_dev *dev)
@@ -424,7 +472,8 @@ static u64 kt_fd_size(struct kt_dev *dev)
 	struct kt_fd_dev *fd = to_fd(dev);
 	struct inode *inode = fd->file->f_mapping->host;
 
-	return S_ISBLK(inode->i_mode) ? bdev_nr_bytes(I_BDEV(inode)) : fd->size;
+	return S_ISBLK(inode->i_mode) ? bdev_nr_bytes(I_BDEV(inode)) :
+					READ_ONCE(fd->size);
 }
 
 /*
@@ -460,6 +509,7 @@ static const struct kt_backend_ops kt_fd_ops = {
 	.alloc_dev	= kt_fd_alloc_dev,
 	.free_dev	= kt_fd_free_dev,
 	.set_param	= kt_fd_set_param,
+	.set_live_param	= kt_fd_set_live_param,
 	.enable		= kt_fd_enable,
 	.disable	= kt_fd_disable,
 	.size		= kt_fd_size,

@@ -3,12 +3,15 @@
  * ktarget_rd: a RAM backstore, configfs core/rd_mcp_N/NAME, configured as
  * LIO's rd_mcp is: control "rd_pages=N" (pages of PAGE_SIZE) and optionally
  * "rd_nullio=1" (no memory: reads return zeroes, writes are dropped).
+ * rd_pages= written again while enabled resizes it: it grows at any time,
+ * and shrinks only while no LUN links it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -24,6 +27,7 @@ struct kt_rd_dev {
 	struct kt_dev	dev;
 	u64		want_pages;	/* rd_pages= */
 	bool		nullio;		/* rd_nullio= */
+	/* replaced as it grows: kt_rd_addr(), kt_rd_grow() */
 	struct page	**pages;
 	u64		nr_pages;
 	/*
@@ -65,7 +69,13 @@ static rwlock_t *kt_rd_lock(struct kt_rd_dev *rd, u64 pos)
  */
 static u8 *kt_rd_addr(struct kt_rd_dev *rd, u64 pos)
 {
-	return page_address(rd->pages[pos >> PAGE_SHIFT]) + offset_in_page(pos);
+	struct page *page;
+
+	/* the table may be replaced by a longer one (kt_rd_grow()) */
+	rcu_read_lock();
+	page = READ_ONCE(rd->pages)[pos >> PAGE_SHIFT];
+	rcu_read_unlock();
+	return page_address(page) + offset_in_page(pos);
 }
 
 static void kt_rd_free_dev(struct kt_dev *dev)
@@ -159,17 +169,22 @@ static void kt_rd_disable(struct kt_dev *dev)
  * waiting for the other's can deadlock behind a writer. A trade under way
  * ends first.
  */
-static void kt_rd_trades_stop(struct kt_rd_dev *rd)
+static void kt_rd_locks_cycle(struct kt_rd_dev *rd)
 {
 	unsigned long flags;
 	unsigned int i;
 
-	/* each unlock orders the count before a trade that locks after */
-	atomic_inc(&rd->copies);
 	for (i = 0; i < KT_RD_LOCKS; i++) {
 		write_lock_irqsave(&rd->locks[i], flags);
 		write_unlock_irqrestore(&rd->locks[i], flags);
 	}
+}
+
+static void kt_rd_trades_stop(struct kt_rd_dev *rd)
+{
+	/* each unlock orders the count before a trade that locks after */
+	atomic_inc(&rd->copies);
+	kt_rd_locks_cycle(rd);
 }
 
 static void kt_rd_trades_resume(struct kt_rd_dev *rd)
@@ -196,7 +211,7 @@ static u32 kt_rd_take_pages(struct kt_rd_dev *rd, struct kt_cmd *cmd, u64 pos,
 		return 0;
 	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
 		rwlock_t *lock = kt_rd_lock(rd, pos + done);
-		struct page **slot = &rd->pages[(pos + done) >> PAGE_SHIFT];
+		struct page **slot;
 		struct page *old;
 
 		if (sg->offset || sg->length != PAGE_SIZE ||
@@ -207,6 +222,8 @@ static u32 kt_rd_take_pages(struct kt_rd_dev *rd, struct kt_cmd *cmd, u64 pos,
 			write_unlock_irqrestore(lock, flags);
 			break;
 		}
+		/* the table of now: a grow takes every lock once it is in place */
+		slot = &READ_ONCE(rd->pages)[(pos + done) >> PAGE_SHIFT];
 		old = *slot;
 		*slot = sg_page(sg);
 		write_unlock_irqrestore(lock, flags);
@@ -305,6 +322,100 @@ static s64 kt_rd_copy_range(struct kt_dev *dst, u64 dst_pos,
 	return done;
 }
 
+/*
+ * rd_pages= while enabled, above the pages there are: the new ones, zeroed,
+ * go in a new, longer table with the old one's entries, copied with trades
+ * stopped. Every lock is taken once after the new table is in place, so a
+ * trade that comes after it writes there; a reader that picked up the old
+ * table has let go of it after an RCU grace period. The core reads the
+ * new size (kt_rd_size()) afterwards.
+ */
+static int kt_rd_grow(struct kt_rd_dev *rd, u64 want)
+{
+	struct page **old = rd->pages, **table;
+	u64 have = rd->nr_pages, i;
+
+	table = kvcalloc(want, sizeof(*table), GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	for (i = have; i < want; i++) {
+		table[i] = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+		if (!table[i])
+			goto nomem;
+		cond_resched();
+	}
+	kt_rd_trades_stop(rd);
+	memcpy(table, old, have * sizeof(*table));
+	/* the entries before the table: pairs with kt_rd_addr()'s READ_ONCE */
+	smp_store_release(&rd->pages, table);
+	kt_rd_locks_cycle(rd);
+	WRITE_ONCE(rd->nr_pages, want);
+	kt_rd_trades_resume(rd);
+	synchronize_rcu();
+	kvfree(old);
+	return 0;
+
+nomem:
+	while (i-- > have)
+		__free_page(table[i]);
+	kvfree(table);
+	return -ENOMEM;
+}
+
+/* rd_pages= below the pages there are, while no LUN links the ramdisk */
+static void kt_rd_shrink(struct kt_rd_dev *rd, u64 want)
+{
+	u64 have = rd->nr_pages, i;
+
+	kt_rd_trades_stop(rd);
+	WRITE_ONCE(rd->nr_pages, want);
+	for (i = want; i < have; i++)
+		__free_page(rd->pages[i]);
+	kt_rd_trades_resume(rd);
+}
+
+/* Only rd_pages= changes while enabled: it resizes the ramdisk. */
+static int kt_rd_set_live_param(struct kt_dev *dev, const char *key,
+				const char *value, bool exported)
+{
+	struct kt_rd_dev *rd = to_rd(dev);
+	const char *name = config_item_name(&dev->group.cg_item);
+	u64 pages;
+
+	if (strcmp(key, "rd_pages"))
+		return strcmp(key, "rd_nullio") ? -ENOKEY : -EBUSY;
+	if (kstrtou64(value, 0, &pages) || !pages)
+		return -EINVAL;
+	if (pages < rd->want_pages && exported) {
+		pr_warn_ratelimited("%s: control: rd_pages=%llu would shrink the LU from %llu pages while a LUN links it\n",
+				    name, pages, rd->want_pages);
+		return -EPERM;
+	}
+	if (!rd->nullio && pages > totalram_pages()) {
+		pr_warn_ratelimited("%s: control: rd_pages=%llu is more than the machine's %lu pages\n",
+				    name, pages, totalram_pages());
+		return -ENOMEM;
+	}
+	if (!rd->nullio && pages > rd->nr_pages && kt_rd_grow(rd, pages)) {
+		pr_warn_ratelimited("%s: control: cannot allocate %llu more pages\n",
+				    name, pages - rd->nr_pages);
+		return -ENOMEM;
+	}
+	if (!rd->nullio && pages < rd->nr_pages)
+		kt_rd_shrink(rd, pages);
+	WRITE_ONCE(rd->want_pages, pages);
+	return 0;
+}
+
+/* The ramdisk's size in bytes, for the core's kt_dev_size_sync() */
+static u64 kt_rd_size(struct kt_dev *dev)
+{
+	struct kt_rd_dev *rd = to_rd(dev);
+
+	return (rd->nullio ? READ_ONCE(rd->want_pages) :
+			     READ_ONCE(rd->nr_pages)) << PAGE_SHIFT;
+}
+
 /* rtslib reads "PAGES/PAGE_SIZE: N*SIZE" and "nullio: B" from here. */
 static ssize_t kt_rd_show_info(struct kt_dev *dev, char *page, size_t size)
 {
@@ -323,8 +434,10 @@ static const struct kt_backend_ops kt_rd_ops = {
 	.alloc_dev	= kt_rd_alloc_dev,
 	.free_dev	= kt_rd_free_dev,
 	.set_param	= kt_rd_set_param,
+	.set_live_param	= kt_rd_set_live_param,
 	.enable		= kt_rd_enable,
 	.disable	= kt_rd_disable,
+	.size		= kt_rd_size,
 	.show_info	= kt_rd_show_info,
 	.rw		= kt_rd_rw,
 	.write_zeroes	= kt_rd_write_zeroes,

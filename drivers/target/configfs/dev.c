@@ -36,8 +36,11 @@ static ssize_t kt_dev_info_show(struct config_item *item, char *page)
 }
 
 /*
- * "key=value[,key=value...]", separators ',' or newlines, as LIO takes it.
- * The whole write is parsed before anything is applied.
+ * "key=value[,key=value...]", separators ',' or newlines, as LIO takes it,
+ * applied in turn up to the first that fails. While the device is enabled
+ * only a backstore with set_live_param() takes keys, those that resize it
+ * (rd_pages=, fd_dev_size=); the new size then reaches every I_T nexus as
+ * CAPACITY DATA HAS CHANGED.
  */
 static ssize_t kt_dev_control_store(struct config_item *item,
 				    const char *page, size_t count)
@@ -51,7 +54,7 @@ static ssize_t kt_dev_control_store(struct config_item *item,
 		return -ENOMEM;
 
 	mutex_lock(&dev->cfg_lock);
-	if (dev->enabled) {
+	if (dev->enabled && !dev->ops->set_live_param) {
 		pr_warn_ratelimited("%s: control: device is enabled, parameters are fixed\n",
 				    config_item_name(item));
 		ret = -EBUSY;
@@ -70,19 +73,29 @@ static ssize_t kt_dev_control_store(struct config_item *item,
 			break;
 		}
 		*val++ = '\0';
-		ret = dev->ops->set_param(dev, opt, val);
+		if (dev->enabled)
+			ret = dev->ops->set_live_param(dev, opt, val,
+					atomic_read(&dev->export_count));
+		else
+			ret = dev->ops->set_param(dev, opt, val);
 		if (ret == -ENOKEY) {
 			pr_warn_ratelimited("%s: control: unknown key '%s' for %s\n",
 					    config_item_name(item), opt,
 					    dev->ops->name);
 			ret = -EINVAL;
-		} else if (ret) {
+		} else if (ret == -EBUSY && dev->enabled) {
+			pr_warn_ratelimited("%s: control: %s cannot change while enabled\n",
+					    config_item_name(item), opt);
+		} else if (ret && (!dev->enabled || ret == -EINVAL ||
+				   ret == -ERANGE)) {
 			pr_warn_ratelimited("%s: control: bad value '%s' for %s\n",
 					    config_item_name(item), val, opt);
 		}
 		if (ret)
 			break;
 	}
+	if (dev->enabled)
+		kt_dev_size_sync(dev, KT_UA_ALL, NULL);
 out:
 	mutex_unlock(&dev->cfg_lock);
 	kfree(buf);

@@ -117,25 +117,14 @@ u32 kt_dev_max_xfer_blocks(const struct kt_dev *dev)
 }
 
 /*
- * SBC-3 4.6: storage resized under the device (a block device grown with
- * lvextend or losetup -c) changes the capacity reported from now on, and
- * every other I_T nexus hears CAPACITY DATA HAS CHANGED. Looked at when a
- * command reads the capacity or reaches beyond it. Whether it changed.
+ * A command that reads the capacity or reaches beyond it looks again
+ * (kt_dev_size_sync()), since the storage may have grown since the gates
+ * looked: it sees the new capacity, every other I_T nexus hears CAPACITY
+ * DATA HAS CHANGED. Whether it changed.
  */
 bool kt_dev_capacity_check(struct kt_cmd *cmd)
 {
-	struct kt_dev *dev = cmd->dev;
-	u64 old = READ_ONCE(dev->nr_blocks), now;
-
-	if (!dev->ops->size)
-		return false;
-	now = div_u64(dev->ops->size(dev), dev->attrib.hw_block_size);
-	if (now == old || cmpxchg64(&dev->nr_blocks, old, now) != old)
-		return false;
-	pr_info("%s: capacity changed from %llu to %llu blocks of %u bytes\n",
-		config_item_name(&dev->group.cg_item), old, now, dev->attrib.hw_block_size);
-	kt_ua_raise(dev, KT_ASC_CAPACITY_CHANGED, KT_UA_OTHERS, cmd->sess);
-	return true;
+	return kt_dev_size_sync(cmd->dev, KT_UA_OTHERS, cmd->sess);
 }
 
 static void kt_sbc_execute_good(struct kt_cmd *cmd)
