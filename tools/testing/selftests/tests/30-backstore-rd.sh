@@ -40,7 +40,8 @@ main() {
 	check "info shows ACTIVATED" grep -q 'Status: ACTIVATED' $dev/info
 	check_bad_write "enable twice is refused" $dev/enable 1 "already enabled"
 	check_bad_write "enable 0 is refused" $dev/enable 0 "only 1 can be written"
-	check_bad_write "control after enable is refused" $dev/control "rd_pages=1" "parameters are fixed"
+	check_bad_write "rd_nullio after enable is refused" $dev/control "rd_nullio=1" \
+		"rd_nullio cannot change while enabled"
 
 	# attrib/
 	check_eq "block_size defaults to 512" "$(cat $dev/attrib/block_size)" 512

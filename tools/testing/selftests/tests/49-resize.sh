@@ -7,9 +7,9 @@
 # a loop device grows when the loop device does (losetup -c), with no
 # admin step. Each time: every I_T nexus hears CAPACITY DATA HAS CHANGED
 # (2A/09) once, sg_readcap reads the new size, a rescan of the sd disk
-# shows it, rtslib reads it, and fio verifies that the old range kept its
-# data. A shrink of an exported rd or fileio LU is refused with a log
-# line; once the LU is no LUN's, it shrinks.
+# shows it, rtslib and targetcli read it, and fio verifies that the old
+# range kept its data. A shrink of an exported rd or fileio LU is refused
+# with a log line; once the LU is no LUN's, it shrinks. About 2 minutes.
 . ./lib.sh
 
 WWN=naa.5001405000000003
@@ -82,6 +82,18 @@ for so in RTSRoot().storage_objects:
 sys.exit(2)" "$1" "$2"
 }
 
+# targetcli_shows NAME SIZE: targetcli's ls has storage object NAME of SIZE
+targetcli_shows() {
+	local out
+	export HOME=/root
+	mkdir -p /root /etc/rtslib-fb-target
+	kt_dbus_start
+	out=$(targetcli ls /backstores 2>&1)
+	kt_dbus_stop
+	echo "$out"
+	echo "$out" | grep -E "o- $1 " | grep -q "$2"
+}
+
 rd_resize() {
 	local d0=$1 e0=$2
 
@@ -93,6 +105,7 @@ rd_resize() {
 	check "rd: READ CAPACITY and the sd disk say 196608 blocks" \
 		sees_blocks "$d0" 196608
 	check "rd: rtslib reads 96 MiB" rtslib_size r0 $MIB96
+	check "rd: targetcli ls shows 96.0MiB" targetcli_shows r0 96.0MiB
 	check "rd: the old range verifies" old_range_verify "$d0" rd
 	check "rd: the new range reads and writes" sh -c "
 		dd if=/dev/urandom of=/tmp/kt-resize-pat bs=1M count=1 status=none &&
@@ -140,7 +153,7 @@ ib_resize() {
 main() {
 	local d0 d1 d2 e0 loopdev
 
-	plan 42
+	plan 43
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
