@@ -5,10 +5,10 @@
 # kernel's own sd driver. An rd LU grows by control "rd_pages=", a fileio
 # LU by "fd_dev_size=", both while enabled and exported; an iblock LU over
 # a loop device grows when the loop device does (losetup -c), with no
-# admin step. Each time: every I_T nexus hears CAPACITY DATA HAS CHANGED
-# (2A/09) once, sg_readcap reads the new size, a rescan of the sd disk
-# shows it, rtslib and targetcli read it, and fio verifies that the old
-# range kept its data. A shrink of an exported rd or fileio LU is refused
+# admin step, and so does a fileio LU over a loop device. Each time: every
+# I_T nexus hears CAPACITY DATA HAS CHANGED (2A/09) once, sg_readcap
+# reads the new size, a rescan of the sd disk shows it, rtslib and
+# targetcli read it, and fio verifies that the old range kept its data. A shrink of an exported rd or fileio LU is refused
 # with a log line; once the LU is no LUN's, it shrinks. About 2 minutes.
 . ./lib.sh
 
@@ -20,8 +20,10 @@ TPG2=$KT_CFS/loopback/$WWN/tpgt_2
 RD=$KT_CFS/core/rd_mcp_0/r0
 FD=$KT_CFS/core/fileio_0/f0
 IB=$KT_CFS/core/iblock_0/b0
+FB=$KT_CFS/core/fileio_1/f1
 FIMG=/tmp/kt-resize-f0.img
 BIMG=/tmp/kt-resize-b0.img
+FBIMG=/tmp/kt-resize-f1.img
 LOG=/ktout/resize.log
 MIB64=67108864
 MIB96=100663296
@@ -150,10 +152,24 @@ ib_resize() {
 	check "iblock: the old range verifies" old_range_verify "$d2" ib
 }
 
-main() {
-	local d0 d1 d2 e0 loopdev
+# fd_bdev_resize DISK LOOPDEV: fileio over a block device follows it too
+fd_bdev_resize() {
+	local d3=$1 loopdev=$2
 
-	plan 43
+	check "fileio on $loopdev: the device grows to 96 MiB" \
+		sh -c "truncate -s $MIB96 $FBIMG && losetup -c $loopdev"
+	check "fileio on a block device: CAPACITY DATA HAS CHANGED once, unasked" \
+		ua_once "$d3"
+	check "fileio on a block device: READ CAPACITY and the sd disk say 196608 blocks" \
+		sees_blocks "$d3" 196608
+	check_bad_write "fileio on a block device: fd_dev_size= is refused" \
+		$FB/control fd_dev_size=$MIB96 "f1: control: fd_dev_size: $loopdev is a block device"
+}
+
+main() {
+	local d0 d1 d2 d3 e0 loopdev loopdev2
+
+	plan 48
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -168,26 +184,33 @@ main() {
 	loopdev=$(losetup -j $BIMG | cut -d: -f1)
 	check "iblock b0 over $loopdev" sh -c "
 		echo udev_path=$loopdev > $IB/control && echo 1 > $IB/enable"
-	check "loopback target: nexus 1 with LUNs 0-2, nexus 2 with r0 as LUN 1" sh -c "
-		mkdir -p $TPG/lun/lun_0 $TPG/lun/lun_1 $TPG/lun/lun_2 &&
+	truncate -s $MIB64 $FBIMG
+	loopdev2=$(losetup -f --show $FBIMG)
+	check "fileio f1 over $loopdev2" sh -c "mkdir -p $FB &&
+		echo fd_dev_name=$loopdev2 > $FB/control && echo 1 > $FB/enable"
+	check "loopback target: nexus 1 with LUNs 0-3, nexus 2 with r0 as LUN 1" sh -c "
+		mkdir -p $TPG/lun/lun_0 $TPG/lun/lun_1 $TPG/lun/lun_2 $TPG/lun/lun_3 &&
 		ln -s $RD $TPG/lun/lun_0/r0 && ln -s $FD $TPG/lun/lun_1/f0 &&
-		ln -s $IB $TPG/lun/lun_2/b0 && echo $INIT > $TPG/nexus &&
+		ln -s $IB $TPG/lun/lun_2/b0 && ln -s $FB $TPG/lun/lun_3/f1 &&
+		echo $INIT > $TPG/nexus &&
 		mkdir -p $TPG2 && echo $INIT2 > $TPG2/nexus &&
 		mkdir $TPG2/lun/lun_1 && ln -s $RD $TPG2/lun/lun_1/r0"
 	d0=$(disk_at $TPG 0)
 	d1=$(disk_at $TPG 1)
 	d2=$(disk_at $TPG 2)
+	d3=$(disk_at $TPG 3)
 	e0=$(disk_at $TPG2 1)
-	check "four sd disks" test -b "$d0" -a -b "$d1" -a -b "$d2" -a -b "$e0"
+	check "five sd disks" test -b "$d0" -a -b "$d1" -a -b "$d2" -a -b "$d3" -a -b "$e0"
 	# the first command of each nexus hears POWER ON, RESET: taken here
-	for d in $d0 $d1 $d2 $e0; do sg_turs $d >/dev/null 2>&1; done
+	for d in $d0 $d1 $d2 $d3 $e0; do sg_turs $d >/dev/null 2>&1; done
 	check "every disk reads 131072 blocks" sh -c "
-		for d in $d0 $d1 $d2 $e0; do sg_turs \$d &&
+		for d in $d0 $d1 $d2 $d3 $e0; do sg_turs \$d &&
 			sg_readcap \$d | grep -q 'Last LBA=131071 ' || exit 1; done"
 
 	rd_resize "$d0" "$e0"
 	fd_resize "$d1"
 	ib_resize "$d2" "$loopdev"
+	fd_bdev_resize "$d3" "$loopdev2"
 
 	check "unexport r0 and f0" sh -c "
 		echo NULL > $TPG2/nexus && rm $TPG2/lun/lun_1/r0 &&
@@ -206,14 +229,15 @@ main() {
 		"r0: control: rd_nullio cannot change while enabled"
 
 	check "the target goes" sh -c "echo NULL > $TPG/nexus &&
-		rm $TPG/lun/lun_2/b0 && rmdir $TPG/lun/lun_2 $TPG $KT_CFS/loopback/$WWN"
+		rm $TPG/lun/lun_2/b0 $TPG/lun/lun_3/f1 &&
+		rmdir $TPG/lun/lun_2 $TPG/lun/lun_3 $TPG $KT_CFS/loopback/$WWN"
 	check "no object left" kt_objects_zero
-	check "the devices go" sh -c "rmdir $RD $FD $IB &&
+	check "the devices go" sh -c "rmdir $RD $FD $IB $FB &&
 		rmdir $KT_CFS/core/rd_mcp_0 $KT_CFS/core/fileio_0 $KT_CFS/core/iblock_0 &&
-		losetup -d $loopdev"
+		rmdir $KT_CFS/core/fileio_1 && losetup -d $loopdev $loopdev2"
 	check "rmdir target/loopback, rmmod" sh -c "rmdir $KT_CFS/loopback &&
 		rmmod ktarget_loop ktarget_fileio ktarget_iblock ktarget_rd ktarget_core"
-	rm -f $FIMG $BIMG /tmp/kt-resize-pat /tmp/kt-resize-back
+	rm -f $FIMG $BIMG $FBIMG /tmp/kt-resize-pat /tmp/kt-resize-back
 	KT_KMSG_MARK=$start_mark
 	check "the kernel log shows no finding" kt_kmsg_clean
 }
