@@ -8,8 +8,10 @@
 # admin step, and so does a fileio LU over a loop device. Each time: every
 # I_T nexus hears CAPACITY DATA HAS CHANGED (2A/09) once, sg_readcap
 # reads the new size, a rescan of the sd disk shows it, rtslib and
-# targetcli read it, and fio verifies that the old range kept its data. A shrink of an exported rd or fileio LU is refused
-# with a log line; once the LU is no LUN's, it shrinks. About 2 minutes.
+# targetcli read it, and fio verifies that the old range kept its data.
+# A shrink of an exported rd or fileio LU is refused with a log line;
+# once the LU is no LUN's, it shrinks. About 2 minutes (12 on the debug
+# kernel).
 . ./lib.sh
 
 WWN=naa.5001405000000003
