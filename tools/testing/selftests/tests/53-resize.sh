@@ -98,6 +98,16 @@ targetcli_shows() {
 	echo "$out" | grep -E "o- $1 " | grep -q "$2"
 }
 
+# write_errno FILE VALUE WORDS: the write fails, and the shell's message
+# (strerror) has WORDS
+write_errno() {
+	local err
+
+	err=$( (echo "$2" > "$1") 2>&1) && { echo "write of '$2' succeeded"; return 1; }
+	echo "$err"
+	echo "$err" | grep -qi "$3"
+}
+
 rd_resize() {
 	local d0=$1 e0=$2
 
@@ -118,6 +128,8 @@ rd_resize() {
 		cmp /tmp/kt-resize-pat /tmp/kt-resize-back"
 	check_bad_write "rd: a shrink while exported is refused" \
 		$RD/control rd_pages=8192 "r0: control: rd_pages=8192 would shrink"
+	check "rd: that refusal is EBUSY" write_errno $RD/control rd_pages=8192 \
+		"resource busy"
 	check_eq "rd: still 96 MiB" "$(sg_readcap $d0 | grep -o 'Last LBA=[0-9]*')" \
 		"Last LBA=196607"
 }
@@ -136,6 +148,13 @@ fd_resize() {
 	check "fileio: the old range verifies" old_range_verify "$d1" fd
 	check_bad_write "fileio: a shrink while exported is refused" \
 		$FD/control fd_dev_size=$MIB64 "f0: control: fd_dev_size=$MIB64 would shrink"
+	check "fileio: that refusal is EBUSY" write_errno $FD/control \
+		fd_dev_size=$MIB64 "resource busy"
+	check "fileio: a pattern past 64 MiB, read back" sh -c "
+		dd if=/dev/urandom of=/tmp/kt-resize-fpat bs=1M count=1 status=none &&
+		dd if=/tmp/kt-resize-fpat of=$d1 bs=1M seek=80 oflag=direct status=none &&
+		dd if=$d1 of=/tmp/kt-resize-back bs=1M skip=80 count=1 iflag=direct status=none &&
+		cmp /tmp/kt-resize-fpat /tmp/kt-resize-back"
 	check_bad_write "fileio: fd_dev_name cannot change while enabled" \
 		$FD/control fd_dev_name=/tmp/other "f0: control: fd_dev_name cannot change while enabled"
 }
@@ -166,12 +185,14 @@ fd_bdev_resize() {
 		sees_blocks "$d3" 196608
 	check_bad_write "fileio on a block device: fd_dev_size= is refused" \
 		$FB/control fd_dev_size=$MIB96 "f1: control: fd_dev_size: $loopdev is a block device"
+	check "fileio on a block device: that refusal is EINVAL" write_errno \
+		$FB/control fd_dev_size=$MIB96 "invalid argument"
 }
 
 main() {
 	local d0 d1 d2 d3 e0 loopdev loopdev2
 
-	plan 48
+	plan 56
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -223,6 +244,15 @@ main() {
 		echo rd_pages=8192 > $RD/control && grep -q 'PAGES/PAGE_SIZE: 8192\\*' $RD/info"
 	check "no LUN links f0: fd_dev_size=$MIB64 shrinks it" sh -c "
 		echo fd_dev_size=$MIB64 > $FD/control && grep -q 'Size: $MIB64 ' $FD/info"
+	check "f0 grows back to 96 MiB: what was past 64 MiB reads as zeroes" sh -c "
+		echo fd_dev_size=$MIB96 > $FD/control &&
+		dd if=$FIMG of=/tmp/kt-resize-back bs=1M skip=80 count=1 status=none &&
+		cmp /tmp/kt-resize-back /dev/zero"
+	check "f0 back to 64 MiB" write_attr $FD/control fd_dev_size=$MIB64
+	check_bad_write "rd_pages=16384,rd_nullio=1: refused as a whole" \
+		$RD/control rd_pages=16384,rd_nullio=1 \
+		"r0: control: rd_nullio cannot change while enabled"
+	check "r0 kept its 8192 pages" grep -q 'PAGES/PAGE_SIZE: 8192\*' $RD/info
 	check "rtslib reads r0's 32 MiB" rtslib_size r0 33554432
 	check "rtslib reads f0's 64 MiB" rtslib_size f0 $MIB64
 	check_bad_write "rd_pages=0 is refused while enabled" $RD/control rd_pages=0 \
@@ -239,7 +269,7 @@ main() {
 		rmdir $KT_CFS/core/fileio_1 && losetup -d $loopdev $loopdev2"
 	check "rmdir target/loopback, rmmod" sh -c "rmdir $KT_CFS/loopback &&
 		rmmod ktarget_loop ktarget_fileio ktarget_iblock ktarget_rd ktarget_core"
-	rm -f $FIMG $BIMG $FBIMG /tmp/kt-resize-pat /tmp/kt-resize-back
+	rm -f $FIMG $BIMG $FBIMG /tmp/kt-resize-pat /tmp/kt-resize-back /tmp/kt-resize-fpat
 	KT_KMSG_MARK=$start_mark
 	check "the kernel log shows no finding" kt_kmsg_clean
 }
