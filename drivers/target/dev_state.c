@@ -187,9 +187,10 @@ bool kt_dev_size_sync(struct kt_dev *dev, enum kt_ua_scope scope,
 	now = div_u64(dev->ops->size(dev), dev->attrib.hw_block_size);
 	if (now == old || cmpxchg64(&dev->nr_blocks, old, now) != old)
 		return false;
-	pr_info_ratelimited("%s: capacity changed from %llu to %llu blocks of %u bytes\n",
-			    config_item_name(&dev->group.cg_item), old, now,
-			    dev->attrib.hw_block_size);
+	/* once per change: not rate-limited */
+	pr_info("%s: capacity changed from %llu to %llu blocks of %u bytes\n",
+		config_item_name(&dev->group.cg_item), old, now,
+		dev->attrib.hw_block_size);
 	kt_ua_raise(dev, KT_ASC_CAPACITY_CHANGED, scope, sess);
 	return true;
 }

@@ -84,7 +84,7 @@ sense_reason_t kt_sbc_parse_unmap(struct kt_cmd *cmd, const struct kt_cdb *c,
 /* sbc.c, spc.c: the LU's geometry and what INQUIRY and READ CAPACITY say */
 u64 kt_dev_nr_lblocks(struct kt_dev *dev);
 u32 kt_dev_max_xfer_blocks(const struct kt_dev *dev);
-bool kt_dev_capacity_check(struct kt_cmd *cmd);
+bool kt_dev_capacity_check(struct kt_cmd *cmd, bool self);
 void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu);
 /* sbc.c: the workqueue of the multi-step block commands */
 int kt_sbc_init(void);

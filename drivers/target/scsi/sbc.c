@@ -100,7 +100,8 @@ static void kt_sbc_execute_sync(struct kt_cmd *cmd)
 /* Capacity in logical blocks: the backstore counts in hw blocks. */
 u64 kt_dev_nr_lblocks(struct kt_dev *dev)
 {
-	return div_u64(dev->nr_blocks * dev->attrib.hw_block_size,
+	/* kt_dev_size_sync() may change it under us */
+	return div_u64(READ_ONCE(dev->nr_blocks) * dev->attrib.hw_block_size,
 		       dev->attrib.block_size);
 }
 
@@ -118,13 +119,16 @@ u32 kt_dev_max_xfer_blocks(const struct kt_dev *dev)
 
 /*
  * A command that reads the capacity or reaches beyond it looks again
- * (kt_dev_size_sync()), since the storage may have grown since the gates
- * looked: it sees the new capacity, every other I_T nexus hears CAPACITY
- * DATA HAS CHANGED. Whether it changed.
+ * (kt_dev_size_sync()): the storage may have grown since the last command.
+ * At parse (kt_sbc_range()), before the gates' look, @self is true: this
+ * nexus too hears CAPACITY DATA HAS CHANGED, from the gates, in place of
+ * the command. READ CAPACITY, past the gates, reports the new capacity
+ * itself and tells only the others. Whether it changed.
  */
-bool kt_dev_capacity_check(struct kt_cmd *cmd)
+bool kt_dev_capacity_check(struct kt_cmd *cmd, bool self)
 {
-	return kt_dev_size_sync(cmd->dev, KT_UA_OTHERS, cmd->sess);
+	return kt_dev_size_sync(cmd->dev, self ? KT_UA_ALL : KT_UA_OTHERS,
+				cmd->sess);
 }
 
 static void kt_sbc_execute_good(struct kt_cmd *cmd)
@@ -633,7 +637,7 @@ static sense_reason_t kt_sbc_range(struct kt_cmd *cmd, const struct kt_cdb *c,
 				   u64 cap)
 {
 	if (!kt_cdb_range_ok(c->lba, c->nr_blocks, cap) &&
-	    !(kt_dev_capacity_check(cmd) &&
+	    !(kt_dev_capacity_check(cmd, true) &&
 	      kt_cdb_range_ok(c->lba, c->nr_blocks,
 			      kt_dev_nr_lblocks(cmd->dev)))) {
 		cmd->sense_info = c->lba;

@@ -296,7 +296,7 @@ sense_reason_t kt_spc_build_get_lba_status(struct kt_cmd *cmd,
 /* READ CAPACITY: storage resized under the LU is looked at first */
 void kt_spc_execute_read_capacity(struct kt_cmd *cmd)
 {
-	kt_dev_capacity_check(cmd);
+	kt_dev_capacity_check(cmd, false);
 	kt_spc_run_builder(cmd, kt_spc_build_read_capacity, 0);
 }
 
