@@ -136,11 +136,20 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 	struct scatterlist *sg;
 	struct bio *bio = NULL;
 	sector_t sector = pos >> SECTOR_SHIFT;
+	u64 end = bdev_nr_bytes(ib->bdev);
 	u32 done = 0;
 	unsigned int i;
 
 	if (write && ib->readonly) {
 		kt_be_done(cmd, KT_SENSE_WRITE_PROTECTED);
+		return;
+	}
+	/* the device shrunk since the command's range was checked */
+	if (pos + len > end) {
+		cmd->sense_info = div_u64(max(pos, end),
+					  cmd->dev->attrib.block_size);
+		cmd->sense_info_valid = true;
+		kt_be_done(cmd, KT_SENSE_LBA_OUT_OF_RANGE);
 		return;
 	}
 	if (write && kt_ib_writes_through(cmd->dev))
