@@ -35,14 +35,18 @@ struct kt_backend_ops {
 	/*
 	 * Optional: one "key=value" of control written while the device is
 	 * enabled, for the keys that may change then (those that resize
-	 * it: rd_pages=, fd_dev_size=). @exported: a LUN links the device,
-	 * so it may not shrink (no exported block may vanish). Unknown keys
-	 * return -ENOKEY, keys fixed once enabled -EBUSY, bad values
-	 * -EINVAL or -ERANGE, and the core logs those; any other -errno the backend
-	 * has logged itself. The core reads size() afterwards.
+	 * it: rd_pages=, fd_dev_size=). The core calls it for every key of
+	 * a write with !@apply (check only, change nothing), then, if all
+	 * passed, again with @apply. @exported: a LUN links the device, so
+	 * it may not shrink (no exported block may vanish). Unknown keys
+	 * return -ENOKEY, which the core logs; any other refusal the
+	 * backend logs itself: a key fixed once enabled or a shrink of an
+	 * exported device -EBUSY, a bad value -EINVAL. The core reads
+	 * size() afterwards.
 	 */
 	int		(*set_live_param)(struct kt_dev *dev, const char *key,
-					  const char *value, bool exported);
+					  const char *value, bool exported,
+					  bool apply);
 
 	/*
 	 * enable: claim the storage and fill dev->nr_blocks and the hw_*

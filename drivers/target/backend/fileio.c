@@ -3,9 +3,10 @@
  * ktarget_fileio: a file, or a block device opened as a file, configured as
  * LIO's fileio: control "fd_dev_name=PATH,fd_dev_size=BYTES,fd_buffered_io=B".
  * fd_dev_size= written again while enabled resizes a file's LU: it grows
- * at any time (the file with it, sparse), and shrinks only while no LUN
- * links it (the file keeps its length). A block device's LU follows the
- * device's size by itself (kt_fd_size()).
+ * at any time (the file with it, sparse; what lay past the old size is
+ * cut off first, so the new range reads zeroes), and shrinks only while
+ * no LUN links it. A block device's LU follows the device's size by
+ * itself (kt_fd_size()).
  *
  * Without fd_buffered_io the file is opened O_DSYNC (write-through); with
  * it, writes are cached and FUA / SYNCHRONIZE CACHE make them stable.
@@ -64,64 +65,85 @@ static void kt_fd_free_dev(struct kt_dev *dev)
 	kfree(to_fd(dev));
 }
 
+/* control's keys: kt_fd_set_param() and kt_fd_set_live_param() */
+enum { KT_FD_NAME, KT_FD_SIZE, KT_FD_BUFFERED, KT_FD_ASYNC };
+static const char * const kt_fd_keys[] = {
+	[KT_FD_NAME]		= "fd_dev_name",
+	[KT_FD_SIZE]		= "fd_dev_size",
+	[KT_FD_BUFFERED]	= "fd_buffered_io",
+	[KT_FD_ASYNC]		= "fd_async_io",
+};
+
 static int kt_fd_set_param(struct kt_dev *dev, const char *key,
 			   const char *value)
 {
 	struct kt_fd_dev *fd = to_fd(dev);
 
-	if (!strcmp(key, "fd_dev_name")) {
+	switch (match_string(kt_fd_keys, ARRAY_SIZE(kt_fd_keys), key)) {
+	case KT_FD_NAME:
 		if (value[0] != '/' || strlen(value) >= sizeof(fd->path))
 			return -EINVAL;
 		strscpy(fd->path, value, sizeof(fd->path));
 		strscpy(dev->udev_path, value, sizeof(dev->udev_path));
 		return 0;
-	}
-	if (!strcmp(key, "fd_dev_size"))
+	case KT_FD_SIZE:
 		return kstrtou64(value, 0, &fd->size);
-	if (!strcmp(key, "fd_buffered_io"))
+	case KT_FD_BUFFERED:
 		return kstrtobool(value, &fd->buffered);
-	if (!strcmp(key, "fd_async_io"))
+	case KT_FD_ASYNC:
 		return kstrtobool(value, &fd->async);
+	}
 	return -ENOKEY;
 }
 
-static const char * const kt_fd_keys[] = {
-	"fd_dev_name", "fd_dev_size", "fd_buffered_io", "fd_async_io",
-};
-
-/* Only fd_dev_size= of a file changes while enabled: it resizes the LU. */
+/*
+ * Only fd_dev_size= of a file changes while enabled: it resizes the LU.
+ * Checked only unless @apply.
+ */
 static int kt_fd_set_live_param(struct kt_dev *dev, const char *key,
-				const char *value, bool exported)
+				const char *value, bool exported, bool apply)
 {
 	struct kt_fd_dev *fd = to_fd(dev);
 	const char *name = config_item_name(&dev->group.cg_item);
 	struct inode *inode = file_inode(fd->file);
-	u64 size;
+	u64 size, old = fd->size;
 	int ret;
 
-	if (strcmp(key, "fd_dev_size"))
-		return match_string(kt_fd_keys, ARRAY_SIZE(kt_fd_keys), key) < 0 ?
-		       -ENOKEY : -EBUSY;
+	if (strcmp(key, kt_fd_keys[KT_FD_SIZE])) {
+		/* the other keys are fixed while enabled */
+		if (match_string(kt_fd_keys, ARRAY_SIZE(kt_fd_keys), key) < 0)
+			return -ENOKEY;
+		pr_warn_ratelimited("%s: control: %s cannot change while enabled\n",
+				    name, key);
+		return -EBUSY;
+	}
 	ret = kstrtou64(value, 0, &size);
-	if (ret || size < dev->attrib.hw_block_size)
-		return ret ? ret : -EINVAL;
+	if (ret || size < dev->attrib.hw_block_size) {
+		pr_warn_ratelimited("%s: control: bad value '%s' for %s\n",
+				    name, value, key);
+		return -EINVAL;
+	}
 	if (S_ISBLK(inode->i_mode)) {
 		pr_warn_ratelimited("%s: control: fd_dev_size: %s is a block device, whose size the LU follows\n",
 				    name, fd->path);
-		return -EPERM;
+		return -EINVAL;
 	}
-	if (size < fd->size && exported) {
+	if (size < old && exported) {
 		pr_warn_ratelimited("%s: control: fd_dev_size=%llu would shrink the LU from %llu bytes while a LUN links it\n",
-				    name, size, fd->size);
-		return -EPERM;
+				    name, size, old);
+		return -EBUSY;
 	}
-	if (i_size_read(inode) < size) {
+	if (!apply)
+		return 0;
+	/* no block past the old end may come back with what it held */
+	if (size > old && i_size_read(inode) > old)
+		ret = vfs_truncate(&fd->file->f_path, old);
+	if (!ret && i_size_read(inode) < size)
 		ret = vfs_truncate(&fd->file->f_path, size);
-		if (ret) {
-			pr_warn_ratelimited("%s: control: cannot size %s to %llu: %pe\n",
-					    name, fd->path, size, ERR_PTR(ret));
-			return ret;
-		}
+	if (ret) {
+		pr_warn_ratelimited("%s: control: cannot size %s to %llu: %pe\n",
+				    name, fd->path, size, ERR_PTR(ret));
+		return ret;
 	}
 	/* the core reads it next (kt_fd_size()) */
 	WRITE_ONCE(fd->size, size);
@@ -266,6 +288,16 @@ static ssize_t kt_fd_batch(struct kt_fd_dev *fd, struct scatterlist **sg,
 	return bytes;
 }
 
+/* A block device may be resized under us; a file keeps fd_dev_size. */
+static u64 kt_fd_size(struct kt_dev *dev)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+	struct inode *inode = fd->file->f_mapping->host;
+
+	return S_ISBLK(inode->i_mode) ? bdev_nr_bytes(I_BDEV(inode)) :
+					READ_ONCE(fd->size);
+}
+
 /*
  * A failed read or write: the initiator learns where (INFORMATION), and a
  * filesystem that is full says so as thin provisioning does (SBC-3 4.7.3.6).
@@ -284,6 +316,11 @@ static void kt_fd_fail(struct kt_cmd *cmd, bool write, loff_t off, int err)
 	}
 	cmd->sense_info = div_u64(off, cmd->dev->attrib.block_size);
 	cmd->sense_info_valid = true;
+	/* a block device shrunk under the command: no medium error */
+	if (off >= kt_fd_size(cmd->dev)) {
+		kt_be_done(cmd, KT_SENSE_LBA_OUT_OF_RANGE);
+		return;
+	}
 	kt_be_done(cmd, write ? KT_SENSE_WRITE_ERROR :
 				     KT_SENSE_MEDIUM_ERROR);
 }
@@ -409,14 +446,15 @@ static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
 }
 
-/* rtslib reads "File:", "Size:" and "Async:" from here. */
+/* rtslib reads "File:", "Size:" (the size now) and "Async:" from here. */
 static ssize_t kt_fd_show_info(struct kt_dev *dev, char *page, size_t size)
 {
 	struct kt_fd_dev *fd = to_fd(dev);
 
 	return scnprintf(page, size,
 			 "        TCM FILEIO ID: %u        File: %s  Size: %llu  Mode: %s Async: %d\n",
-			 dev->index, fd->path, fd->size,
+			 dev->index, fd->path,
+			 dev->enabled ? kt_fd_size(dev) : fd->size,
 			 fd->buffered ? "Buffered-WCE" : "O_DSYNC", fd->async);
 }
 
@@ -464,16 +502,6 @@ static s64 kt_fd_copy_range(struct kt_dev *dst, u64 dst_pos,
 	    vfs_fsync_range(d->file, dst_pos, dst_pos + done - 1, 1))
 		return -EIO;
 	return done ? done : ret;
-}
-
-/* A block device may be resized under us; a file keeps fd_dev_size. */
-static u64 kt_fd_size(struct kt_dev *dev)
-{
-	struct kt_fd_dev *fd = to_fd(dev);
-	struct inode *inode = fd->file->f_mapping->host;
-
-	return S_ISBLK(inode->i_mode) ? bdev_nr_bytes(I_BDEV(inode)) :
-					READ_ONCE(fd->size);
 }
 
 /*

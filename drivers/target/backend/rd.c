@@ -339,8 +339,10 @@ static int kt_rd_grow(struct kt_rd_dev *rd, u64 want)
 	if (!table)
 		return -ENOMEM;
 	for (i = have; i < want; i++) {
-		table[i] = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
-		if (!table[i])
+		/* fail rather than call the OOM killer; a signal stops it */
+		table[i] = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+				      __GFP_RETRY_MAYFAIL);
+		if (!table[i] || fatal_signal_pending(current))
 			goto nomem;
 		cond_resched();
 	}
@@ -356,6 +358,8 @@ static int kt_rd_grow(struct kt_rd_dev *rd, u64 want)
 	return 0;
 
 nomem:
+	if (table[i])
+		__free_page(table[i]);
 	while (i-- > have)
 		__free_page(table[i]);
 	kvfree(table);
@@ -374,28 +378,44 @@ static void kt_rd_shrink(struct kt_rd_dev *rd, u64 want)
 	kt_rd_trades_resume(rd);
 }
 
-/* Only rd_pages= changes while enabled: it resizes the ramdisk. */
+/*
+ * Only rd_pages= changes while enabled: it resizes the ramdisk, growing at
+ * any time into the memory available now, shrinking while no LUN links
+ * it. Checked only unless @apply.
+ */
 static int kt_rd_set_live_param(struct kt_dev *dev, const char *key,
-				const char *value, bool exported)
+				const char *value, bool exported, bool apply)
 {
 	struct kt_rd_dev *rd = to_rd(dev);
 	const char *name = config_item_name(&dev->group.cg_item);
 	u64 pages;
 
-	if (strcmp(key, "rd_pages"))
-		return strcmp(key, "rd_nullio") ? -ENOKEY : -EBUSY;
-	if (kstrtou64(value, 0, &pages) || !pages)
+	if (strcmp(key, "rd_pages")) {
+		if (strcmp(key, "rd_nullio"))
+			return -ENOKEY;
+		pr_warn_ratelimited("%s: control: %s cannot change while enabled\n",
+				    name, key);
+		return -EBUSY;
+	}
+	if (kstrtou64(value, 0, &pages) || !pages) {
+		pr_warn_ratelimited("%s: control: bad value '%s' for %s\n",
+				    name, value, key);
 		return -EINVAL;
+	}
 	if (pages < rd->want_pages && exported) {
 		pr_warn_ratelimited("%s: control: rd_pages=%llu would shrink the LU from %llu pages while a LUN links it\n",
 				    name, pages, rd->want_pages);
-		return -EPERM;
+		return -EBUSY;
 	}
-	if (!rd->nullio && pages > totalram_pages()) {
-		pr_warn_ratelimited("%s: control: rd_pages=%llu is more than the machine's %lu pages\n",
-				    name, pages, totalram_pages());
+	if (!rd->nullio && pages > rd->nr_pages &&
+	    pages - rd->nr_pages > si_mem_available()) {
+		pr_warn_ratelimited("%s: control: rd_pages=%llu needs %llu more pages, %ld are available\n",
+				    name, pages, pages - rd->nr_pages,
+				    si_mem_available());
 		return -ENOMEM;
 	}
+	if (!apply)
+		return 0;
 	if (!rd->nullio && pages > rd->nr_pages && kt_rd_grow(rd, pages)) {
 		pr_warn_ratelimited("%s: control: cannot allocate %llu more pages\n",
 				    name, pages - rd->nr_pages);

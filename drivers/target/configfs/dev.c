@@ -36,17 +36,70 @@ static ssize_t kt_dev_info_show(struct config_item *item, char *page)
 }
 
 /*
- * "key=value[,key=value...]", separators ',' or newlines, as LIO takes it,
- * applied in turn up to the first that fails. While the device is enabled
- * only a backstore with set_live_param() takes keys, those that resize it
- * (rd_pages=, fd_dev_size=); the new size then reaches every I_T nexus as
- * CAPACITY DATA HAS CHANGED.
+ * One key=value of control: set_param() while the device is disabled,
+ * set_live_param() (@apply or only checked) while it is enabled. What was
+ * wrong is logged here or by the backend.
+ */
+static int kt_dev_control_one(struct kt_dev *dev, char *opt, bool apply)
+{
+	const char *name = config_item_name(&dev->group.cg_item);
+	char *val = strchr(opt, '=');
+	int ret;
+
+	if (!val) {
+		pr_warn_ratelimited("%s: control: '%s' is not key=value\n",
+				    name, opt);
+		return -EINVAL;
+	}
+	*val++ = '\0';
+	if (dev->enabled)
+		ret = dev->ops->set_live_param(dev, opt, val,
+					       atomic_read(&dev->export_count),
+					       apply);
+	else
+		ret = dev->ops->set_param(dev, opt, val);
+	if (ret == -ENOKEY) {
+		pr_warn_ratelimited("%s: control: unknown key '%s' for %s\n",
+				    name, opt, dev->ops->name);
+		ret = -EINVAL;
+	} else if (ret && !dev->enabled) {
+		/* set_live_param() has logged its refusals itself */
+		pr_warn_ratelimited("%s: control: bad value '%s' for %s\n",
+				    name, val, opt);
+	}
+	return ret;
+}
+
+/* Each key=value of @buf (taken apart) in turn, up to the first that fails */
+static int kt_dev_control_pass(struct kt_dev *dev, char *buf, bool apply)
+{
+	char *opt;
+	int ret;
+
+	while ((opt = strsep(&buf, ",\n")) != NULL) {
+		opt = strim(opt);
+		if (!*opt)
+			continue;
+		ret = kt_dev_control_one(dev, opt, apply);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * "key=value[,key=value...]", separators ',' or newlines, as LIO takes it.
+ * While the device is enabled only a backstore with set_live_param() takes
+ * keys, those that resize it (rd_pages=, fd_dev_size=), and not in cluster
+ * mode (the other nodes would not follow): every key is checked before
+ * any is applied, and the new size reaches every I_T nexus as CAPACITY
+ * DATA HAS CHANGED.
  */
 static ssize_t kt_dev_control_store(struct config_item *item,
 				    const char *page, size_t count)
 {
 	struct kt_dev *dev = kt_dev_from_item(item);
-	char *buf, *opts, *opt, *val;
+	char *buf, *check = NULL;
 	int ret = 0;
 
 	buf = kmemdup_nul(page, kt_cfs_value_len(page, count), GFP_KERNEL);
@@ -60,44 +113,24 @@ static ssize_t kt_dev_control_store(struct config_item *item,
 		ret = -EBUSY;
 		goto out;
 	}
-	opts = buf;
-	while ((opt = strsep(&opts, ",\n")) != NULL) {
-		opt = strim(opt);
-		if (!*opt)
-			continue;
-		val = strchr(opt, '=');
-		if (!val) {
-			pr_warn_ratelimited("%s: control: '%s' is not key=value\n",
-					    config_item_name(item), opt);
-			ret = -EINVAL;
-			break;
-		}
-		*val++ = '\0';
-		if (dev->enabled)
-			ret = dev->ops->set_live_param(dev, opt, val,
-					atomic_read(&dev->export_count));
-		else
-			ret = dev->ops->set_param(dev, opt, val);
-		if (ret == -ENOKEY) {
-			pr_warn_ratelimited("%s: control: unknown key '%s' for %s\n",
-					    config_item_name(item), opt,
-					    dev->ops->name);
-			ret = -EINVAL;
-		} else if (ret == -EBUSY && dev->enabled) {
-			pr_warn_ratelimited("%s: control: %s cannot change while enabled\n",
-					    config_item_name(item), opt);
-		} else if (ret && (!dev->enabled || ret == -EINVAL ||
-				   ret == -ERANGE)) {
-			pr_warn_ratelimited("%s: control: bad value '%s' for %s\n",
-					    config_item_name(item), val, opt);
-		}
-		if (ret)
-			break;
+	if (dev->enabled && READ_ONCE(dev->state->cluster.lu)) {
+		pr_warn_ratelimited("%s: control: cannot resize in cluster mode: the other nodes would not follow\n",
+				    config_item_name(item));
+		ret = -EBUSY;
+		goto out;
 	}
+	if (dev->enabled) {
+		check = kstrdup(buf, GFP_KERNEL);
+		ret = check ? kt_dev_control_pass(dev, check, false) : -ENOMEM;
+		if (ret)
+			goto out;
+	}
+	ret = kt_dev_control_pass(dev, buf, true);
 	if (dev->enabled)
 		kt_dev_size_sync(dev, KT_UA_ALL, NULL);
 out:
 	mutex_unlock(&dev->cfg_lock);
+	kfree(check);
 	kfree(buf);
 	return ret ? ret : count;
 }
