@@ -247,7 +247,7 @@ main() {
 	check "f0 grows back to 96 MiB: what was past 64 MiB reads as zeroes" sh -c "
 		echo fd_dev_size=$MIB96 > $FD/control &&
 		dd if=$FIMG of=/tmp/kt-resize-back bs=1M skip=80 count=1 status=none &&
-		cmp /tmp/kt-resize-back /dev/zero"
+		cmp -n 1048576 /tmp/kt-resize-back /dev/zero"
 	check "f0 back to 64 MiB" write_attr $FD/control fd_dev_size=$MIB64
 	check_bad_write "rd_pages=16384,rd_nullio=1: refused as a whole" \
 		$RD/control rd_pages=16384,rd_nullio=1 \
