@@ -50,6 +50,23 @@ lun_of() {
 	return 1
 }
 
+# capacity_ua_heard DISK: within 10 s, DISK's nexus hears CAPACITY DATA HAS
+# CHANGED, whether our TEST UNIT READY gets it or a command of the sd
+# driver or udev did first (the initiator logs "Capacity data has changed"
+# for any command that meets it; kmsg_mark is set before the grow)
+capacity_ua_heard() {
+	local hctl out end=$((SECONDS + 10))
+
+	hctl=$(basename "$(readlink -f "/sys/block/${1#/dev/}/device")")
+	while :; do
+		out=$(sg_turs -v "$1" 2>&1)
+		echo "$out" | grep -q '[Cc]apacity data has changed' && return 0
+		kmsg_since | grep -q "$hctl: Capacity data has changed" && return 0
+		[ $SECONDS -ge $end ] && { echo "$out"; return 1; }
+		sleep 0.5
+	done
+}
+
 # capacity_change DISK DISK2: an iblock LUN on a loop device, grown
 capacity_change() {
 	local disk=$1 disk2=$2 img=/dev/shm/kt-grow.img dev=$KT_CFS/core/iblock_0/g0
@@ -69,18 +86,14 @@ capacity_change() {
 	check "READ CAPACITY: 65536 blocks" sh -c \
 		"sg_readcap $g1 | grep -q 'Number of logical blocks=65536\b'"
 	truncate -s 48M $img
+	kmsg_mark
 	check "the loop device grows to 48 MiB" losetup -c "$GROW_LOOP"
 	# the device server notices as the next command arrives, whichever
 	# nexus sends it: every nexus hears of it (SBC-3 4.6)
-	out=$(sg_turs -v "$g1" 2>&1)
-	check "CAPACITY DATA HAS CHANGED on the first nexus" output_has "$out" \
-		'[Cc]apacity data has changed'
+	check "CAPACITY DATA HAS CHANGED on the first nexus" capacity_ua_heard "$g1"
 	check "READ CAPACITY on the first nexus: 98304 blocks" sh -c \
 		"sg_readcap $g1 | grep -q 'Number of logical blocks=98304\b'"
-	out=$(sg_turs -v "$g2" 2>&1)
-	echo "$out" | sed 's/^/# /'
-	check "CAPACITY DATA HAS CHANGED on the second nexus" output_has "$out" \
-		'[Cc]apacity data has changed'
+	check "CAPACITY DATA HAS CHANGED on the second nexus" capacity_ua_heard "$g2"
 	check "then TEST UNIT READY is good there" sg_turs "$g2"
 	check "the initiator rescans and sees 48 MiB" sh -c \
 		"echo 1 > /sys/block/${g1#/dev/}/device/rescan &&
