@@ -108,8 +108,33 @@ write_errno() {
 	echo "$err" | grep -qi "$3"
 }
 
+# rd_grow_under_fio DISK: fio writes 64k blocks (whole pages, which the
+# ramdisk takes in trade) and verifies them while rd_pages= grows the LU
+# under it, twice: kt_rd_grow() swaps the page table then
+rd_grow_under_fio() {
+	local pid st
+
+	fio --output=$LOG.rdgrow --filename=$1 --direct=1 --ioengine=libaio \
+		--iodepth=16 --name=rdgrow --rw=randwrite --bs=64k --size=16m \
+		--time_based --runtime=8 --verify=crc32c --verify_fatal=1 \
+		--verify_backlog=64 &
+	pid=$!
+	sleep 2
+	echo rd_pages=18432 > $RD/control || { kill $pid; return 1; }
+	sleep 2
+	echo rd_pages=20480 > $RD/control || { kill $pid; return 1; }
+	wait $pid
+	st=$?
+	[ $st = 0 ] || { tail -20 $LOG.rdgrow; return 1; }
+}
+
 rd_resize() {
 	local d0=$1 e0=$2
+
+	check "rd: fio verifies across two grows of rd_pages=" rd_grow_under_fio "$d0"
+	# the unit attentions of those grows, taken here
+	for _ in 1 2 3; do sg_turs "$d0" >/dev/null 2>&1; sg_turs "$e0" >/dev/null 2>&1; done
+	check "rd: 163840 blocks now (80 MiB)" sh -c "sg_readcap $d0 | grep -q 'Last LBA=163839 '"
 
 	check "rd: fio writes the old range" old_range_write "$d0" rd
 	check "rd: control rd_pages=24576 (96 MiB) while exported" \
@@ -192,7 +217,7 @@ fd_bdev_resize() {
 main() {
 	local d0 d1 d2 d3 e0 loopdev loopdev2
 
-	plan 56
+	plan 58
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
