@@ -28,8 +28,9 @@
 /* Block layer */
 
 /*
- * A block device a backend opens for itself, exclusively (@holder is the
- * backend's device): kt_bdev_open() returns the block device or an
+ * A block device a backend opens for itself: exclusively with @holder (the
+ * backend's device), shared with every other opener when @holder is NULL
+ * (iblock's exclusive=0). kt_bdev_open() returns the block device or an
  * ERR_PTR(), kt_bdev_close() closes what was opened, or nothing.
  *
  * 6.9 opens a block device as a file: bdev_file_open_by_path(), file_bdev()
@@ -77,7 +78,8 @@ static inline struct block_device *kt_bdev_open(struct kt_bdev *h,
 						const char *path, bool write,
 						void *holder)
 {
-	fmode_t mode = FMODE_READ | FMODE_EXCL | (write ? FMODE_WRITE : 0);
+	fmode_t mode = FMODE_READ | (holder ? FMODE_EXCL : 0) |
+		       (write ? FMODE_WRITE : 0);
 	struct block_device *bdev;
 
 	bdev = blkdev_get_by_path(path, mode, holder);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktarget_iblock: a block device through bios, configured as LIO's iblock:
- * control "udev_path=/dev/X" (and "readonly=B"). Completion runs from the
+ * control "udev_path=/dev/X" (and "readonly=B", "exclusive=B": 1, the
+ * default, claims the device for the LU; 0 shares it with other openers, a
+ * cluster application on this host, as LIO 6.17). Completion runs from the
  * bios' end_io, with no context switch.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -22,6 +24,7 @@ struct kt_ib_dev {
 	struct kt_bdev		handle;		/* what kt_bdev_open() opened */
 	struct block_device	*bdev;
 	bool			readonly;
+	bool			exclusive;
 };
 
 static struct kt_ib_dev *to_ib(struct kt_dev *dev)
@@ -33,7 +36,10 @@ static struct kt_dev *kt_ib_alloc_dev(const char *name)
 {
 	struct kt_ib_dev *ib = kzalloc(sizeof(*ib), GFP_KERNEL);
 
-	return ib ? &ib->dev : NULL;
+	if (!ib)
+		return NULL;
+	ib->exclusive = true;
+	return &ib->dev;
 }
 
 static void kt_ib_free_dev(struct kt_dev *dev)
@@ -52,6 +58,8 @@ static int kt_ib_set_param(struct kt_dev *dev, const char *key,
 	}
 	if (!strcmp(key, "readonly"))
 		return kstrtobool(value, &to_ib(dev)->readonly);
+	if (!strcmp(key, "exclusive"))
+		return kstrtobool(value, &to_ib(dev)->exclusive);
 	return -ENOKEY;
 }
 
@@ -66,7 +74,8 @@ static int kt_ib_enable(struct kt_dev *dev)
 				    name);
 		return -EINVAL;
 	}
-	bdev = kt_bdev_open(&ib->handle, dev->udev_path, !ib->readonly, ib);
+	bdev = kt_bdev_open(&ib->handle, dev->udev_path, !ib->readonly,
+			    ib->exclusive ? ib : NULL);
 	if (IS_ERR(bdev)) {
 		pr_warn_ratelimited("%s: cannot open %s: %pe\n", name,
 				    dev->udev_path, bdev);
@@ -218,9 +227,11 @@ static ssize_t kt_ib_show_info(struct kt_dev *dev, char *page, size_t size)
 {
 	struct kt_ib_dev *ib = to_ib(dev);
 
+	/* LIO's lines: rtslib reads readonly and exclusive back from them */
 	return scnprintf(page, size,
-			 "        iBlock device: %pg  UDEV PATH: %s  readonly: %d\n",
-			 ib->bdev, dev->udev_path, ib->readonly);
+			 "        iBlock device: %pg  UDEV PATH: %s  readonly: %d\n"
+			 "  exclusive: %d\n",
+			 ib->bdev, dev->udev_path, ib->readonly, ib->exclusive);
 }
 
 static u64 kt_ib_size(struct kt_dev *dev)
