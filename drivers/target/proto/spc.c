@@ -221,6 +221,15 @@ sense_reason_t kt_spc_check_desc(const struct kt_lu_info *lu,
 		allowed = usage[i];
 		if (i == 1 && c->has_sa)
 			allowed |= 0x1f;
+		/*
+		 * FUA on a LU with its write cache off: every write is on the
+		 * medium when it completes anyway. UEFI firmware (EDK2) sets
+		 * it even where MODE SENSE says DPOFUA=0; LIO's fix takes it
+		 * too, so a UEFI iSCSI boot does not fail.
+		 */
+		if (i == 1 && (c->flags & KT_CDB_D_DPOFUA) &&
+		    !(lu->flags & KT_LU_WCE))
+			allowed |= c->usage[0] & 0x08;
 		bad = cdb[i] & ~allowed;
 		/* SPC-4 4.5.2.4.2: a field in error is named by its first bit */
 		if (i == 1 && (c->flags & KT_CDB_D_PROTECT) && (bad & 0xe0))

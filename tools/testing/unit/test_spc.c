@@ -1487,6 +1487,22 @@ static void check_cdb_dpo_and_fua_need_dpofua(void)
 	EXPECT_CHECK(&lu, cdb, 10, 1, 4);
 }
 
+/* UEFI firmware's FUA where DPOFUA=0: taken while the write cache is off */
+static void check_cdb_fua_without_dpofua_is_taken_with_wce_off(void)
+{
+	struct kt_lu_info lu = test_lu();
+	u8 cdb[16] = { 0x2a, 0x08 };			/* WRITE (10) FUA */
+
+	lu.flags &= ~(KT_LU_FUA_WRITE | KT_LU_DPO);
+	EXPECT_CHECK(&lu, cdb, 10, 1, 3);
+	lu.flags &= ~KT_LU_WCE;
+	EXPECT_CHECK_OK(&lu, cdb, 10);
+	cdb[0] = 0x8a;					/* WRITE (16) FUA */
+	EXPECT_CHECK_OK(&lu, cdb, 16);
+	cdb[1] = 0x18;					/* DPO is still refused */
+	EXPECT_CHECK(&lu, cdb, 16, 1, 4);
+}
+
 static void check_cdb_verify_bytchk_10b_is_invalid_byte_1_bit_2(void)
 {
 	static const u8 verify[] = { 0x2f, 0xaf, 0x8f };
@@ -1757,6 +1773,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(check_cdb_naca_and_link_are_invalid_in_the_control_byte),
 	KT_TEST_ENTRY(check_cdb_reserved_bits_name_byte_and_bit),
 	KT_TEST_ENTRY(check_cdb_dpo_and_fua_need_dpofua),
+	KT_TEST_ENTRY(check_cdb_fua_without_dpofua_is_taken_with_wce_off),
 	KT_TEST_ENTRY(check_cdb_verify_bytchk_10b_is_invalid_byte_1_bit_2),
 	KT_TEST_ENTRY(check_cdb_compare_and_write_over_maximum_is_byte_13),
 	KT_TEST_ENTRY(check_cdb_start_stop_unit_fields),
