@@ -60,6 +60,7 @@ static const struct kt_run kt_runs[KT_RUN_NR] = {
 	[KT_RUN_GET_LBA_STATUS]	= { .build = kt_spc_build_get_lba_status },
 	[KT_RUN_RSOC]		= { .build = kt_spc_build_rsoc },
 	[KT_RUN_RSTMF]		= { .build = kt_spc_build_rstmf },
+	[KT_RUN_REPORT_ID_INFO]	= { .build = kt_spc_build_report_id_info },
 	[KT_RUN_RTPG]		= { .build = kt_alua_report },
 	[KT_RUN_STPG]		= { .exec = kt_alua_stpg_execute,
 				    .max_param = KT_STPG_MAX_LEN,

@@ -23,6 +23,7 @@ struct kt_backend_ops;
 struct kt_dev_state;
 
 #define KT_VPD_SERIAL_LEN	254	/* SPC-4 7.8.15: unit serial number */
+#define KT_PD_TEXT_ID_LEN	256	/* LIO's PD_TEXT_ID_INFO_LEN, with the NUL */
 #define KT_PATH_LEN		512
 #define KT_ALIAS_LEN		256
 
@@ -76,6 +77,8 @@ struct kt_dev_wwn {
 	char	revision[4 + 1];
 	u32	company_id;		/* IEEE OUI for the NAA designator */
 	char	unit_serial[KT_VPD_SERIAL_LEN + 1];
+	/* SPC-4 6.32: the text REPORT IDENTIFYING INFORMATION returns */
+	char	pd_text_id_info[KT_PD_TEXT_ID_LEN];
 };
 
 /* A SCSI logical unit's storage: core/HBA_N/NAME. */

@@ -108,8 +108,47 @@ static ssize_t kt_wwn_company_id_store(struct config_item *item,
 	return count;
 }
 
+/*
+ * SPC-4 6.32: the peripheral device text identifying information, LIO's
+ * (6.19) file: any text of up to 255 bytes, a trailing newline dropped,
+ * empty for none; fixed while the device is exported, as LIO has it, so
+ * that no initiator sees it change under it.
+ */
+static ssize_t kt_wwn_pd_text_id_info_show(struct config_item *item,
+					   char *page)
+{
+	return sysfs_emit(page, "%s\n", wwn_to_dev(item)->wwn.pd_text_id_info);
+}
+
+static ssize_t kt_wwn_pd_text_id_info_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct kt_dev *dev = wwn_to_dev(item);
+	const char *name = config_item_name(&dev->group.cg_item);
+	size_t len = kt_cfs_value_len(page, count);
+	int ret = 0;
+
+	if (len >= sizeof(dev->wwn.pd_text_id_info) || memchr(page, 0, len)) {
+		pr_warn_ratelimited("%s: wwn/pd_text_id_info: %zu bytes, want text of at most %zu\n",
+				    name, len, sizeof(dev->wwn.pd_text_id_info) - 1);
+		return -EINVAL;
+	}
+	mutex_lock(&dev->cfg_lock);
+	if (atomic_read(&dev->export_count)) {
+		pr_warn_ratelimited("%s: wwn/pd_text_id_info: the device is exported through a LUN\n",
+				    name);
+		ret = -EBUSY;
+	} else {
+		memcpy(dev->wwn.pd_text_id_info, page, len);
+		dev->wwn.pd_text_id_info[len] = '\0';
+	}
+	mutex_unlock(&dev->cfg_lock);
+	return ret ? ret : count;
+}
+
 CONFIGFS_ATTR(kt_wwn_, vpd_unit_serial);
 CONFIGFS_ATTR(kt_wwn_, company_id);
+CONFIGFS_ATTR(kt_wwn_, pd_text_id_info);
 
 static struct configfs_attribute *kt_dev_wwn_attrs[] = {
 	&kt_wwn_attr_vendor_id,
@@ -117,6 +156,7 @@ static struct configfs_attribute *kt_dev_wwn_attrs[] = {
 	&kt_wwn_attr_revision,
 	&kt_wwn_attr_company_id,
 	&kt_wwn_attr_vpd_unit_serial,
+	&kt_wwn_attr_pd_text_id_info,
 	NULL,
 };
 

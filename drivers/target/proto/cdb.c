@@ -247,6 +247,11 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	{ OP(REPORT_LUNS, 12), .run = KT_RUN_REPORT_LUNS, .flags = FOR_TARGET,
 	  .pr = KT_PRC_ANY, .alen_off = 6, .alen_size = 4,
 	  USAGE(0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0) },
+	/* INFORMATION TYPE */
+	{ OP_SA(MAINTENANCE_IN, MI_REPORT_IDENTIFYING_INFORMATION, 12),
+	  .run = KT_RUN_REPORT_ID_INFO, .pr = KT_PRC_ANY, .alen_off = 6, .alen_size = 4,
+	  USAGE(MI_REPORT_IDENTIFYING_INFORMATION, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+		0xfe, 0) },
 	/* PARAMETER DATA FORMAT */
 	{ OP_SA(MAINTENANCE_IN, MI_REPORT_TARGET_PGS, 12), .run = KT_RUN_RTPG,
 	  .gate = KT_GATE_ALUA, .flags = KT_CDB_D_ALUA_ANY, .pr = KT_PRC_ANY, .alen_off = 6,

@@ -817,6 +817,45 @@ sense_reason_t kt_spc_rstmf(const struct kt_lu_info *lu, const u8 *cdb,
 }
 
 /* ------------------------------------------------------------------------
+ * REPORT IDENTIFYING INFORMATION (SPC-4 6.32)
+ */
+
+#define KT_SPC_II_PERIPHERAL	0x00	/* set by SET IDENTIFYING INFORMATION */
+#define KT_SPC_II_TEXT		0x02	/* peripheral device text */
+
+sense_reason_t kt_spc_report_id_info(const struct kt_lu_info *lu,
+				     const u8 *cdb, u8 *buf, u32 buf_len,
+				     u32 *data_len,
+				     struct kt_sense_field *field)
+{
+	u32 n = 0, len = 0;
+	struct kt_spc_out o;
+
+	*field = (struct kt_sense_field){ 0 };
+	switch (cdb[10] >> 1) {
+	case KT_SPC_II_PERIPHERAL:
+		break;
+	case KT_SPC_II_TEXT:
+		n = kt_spc_strlen(lu->pd_text_id_info, KT_SPC_PD_TEXT_MAX);
+		/* a null-terminated string, padded to a multiple of four */
+		if (n)
+			len = (n + 1 + 3) & ~3U;
+		break;
+	default:
+		return kt_spc_bad_bit(field, 10, 7);
+	}
+	kt_spc_out_init(&o, buf, buf_len, get_unaligned_be32(&cdb[6]));
+	kt_spc_out_be16(&o, 0);
+	kt_spc_out_be16(&o, len);	/* IDENTIFYING INFORMATION LENGTH */
+	if (n) {
+		kt_spc_out_mem(&o, (const u8 *)lu->pd_text_id_info, n);
+		kt_spc_out_fill(&o, 0, len - n);
+	}
+	*data_len = kt_spc_out_len(&o);
+	return KT_SENSE_NONE;
+}
+
+/* ------------------------------------------------------------------------
  * REQUEST SENSE (SPC-4 6.39)
  */
 

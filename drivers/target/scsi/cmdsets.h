@@ -48,6 +48,9 @@ sense_reason_t kt_spc_build_rsoc(struct kt_cmd *cmd,
 sense_reason_t kt_spc_build_rstmf(struct kt_cmd *cmd,
 				  const struct kt_lu_info *lu, u8 *buf,
 				  u32 len, u32 *data_len);
+sense_reason_t kt_spc_build_report_id_info(struct kt_cmd *cmd,
+					   const struct kt_lu_info *lu, u8 *buf,
+					   u32 len, u32 *data_len);
 sense_reason_t kt_spc_build_request_sense(struct kt_cmd *cmd,
 					  const struct kt_lu_info *lu, u8 *buf,
 					  u32 len, u32 *data_len);

@@ -67,6 +67,7 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 	lu->product_id = dev->wwn.product_id;
 	lu->revision = dev->wwn.revision;
 	lu->unit_serial = dev->wwn.unit_serial;
+	lu->pd_text_id_info = dev->wwn.pd_text_id_info;
 	lu->rel_port_id = cmd->lun ? cmd->lun->rtpi : 1;
 	kt_alua_lu_info(cmd, &lu->tpgs, &lu->tpg_id);
 	/* MODE SELECT may turn the write cache on or off (caching page) */
@@ -222,6 +223,14 @@ sense_reason_t kt_spc_build_rstmf(struct kt_cmd *cmd,
 {
 	return kt_spc_rstmf(lu, cmd->cdb, buf, len, data_len,
 			    &cmd->sense_field);
+}
+
+sense_reason_t kt_spc_build_report_id_info(struct kt_cmd *cmd,
+					   const struct kt_lu_info *lu, u8 *buf,
+					   u32 len, u32 *data_len)
+{
+	return kt_spc_report_id_info(lu, cmd->cdb, buf, len, data_len,
+				     &cmd->sense_field);
 }
 
 sense_reason_t kt_spc_build_request_sense(struct kt_cmd *cmd,

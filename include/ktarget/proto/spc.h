@@ -87,6 +87,7 @@ struct kt_cdb_desc;
 #define KT_SPC_PRODUCT_LEN	16
 #define KT_SPC_REVISION_LEN	4
 #define KT_SPC_SERIAL_MAX	252	/* unit serial in VPD 80h */
+#define KT_SPC_PD_TEXT_MAX	255	/* REPORT IDENTIFYING INFORMATION text */
 #define KT_SPC_NAME_MAX		251	/* SCSI name string, plus NUL and padding: 252 */
 
 /*
@@ -128,6 +129,7 @@ struct kt_lu_info {
 	const char *product_id;
 	const char *revision;
 	const char *unit_serial;
+	const char *pd_text_id_info;	/* "" or NULL: none */
 	const char *port_name;		/* "iqn...,t,0x0001" or NULL */
 	const char *target_name;	/* "iqn..." or NULL */
 	/*
@@ -299,6 +301,18 @@ void kt_spc_naa(const struct kt_lu_info *lu, u8 *out);
 sense_reason_t kt_spc_rsoc(const struct kt_lu_info *lu, const u8 *cdb,
 			   u8 *buf, u32 buf_len, u32 *data_len,
 			   struct kt_sense_field *field);
+
+/*
+ * REPORT IDENTIFYING INFORMATION (SPC-4 6.32): INFORMATION TYPE 0000000b
+ * (the peripheral device identifying information, which only SET
+ * IDENTIFYING INFORMATION sets: none here, so empty) and 0000010b (the
+ * text of lu->pd_text_id_info, LIO's wwn/pd_text_id_info); any other type
+ * is an invalid field.
+ */
+sense_reason_t kt_spc_report_id_info(const struct kt_lu_info *lu,
+				     const u8 *cdb, u8 *buf, u32 buf_len,
+				     u32 *data_len,
+				     struct kt_sense_field *field);
 
 /* REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS (SPC-4 6.37) */
 sense_reason_t kt_spc_rstmf(const struct kt_lu_info *lu, const u8 *cdb,

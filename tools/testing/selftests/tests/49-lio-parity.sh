@@ -128,8 +128,10 @@ report_identifying_info() {
 	check "sg_ident -i 0: empty identifying information, no error" sg_ident "$d0"
 	check_fails "sg_ident -i 3: an information type not offered is refused" \
 		sg_ident -i 3 "$d0"
+	out=$(sg_opcodes -o 0xa3 -s 5 "$sg" 2>&1)
+	echo "$out" | sed 's/^/# /'
 	check "sg_opcodes lists REPORT IDENTIFYING INFORMATION (a3h/05h)" \
-		sh -c "sg_opcodes -o 0xa3 -s 5 $sg | grep -qi 'supported'"
+		output_has "$out" "Command is supported" "Usage data: a3 05 00 00 00 00 ff ff ff ff fe 00"
 	check_bad_write "pd_text_id_info is fixed while the LU is exported" \
 		$RD/wwn/pd_text_id_info "other" "exported"
 }
