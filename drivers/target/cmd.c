@@ -8,6 +8,7 @@
  *     -> write_pending()      (DATA OUT) the fabric fetches the data ...
  *     -> kt_cmd_data_out_done()
  *   kt_cmd_execute()         cmd->execute: emulation or a backstore call
+ *                            (from the caller or a work item: cmd_hop.c)
  *   kt_cmd_complete()        status, sense, residuals
  *     -> queue_data_in() / queue_status()
  *   kt_cmd_put()             the last reference: release_cmd()
@@ -212,7 +213,7 @@ void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason)
 		next(cmd, reason);
 		return;
 	}
-	kt_cmd_complete(cmd, reason);
+	kt_cmd_be_complete(cmd, reason);
 }
 EXPORT_SYMBOL_GPL(kt_be_done);
 
@@ -265,7 +266,7 @@ sense_reason_t kt_cmd_loaded_checks(struct kt_cmd *cmd)
 
 void kt_cmd_data_out_done(struct kt_cmd *cmd)
 {
-	kt_cmd_execute(cmd);
+	kt_cmd_submit(cmd);
 }
 EXPORT_SYMBOL_GPL(kt_cmd_data_out_done);
 
@@ -476,7 +477,7 @@ void kt_cmd_run(struct kt_cmd *cmd)
 		cmd->ops->write_pending(cmd);
 		return;
 	}
-	kt_cmd_execute(cmd);
+	kt_cmd_submit(cmd);
 }
 EXPORT_SYMBOL_GPL(kt_cmd_run);
 

@@ -82,6 +82,12 @@ bool kt_cmd_claim(struct kt_cmd *cmd, int bit);
 void kt_cmd_execute(struct kt_cmd *cmd);
 sense_reason_t kt_cmd_loaded_checks(struct kt_cmd *cmd);
 void kt_cmd_complete_data(struct kt_cmd *cmd, const void *buf, u32 len);
+
+/* cmd_hop.c: direct or through the core's workqueue (submit_type, ...) */
+void kt_cmd_submit(struct kt_cmd *cmd);
+void kt_cmd_be_complete(struct kt_cmd *cmd, sense_reason_t reason);
+int kt_cmd_hop_init(void);
+void kt_cmd_hop_exit(void);
 struct kt_tmr;
 void kt_tmr_task_done(struct kt_tmr *tmr);
 struct kt_pr_nexus;

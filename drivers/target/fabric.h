@@ -21,6 +21,7 @@ struct kt_fabric {
 	 */
 	struct config_item_type		root_type;
 	struct config_item_type		wwn_type;
+	struct config_item_type		wwn_param_type;	/* WWN/param */
 	struct config_item_type		tpg_type;
 	struct config_item_type		tpg_lun_type;	/* tpgt_N/lun */
 	struct config_item_type		lun_type;	/* tpgt_N/lun/lun_N */

@@ -55,9 +55,12 @@ static int __init kt_core_init(void)
 	ret = kt_sbc_init();
 	if (ret)
 		goto out_task_set;
-	ret = kt_cluster_init();
+	ret = kt_cmd_hop_init();
 	if (ret)
 		goto out_sbc;
+	ret = kt_cluster_init();
+	if (ret)
+		goto out_hop;
 	ret = kt_configfs_init();
 	if (ret)
 		goto out_cluster;
@@ -67,6 +70,8 @@ static int __init kt_core_init(void)
 
 out_cluster:
 	kt_cluster_exit();
+out_hop:
+	kt_cmd_hop_exit();
 out_sbc:
 	kt_sbc_exit();
 out_task_set:
@@ -86,6 +91,7 @@ static void __exit kt_core_exit(void)
 {
 	kt_configfs_exit();
 	kt_cluster_exit();
+	kt_cmd_hop_exit();
 	kt_sbc_exit();
 	kt_task_set_exit();
 	kt_sanitize_exit();

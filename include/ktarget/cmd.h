@@ -51,6 +51,9 @@ struct kt_cmd {
 	struct work_struct	work;
 	/* cluster mode: runs it where it may wait (kt_cluster_defer()) */
 	struct work_struct	defer_work;
+	/* submit_type or complete_type 2: the workqueue hop (cmd_hop.c) */
+	struct work_struct	hop_work;
+	sense_reason_t		hop_reason;
 	struct llist_node	loading_node;	/* waits for its LU's load */
 	/* aborted by a TMF: its request, and whether TAS answers it */
 	struct kt_tmr		*abort_tmr;

@@ -118,6 +118,20 @@ struct kt_fabric_ops {
 	void	(*abort_data_out)(struct kt_cmd *cmd);
 
 	/*
+	 * How the core runs a command from kt_cmd_run() and
+	 * kt_cmd_data_out_done() (submission), and from a backstore's end to
+	 * queue_data_in() / queue_status() (completion), where the LU's
+	 * attrib/submit_type or complete_type leaves it to the fabric:
+	 * KT_HOP_DIRECT (0 means it too) or KT_HOP_QUEUED. A fabric whose
+	 * context cannot take a direct call sets no_direct_*: direct is then
+	 * queued. WWN/param/ shows all four, read-only, as LIO's does.
+	 */
+	u8	default_submit_type;
+	u8	default_complete_type;
+	bool	no_direct_submit;
+	bool	no_direct_complete;
+
+	/*
 	 * --- configuration: the wwn and tpg hooks are required; without
 	 * make_np the TPG has no portals (with it, drop_np is required);
 	 * without alloc_acl / free_acl the core allocates a plain ACL ---
@@ -171,6 +185,7 @@ struct kt_mapped_lun;
 /* target/NAME/WWN: embedded in the fabric's own target object. */
 struct kt_wwn {
 	struct config_group		group;
+	struct config_group		param_group;	/* param/ */
 	const struct kt_fabric_ops	*ops;
 	char				name[KT_INITIATOR_NAME_LEN];
 };

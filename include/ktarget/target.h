@@ -24,6 +24,16 @@ struct kt_dev_state;
 
 #define KT_VPD_SERIAL_LEN	254	/* SPC-4 7.8.15: unit serial number */
 #define KT_PD_TEXT_ID_LEN	256	/* LIO's PD_TEXT_ID_INFO_LEN, with the NUL */
+
+/*
+ * How the core goes on with a command the fabric handed in, and with one
+ * its backstore is done with (LIO's submit_type and complete_type values):
+ * the fabric's default, in the caller's context, or through the core's
+ * workqueue (drivers/target/cmd_hop.c).
+ */
+#define KT_HOP_DEFAULT		0
+#define KT_HOP_DIRECT		1
+#define KT_HOP_QUEUED		2
 #define KT_PATH_LEN		512
 #define KT_ALIAS_LEN		256
 
@@ -68,6 +78,9 @@ struct kt_dev_attrib {
 	u32	pgr_support;
 	/* ktarget's: token copy's DEFAULT INACTIVITY TIMEOUT, seconds */
 	u32	rod_inactivity_timeout;
+	/* LIO 6.10 and 7.1: KT_HOP_DEFAULT, _DIRECT or _QUEUED (cmd_hop.c) */
+	u32	submit_type;
+	u32	complete_type;
 };
 
 /* Identification, under .../DEV/wwn/ (SPC-4 6.6.2 standard INQUIRY data). */

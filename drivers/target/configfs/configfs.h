@@ -44,6 +44,8 @@ extern const struct config_item_type kt_dev_alua_type;
 extern const struct config_item_type kt_dev_cluster_type;
 void kt_cfs_alua_dev_init(struct kt_dev *dev);
 extern struct configfs_attribute *kt_alua_lun_attrs[];
+/* WWN/param/ (wwn_param.c) */
+extern struct configfs_attribute *kt_wwn_param_attrs[];
 void kt_xcopy_stat_init(struct kt_dev *dev);
 
 #endif /* KTARGET_CORE_CONFIGFS_H */

@@ -202,6 +202,9 @@ KT_ATTRIB_RW(max_write_same_len, 0, U32_MAX, NULL);
 KT_ATTRIB_BOOL(alua_support);
 KT_ATTRIB_BOOL(pgr_support);
 KT_ATTRIB_RW(rod_inactivity_timeout, 1, KT_ROD_TIMEOUT_MAX, NULL);
+/* 0 the fabric's way, 1 direct, 2 queued (cmd_hop.c); any time, per command */
+KT_ATTRIB_RW(submit_type, KT_HOP_DEFAULT, KT_HOP_QUEUED, NULL);
+KT_ATTRIB_RW(complete_type, KT_HOP_DEFAULT, KT_HOP_QUEUED, NULL);
 
 static struct configfs_attribute *kt_dev_attrib_attrs[] = {
 	&attr_emulate_model_alias,
@@ -239,6 +242,8 @@ static struct configfs_attribute *kt_dev_attrib_attrs[] = {
 	&attr_alua_support,
 	&attr_pgr_support,
 	&attr_rod_inactivity_timeout,
+	&attr_submit_type,
+	&attr_complete_type,
 	NULL,
 };
 

@@ -541,6 +541,9 @@ static struct config_group *kt_root_make_wwn(struct config_group *group,
 	wwn->ops = f->ops;
 	strscpy(wwn->name, name, sizeof(wwn->name));
 	config_group_init_type_name(&wwn->group, name, &f->wwn_type);
+	config_group_init_type_name(&wwn->param_group, "param",
+				    &f->wwn_param_type);
+	configfs_add_default_group(&wwn->param_group, &wwn->group);
 	return &wwn->group;
 }
 
@@ -598,6 +601,7 @@ int kt_fabric_init_types(struct kt_fabric *f)
 		ops->fabric_attrs);
 	kt_type(&f->wwn_type, f, &kt_wwn_item_ops, &kt_wwn_group_ops,
 		ops->wwn_attrs);
+	kt_type(&f->wwn_param_type, f, NULL, NULL, kt_wwn_param_attrs);
 	kt_type(&f->tpg_type, f, &kt_tpg_item_ops, NULL, f->tpg_attrs);
 	kt_type(&f->tpg_lun_type, f, NULL, &kt_tpg_lun_group_ops, NULL);
 	kt_type(&f->lun_type, f, &kt_lun_item_ops, NULL, kt_alua_lun_attrs);
