@@ -1409,7 +1409,7 @@ static void check_cdb_unsupported_service_action_is_field_byte_1_bit_4(void)
 	/* libiscsi counts this as "not implemented" (field pointer 1) */
 	EXPECT_CHECK(&lu, cdb, 16, 1, 4);
 	cdb[0] = 0xa3;
-	cdb[1] = 0x05;
+	cdb[1] = 0x0b;					/* REPORT ALIASES */
 	EXPECT_CHECK(&lu, cdb, 12, 1, 4);
 	cdb[1] = 0x0a;
 	lu.tpgs = 0;
