@@ -451,6 +451,8 @@ static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 	if (old_type != KT_PR_TYPE_NONE && kt_pr_type_all_reg(old_type) &&
 	    !out->sa_key) {
 		/* every other registration goes, the preempter reserves */
+		if (kt_pr_out_check_type(out, field))
+			return KT_SENSE_INVALID_CDB_FIELD;
 		list_for_each_entry_safe(r, tmp, &res->regs, node) {
 			if (r == reg)
 				continue;
@@ -469,13 +471,15 @@ static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 	if (old_type != KT_PR_TYPE_NONE && !kt_pr_type_all_reg(old_type) &&
 	    res->holder && res->holder->key == out->sa_key) {
 		/* the holder is preempted: the reservation moves */
+		if (kt_pr_out_check_type(out, field))
+			return KT_SENSE_INVALID_CDB_FIELD;
 		kt_pr_remove_key(dev, out->sa_key, reg, gone);
 		kt_pr_set_resv(dev, reg, out->type);
 		if (old_type != out->type)
 			kt_pr_ua_others(dev, reg, KT_ASC_RESERVATIONS_RELEASED);
 		goto done;
 	}
-	/* only registrations go; the reservation stays */
+	/* only registrations go; the reservation stays, TYPE and SCOPE unused */
 	if (!kt_pr_remove_key(dev, out->sa_key, reg, gone))
 		return KT_SENSE_RESERVATION_CONFLICT;
 	if (old_type != KT_PR_TYPE_NONE && kt_pr_type_all_reg(old_type) &&

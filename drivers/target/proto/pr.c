@@ -362,10 +362,26 @@ static sense_reason_t kt_pr_out_basic(const u8 *param, u32 plen,
 	return KT_SENSE_NONE;
 }
 
+sense_reason_t kt_pr_out_check_type(const struct kt_pr_out *out,
+				    struct kt_sense_field *field)
+{
+	if (out->scope != KT_PR_SCOPE_LU) {
+		*field = KT_FIELD_CDB_BIT(2, 7);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
+	if (!kt_pr_type_valid(out->type)) {
+		*field = KT_FIELD_CDB_BIT(2, 3);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
+	return KT_SENSE_NONE;
+}
+
 sense_reason_t kt_pr_out_parse(const u8 *cdb, const u8 *param, u32 len,
 			       struct kt_pr_out *out,
 			       struct kt_sense_field *field)
 {
+	sense_reason_t ret;
+
 	u32 plen = get_unaligned_be32(&cdb[5]);
 
 	memset(out, 0, sizeof(*out));
@@ -380,18 +396,10 @@ sense_reason_t kt_pr_out_parse(const u8 *cdb, const u8 *param, u32 len,
 	switch (out->sa) {
 	case KT_PRO_RESERVE:
 	case KT_PRO_RELEASE:
-	case KT_PRO_PREEMPT:
-	case KT_PRO_PREEMPT_AND_ABORT:
 	case KT_PRO_REGISTER_AND_MOVE:
-		/* SPC-4 6.16.2: only LU_SCOPE; a type we know */
-		if (out->scope != KT_PR_SCOPE_LU) {
-			*field = KT_FIELD_CDB_BIT(2, 7);
-			return KT_SENSE_INVALID_CDB_FIELD;
-		}
-		if (!kt_pr_type_valid(out->type)) {
-			*field = KT_FIELD_CDB_BIT(2, 3);
-			return KT_SENSE_INVALID_CDB_FIELD;
-		}
+		ret = kt_pr_out_check_type(out, field);
+		if (ret)
+			return ret;
 		break;
 	}
 	/* the whole list must have arrived */

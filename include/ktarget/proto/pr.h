@@ -146,11 +146,21 @@ struct kt_pr_out {
  * Decode the CDB of PERSISTENT RESERVE OUT and its parameter list (@len
  * bytes at @param; the PARAMETER LIST LENGTH is taken from @cdb and must
  * equal @len). Checks what does not depend on the registrations: the
- * length for the service action, SCOPE and TYPE where they are used,
+ * length for the service action, SCOPE and TYPE where they are used
+ * (RESERVE, RELEASE, REGISTER AND MOVE; a PREEMPT uses them only when it
+ * takes the reservation: kt_pr_out_check_type() there),
  * SPEC_I_PT only with REGISTER, ALL_TG_PT not with REGISTER AND MOVE, the
  * TransportID list length. The TransportIDs themselves are walked with
  * kt_pr_tid_parse() from @out->tid_off.
  */
+/*
+ * SPC-4 6.16.2: SCOPE is LU_SCOPE and TYPE one we know, for a service
+ * action that reserves. A PREEMPT that only removes registrations ignores
+ * both (SPC-4 5.13.11.4.3): its caller checks them only where it reserves.
+ */
+sense_reason_t kt_pr_out_check_type(const struct kt_pr_out *out,
+				    struct kt_sense_field *field);
+
 sense_reason_t kt_pr_out_parse(const u8 *cdb, const u8 *param, u32 len,
 			       struct kt_pr_out *out,
 			       struct kt_sense_field *field);

@@ -124,10 +124,18 @@ static void reserve_scope_and_type_are_checked_in_the_cdb(void)
 	KT_EXPECT(f.in_cdb && f.bit_valid);
 	KT_EXPECT_EQ(f.byte, 2);
 	KT_EXPECT_EQ(f.bit, 3);
-	prout_cdb(cdb, KT_PRO_PREEMPT, 0x10 | KT_PR_TYPE_EA, 24);
+	prout_cdb(cdb, KT_PRO_RELEASE, 0x10 | KT_PR_TYPE_EA, 24);
 	KT_EXPECT_EQ(parse(cdb, p, 24, &out, &f), KT_SENSE_INVALID_CDB_FIELD);
 	KT_EXPECT_EQ(f.byte, 2);
 	KT_EXPECT_EQ(f.bit, 7);
+	/* PREEMPT checks them only where it reserves (pr.c) */
+	prout_cdb(cdb, KT_PRO_PREEMPT, 0x10 | 0x02, 24);
+	KT_EXPECT_EQ(parse(cdb, p, 24, &out, &f), KT_SENSE_NONE);
+	KT_EXPECT_EQ(kt_pr_out_check_type(&out, &f), KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.bit, 7);
+	out.scope = KT_PR_SCOPE_LU;
+	KT_EXPECT_EQ(kt_pr_out_check_type(&out, &f), KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.bit, 3);
 	/* REGISTER ignores TYPE */
 	prout_cdb(cdb, KT_PRO_REGISTER, 0x0f, 24);
 	KT_EXPECT_EQ(parse(cdb, p, 24, &out, &f), KT_SENSE_NONE);

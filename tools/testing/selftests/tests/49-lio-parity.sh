@@ -20,6 +20,9 @@
 #   default_complete_type, direct_complete_supported: bad values refused,
 #   the workqueue hop seen (or not) in the workqueue tracepoint, and fio
 #   verifies in each mode over loopback and over open-iscsi.
+# - A PREEMPT that only removes registrations ignores TYPE and SCOPE
+#   (SPC-4 5.13.11.4.3, LIO's fix); one that takes the reservation checks
+#   them (sg_persist between two loopback nexuses).
 . ./lib.sh
 
 WWN=naa.5001405000000049
@@ -136,6 +139,46 @@ report_identifying_info() {
 		$RD/wwn/pd_text_id_info "other" "exported"
 }
 
+# ---- PREEMPT that only removes registrations ignores TYPE and SCOPE ----
+# A second TPG's nexus reaches the rd LU as its LUN 1: two I_T nexuses
+pr_preempt_type() {
+	local d0=$1 tpg2=$KT_CFS/loopback/$WWN/tpgt_2 a d1=
+
+	check "a second TPG and nexus, the rd LU as its LUN 1" sh -c "
+		mkdir -p $tpg2 && echo naa.5001405000000249 > $tpg2/nexus &&
+		mkdir $tpg2/lun/lun_1 && ln -s $RD $tpg2/lun/lun_1/r0"
+	for i in $(seq 1 100); do
+		a=$(cat $tpg2/address 2>/dev/null)
+		for d in /sys/bus/scsi/devices/$a:1/block/*; do
+			[ -n "$a" ] && [ -b "/dev/${d##*/}" ] && d1=/dev/${d##*/}
+		done
+		[ -n "$d1" ] && break
+		sleep 0.2
+	done
+	check "both nexuses register (keys a and b)" sh -c "
+		sg_persist -n --out --register --param-sark=0xa $d0 &&
+		sg_persist -n --out --register --param-sark=0xb ${d1:-none}"
+	check "PREEMPT of key b with no reservation and TYPE 0: b's registration goes" \
+		sg_persist -n --out --preempt --param-rk=0xa --param-sark=0xb \
+			--prout-type=0 $d0
+	check "only key a is left" sh -c "out=\$(sg_persist -n --in --read-keys $d0) &&
+		echo \"\$out\" | grep -q 0xa && ! echo \"\$out\" | grep -q 0xb"
+	check "b registers again and reserves (Write Exclusive)" sh -c "
+		sg_persist -n --out --register --param-sark=0xb ${d1:-none} &&
+		sg_persist -n --out --reserve --param-rk=0xb --prout-type=1 ${d1:-none}"
+	check_fails "PREEMPT of the holder with TYPE 0 is an invalid field (it reserves)" \
+		sg_persist -n --out --preempt --param-rk=0xa --param-sark=0xb \
+			--prout-type=0 $d0
+	check "PREEMPT of the holder with TYPE 1 moves the reservation" sh -c "
+		sg_persist -n --out --preempt --param-rk=0xa --param-sark=0xb \
+			--prout-type=1 $d0 &&
+		sg_persist -n --in --read-reservation $d0 | grep -q 0xa"
+	check "cleared; the second TPG goes with its nexus" sh -c "
+		sg_persist -n --out --clear --param-rk=0xa $d0 &&
+		echo NULL > $tpg2/nexus && rm $tpg2/lun/lun_1/r0 &&
+		rmdir $tpg2/lun/lun_1 $tpg2"
+}
+
 # ---- submit_type and complete_type ----
 param_files() {
 	local w=$1 f
@@ -250,7 +293,7 @@ submit_types_iscsi() {
 main() {
 	local start_mark d0
 
-	plan 58
+	plan 66
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	check "modprobe ktarget_core, sd_mod and sg (no udev loads them here)" \
@@ -267,6 +310,7 @@ main() {
 	check "LUN 0 is an sd disk" test -b "$d0"
 	fua_without_wce "$d0"
 	report_identifying_info "$d0"
+	pr_preempt_type "$d0"
 	submit_types "$d0"
 	submit_types_iscsi
 
