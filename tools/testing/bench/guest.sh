@@ -25,6 +25,8 @@
 # --lio-submit-type N writes N to LIO's attrib/submit_type of the rd LU
 # (6.10 and later: 0 the fabric's default, 1 direct submission from the
 # receive context, 2 queued to a work item); a kernel without it fails LIO.
+# --kt-submit-type N and --kt-complete-type N write N to ktarget's
+# attrib/submit_type and complete_type of the rd LU (the same values).
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../selftests/lib.sh
@@ -44,6 +46,8 @@ ISER=0			# 1 while the iSER rows run
 ONLY=			# --only: run the tests whose name matches (grep -E)
 PROFILE=0		# --profile: perf profile of each fio test
 LIO_SUBMIT_TYPE=	# --lio-submit-type: LIO's attrib/submit_type
+KT_SUBMIT_TYPE=		# --kt-submit-type: ktarget's attrib/submit_type
+KT_COMPLETE_TYPE=	# --kt-complete-type: ktarget's attrib/complete_type
 URL_BASE=iscsi://$PORTAL
 REPORT=$here/report.py
 
@@ -180,6 +184,14 @@ stack_up() {
 			return 1
 		fi
 		log "lio: attrib/submit_type=$(cat $KT_CFS/core/rd_mcp_0/r0/attrib/submit_type)"
+	fi
+	if [ "$stack" = ktarget ] && [ -n "$KT_SUBMIT_TYPE$KT_COMPLETE_TYPE" ]; then
+		if ! echo "${KT_SUBMIT_TYPE:-0}" > $KT_CFS/core/rd_mcp_0/r0/attrib/submit_type ||
+		   ! echo "${KT_COMPLETE_TYPE:-0}" > $KT_CFS/core/rd_mcp_0/r0/attrib/complete_type; then
+			log "ktarget: attrib/submit_type or complete_type refused"
+			return 1
+		fi
+		log "ktarget: attrib/submit_type=$(cat $KT_CFS/core/rd_mcp_0/r0/attrib/submit_type) complete_type=$(cat $KT_CFS/core/rd_mcp_0/r0/attrib/complete_type)"
 	fi
 	bounded 120 fabric_up || return 1
 	case $stack in
@@ -473,6 +485,8 @@ main() {
 		--only) ONLY=$2; shift 2 ;;
 		--profile) PROFILE=1; shift ;;
 		--lio-submit-type) LIO_SUBMIT_TYPE=$2; shift 2 ;;
+		--kt-submit-type) KT_SUBMIT_TYPE=$2; shift 2 ;;
+		--kt-complete-type) KT_COMPLETE_TYPE=$2; shift 2 ;;
 		*) log "unknown option $1"; return 2 ;;
 		esac
 	done
@@ -481,7 +495,7 @@ main() {
 	: > "$TSV"
 	mkfifo /tmp/bench-nap && exec 9<> /tmp/bench-nap
 
-	printf '#\t%s\n' "guest $(uname -r), $(nproc) vCPUs (TCG), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo) RAM; $RUNTIME s per test, best of $ROUNDS round(s); iSCSI on $PORTAL${LIO_SUBMIT_TYPE:+; LIO attrib/submit_type=$LIO_SUBMIT_TYPE}" >> "$TSV"
+	printf '#\t%s\n' "guest $(uname -r), $(nproc) vCPUs (TCG), $(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo) RAM; $RUNTIME s per test, best of $ROUNDS round(s); iSCSI on $PORTAL${LIO_SUBMIT_TYPE:+; LIO attrib/submit_type=$LIO_SUBMIT_TYPE}${KT_SUBMIT_TYPE:+; ktarget attrib/submit_type=$KT_SUBMIT_TYPE}${KT_COMPLETE_TYPE:+; ktarget attrib/complete_type=$KT_COMPLETE_TYPE}" >> "$TSV"
 
 	RXE_OK=0
 	if bounded 60 kt_rxe_up; then

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh [--runtime SEC] [--pages N] [--rounds N] [--only REGEX] [--profile]
-#        [--lio-submit-type N] [--kver RELEASE]
+#        [--lio-submit-type N] [--kt-submit-type N] [--kt-complete-type N]
+#        [--kver RELEASE]
 #
 # ktarget against in-tree LIO, side by side in one QEMU guest: builds the
 # modules, boots one guest (tools/testing/vm/run.sh --name bench) and runs
@@ -20,6 +21,8 @@
 #                   costs the stacks some speed
 #   --lio-submit-type N  LIO's attrib/submit_type (6.10+): 0 the fabric's
 #                   default, 1 direct from the receive context, 2 queued
+#   --kt-submit-type N, --kt-complete-type N  ktarget's attrib/submit_type
+#                   and complete_type of the rd LU (the same values)
 #   --kver RELEASE  the guest kernel, built for (default: make kver); the
 #                   results go to .vm-out/bench-RELEASE/ then
 #
@@ -35,7 +38,7 @@ args=()
 kver=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--runtime|--pages|--rounds|--lio-submit-type)
+	--runtime|--pages|--rounds|--lio-submit-type|--kt-submit-type|--kt-complete-type)
 		[[ ${2:-} =~ ^[0-9]+$ ]] || { echo "run.sh: $1 needs a number" >&2; exit 2; }
 		args+=("$1" "$2"); shift 2 ;;
 	--only)

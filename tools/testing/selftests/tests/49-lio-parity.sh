@@ -163,6 +163,8 @@ pr_preempt_type() {
 			--prout-type=0 $d0
 	check "only key a is left" sh -c "out=\$(sg_persist -n --in --read-keys $d0) &&
 		echo \"\$out\" | grep -q 0xa && ! echo \"\$out\" | grep -q 0xb"
+	# b's nexus hears REGISTRATIONS PREEMPTED first
+	sg_turs ${d1:-none} >/dev/null 2>&1
 	check "b registers again and reserves (Write Exclusive)" sh -c "
 		sg_persist -n --out --register --param-sark=0xb ${d1:-none} &&
 		sg_persist -n --out --reserve --param-rk=0xb --prout-type=1 ${d1:-none}"
