@@ -261,8 +261,8 @@ main() {
 	# logic on the same calls.
 	also_default_tests() {
 		echo 10-core-configfs 12-kunit 30-backstore-rd 40-iscsi-basic \
-			45-backstores-iscsi 46-loopback 48-media-faults 49-lio-parity \
-			50-open-iscsi 53-resize \
+			45-backstores-iscsi 46-loopback 48-media-faults 50-open-iscsi \
+			51-lio-parity 53-resize \
 			60-libiscsi 70-targetcli 75-pr 80-xcopy 82-odx 90-iser 91-srpt \
 			92-vhost 95-pdu-fuzz
 	}

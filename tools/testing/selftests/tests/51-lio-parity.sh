@@ -25,8 +25,8 @@
 #   them (sg_persist between two loopback nexuses).
 . ./lib.sh
 
-WWN=naa.5001405000000049
-INIT=naa.5001405000000149
+WWN=naa.5001405000000051
+INIT=naa.5001405000000151
 TPG=$KT_CFS/loopback/$WWN/tpgt_1
 RD=$KT_CFS/core/rd_mcp_0/r0
 IB=$KT_CFS/core/iblock_0
@@ -145,7 +145,7 @@ pr_preempt_type() {
 	local d0=$1 tpg2=$KT_CFS/loopback/$WWN/tpgt_2 a d1=
 
 	check "a second TPG and nexus, the rd LU as its LUN 1" sh -c "
-		mkdir -p $tpg2 && echo naa.5001405000000249 > $tpg2/nexus &&
+		mkdir -p $tpg2 && echo naa.5001405000000251 > $tpg2/nexus &&
 		mkdir $tpg2/lun/lun_1 && ln -s $RD $tpg2/lun/lun_1/r0"
 	for i in $(seq 1 100); do
 		a=$(cat $tpg2/address 2>/dev/null)
