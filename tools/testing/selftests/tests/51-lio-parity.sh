@@ -47,6 +47,35 @@ loop_disk() {
 	return 1
 }
 
+# fails_with PATTERN CMD...: CMD fails and its output (sg3_utils' sense
+# decoding) names PATTERN
+fails_with() {
+	local p=$1 out
+	shift
+	out=$("$@" 2>&1) && return 1
+	printf '%s\n' "$out" | grep -qi -- "$p" && return 0
+	printf '%s\n' "$out" | sed 's/^/# /' >&2
+	return 1
+}
+
+# write_errno FILE VALUE TEXT: the write fails with the error whose
+# strerror is TEXT
+write_errno() {
+	local out
+	out=$( (echo "$2" > "$1") 2>&1) && return 1
+	output_has "$out" "$3"
+}
+
+# tur_good DISK: TEST UNIT READY until GOOD, each pending unit attention
+# taken by one, at most 10 tries
+tur_good() {
+	local i
+	for i in $(seq 1 10); do
+		sg_turs "$1" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+
 # ---- iblock exclusive= ----
 iblock_exclusive() {
 	check "brd RAM disk with an ext4 file system" sh -c "
@@ -99,8 +128,8 @@ fua_without_wce() {
 	check "... and the block reads back" bash -c "
 		cmp <(dd if=$d0 bs=512 skip=8 count=1 iflag=direct status=none) /tmp/kt-blk"
 	echo 1 > $RD/attrib/emulate_write_cache
-	check_fails "WCE=1, DPOFUA=0: WRITE (10) with FUA is an invalid field, as in LIO" \
-		fua_write "$sg" 10
+	check "WCE=1, DPOFUA=0: WRITE (10) with FUA is INVALID FIELD IN CDB, as in LIO" \
+		fails_with "invalid field in cdb" fua_write "$sg" 10
 	echo 1 > $RD/attrib/emulate_fua_write
 	check "WCE=1, DPOFUA=1: WRITE (10) with FUA succeeds" fua_write "$sg" 10
 	echo 0 > $RD/attrib/emulate_write_cache
@@ -118,6 +147,15 @@ pd_text_before_export() {
 		"rack 7 shelf 2 ktarget lab"
 	check_bad_write "256 bytes are refused" $RD/wwn/pd_text_id_info \
 		"$(printf 'x%.0s' $(seq 1 256))" "pd_text_id_info: 256 bytes"
+	check "... with EOVERFLOW, as LIO" write_errno $RD/wwn/pd_text_id_info \
+		"$(printf 'x%.0s' $(seq 1 256))" "Value too large"
+	check "255 bytes, the most, are taken and read back" sh -c "
+		echo $(printf 'y%.0s' $(seq 1 255)) > $RD/wwn/pd_text_id_info &&
+		test \"\$(cat $RD/wwn/pd_text_id_info)\" = $(printf 'y%.0s' $(seq 1 255))"
+	check "leading and trailing blanks are stripped, as LIO's strstrip()" \
+		write_attr $RD/wwn/pd_text_id_info "  rack 7 shelf 2 ktarget lab	 "
+	check_eq "... and it reads back without them" \
+		"$(cat $RD/wwn/pd_text_id_info 2>&1)" "rack 7 shelf 2 ktarget lab"
 }
 
 report_identifying_info() {
@@ -137,12 +175,14 @@ report_identifying_info() {
 		output_has "$out" "Command is supported" "Usage data: a3 05 00 00 00 00 ff ff ff ff fe 00"
 	check_bad_write "pd_text_id_info is fixed while the LU is exported" \
 		$RD/wwn/pd_text_id_info "other" "exported"
+	check "... with EINVAL, as LIO" write_errno $RD/wwn/pd_text_id_info \
+		other "Invalid argument"
 }
 
 # ---- PREEMPT that only removes registrations ignores TYPE and SCOPE ----
 # A second TPG's nexus reaches the rd LU as its LUN 1: two I_T nexuses
 pr_preempt_type() {
-	local d0=$1 tpg2=$KT_CFS/loopback/$WWN/tpgt_2 a d1=
+	local d0=$1 tpg2=$KT_CFS/loopback/$WWN/tpgt_2 a d d1= i
 
 	check "a second TPG and nexus, the rd LU as its LUN 1" sh -c "
 		mkdir -p $tpg2 && echo naa.5001405000000251 > $tpg2/nexus &&
@@ -163,14 +203,17 @@ pr_preempt_type() {
 			--prout-type=0 $d0
 	check "only key a is left" sh -c "out=\$(sg_persist -n --in --read-keys $d0) &&
 		echo \"\$out\" | grep -q 0xa && ! echo \"\$out\" | grep -q 0xb"
-	# b's nexus hears REGISTRATIONS PREEMPTED first
-	sg_turs ${d1:-none} >/dev/null 2>&1
+	check "b's nexus takes its unit attention (REGISTRATIONS PREEMPTED)" \
+		tur_good ${d1:-none}
 	check "b registers again and reserves (Write Exclusive)" sh -c "
 		sg_persist -n --out --register --param-sark=0xb ${d1:-none} &&
 		sg_persist -n --out --reserve --param-rk=0xb --prout-type=1 ${d1:-none}"
-	check_fails "PREEMPT of the holder with TYPE 0 is an invalid field (it reserves)" \
-		sg_persist -n --out --preempt --param-rk=0xa --param-sark=0xb \
-			--prout-type=0 $d0
+	check "PREEMPT of the holder with TYPE 0: INVALID FIELD IN CDB (it reserves)" \
+		fails_with "invalid field in cdb" sg_persist -v -n --out --preempt \
+			--param-rk=0xa --param-sark=0xb --prout-type=0 $d0
+	check "PREEMPT with SARK 0 and TYPE 0: INVALID FIELD IN CDB before the SARK" \
+		fails_with "invalid field in cdb" sg_persist -v -n --out --preempt \
+			--param-rk=0xa --param-sark=0 --prout-type=0 $d0
 	check "PREEMPT of the holder with TYPE 1 moves the reservation" sh -c "
 		sg_persist -n --out --preempt --param-rk=0xa --param-sark=0xb \
 			--prout-type=1 $d0 &&
@@ -211,7 +254,7 @@ read_some() {
 }
 
 submit_types() {
-	local d0=$1 s c n
+	local d0=$1 s c n mounted=
 
 	check_eq "attrib/submit_type reads 0 (the fabric's default)" \
 		"$(cat $RD/attrib/submit_type 2>&1)" 0
@@ -226,8 +269,9 @@ submit_types() {
 	check_fails "param/default_submit_type is read-only" \
 		write_attr $KT_CFS/loopback/$WWN/param/default_submit_type 2
 
-	if [ ! -e $TR/events/workqueue ]; then
-		mount -t tracefs nodev $TR 2>/dev/null
+	if [ ! -e $TR/events/workqueue ] &&
+	   mount -t tracefs nodev $TR 2>/dev/null; then
+		mounted=1
 	fi
 	if [ -e $TR/events/workqueue/workqueue_queue_work ]; then
 		echo 2 > $RD/attrib/submit_type
@@ -247,6 +291,7 @@ submit_types() {
 	else
 		skip "the workqueue hops" "no workqueue tracepoint" 4
 	fi
+	[ -z "$mounted" ] || umount $TR
 	for s in 0 1 2; do
 		c=$(( (s + 2) % 3 ))
 		echo $s > $RD/attrib/submit_type
@@ -295,7 +340,7 @@ submit_types_iscsi() {
 main() {
 	local start_mark d0
 
-	plan 66
+	plan 74
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	check "modprobe ktarget_core, sd_mod and sg (no udev loads them here)" \
