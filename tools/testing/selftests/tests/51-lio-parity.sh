@@ -340,7 +340,7 @@ submit_types_iscsi() {
 main() {
 	local start_mark d0
 
-	plan 74
+	plan 73
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	check "modprobe ktarget_core, sd_mod and sg (no udev loads them here)" \
