@@ -21,10 +21,18 @@
  * call (struct kt_fabric_ops); where it cannot, direct is queued, as LIO
  * does. Every ktarget fabric submits from process context and answers
  * from any, so all default to direct and support it.
+ *
+ * Both work functions run with memalloc_noio: direct, execute and the
+ * answer run inside the fabric's own no-I/O section (loopback's
+ * kt_loop_submit()), and a hop must not lose that. A GFP_KERNEL
+ * allocation on the way (the data buffer, a PR OUT's registration, COMPARE
+ * AND WRITE's second buffer) could otherwise wait in reclaim for writeback
+ * to a disk whose commands are queued behind this very worker.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/workqueue.h>
 
 #include <ktarget/fabric.h>
@@ -49,7 +57,10 @@ static bool kt_hop_queued(u32 attr, u8 fabric_default, bool no_direct)
 
 static void kt_cmd_submit_work(struct work_struct *work)
 {
+	unsigned int noio = memalloc_noio_save();
+
 	kt_cmd_execute(container_of(work, struct kt_cmd, hop_work));
+	memalloc_noio_restore(noio);
 }
 
 void kt_cmd_submit(struct kt_cmd *cmd)
@@ -69,8 +80,10 @@ void kt_cmd_submit(struct kt_cmd *cmd)
 static void kt_cmd_complete_work(struct work_struct *work)
 {
 	struct kt_cmd *cmd = container_of(work, struct kt_cmd, hop_work);
+	unsigned int noio = memalloc_noio_save();
 
 	kt_cmd_complete(cmd, cmd->hop_reason);
+	memalloc_noio_restore(noio);
 }
 
 /*
