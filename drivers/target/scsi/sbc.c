@@ -69,7 +69,11 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
 	bool write = cmd->cdb_flags & KT_CDB_F_DATA_OUT;
-	bool fua = (cmd->cdb_flags & KT_CDB_F_FUA) && dev->attrib.emulate_fua_write;
+	/*
+	 * FUA got here only where it is accepted (DPOFUA offered, or the write
+	 * cache off): honour it, whatever WCE says by now.
+	 */
+	bool fua = cmd->cdb_flags & KT_CDB_F_FUA;
 	u32 len = kt_sbc_backend_len(cmd, write);
 
 	/*
@@ -284,7 +288,7 @@ static void kt_sbc_caw_compare(struct kt_cmd *cmd, sense_reason_t reason)
 	}
 	cmd->be_done = kt_sbc_caw_write_done;
 	dev->ops->rw(cmd, true, cmd->lba * dev->attrib.block_size, half,
-		     (cmd->cdb_flags & KT_CDB_F_FUA) && dev->attrib.emulate_fua_write);
+		     cmd->cdb_flags & KT_CDB_F_FUA);
 }
 
 /*
@@ -316,7 +320,7 @@ static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
 	}
 	cmd->be_done = kt_sbc_caw_write_done;
 	dev->ops->rw(cmd, true, cmd->lba * dev->attrib.block_size, len,
-		     (cmd->cdb_flags & KT_CDB_F_FUA) && dev->attrib.emulate_fua_write);
+		     cmd->cdb_flags & KT_CDB_F_FUA);
 }
 
 /*
