@@ -444,15 +444,23 @@ static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 	struct kt_res *res = &dev->state->res;
 	struct kt_pr_reg *r, *tmp;
 	u8 old_type = res->type;
+	bool all_reg = old_type != KT_PR_TYPE_NONE &&
+		       kt_pr_type_all_reg(old_type);
+	bool holder = !all_reg && old_type != KT_PR_TYPE_NONE &&
+		      res->holder && res->holder->key == out->sa_key;
 
 	if (!reg || out->res_key != reg->key)
 		return KT_SENSE_RESERVATION_CONFLICT;
 
-	if (old_type != KT_PR_TYPE_NONE && kt_pr_type_all_reg(old_type) &&
-	    !out->sa_key) {
+	/*
+	 * TYPE and SCOPE first where the PREEMPT would reserve, or names no
+	 * key (an error either way): the CDB's fault before the list's
+	 */
+	if ((!out->sa_key || holder) && kt_pr_out_check_type(out, field))
+		return KT_SENSE_INVALID_CDB_FIELD;
+
+	if (all_reg && !out->sa_key) {
 		/* every other registration goes, the preempter reserves */
-		if (kt_pr_out_check_type(out, field))
-			return KT_SENSE_INVALID_CDB_FIELD;
 		list_for_each_entry_safe(r, tmp, &res->regs, node) {
 			if (r == reg)
 				continue;
@@ -468,11 +476,8 @@ static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 		*field = KT_FIELD_PARAM(8);
 		return KT_SENSE_INVALID_PARAM_FIELD;
 	}
-	if (old_type != KT_PR_TYPE_NONE && !kt_pr_type_all_reg(old_type) &&
-	    res->holder && res->holder->key == out->sa_key) {
+	if (holder) {
 		/* the holder is preempted: the reservation moves */
-		if (kt_pr_out_check_type(out, field))
-			return KT_SENSE_INVALID_CDB_FIELD;
 		kt_pr_remove_key(dev, out->sa_key, reg, gone);
 		kt_pr_set_resv(dev, reg, out->type);
 		if (old_type != out->type)
@@ -482,8 +487,7 @@ static sense_reason_t kt_pr_preempt(struct kt_dev *dev,
 	/* only registrations go; the reservation stays, TYPE and SCOPE unused */
 	if (!kt_pr_remove_key(dev, out->sa_key, reg, gone))
 		return KT_SENSE_RESERVATION_CONFLICT;
-	if (old_type != KT_PR_TYPE_NONE && kt_pr_type_all_reg(old_type) &&
-	    !res->nr_regs)
+	if (all_reg && !res->nr_regs)
 		kt_pr_clear_resv(dev);
 done:
 	res->generation++;
