@@ -9,6 +9,7 @@
 #include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include <ktarget/backend.h>
@@ -110,9 +111,10 @@ static ssize_t kt_wwn_company_id_store(struct config_item *item,
 
 /*
  * SPC-4 6.32: the peripheral device text identifying information, LIO's
- * (6.19) file: any text of up to 255 bytes, a trailing newline dropped,
- * empty for none; fixed while the device is exported, as LIO has it, so
- * that no initiator sees it change under it.
+ * (6.19) file and errors: any text of up to 255 bytes once leading and
+ * trailing white space is stripped (-EOVERFLOW beyond), empty for none;
+ * fixed while the device is exported (-EINVAL), as LIO has it, so that no
+ * initiator sees it change under it.
  */
 static ssize_t kt_wwn_pd_text_id_info_show(struct config_item *item,
 					   char *page)
@@ -125,24 +127,33 @@ static ssize_t kt_wwn_pd_text_id_info_store(struct config_item *item,
 {
 	struct kt_dev *dev = wwn_to_dev(item);
 	const char *name = config_item_name(&dev->group.cg_item);
-	size_t len = kt_cfs_value_len(page, count);
+	char *buf, *text;
+	size_t len;
 	int ret = 0;
 
-	if (len >= sizeof(dev->wwn.pd_text_id_info) || memchr(page, 0, len)) {
+	buf = kmemdup_nul(page, count, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	text = strstrip(buf);
+	len = strlen(text);
+	if (len >= sizeof(dev->wwn.pd_text_id_info)) {
 		pr_warn_ratelimited("%s: wwn/pd_text_id_info: %zu bytes, want text of at most %zu\n",
 				    name, len, sizeof(dev->wwn.pd_text_id_info) - 1);
-		return -EINVAL;
+		ret = -EOVERFLOW;
+		goto out;
 	}
 	mutex_lock(&dev->cfg_lock);
 	if (atomic_read(&dev->export_count)) {
 		pr_warn_ratelimited("%s: wwn/pd_text_id_info: the device is exported through a LUN\n",
 				    name);
-		ret = -EBUSY;
+		ret = -EINVAL;
 	} else {
-		memcpy(dev->wwn.pd_text_id_info, page, len);
-		dev->wwn.pd_text_id_info[len] = '\0';
+		strscpy(dev->wwn.pd_text_id_info, text,
+			sizeof(dev->wwn.pd_text_id_info));
 	}
 	mutex_unlock(&dev->cfg_lock);
+out:
+	kfree(buf);
 	return ret ? ret : count;
 }
 
