@@ -50,8 +50,7 @@ static struct workqueue_struct *kt_cmd_wq;
 static bool kt_hop_queued(u32 attr, u8 fabric_default, bool no_direct)
 {
 	if (attr == KT_HOP_DEFAULT)
-		attr = fabric_default == KT_HOP_QUEUED ? KT_HOP_QUEUED :
-							 KT_HOP_DIRECT;
+		attr = kt_fabric_hop_default(fabric_default);
 	return attr == KT_HOP_QUEUED || no_direct;
 }
 
@@ -101,6 +100,11 @@ void kt_cmd_be_complete(struct kt_cmd *cmd, sense_reason_t reason)
 		kt_cmd_complete(cmd, reason);
 		return;
 	}
+	/*
+	 * hop_work may be the item running now (kt_cmd_submit_work() into a
+	 * backstore that ends at once, rd): the workqueue is done with an
+	 * item once its function runs, so it may be set up and queued anew.
+	 */
 	cmd->hop_reason = reason;
 	INIT_WORK(&cmd->hop_work, kt_cmd_complete_work);
 	queue_work(kt_cmd_wq, &cmd->hop_work);

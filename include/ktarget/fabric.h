@@ -343,4 +343,10 @@ static inline struct kt_tpg *kt_tpg_from_item(struct config_item *item)
 	return container_of(to_config_group(item), struct kt_tpg, group);
 }
 
+/* a fabric's default_submit_type or default_complete_type: 0 is direct */
+static inline u8 kt_fabric_hop_default(u8 type)
+{
+	return type == KT_HOP_QUEUED ? KT_HOP_QUEUED : KT_HOP_DIRECT;
+}
+
 #endif /* KTARGET_FABRIC_H */

@@ -20,17 +20,11 @@ static const struct kt_fabric_ops *param_to_ops(struct config_item *item)
 			    param_group)->ops;
 }
 
-/* a fabric that leaves its default at 0 is direct */
-static unsigned int kt_hop_default(u8 type)
-{
-	return type == KT_HOP_QUEUED ? KT_HOP_QUEUED : KT_HOP_DIRECT;
-}
-
 static ssize_t kt_wwn_param_default_submit_type_show(struct config_item *item,
 						     char *page)
 {
 	return sysfs_emit(page, "%u\n",
-			  kt_hop_default(param_to_ops(item)->default_submit_type));
+			  kt_fabric_hop_default(param_to_ops(item)->default_submit_type));
 }
 
 static ssize_t kt_wwn_param_direct_submit_supported_show(struct config_item *item,
@@ -43,7 +37,7 @@ static ssize_t kt_wwn_param_default_complete_type_show(struct config_item *item,
 						       char *page)
 {
 	return sysfs_emit(page, "%u\n",
-			  kt_hop_default(param_to_ops(item)->default_complete_type));
+			  kt_fabric_hop_default(param_to_ops(item)->default_complete_type));
 }
 
 static ssize_t kt_wwn_param_direct_complete_supported_show(struct config_item *item,
