@@ -22,6 +22,15 @@
  * does. Every ktarget fabric submits from process context and answers
  * from any, so all default to direct and support it.
  *
+ * Where the attributes do not reach: a HEAD OF QUEUE command is submitted
+ * directly, since the task set runs it at once and a hop would queue it
+ * behind SIMPLE ones; a command the task set held runs from the task
+ * set's work item (already off the receive context), without a second
+ * hop. The completion hop covers what ends in a backstore: kt_be_done()
+ * and the last step of VERIFY, COMPARE AND WRITE and ORWRITE. Emulated
+ * answers and refusals before any backstore call, WRITE SAME's end and
+ * the copy and SANITIZE engines complete in the context they run in.
+ *
  * Both work functions run with memalloc_noio: direct, execute and the
  * answer run inside the fabric's own no-I/O section (loopback's
  * kt_loop_submit()), and a hop must not lose that. A GFP_KERNEL
@@ -66,7 +75,7 @@ void kt_cmd_submit(struct kt_cmd *cmd)
 {
 	const struct kt_fabric_ops *ops = cmd->ops;
 
-	if (!cmd->dev ||
+	if (!cmd->dev || cmd->task_attr == KT_TASK_HEAD_OF_QUEUE ||
 	    !kt_hop_queued(READ_ONCE(cmd->dev->attrib.submit_type),
 			   ops->default_submit_type, ops->no_direct_submit)) {
 		kt_cmd_execute(cmd);

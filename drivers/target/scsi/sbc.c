@@ -243,7 +243,7 @@ static void kt_sbc_verify_done(struct kt_cmd *cmd, sense_reason_t reason)
 	if (!reason)
 		reason = kt_sbc_compare(cmd, cmd->sgl, cmd->aux_sgl,
 					cmd->data_length);
-	kt_cmd_complete(cmd, reason);
+	kt_cmd_be_complete(cmd, reason);
 }
 
 /*
@@ -259,7 +259,7 @@ static void kt_sbc_rmw_unlock(struct kt_dev *dev)
 static void kt_sbc_caw_write_done(struct kt_cmd *cmd, sense_reason_t reason)
 {
 	kt_sbc_rmw_unlock(cmd->dev);
-	kt_cmd_complete(cmd, reason);
+	kt_cmd_be_complete(cmd, reason);
 }
 
 static void kt_sbc_caw_compare(struct kt_cmd *cmd, sense_reason_t reason)
@@ -283,7 +283,7 @@ static void kt_sbc_caw_compare(struct kt_cmd *cmd, sense_reason_t reason)
 	}
 	if (reason) {
 		kt_sbc_rmw_unlock(dev);
-		kt_cmd_complete(cmd, reason);
+		kt_cmd_be_complete(cmd, reason);
 		return;
 	}
 	cmd->be_done = kt_sbc_caw_write_done;
@@ -315,7 +315,7 @@ static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
 			       NULL);
 	if (reason) {
 		kt_sbc_rmw_unlock(dev);
-		kt_cmd_complete(cmd, reason);
+		kt_cmd_be_complete(cmd, reason);
 		return;
 	}
 	cmd->be_done = kt_sbc_caw_write_done;
