@@ -195,18 +195,48 @@ hang_dump() {
 	kill -9 "$qemu" 2>/dev/null
 }
 
+# qemu_cpu PID: the CPU seconds QEMU has used so far (user + system)
+qemu_cpu() {
+	local f
+	read -ra f 2>/dev/null < "/proc/$1/stat" || return
+	# fields 14 and 15, in clock ticks; the command name has no spaces
+	echo $(((f[13] + f[14]) / $(getconf CLK_TCK)))
+}
+
+# cpu_note FILE WALL CPU: a line of cpu.txt, what one test file cost
+cpu_note() {
+	case $1 in
+	''|-) ;;
+	*) printf '%s %s %s\n' "$1" "$2" "$3" >> "$out/cpu.txt" ;;
+	esac
+}
+
 # watch_guest QEMU_PID: returns when QEMU is gone; ends it when the run or
-# the running test file is stuck (a minute past its bound)
+# the running test file is stuck (a minute past its bound). What each test
+# file cost goes to cpu.txt: "FILE WALL-SECONDS QEMU-CPU-SECONDS", a
+# lane's balance in make test is planned from it
 watch_guest() {
 	local qemu=$1 deadline=$(($(date +%s) + timeout_s)) now
-	local seen= since=0 file bound cur
+	local seen= since=0 file bound cur cpu cpu_since=0 boot_cpu=
+	: > "$out/cpu.txt"
 	while kill -0 "$qemu" 2>/dev/null; do
 		sleep 2
 		now=$(date +%s)
+		cpu=$(qemu_cpu "$qemu")
+		cpu=${cpu:-${last_cpu:-0}}
+		last_cpu=$cpu
 		cur=$(cat "$out/progress" 2>/dev/null)
 		if [ "$cur" != "$seen" ]; then
+			read -r file bound <<< "$seen"
+			if [ -z "$boot_cpu" ]; then
+				boot_cpu=$cpu
+				cpu_note boot $((now - start)) "$boot_cpu"
+			else
+				cpu_note "$file" $((now - since)) $((cpu - cpu_since))
+			fi
 			seen=$cur
 			since=$now
+			cpu_since=$cpu
 		fi
 		read -r file bound <<< "$seen"
 		if [ -n "$bound" ] && [ "$now" -gt $((since + bound + 60)) ]; then
@@ -218,6 +248,8 @@ watch_guest() {
 			return
 		fi
 	done
+	read -r file bound <<< "$seen"
+	cpu_note "$file" $(($(date +%s) - since)) $((${last_cpu:-0} - cpu_since))
 }
 
 start=$(date +%s)
@@ -261,6 +293,7 @@ qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=ktout,mount_tag=ktout \
 	> "$out/qemu.log" 2>&1 &
 qemu=$!
+last_cpu=
 watch_guest "$qemu"
 wait "$qemu"
 qemu_status=$?
@@ -311,5 +344,5 @@ if [ "$findings" != 0 ]; then
 	cat "$out/findings.txt" >&2
 	status=1
 fi
-log "finished in ${secs}s, status $status (logs in $out)"
+log "finished in ${secs}s, ${last_cpu:-?} CPU-s, status $status (logs in $out)"
 exit "$status"
