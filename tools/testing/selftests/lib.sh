@@ -557,3 +557,18 @@ kt_dbus_stop() {
 	rm -f /run/dbus/pid
 	KT_DBUS_PID=
 }
+
+# kt_loop_disk TPG LUN: the sd disk of LUN on the host of the loopback
+# nexus of TPG (its configfs directory), within 20 s
+kt_loop_disk() {
+	local a d i
+	for i in $(seq 1 100); do
+		a=$(cat "$1/address" 2>/dev/null)
+		for d in /sys/bus/scsi/devices/$a:$2/block/*; do
+			[ -n "$a" ] && [ -e "$d" ] && [ -b "/dev/${d##*/}" ] &&
+				{ echo "/dev/${d##*/}"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}

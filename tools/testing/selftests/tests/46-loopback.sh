@@ -25,18 +25,7 @@ FIMG=/tmp/kt-loop-f0.img
 LOG=/ktout/loopback.log
 
 # loop_disk LUN: the sd disk of LUN on the nexus's host, within 20 s
-loop_disk() {
-	local a d i
-	for i in $(seq 1 100); do
-		a=$(cat $TPG/address 2>/dev/null)
-		for d in /sys/bus/scsi/devices/$a:$1/block/*; do
-			[ -n "$a" ] && [ -e "$d" ] && [ -b "/dev/${d##*/}" ] &&
-				{ echo "/dev/${d##*/}"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
-}
+loop_disk() { kt_loop_disk "$TPG" "$1"; }
 
 # no_scsi_device H:C:T:L: it is gone, within 20 s
 no_scsi_device() {

@@ -31,18 +31,7 @@ MIB64=67108864
 MIB96=100663296
 
 # disk_at TPG LUN: the sd disk of LUN on TPG's nexus, within 20 s
-disk_at() {
-	local a d i
-	for i in $(seq 1 100); do
-		a=$(cat $1/address 2>/dev/null)
-		for d in /sys/bus/scsi/devices/$a:$2/block/*; do
-			[ -n "$a" ] && [ -e "$d" ] && [ -b "/dev/${d##*/}" ] &&
-				{ echo "/dev/${d##*/}"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
-}
+disk_at() { kt_loop_disk "$1" "$2"; }
 
 # old_range_write DISK NAME / old_range_verify DISK NAME: fio writes the
 # first 16 MiB with crc32c headers, and later reads them back and checks
