@@ -11,7 +11,7 @@ dbus e2fsprogs xfsprogs iproute2 rdma-core ibverbs-providers ibverbs-utils rdmac
 clang libclang-rt-dev sparse libiscsi-dev linux-libc-dev
 dkms dh-dkms debhelper dpkg-dev
 corosync dlm-controld resource-agents multipath-tools fence-agents
-tcmu-runner qemu-utils"
+tcmu-runner qemu-utils xorriso"
 
 missing=
 for p in $PKGS; do
