@@ -10,6 +10,7 @@
 #   make fuzz       long libFuzzer runs of the protocol parsers
 #   make fuzz-loop  the stateful iSCSI fuzzer in a guest for an hour, new seed each round
 #   make test       deps, build, unit tests, guest test suite; ends "N passed, N failed"
+#   make test-6.12  every test file on Debian 12's 6.12 (make test runs a part there)
 #   make test-debug the same on the debug kernel of ../shared/kernel (KASAN, kmemleak, lockdep)
 #   make test-scale guest tests with thousands of objects, too slow for make test
 #   make demo       deps, build, boot a guest and show ktarget working
@@ -60,7 +61,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps deb unit fuzz test test-debug test-scale debug-kernel soak demo bench powercut cluster cluster-bench check kver kdir fuzz-loop help
+.PHONY: all modules install clean deps deb unit fuzz test test-6.12 test-debug test-scale debug-kernel soak demo bench powercut cluster cluster-bench check kver kdir fuzz-loop help
 
 all: modules
 
@@ -103,6 +104,15 @@ fuzz:
 
 test: deps
 	@tools/testing/run-all.sh
+
+# Every test file on Debian 12's 6.12 alone (make test runs the files that
+# differ between the kernels there, beside the whole suite on 6.1)
+KT_612 = $(call kt_newest,$(foreach r,$(filter 6.12.%+deb12-amd64,$(kt_sets)),\
+	$(if $(wildcard /boot/vmlinuz-$(r)),$(r))))
+
+test-6.12: deps
+	@test -n "$(KT_612)" || { echo "test-6.12: no 6.12 kernel with headers (make deps installs it)" >&2; exit 1; }
+	@KVER=$(KT_612) tools/testing/run-all.sh
 
 # The debug kernel: installed from ../shared/kernel when it is not yet.
 DEBUG_KVER ?= 6.1.192-ktdebug
