@@ -258,12 +258,12 @@ main() {
 	# The files run on the second kernel by make test: one for each kernel
 	# interface that differs between 6.1 and 6.12 (configfs, sockets,
 	# block devices and their size, files and APTPL's idmapped mounts,
-	# RDMA, the SCSI midlayer through the loopback fabric, user memory
-	# for vhost). The others exercise the core's own logic on the same
+	# RDMA (iSER's file; SRP's sets up the same verbs), the SCSI midlayer through
+	# the loopback fabric, user memory for vhost). The others exercise the core's own logic on the same
 	# calls; `make test-6.12` runs every file there.
 	also_default_tests() {
 		echo 10-core-configfs 12-kunit 45-backstores-iscsi 53-resize \
-			75-pr 90-iser 91-srpt 92-vhost
+			75-pr 90-iser 92-vhost
 	}
 
 	# The lanes' 6.1 files. The first lane takes every file no other
@@ -272,7 +272,7 @@ main() {
 	# make test, from each guest's cpu.txt). The second: after the 6.12
 	# files, the 6.1 files that make its CPU seconds about the first's.
 	lane2_tests() {
-		echo 60-libiscsi 80-xcopy 82-odx 95-pdu-fuzz
+		echo 60-libiscsi 80-xcopy 82-odx 92-vhost 95-pdu-fuzz
 	}
 	lane3_tests() {
 		echo 41-portals 42-hostile 43-lifetimes 44-isolation 47-faults \
