@@ -14,8 +14,8 @@
 #
 # Bounds: the whole run has --timeout; a guest test file announces itself
 # and its own bound in DIR/progress (selftests/run.sh). When either is
-# passed by more than a minute (the guest's own timeout has not ended the
-# file), the run is stuck: DIR/stuck.txt names the file, and before QEMU is
+# passed by more than a minute (KT_HANG_MARGIN seconds; the guest's own
+# timeout has not ended the file), the run is stuck: DIR/stuck.txt names the file, and before QEMU is
 # killed DIR/hang.txt gets what can still be had - the guest's own state
 # dump (sysrq w, l, t, ktarget's objects) when it still runs, and from
 # QEMU's monitor (DIR/monitor.sock) each vCPU's registers with its RIP and
@@ -239,7 +239,7 @@ watch_guest() {
 			cpu_since=$cpu
 		fi
 		read -r file bound <<< "$seen"
-		if [ -n "$bound" ] && [ "$now" -gt $((since + bound + 60)) ]; then
+		if [ -n "$bound" ] && [ "$now" -gt $((since + bound + ${KT_HANG_MARGIN:-60})) ]; then
 			hang_dump "$qemu" "$file: still running $((now - since))s after it started (bound ${bound}s)"
 			return
 		fi
