@@ -262,7 +262,7 @@ main() {
 	also_default_tests() {
 		echo 10-core-configfs 12-kunit 30-backstore-rd 40-iscsi-basic \
 			45-backstores-iscsi 46-loopback 48-media-faults 50-open-iscsi \
-			51-lio-parity 53-resize \
+			51-lio-parity 53-resize 54-cdrom \
 			60-libiscsi 70-targetcli 75-pr 80-xcopy 82-odx 90-iser 91-srpt \
 			92-vhost 95-pdu-fuzz
 	}
