@@ -7,8 +7,9 @@
 # /dev/srN appears, sg3_utils sees a CD/DVD device with its profiles and
 # 2048-byte blocks, udev's cdrom_id finds the disc and its one data
 # track, blkid finds iso9660, and the image mounts read-only with its
-# files intact. A WRITE (10) is refused as to write-protected media, a
-# command MMC lacks as an invalid operation code. The attribute is refused
+# files intact. A WRITE (10) is refused as to write-protected media, and
+# so is an EXTENDED COPY into the disc that an rd LU beside it runs; a
+# command MMC lacks is an invalid operation code. The attribute is refused
 # while a LUN exports the device and a block size other than 2048 while
 # it is on; targetcli sets it and saveconfig/restoreconfig keep it. The
 # image comes from xorriso, or from mkiso.py where xorriso is missing.
@@ -18,6 +19,7 @@ WWN=naa.5001405000000005
 INIT=naa.5001405000000105
 TPG=$KT_CFS/loopback/$WWN/tpgt_1
 FD=$KT_CFS/core/fileio_0/cd0
+RD=$KT_CFS/core/rd_mcp_0/r0
 SRC=/tmp/kt-cd-src
 IMG=/tmp/kt-cd.iso
 MNT=/tmp/kt-cd-mnt
@@ -49,7 +51,7 @@ make_image() {
 	else
 		echo "# xorriso is not installed: image by mkiso.py"
 		python3 ./mkiso.py $IMG $SRC/readme.txt $SRC/data.bin
-	fi
+	fi && cp $IMG $IMG.orig
 }
 
 # sense_of SG CDB...: the sense sg_raw prints for CDB (no data)
@@ -65,6 +67,38 @@ toc() {
 	shift
 	sg_raw -r 64 -o /tmp/kt-cd-toc "$sr" "$@" >> $LOG 2>&1 &&
 		od -An -tx1 -v /tmp/kt-cd-toc | tr -s ' \n' ' ' | sed 's/^ //; s/ $//'
+}
+
+# xcopy_into_cd SG: an rd LU of 2048-byte blocks as LUN 1 is the copy
+# manager of an EXTENDED COPY whose destination is the disc: the copy's
+# WRITE meets the disc's write protection as a WRITE (10) of the nexus
+# does, and the image file keeps its bytes
+xcopy_into_cd() {
+	local a d1 sg1 i out
+
+	check "LUN 1: an rd LU of 2048-byte blocks, beside the disc" sh -c "
+		mkdir -p $RD && echo rd_pages=1024 > $RD/control && echo 1 > $RD/enable &&
+		echo 2048 > $RD/attrib/block_size && mkdir $TPG/lun/lun_1 &&
+		ln -s $RD $TPG/lun/lun_1/r0"
+	a=$(cat $TPG/address 2>/dev/null)
+	for i in $(seq 1 100); do
+		d1=$(ls -d /sys/bus/scsi/devices/$a:1/block/* 2>/dev/null | head -1)
+		[ -n "$d1" ] && [ -b "/dev/${d1##*/}" ] && break
+		sleep 0.2
+	done
+	sg1=$(sg_of "/dev/${d1##*/}")
+	dd if=/dev/urandom of=/dev/${d1##*/} bs=2048 count=8 oflag=direct status=none
+	out=$(sg_xcopy --on_src if=${sg1:-/dev/none} of=$1 bs=2048 count=4 seek=16 2>&1)
+	echo "$out" >> $LOG
+	check "EXTENDED COPY into the disc: DATA PROTECT, the image unchanged" \
+		xcopy_refused "$out"
+}
+
+# xcopy_refused OUTPUT: sg_xcopy failed with DATA PROTECT, the image file
+# is as it was made
+xcopy_refused() {
+	printf '%s\n' "$1"
+	printf '%s\n' "$1" | grep -qi 'data protect' && cmp $IMG $IMG.orig
 }
 
 # vpd_pages SR: the supported VPD pages name device identification and no
@@ -117,7 +151,7 @@ targetcli_cdrom() {
 main() {
 	local sr sg size last out
 
-	plan 34
+	plan 36
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -195,11 +229,15 @@ main() {
 	out=$(sense_of "$sg" 4a 00 00 00 10 00 00 00 08 00)
 	check "GET EVENT STATUS NOTIFICATION without POLLED: INVALID FIELD IN CDB" \
 		output_has "$out" "Illegal Request" "Invalid field in cdb"
-	check "the image is unchanged" cmp -n $((16 * 2048 + 4096)) $IMG \
-		<(dd if=$sr bs=2048 count=18 status=none)
+	check "the image is unchanged, and reads back through sr" sh -c "cmp $IMG $IMG.orig &&
+		dd if=$sr bs=2048 count=18 iflag=direct status=none | cmp -n 36864 - $IMG"
 
-	check "the nexus and the LUN go" sh -c "echo NULL > $TPG/nexus &&
-		rm $TPG/lun/lun_0/cd0 && rmdir $TPG/lun/lun_0 $TPG $KT_CFS/loopback/$WWN"
+	xcopy_into_cd "$sg"
+
+	check "the nexus and the LUNs go" sh -c "echo NULL > $TPG/nexus &&
+		rm $TPG/lun/lun_0/cd0 $TPG/lun/lun_1/r0 &&
+		rmdir $TPG/lun/lun_0 $TPG/lun/lun_1 $TPG $KT_CFS/loopback/$WWN &&
+		rmdir $RD $KT_CFS/core/rd_mcp_0"
 	check "emulate_cdrom=0 once no LUN exports it; block_size 512 again" sh -c "
 		echo 0 > $FD/attrib/emulate_cdrom && test \$(cat $FD/attrib/block_size) = 512"
 	check "no object left" kt_objects_zero
