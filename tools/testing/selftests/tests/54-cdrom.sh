@@ -88,7 +88,8 @@ xcopy_into_cd() {
 	done
 	sg1=$(sg_of "/dev/${d1##*/}")
 	dd if=/dev/urandom of=/dev/${d1##*/} bs=2048 count=8 oflag=direct status=none
-	out=$(sg_xcopy --on_src if=${sg1:-/dev/none} of=$1 bs=2048 count=4 seek=16 2>&1)
+	# (sg_xcopy will not: it asks the disc for its copy parameters too)
+	out=$(python3 ./xcopy.py copy ${sg1:-/dev/none} ${sg1:-/dev/none} $1 -- 0:1:4:0:16 2>&1)
 	echo "$out" >> $LOG
 	check "EXTENDED COPY into the disc: DATA PROTECT, the image unchanged" \
 		xcopy_refused "$out"
