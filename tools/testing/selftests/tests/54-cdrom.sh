@@ -86,6 +86,7 @@ xcopy_into_cd() {
 		[ -n "$d1" ] && [ -b "/dev/${d1##*/}" ] && break
 		sleep 0.2
 	done
+	check "its sd disk appears" test -b "/dev/${d1##*/}"
 	sg1=$(sg_of "/dev/${d1##*/}")
 	dd if=/dev/urandom of=/dev/${d1##*/} bs=2048 count=8 oflag=direct status=none
 	# (sg_xcopy will not: it asks the disc for its copy parameters too)
@@ -152,13 +153,13 @@ targetcli_cdrom() {
 main() {
 	local sr sg size last out
 
-	plan 36
+	plan 37
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
 
-	check "modprobe ktarget_core, sr_mod and sg (no udev loads them here)" \
-		sh -c "modprobe ktarget_core && modprobe sr_mod && modprobe sg"
+	check "modprobe ktarget_core, sr_mod, sd_mod and sg (no udev loads them here)" \
+		sh -c "modprobe ktarget_core && modprobe sr_mod && modprobe sd_mod && modprobe sg"
 	check "an ISO 9660 image of two files" make_image
 	size=$(stat -c %s $IMG)
 	last=$((size / 2048 - 1))
