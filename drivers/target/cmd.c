@@ -324,7 +324,8 @@ static sense_reason_t kt_cmd_parse(struct kt_cmd *cmd, unsigned int cdb_len)
 	sense_reason_t reason;
 	u32 needed = 0;
 
-	switch (kt_cdb_decode(cmd->cdb, cdb_len, &c)) {
+	/* the LU's device type says which commands it has: decided here once */
+	switch (kt_cdb_decode_in(kt_dev_cdb_set(cmd->dev), cmd->cdb, cdb_len, &c)) {
 	case KT_CDB_OK:
 		break;
 	case KT_CDB_BAD_LENGTH:
@@ -440,8 +441,12 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 	cmd->lun = kt_session_get_lun(sess, unpacked_lun, &wp);
 	if (cmd->lun)
 		cmd->dev = cmd->lun->dev;
-	/* an ACL's write protection, or the control mode page's SWP */
-	cmd->write_protected = wp || (cmd->dev && READ_ONCE(cmd->dev->state->swp));
+	/*
+	 * an ACL's write protection, or the control mode page's SWP; a CD/DVD
+	 * LU's disc is never written
+	 */
+	cmd->write_protected = wp || (cmd->dev && (READ_ONCE(cmd->dev->state->swp) ||
+						    cmd->dev->attrib.emulate_cdrom));
 
 	reason = kt_cmd_parse(cmd, cdb_len);
 	if (!reason && cmd->dev)

@@ -16,6 +16,7 @@
 #include <linux/string.h>
 
 #include <ktarget/backend.h>
+#include <ktarget/proto/mmc.h>
 
 #include "alua/alua.h"
 #include "cluster.h"
@@ -136,7 +137,9 @@ int kt_dev_enable(struct kt_dev *dev)
 		 * start from what the backstore reports, so a saved
 		 * configuration (rtslib writes them all back) stays in range.
 		 */
-		dev->attrib.block_size = dev->attrib.hw_block_size;
+		dev->attrib.block_size = dev->attrib.emulate_cdrom ?
+					 KT_MMC_BLOCK_SIZE :
+					 dev->attrib.hw_block_size;
 		dev->attrib.queue_depth = dev->attrib.hw_queue_depth;
 		dev->attrib.optimal_sectors = dev->attrib.hw_max_sectors;
 		kt_lbp_thresh_enable(dev);

@@ -4,6 +4,7 @@
  * (proto/cdb.c) gives every command a kind (.run), and kt_runs[] below
  * names, for each kind, the function of its family: block commands go to
  * sbc.c, reservations to pr.c and reserve.c, SANITIZE to sanitize.c,
+ * a CD/DVD LU's MMC commands to mmc.c,
  * target port groups to alua.c, copy offload to copy/, and the rest of
  * what the core answers itself to spc.c. This is the one file that names
  * them all. Commands that need no logical unit (REPORT LUNS, INQUIRY and
@@ -91,6 +92,15 @@ static const struct kt_run kt_runs[KT_RUN_NR] = {
 	[KT_RUN_WRITE_SAME]	= { .parse = kt_sbc_parse_write_same },
 	[KT_RUN_UNMAP]		= { .parse = kt_sbc_parse_unmap },
 	[KT_RUN_SANITIZE]	= { .parse = kt_sanitize_parse },
+	/* a CD/DVD LU's own (mmc.c) */
+	[KT_RUN_MMC_READ_ONLY]	= { .parse = kt_mmc_parse_read_only },
+	[KT_RUN_MMC_MODE_SENSE]	= { .build = kt_mmc_build_mode_sense },
+	[KT_RUN_MMC_GET_CONFIG]	= { .build = kt_mmc_build_get_config },
+	[KT_RUN_MMC_EVENT]	= { .build = kt_mmc_build_event },
+	[KT_RUN_MMC_READ_TOC]	= { .build = kt_mmc_build_read_toc },
+	[KT_RUN_MMC_DISC_INFO]	= { .build = kt_mmc_build_disc_info },
+	[KT_RUN_MMC_TRACK_INFO]	= { .build = kt_mmc_build_track_info },
+	[KT_RUN_MMC_MECH_STATUS] = { .build = kt_mmc_build_mech_status },
 };
 
 /* cmd->execute of a command whose data-in the core builds */
@@ -111,7 +121,7 @@ static sense_reason_t kt_run_setup(struct kt_cmd *cmd,
 				   const struct kt_run *r, u32 *needed,
 				   enum kt_data_dir *dir)
 {
-	*needed = kt_spc_alloc_len(cmd->cdb);
+	*needed = kt_spc_desc_alloc_len(d, cmd->cdb);
 	if (d->flags & KT_CDB_D_PARAM)
 		*dir = KT_DATA_OUT;
 	else if (*needed)

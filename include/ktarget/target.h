@@ -81,6 +81,8 @@ struct kt_dev_attrib {
 	/* LIO 6.10 and 7.1: KT_HOP_DEFAULT, _DIRECT or _QUEUED (cmd_hop.c) */
 	u32	submit_type;
 	u32	complete_type;
+	/* ktarget's: 1, a read-only CD/DVD device of 2048-byte blocks (MMC) */
+	u32	emulate_cdrom;
 };
 
 /* Identification, under .../DEV/wwn/ (SPC-4 6.6.2 standard INQUIRY data). */

@@ -260,12 +260,13 @@ main() {
 	# interface that differs between 6.1 and 6.12 (configfs, sockets,
 	# block devices and their size, files and APTPL's idmapped mounts,
 	# RDMA (iSER's file; SRP's sets up the same verbs), the SCSI midlayer
-	# through the loopback fabric, user memory for vhost). The others
+	# and the sr driver through the loopback fabric, user memory for
+	# vhost). The others
 	# exercise the core's own logic on the same calls; `make test-6.12`
 	# runs every file there.
 	also_default_tests() {
 		echo 10-core-configfs 12-kunit 45-backstores-iscsi 53-resize \
-			75-pr 90-iser 92-vhost
+			54-cdrom 75-pr 90-iser 92-vhost
 	}
 
 	# The lanes' 6.1 files. The first lane takes every file no other

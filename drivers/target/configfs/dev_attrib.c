@@ -12,6 +12,7 @@
 #include <linux/module.h>
 
 #include <ktarget/backend.h>
+#include <ktarget/proto/mmc.h>
 #include <ktarget/proto/rod.h>
 #include <ktarget/target.h>
 
@@ -114,6 +115,42 @@ static int kt_check_block_size(struct kt_dev *dev, u32 val)
 				    config_item_name(&dev->group.cg_item), val);
 		return -EINVAL;
 	}
+	if (dev->attrib.emulate_cdrom && val != KT_MMC_BLOCK_SIZE) {
+		pr_warn_ratelimited("%s: attrib/block_size: a CD/DVD device (emulate_cdrom) has %u-byte blocks\n",
+				    config_item_name(&dev->group.cg_item),
+				    KT_MMC_BLOCK_SIZE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * ktarget's: 1 makes the device a read-only CD/DVD drive with its disc
+ * loaded (MMC, peripheral device type 05h, 2048-byte blocks), 0 a disk
+ * again. Not while a LUN exports it: an initiator would find another
+ * kind of device under the same LUN (as block_size). It may change while
+ * the device is enabled, since rtslib's restoreconfig writes the
+ * attributes back after it enabled the device.
+ */
+static int kt_set_emulate_cdrom(struct kt_dev *dev, u32 val)
+{
+	const char *name = config_item_name(&dev->group.cg_item);
+
+	if (val == dev->attrib.emulate_cdrom)
+		return 0;
+	if (atomic_read(&dev->export_count)) {
+		pr_warn_ratelimited("%s: attrib/emulate_cdrom: the device is exported through a LUN\n",
+				    name);
+		return -EBUSY;
+	}
+	if (val && dev->attrib.hw_block_size > KT_MMC_BLOCK_SIZE) {
+		pr_warn_ratelimited("%s: attrib/emulate_cdrom: its %u-byte blocks are larger than a CD's %u\n",
+				    name, dev->attrib.hw_block_size,
+				    KT_MMC_BLOCK_SIZE);
+		return -EINVAL;
+	}
+	dev->attrib.block_size = val ? KT_MMC_BLOCK_SIZE :
+				       dev->attrib.hw_block_size;
 	return 0;
 }
 
@@ -205,6 +242,7 @@ KT_ATTRIB_RW(rod_inactivity_timeout, 1, KT_ROD_TIMEOUT_MAX, NULL);
 /* 0 the fabric's way, 1 direct, 2 queued (cmd_hop.c); any time, per command */
 KT_ATTRIB_RW(submit_type, KT_HOP_DEFAULT, KT_HOP_QUEUED, NULL);
 KT_ATTRIB_RW(complete_type, KT_HOP_DEFAULT, KT_HOP_QUEUED, NULL);
+KT_ATTRIB_RW(emulate_cdrom, 0, 1, kt_set_emulate_cdrom);
 
 static struct configfs_attribute *kt_dev_attrib_attrs[] = {
 	&attr_emulate_model_alias,
@@ -244,6 +282,7 @@ static struct configfs_attribute *kt_dev_attrib_attrs[] = {
 	&attr_rod_inactivity_timeout,
 	&attr_submit_type,
 	&attr_complete_type,
+	&attr_emulate_cdrom,
 	NULL,
 };
 

@@ -285,10 +285,11 @@ static sense_reason_t kt_xcopy_resolve(struct kt_xcopy_op *op)
 /*
  * The copy's READ (@io is op->rd) or WRITE (op->wr) of CSCD @id faces
  * every check the same command from the issuing nexus would: write
- * protection (the ACL's, and the LU's SWP), a SANITIZE running or failed,
- * the port's ALUA access state, reservations. Checked when the copy is
- * planned and again before each chunk, as any of them may change while
- * the copy runs; @io is idle then. A NOT READY keeps its ASC for the copy.
+ * protection (the ACL's, the LU's SWP, a CD/DVD LU's disc), a SANITIZE
+ * running or failed, the port's ALUA access state, reservations.
+ * Checked when the copy is planned and again before each chunk, as any
+ * of them may change while the copy runs; @io is idle then. A NOT READY
+ * keeps its ASC for the copy.
  */
 static sense_reason_t kt_xcopy_io_check(struct kt_xcopy_op *op,
 					struct kt_cmd *io, u16 id)
@@ -296,7 +297,8 @@ static sense_reason_t kt_xcopy_io_check(struct kt_xcopy_op *op,
 	struct kt_dev *dev = kt_xcopy_dev(op, id);
 	sense_reason_t reason;
 
-	if (io == &op->wr && (kt_xcopy_wp(op, id) || READ_ONCE(dev->state->swp)))
+	if (io == &op->wr && (kt_xcopy_wp(op, id) || READ_ONCE(dev->state->swp) ||
+			      dev->attrib.emulate_cdrom))
 		return KT_SENSE_WRITE_PROTECTED;
 	io->dev = dev;
 	io->lun = id == KT_XCOPY_CSCD_LOCAL ? op->cmd->lun : op->lun[id];

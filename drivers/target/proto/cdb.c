@@ -296,6 +296,11 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 
 const unsigned int kt_cdb_nr_descs = ARRAY_SIZE(kt_cdb_descs);
 
+const struct kt_cdb_set kt_sbc_cmds = {
+	.descs	= kt_cdb_descs,
+	.nr	= ARRAY_SIZE(kt_cdb_descs),
+};
+
 #undef OP
 #undef OP_SA
 #undef USAGE
@@ -318,25 +323,34 @@ static int kt_cdb_desc_cmp(const struct kt_cdb_desc *d, u8 opcode, u8 sa)
 	return d->sa < sa ? -1 : 1;
 }
 
-const struct kt_cdb_desc *kt_cdb_desc_find(const u8 *cdb, size_t len)
+const struct kt_cdb_desc *kt_cdb_desc_find_in(const struct kt_cdb_set *set,
+					      const u8 *cdb, size_t len)
 {
-	unsigned int lo = 0, hi = kt_cdb_nr_descs, mid;
+	unsigned int lo = 0, hi, mid;
 	u8 sa = len > 1 ? cdb[1] & 0x1f : 0;
 	int cmp;
 
 	if (!len)
 		return NULL;
+	if (!set)
+		set = &kt_sbc_cmds;
+	hi = set->nr;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		cmp = kt_cdb_desc_cmp(&kt_cdb_descs[mid], cdb[0], sa);
+		cmp = kt_cdb_desc_cmp(&set->descs[mid], cdb[0], sa);
 		if (!cmp)
-			return &kt_cdb_descs[mid];
+			return &set->descs[mid];
 		if (cmp < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return NULL;
+}
+
+const struct kt_cdb_desc *kt_cdb_desc_find(const u8 *cdb, size_t len)
+{
+	return kt_cdb_desc_find_in(&kt_sbc_cmds, cdb, len);
 }
 
 /* SPC-4 4.2.5.1, table 9: the group code (top three bits) gives the length. */
@@ -382,6 +396,13 @@ static enum kt_cdb_status kt_cdb_len(const u8 *buf, size_t len,
 
 enum kt_cdb_status kt_cdb_decode(const u8 *buf, size_t len, struct kt_cdb *cdb)
 {
+	return kt_cdb_decode_in(&kt_sbc_cmds, buf, len, cdb);
+}
+
+enum kt_cdb_status kt_cdb_decode_in(const struct kt_cdb_set *set,
+				    const u8 *buf, size_t len,
+				    struct kt_cdb *cdb)
+{
 	const struct kt_cdb_desc *d;
 	enum kt_cdb_status st;
 
@@ -394,7 +415,7 @@ enum kt_cdb_status kt_cdb_decode(const u8 *buf, size_t len, struct kt_cdb *cdb)
 	if (st != KT_CDB_OK)
 		return st;
 
-	d = kt_cdb_desc_find(buf, cdb->len);
+	d = kt_cdb_desc_find_in(set, buf, cdb->len);
 	if (!d)
 		return KT_CDB_OK;
 	cdb->desc = d;

@@ -70,13 +70,14 @@ static const struct kt_cdb_desc *kt_spc_find(const struct kt_lu_info *lu,
 					     u8 opcode, u16 sa, bool *known,
 					     bool *has_sa)
 {
+	const struct kt_cdb_set *set = lu->cmds ? lu->cmds : &kt_sbc_cmds;
 	const struct kt_cdb_desc *c;
 	unsigned int i;
 
 	*known = false;
 	*has_sa = false;
-	for (i = 0; i < kt_cdb_nr_descs; i++) {
-		c = &kt_cdb_descs[i];
+	for (i = 0; i < set->nr; i++) {
+		c = &set->descs[i];
 		if (c->opcode != opcode || !kt_spc_gate_open(lu, c->gate))
 			continue;
 		*known = true;
@@ -171,8 +172,8 @@ static sense_reason_t kt_spc_check_fields(const struct kt_lu_info *lu,
 	case START_STOP:
 		return kt_spc_check_ssu(cdb, field);
 	case ALLOW_MEDIUM_REMOVAL:
-		/* SBC-3 PREVENT ALLOW MEDIUM REMOVAL: 10b and 11b */
-		if (cdb[4] & 0x2)
+		/* SBC-3 PREVENT ALLOW MEDIUM REMOVAL: 10b and 11b (MMC has them) */
+		if (lu->pdt == TYPE_DISK && (cdb[4] & 0x2))
 			return kt_spc_bad_bit(field, 4, 1);
 		break;
 	case MAINTENANCE_IN:
@@ -251,11 +252,13 @@ sense_reason_t kt_spc_check_desc(const struct kt_lu_info *lu,
 
 u32 kt_spc_alloc_len(const u8 *cdb)
 {
-	const struct kt_cdb_desc *c;
+	return kt_spc_desc_alloc_len(kt_cdb_desc_find(cdb, 2), cdb);
+}
 
+u32 kt_spc_desc_alloc_len(const struct kt_cdb_desc *c, const u8 *cdb)
+{
 	if (cdb[0] == READ_CAPACITY)	/* SBC-3 READ CAPACITY (10): 8 bytes */
 		return 8;
-	c = kt_cdb_desc_find(cdb, 2);
 	if (!c)
 		return 0;
 	switch (c->alen_size) {
@@ -305,8 +308,10 @@ static void kt_spc_inquiry_std(const struct kt_lu_info *lu,
 	if (lu->flags & KT_LU_3PC)
 		b5 |= 0x08;				/* 3PC */
 
-	kt_spc_out_u8(o, 0x00);		/* connected, direct access block */
-	kt_spc_out_u8(o, 0x00);		/* not removable */
+	/* connected; a direct access block device, or a CD/DVD device */
+	kt_spc_out_u8(o, lu->pdt);
+	/* only a CD/DVD LU's medium is removable (RMB) */
+	kt_spc_out_u8(o, lu->pdt == TYPE_ROM ? 0x80 : 0x00);
 	kt_spc_out_u8(o, 0x06);		/* VERSION: SPC-4 */
 	kt_spc_out_u8(o, 0x12);		/* HISUP, RESPONSE DATA FORMAT 2 */
 	kt_spc_out_u8(o, KT_STD_INQ_LEN - 5);
@@ -321,7 +326,9 @@ static void kt_spc_inquiry_std(const struct kt_lu_info *lu,
 	if (lu->proto_id == KT_PROTO_ISCSI)
 		kt_spc_out_be16(o, KT_VD_ISCSI);
 	kt_spc_out_be16(o, KT_VD_SPC4);
-	kt_spc_out_be16(o, KT_VD_SBC3);
+	/* which MMC version a CD/DVD LU claims: none */
+	if (lu->pdt == TYPE_DISK)
+		kt_spc_out_be16(o, KT_VD_SBC3);
 	kt_spc_out_fill(o, 0, KT_STD_INQ_LEN - o->off);
 }
 
@@ -345,6 +352,8 @@ static void kt_spc_vpd_00(const struct kt_lu_info *lu, struct kt_spc_out *o)
 	kt_spc_out_u8(o, 0x86);
 	if (kt_spc_has_tpc_page(lu))
 		kt_spc_out_u8(o, 0x8f);
+	if (lu->pdt != TYPE_DISK)
+		return;
 	kt_spc_out_u8(o, 0xb0);
 	kt_spc_out_u8(o, 0xb1);
 	kt_spc_out_u8(o, 0xb2);
@@ -531,6 +540,9 @@ typedef void (*kt_spc_vpd_fn)(const struct kt_lu_info *lu,
 
 static kt_spc_vpd_fn kt_spc_vpd_page(const struct kt_lu_info *lu, u8 page)
 {
+	/* the SBC pages are a block device's */
+	if (page >= 0xb0 && lu->pdt != TYPE_DISK)
+		return NULL;
 	switch (page) {
 	case 0x00:
 		return kt_spc_vpd_00;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ktarget_core: the SCSI command sets the core answers itself, between
- * their files (spc.c, sbc.c, sanitize.c, lbp_thresh.c) and the rest of the
+ * their files (spc.c, sbc.c, mmc.c, sanitize.c, lbp_thresh.c) and the rest of the
  * core: what dispatch.c hands commands to, the LU's geometry and its
  * INQUIRY/READ CAPACITY facts (struct kt_lu_info), SANITIZE's gates and the
  * thin-provisioning soft threshold. May call the engine (core.h), pr/
@@ -15,6 +15,7 @@
 #include <ktarget/proto/sense.h>
 
 struct kt_cdb;
+struct kt_cdb_set;
 struct kt_cmd;
 struct kt_dev;
 struct kt_lu_info;
@@ -92,6 +93,37 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu);
 /* sbc.c: the workqueue of the multi-step block commands */
 int kt_sbc_init(void);
 void kt_sbc_exit(void);
+
+/*
+ * mmc.c: a CD/DVD LU (attrib/emulate_cdrom): the command set of @dev's
+ * type, what INQUIRY says of it, and what runs its own commands
+ */
+const struct kt_cdb_set *kt_dev_cdb_set(const struct kt_dev *dev);
+void kt_mmc_lu_info(const struct kt_dev *dev, struct kt_lu_info *lu);
+sense_reason_t kt_mmc_parse_read_only(struct kt_cmd *cmd,
+				      const struct kt_cdb *c, u32 *needed,
+				      enum kt_data_dir *dir);
+sense_reason_t kt_mmc_build_mode_sense(struct kt_cmd *cmd,
+				       const struct kt_lu_info *lu, u8 *buf,
+				       u32 len, u32 *data_len);
+sense_reason_t kt_mmc_build_get_config(struct kt_cmd *cmd,
+				       const struct kt_lu_info *lu, u8 *buf,
+				       u32 len, u32 *data_len);
+sense_reason_t kt_mmc_build_event(struct kt_cmd *cmd,
+				  const struct kt_lu_info *lu, u8 *buf,
+				  u32 len, u32 *data_len);
+sense_reason_t kt_mmc_build_read_toc(struct kt_cmd *cmd,
+				     const struct kt_lu_info *lu, u8 *buf,
+				     u32 len, u32 *data_len);
+sense_reason_t kt_mmc_build_disc_info(struct kt_cmd *cmd,
+				      const struct kt_lu_info *lu, u8 *buf,
+				      u32 len, u32 *data_len);
+sense_reason_t kt_mmc_build_track_info(struct kt_cmd *cmd,
+				       const struct kt_lu_info *lu, u8 *buf,
+				       u32 len, u32 *data_len);
+sense_reason_t kt_mmc_build_mech_status(struct kt_cmd *cmd,
+					const struct kt_lu_info *lu, u8 *buf,
+					u32 len, u32 *data_len);
 
 /* sanitize.c */
 int kt_sanitize_init(void);

@@ -125,6 +125,8 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 	/* SPC-4 7.5.7: LIO's 0/1/2 are the field values 00b/10b/11b */
 	lu->ua_intlck_ctrl = a->emulate_ua_intlck_ctrl ?
 			     a->emulate_ua_intlck_ctrl + 1 : 0;
+	/* a CD/DVD LU: its device type and commands (mmc.c) */
+	kt_mmc_lu_info(dev, lu);
 }
 
 /*

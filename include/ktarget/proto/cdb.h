@@ -103,6 +103,15 @@ enum kt_cdb_run {
 	KT_RUN_UNMAP,
 	KT_RUN_SANITIZE,
 	KT_RUN_REPORT_ID_INFO,	/* REPORT IDENTIFYING INFORMATION */
+	/* MMC-6, a CD/DVD LU's own (proto/mmc.c's table) */
+	KT_RUN_MMC_READ_ONLY,	/* changes the medium: refused, it is read-only */
+	KT_RUN_MMC_MODE_SENSE,	/* MODE SENSE (6)/(10): the MM capabilities page */
+	KT_RUN_MMC_GET_CONFIG,	/* GET CONFIGURATION */
+	KT_RUN_MMC_EVENT,	/* GET EVENT STATUS NOTIFICATION */
+	KT_RUN_MMC_READ_TOC,	/* READ TOC/PMA/ATIP */
+	KT_RUN_MMC_DISC_INFO,	/* READ DISC INFORMATION */
+	KT_RUN_MMC_TRACK_INFO,	/* READ TRACK INFORMATION */
+	KT_RUN_MMC_MECH_STATUS,	/* MECHANISM STATUS */
 	KT_RUN_NR
 };
 
@@ -163,9 +172,25 @@ extern const struct kt_cdb_desc kt_cdb_descs[];
 extern const unsigned int kt_cdb_nr_descs;
 
 /*
- * The descriptor of the command @cdb (@len bytes) starts, whatever the LU
- * offers; NULL when ktarget implements no such command.
+ * A device type's command set: its descriptors, sorted as kt_cdb_descs[].
+ * A direct-access block device has kt_cdb_descs[] (kt_sbc_cmds), a CD/DVD
+ * device kt_mmc_descs[] (kt_mmc_cmds, proto/mmc.c). The core picks one
+ * per LU once, when it decodes a CDB; nothing else asks the device type.
  */
+struct kt_cdb_set {
+	const struct kt_cdb_desc	*descs;
+	unsigned int			nr;
+};
+
+extern const struct kt_cdb_set kt_sbc_cmds;
+
+/*
+ * The descriptor of the command @cdb (@len bytes) starts, whatever the LU
+ * offers; NULL when ktarget implements no such command. _in: among those
+ * of @set (NULL: kt_sbc_cmds).
+ */
+const struct kt_cdb_desc *kt_cdb_desc_find_in(const struct kt_cdb_set *set,
+					      const u8 *cdb, size_t len);
 const struct kt_cdb_desc *kt_cdb_desc_find(const u8 *cdb, size_t len);
 
 /* Bits of struct kt_cdb.flags */
@@ -196,6 +221,10 @@ struct kt_cdb {
 unsigned int kt_cdb_group_len(u8 opcode);
 
 enum kt_cdb_status kt_cdb_decode(const u8 *buf, size_t len, struct kt_cdb *cdb);
+/* The same, with the command set @set (NULL: kt_sbc_cmds) */
+enum kt_cdb_status kt_cdb_decode_in(const struct kt_cdb_set *set,
+				    const u8 *buf, size_t len,
+				    struct kt_cdb *cdb);
 
 /*
  * True when [lba, lba + nr) lies within a device of @capacity blocks;

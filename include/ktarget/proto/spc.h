@@ -39,6 +39,7 @@
 #include <ktarget/proto/sense.h>
 
 struct kt_cdb_desc;
+struct kt_cdb_set;
 
 /* Bits of struct kt_lu_info.flags, the device attributes LIO names */
 #define KT_LU_WCE		BIT(0)	/* emulate_write_cache: WCE, V_SUP */
@@ -97,6 +98,12 @@ struct kt_cdb_desc;
  * their field has and replace bytes outside 20h..7Eh with spaces.
  */
 struct kt_lu_info {
+	/*
+	 * PERIPHERAL DEVICE TYPE: TYPE_DISK, or TYPE_ROM for a CD/DVD LU
+	 * (proto/mmc.h), whose commands are @cmds (NULL: kt_sbc_cmds)
+	 */
+	u8	pdt;
+	const struct kt_cdb_set *cmds;
 	u64	nr_blocks;		/* capacity in logical blocks */
 	u64	dev_id;			/* unique among this host's devices (NAA 6) */
 	u64	max_write_same_len;	/* logical blocks, 0: no limit */
@@ -269,6 +276,8 @@ sense_reason_t kt_spc_check_desc(const struct kt_lu_info *lu,
  * which has no such field, counts as 8. @cdb holds the whole CDB.
  */
 u32 kt_spc_alloc_len(const u8 *cdb);
+/* The same for the command @c describes (any command set) */
+u32 kt_spc_desc_alloc_len(const struct kt_cdb_desc *c, const u8 *cdb);
 
 /* INQUIRY (SPC-4 6.6): standard data and the VPD pages */
 sense_reason_t kt_spc_inquiry(const struct kt_lu_info *lu, const u8 *cdb,

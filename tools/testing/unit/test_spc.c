@@ -146,6 +146,37 @@ static void inquiry_standard_data_is_spc4_with_hisup_and_cmdque(void)
 	KT_EXPECT_EQ(r.data[95], 0);
 }
 
+static void inquiry_of_a_cd_dvd_lu_says_type_5_removable_without_sbc_pages(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct result r;
+	u8 cdb[6];
+	u32 i;
+
+	lu.pdt = TYPE_ROM;
+	inquiry_cdb(cdb, false, 0, 260);
+	run(kt_spc_inquiry, &lu, cdb, 260, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+	KT_EXPECT_EQ(r.data[0], 0x05);		/* PQ 0, CD/DVD device */
+	KT_EXPECT_EQ(r.data[1], 0x80);		/* RMB */
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[62]), 0x0460);	/* SPC-4 */
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[64]), 0);	/* no SBC-3 */
+	/* Supported VPD Pages: none of SBC's */
+	inquiry_cdb(cdb, true, 0x00, 64);
+	run(kt_spc_inquiry, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+	KT_EXPECT(r.data[3] >= 3);
+	for (i = 0; i < r.data[3]; i++)
+		KT_EXPECT(r.data[4 + i] < 0xb0);
+	inquiry_cdb(cdb, true, 0xb0, 64);
+	run(kt_spc_inquiry, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_INVALID_CDB_FIELD);
+	EXPECT_FIELD(&r, 2, -1);
+	inquiry_cdb(cdb, true, 0x83, 255);
+	run(kt_spc_inquiry, &lu, cdb, 255, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+}
+
 static void inquiry_standard_without_alua_or_3pc_clears_tpgs_and_3pc(void)
 {
 	struct kt_lu_info lu = test_lu();
@@ -1718,6 +1749,7 @@ static void alloc_len_reads_the_field_of_each_command(void)
 
 static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(inquiry_standard_data_is_spc4_with_hisup_and_cmdque),
+	KT_TEST_ENTRY(inquiry_of_a_cd_dvd_lu_says_type_5_removable_without_sbc_pages),
 	KT_TEST_ENTRY(inquiry_standard_without_alua_or_3pc_clears_tpgs_and_3pc),
 	KT_TEST_ENTRY(inquiry_strings_are_truncated_space_padded_and_ascii),
 	KT_TEST_ENTRY(inquiry_evpd0_with_page_code_is_invalid_field_byte_2),
