@@ -202,7 +202,7 @@ main() {
 		kdir=${KDIR:-$(make -s --no-print-directory kdir)}
 		if make -s -C "$kdir" M="$top/$h/spin" modules > "$out/spin-build.log" 2>&1; then
 			t0=$(date +%s)
-			KT_FILE_TIMEOUT=20 KT_HANG_MARGIN=15 "$vm" --name self-hang --quiet --timeout 900 \
+			KT_FILE_TIMEOUT=30 KT_HANG_MARGIN=15 "$vm" --name self-hang --quiet --timeout 900 \
 				tools/testing/selftests/run.sh "$top/$h/planted/spins-irqs-off.sh" \
 				> "$out/self-hang.log" 2>&1
 			s=$?
