@@ -131,6 +131,16 @@ int kt_dev_enable(struct kt_dev *dev)
 	}
 	/* the backstore logs its own reason for a refusal */
 	ret = dev->ops->enable(dev);
+	if (!ret && dev->attrib.emulate_cdrom &&
+	    dev->attrib.hw_block_size > KT_MMC_BLOCK_SIZE) {
+		/* set before enable, against the default block size */
+		pr_warn_ratelimited("%s: enable: attrib/emulate_cdrom is set and the storage's %u-byte blocks are larger than a CD's %u\n",
+				    config_item_name(&dev->group.cg_item),
+				    dev->attrib.hw_block_size, KT_MMC_BLOCK_SIZE);
+		if (dev->ops->disable)
+			dev->ops->disable(dev);
+		ret = -EINVAL;
+	}
 	if (!ret) {
 		/*
 		 * As LIO's target_configure_device(): the writable limits

@@ -52,6 +52,12 @@ static int kt_dev_control_one(struct kt_dev *dev, char *opt, bool apply)
 		return -EINVAL;
 	}
 	*val++ = '\0';
+	if (dev->enabled && dev->attrib.emulate_cdrom) {
+		/* a resize would rewrite the image under the disc */
+		pr_warn_ratelimited("%s: control: '%s' refused: the device is a CD/DVD (attrib/emulate_cdrom) and its disc does not change\n",
+				    name, opt);
+		return -EBUSY;
+	}
 	if (dev->enabled)
 		ret = dev->ops->set_live_param(dev, opt, val,
 					       atomic_read(&dev->export_count),

@@ -39,6 +39,24 @@ cd_node() {
 	return 1
 }
 
+# cd_over_4k_blocks: emulate_cdrom set before enable on an iblock over a
+# null_blk of 4096-byte blocks: enable refuses (a CD's blocks are 2048).
+# Since 6.0 null_blk names a configfs device's disk after its directory.
+cd_over_4k_blocks() {
+	local nb=/sys/kernel/config/nullb/ktcd4k ib=$KT_CFS/core/iblock_54/cd4k
+	check "a null_blk of 4096-byte blocks, an iblock device over it" sh -c "
+		modprobe null_blk nr_devices=0 && mkdir $nb &&
+		echo 4096 > $nb/blocksize && echo 64 > $nb/size && echo 1 > $nb/power &&
+		b=/dev/ktcd4k && { test -b \$b || b=/dev/nullb\$(cat $nb/index); } &&
+		mkdir -p $ib && echo udev_path=\$b > $ib/control &&
+		echo 1 > $ib/attrib/emulate_cdrom"
+	check_bad_write "enable refuses a CD/DVD over 4096-byte blocks" \
+		$ib/enable 1 "larger than a CD's 2048"
+	rmdir $ib $KT_CFS/core/iblock_54 2>/dev/null
+	echo 0 > $nb/power 2>/dev/null
+	rmdir $nb 2>/dev/null
+}
+
 # make_image: two files (one not a whole number of blocks long) in an
 # ISO 9660 image
 make_image() {
@@ -153,7 +171,7 @@ targetcli_cdrom() {
 main() {
 	local sr sg size last out
 
-	plan 37
+	plan 40
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -182,6 +200,8 @@ main() {
 	sg=${sg:-/dev/none}
 	check_bad_write "emulate_cdrom cannot change while a LUN exports it" \
 		$FD/attrib/emulate_cdrom 0 "exported through a LUN"
+	check_bad_write "control: fd_dev_size cannot grow the disc's image" \
+		$FD/control "fd_dev_size=$((size * 2))" "its disc does not change"
 
 	out=$(sg_inq "$sr" 2>&1)
 	echo "$out" >> $LOG
@@ -244,6 +264,8 @@ main() {
 		echo 0 > $FD/attrib/emulate_cdrom && test \$(cat $FD/attrib/block_size) = 512"
 	check "no object left" kt_objects_zero
 	check "rmdir the device" sh -c "rmdir $FD $KT_CFS/core/fileio_0"
+
+	cd_over_4k_blocks
 
 	targetcli_cdrom
 
