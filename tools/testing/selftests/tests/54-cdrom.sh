@@ -132,6 +132,28 @@ vpd_pages() {
 		! echo "$out" | grep -qiE 'block limits|block device characteristics'
 }
 
+# cd_in_standby SG: the CD's target port group in Standby: GET CONFIGURATION
+# and READ TOC, decoded against the CD's table, still answer, READ (10)
+# is NOT READY, standby; then back to Active/Optimized
+cd_in_standby() {
+	local gp=$FD/alua/default_tg_pt_gp out
+
+	check "configfs: the CD's target port group to standby (2)" \
+		write_attr $gp/alua_access_state 2
+	# the unit attention of the change
+	sg_turs "$1" >> $LOG 2>&1
+	sg_turs "$1" >> $LOG 2>&1
+	check "GET CONFIGURATION answers in standby" \
+		sg_raw -r 8 "$1" 46 00 00 00 00 00 00 00 08 00
+	check "READ TOC answers in standby" \
+		sg_raw -r 12 "$1" 43 00 00 00 00 00 00 00 0c 00
+	out=$(sense_of "$1" 28 00 00 00 00 00 00 00 01 00)
+	check "READ (10) in standby: NOT READY, standby" \
+		output_has "$out" "Not Ready" "standby"
+	check "back to active/optimized (0)" write_attr $gp/alua_access_state 0
+	sg_turs "$1" >> $LOG 2>&1
+}
+
 targetcli_cdrom() {
 	local out so
 
@@ -171,7 +193,7 @@ targetcli_cdrom() {
 main() {
 	local sr sg size last out
 
-	plan 40
+	plan 45
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -251,6 +273,7 @@ main() {
 	out=$(sense_of "$sg" 4a 00 00 00 10 00 00 00 08 00)
 	check "GET EVENT STATUS NOTIFICATION without POLLED: INVALID FIELD IN CDB" \
 		output_has "$out" "Illegal Request" "Invalid field in cdb"
+	cd_in_standby "$sg"
 	check "the image is unchanged, and reads back through sr" sh -c "cmp $IMG $IMG.orig &&
 		dd if=$sr bs=2048 count=18 iflag=direct status=none | cmp -n 36864 - $IMG"
 
