@@ -232,7 +232,7 @@ sense_reason_t kt_alua_check_slow(struct kt_cmd *cmd)
 		state = KT_ALUA_OFFLINE;
 	rcu_read_unlock();
 
-	asc = kt_alua_access_check(state, cmd->cdb);
+	asc = kt_alua_access_check(state, cmd->desc);
 	if (!asc)
 		return KT_SENSE_NONE;
 	cmd->sense_asc_ascq = asc;

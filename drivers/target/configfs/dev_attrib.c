@@ -18,6 +18,8 @@
 
 #include "configfs.h"
 #include "core.h"
+#include "dev_state.h"
+#include "pr/pr.h"
 
 static struct kt_dev *attrib_to_dev(struct config_item *item)
 {
@@ -132,15 +134,50 @@ static int kt_check_block_size(struct kt_dev *dev, u32 val)
  * the device is enabled, since rtslib's restoreconfig writes the
  * attributes back after it enabled the device.
  */
+/*
+ * Why a disk's state keeps @dev from becoming a CD/DVD, or NULL: a CD/DVD
+ * has no PR commands to release or clear a reservation or registration
+ * with, nor SANITIZE to leave failure mode, and cluster mode shares a
+ * disk's state with other nodes.
+ */
+static const char *kt_cdrom_busy(struct kt_dev *dev)
+{
+	struct kt_dev_state *st = dev->state;
+	struct kt_res *res = &st->res;
+	const char *why = NULL;
+
+	if (READ_ONCE(st->cluster.lu))
+		return "the device is in cluster mode";
+	switch (atomic_read(&st->sanitize.state)) {
+	case KT_SANITIZE_RUNNING:
+		return "a SANITIZE is running on it";
+	case KT_SANITIZE_FAILED:
+		return "a SANITIZE left it in failure mode";
+	}
+	mutex_lock(&res->lock);
+	if (res->nr_regs || res->type != KT_PR_TYPE_NONE)
+		why = "it has persistent reservation registrations";
+	else if (kt_reserve_held(res))
+		why = "an SPC-2 RESERVE holds it";
+	mutex_unlock(&res->lock);
+	return why;
+}
+
 static int kt_set_emulate_cdrom(struct kt_dev *dev, u32 val)
 {
 	const char *name = config_item_name(&dev->group.cg_item);
+	const char *why;
 
 	if (val == dev->attrib.emulate_cdrom)
 		return 0;
 	if (atomic_read(&dev->export_count)) {
 		pr_warn_ratelimited("%s: attrib/emulate_cdrom: the device is exported through a LUN\n",
 				    name);
+		return -EBUSY;
+	}
+	why = val ? kt_cdrom_busy(dev) : NULL;
+	if (why) {
+		pr_warn_ratelimited("%s: attrib/emulate_cdrom: %s\n", name, why);
 		return -EBUSY;
 	}
 	if (val && dev->attrib.hw_block_size > KT_MMC_BLOCK_SIZE) {

@@ -760,7 +760,7 @@ sense_reason_t kt_pr_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 {
 	if (!cmd->dev)
 		return KT_SENSE_LUN_NOT_SUPPORTED;
-	*needed = kt_spc_alloc_len(cmd->cdb);
+	*needed = kt_spc_desc_alloc_len(c->desc, cmd->cdb);
 	if (cmd->cdb[0] == PERSISTENT_RESERVE_IN) {
 		*dir = KT_DATA_IN;
 		cmd->execute = kt_pr_in_exec;
@@ -792,7 +792,8 @@ static sense_reason_t kt_res_check_locked(struct kt_cmd *cmd)
 	} else if (!ret && dev->state->res.type != KT_PR_TYPE_NONE) {
 		kt_pr_nexus(cmd, &me, &rtpi);
 		reg = kt_pr_find(dev, &me, rtpi);
-		ret = kt_pr_check_access(cmd->cdb, dev->state->res.type, reg,
+		ret = kt_pr_check_access(cmd->desc, cmd->cdb,
+					 dev->state->res.type, reg,
 					 kt_pr_reg_holds(dev, reg));
 	}
 	return ret;

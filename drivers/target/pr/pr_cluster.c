@@ -725,7 +725,7 @@ sense_reason_t kt_pr_cluster_current(struct kt_cmd *cmd)
  */
 sense_reason_t kt_pr_cluster_lost_check(struct kt_cmd *cmd)
 {
-	u16 asc = kt_alua_access_check(KT_ALUA_UNAVAILABLE, cmd->cdb);
+	u16 asc = kt_alua_access_check(KT_ALUA_UNAVAILABLE, cmd->desc);
 
 	if (!asc)
 		return KT_SENSE_NONE;

@@ -86,7 +86,7 @@ sense_reason_t kt_reserve_check_locked(struct kt_cmd *cmd)
 	lockdep_assert_held(&cmd->dev->state->res.lock);
 	if (cmd->dev->state->res.spc2_holder == cmd->sess)
 		return KT_SENSE_NONE;
-	return kt_pr_check_reserve(cmd->cdb);
+	return kt_pr_check_reserve(cmd->desc);
 }
 
 static void kt_reserve_exec(struct kt_cmd *cmd)

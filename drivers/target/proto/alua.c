@@ -136,10 +136,8 @@ static bool kt_alua_standby_allowed(const struct kt_cdb_desc *d)
 	return d && (d->flags & KT_CDB_D_ALUA_STANDBY);
 }
 
-u16 kt_alua_access_check(u8 state, const u8 *cdb)
+u16 kt_alua_access_check(u8 state, const struct kt_cdb_desc *cmd)
 {
-	const struct kt_cdb_desc *cmd = kt_cdb_desc_find(cdb, 2);
-
 	switch (state) {
 	case KT_ALUA_AO:
 	case KT_ALUA_ANO:

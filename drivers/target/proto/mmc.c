@@ -30,7 +30,10 @@
  * What a CD/DVD LU answers. The SPC commands share the disk's runs; the
  * block reads are SBC's READ (10)/(12); what would write the disc is
  * refused with DATA PROTECT, WRITE PROTECTED; anything else is an invalid
- * operation code. Keep it sorted (a unit test checks).
+ * operation code. What tells the drive's and the disc's kind and state
+ * (GET CONFIGURATION, GET EVENT STATUS NOTIFICATION, READ TOC) answers in
+ * ALUA Standby as MODE SENSE does; the blocks do not. Keep it sorted (a
+ * unit test checks).
  */
 static const struct kt_cdb_desc kt_mmc_descs[] = {
 	{ OP(TEST_UNIT_READY, 6), .run = KT_RUN_GOOD, .pr = KT_PRC_ANY },
@@ -60,13 +63,13 @@ static const struct kt_cdb_desc kt_mmc_descs[] = {
 	  USAGE(0x02, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0xff) },
 	/* MSF, FORMAT, TRACK/SESSION NUMBER */
 	{ OP(READ_TOC, 10), .run = KT_RUN_MMC_READ_TOC, .pr = KT_PRC_READ,
-	  ALEN(7, 2), USAGE(0x02, 0x0f, 0, 0, 0, 0xff, 0xff, 0xff) },
+	  .flags = KT_CDB_D_ALUA_STANDBY, ALEN(7, 2), USAGE(0x02, 0x0f, 0, 0, 0, 0xff, 0xff, 0xff) },
 	/* RT, STARTING FEATURE NUMBER */
 	{ OP(KT_MMC_GET_CONFIGURATION, 10), .run = KT_RUN_MMC_GET_CONFIG,
-	  .pr = KT_PRC_ANY, ALEN(7, 2), USAGE(0x03, 0xff, 0xff, 0, 0, 0, 0xff, 0xff) },
+	  .flags = KT_CDB_D_ALUA_STANDBY, .pr = KT_PRC_ANY, ALEN(7, 2), USAGE(0x03, 0xff, 0xff, 0, 0, 0, 0xff, 0xff) },
 	/* POLLED, NOTIFICATION CLASS REQUEST */
 	{ OP(GET_EVENT_STATUS_NOTIFICATION, 10), .run = KT_RUN_MMC_EVENT,
-	  .flags = KT_CDB_D_NO_UA, .pr = KT_PRC_ANY, ALEN(7, 2),
+	  .flags = KT_CDB_D_NO_UA | KT_CDB_D_ALUA_STANDBY, .pr = KT_PRC_ANY, ALEN(7, 2),
 	  USAGE(0x01, 0, 0, 0xff, 0, 0, 0xff, 0xff) },
 	/* DATA TYPE */
 	{ OP(KT_MMC_READ_DISC_INFO, 10), .run = KT_RUN_MMC_DISC_INFO, .pr = KT_PRC_READ,

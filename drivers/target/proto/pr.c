@@ -524,11 +524,9 @@ sense_reason_t kt_pr_in(const struct kt_pr_info *pr, const u8 *cdb, u8 *buf,
  * Commands in the presence of reservations (SPC-4 5.13.1, SBC-3 4.17)
  */
 
-/* The class of @cdb: its descriptor's, refined by the fields that decide it */
-static enum kt_cdb_pr kt_pr_class(const u8 *cdb)
+/* The class of @cdb: its descriptor @d's, refined by the fields that decide it */
+static enum kt_cdb_pr kt_pr_class(const struct kt_cdb_desc *d, const u8 *cdb)
 {
-	const struct kt_cdb_desc *d = kt_cdb_desc_find(cdb, 2);
-
 	if (!d)
 		return KT_PRC_WRITE;
 	switch (d->pr) {
@@ -542,10 +540,10 @@ static enum kt_cdb_pr kt_pr_class(const u8 *cdb)
 	return d->pr;
 }
 
-sense_reason_t kt_pr_check_access(const u8 *cdb, u8 type, bool registered,
-				  bool holder)
+sense_reason_t kt_pr_check_access(const struct kt_cdb_desc *d, const u8 *cdb,
+				  u8 type, bool registered, bool holder)
 {
-	enum kt_cdb_pr cls = kt_pr_class(cdb);
+	enum kt_cdb_pr cls = kt_pr_class(d, cdb);
 
 	if (type == KT_PR_TYPE_NONE || cls == KT_PRC_ANY)
 		return KT_SENSE_NONE;
@@ -574,10 +572,8 @@ sense_reason_t kt_pr_check_access(const u8 *cdb, u8 type, bool registered,
 	return KT_SENSE_RESERVATION_CONFLICT;
 }
 
-sense_reason_t kt_pr_check_reserve(const u8 *cdb)
+sense_reason_t kt_pr_check_reserve(const struct kt_cdb_desc *d)
 {
-	const struct kt_cdb_desc *d = kt_cdb_desc_find(cdb, 2);
-
 	if (d && (d->flags & KT_CDB_D_RESERVED_OK))
 		return KT_SENSE_NONE;
 	return KT_SENSE_RESERVATION_CONFLICT;

@@ -692,12 +692,13 @@ static void kt_spc_out_timeouts(struct kt_spc_out *o,
 static void kt_spc_rsoc_all(const struct kt_lu_info *lu, bool rctd,
 			    struct kt_spc_out *o)
 {
+	const struct kt_cdb_set *set = lu->cmds ? lu->cmds : &kt_sbc_cmds;
 	const struct kt_cdb_desc *c;
 	unsigned int i;
 
 	kt_spc_out_be32(o, 0);		/* COMMAND DATA LENGTH, filled in below */
-	for (i = 0; i < kt_cdb_nr_descs; i++) {
-		c = &kt_cdb_descs[i];
+	for (i = 0; i < set->nr; i++) {
+		c = &set->descs[i];
 		if (!kt_spc_gate_open(lu, c->gate))
 			continue;
 		kt_spc_out_u8(o, c->opcode);

@@ -17,6 +17,8 @@
 
 #include <ktarget/proto/sense.h>
 
+struct kt_cdb_desc;
+
 /* SPC-4 6.27.2, table 167: ASYMMETRIC ACCESS STATE */
 #define KT_ALUA_AO		0x0	/* active/optimized */
 #define KT_ALUA_ANO		0x1	/* active/non-optimized */
@@ -90,10 +92,10 @@ sense_reason_t kt_alua_stpg_parse(const u8 *buf, u32 len,
 				  struct kt_sense_field *field);
 
 /*
- * SPC-4 5.15.2.4: may a command with CDB @cdb (6 bytes at least) run
- * through a target port in access state @state? 0 if so, else the ASC/ASCQ
- * of the NOT READY sense it ends with.
+ * SPC-4 5.15.2.4: may a command decoded against descriptor @d (NULL: not
+ * one the LU offers) run through a target port in access state @state?
+ * 0 if so, else the ASC/ASCQ of the NOT READY sense it ends with.
  */
-u16 kt_alua_access_check(u8 state, const u8 *cdb);
+u16 kt_alua_access_check(u8 state, const struct kt_cdb_desc *d);
 
 #endif /* KTARGET_PROTO_ALUA_H */

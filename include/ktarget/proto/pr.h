@@ -18,6 +18,8 @@
 
 #include <ktarget/proto/sense.h>
 
+struct kt_cdb_desc;
+
 /* SPC-4 6.16.2: PERSISTENT RESERVE OUT service actions */
 #define KT_PRO_REGISTER			0x0
 #define KT_PRO_RESERVE			0x1
@@ -194,7 +196,8 @@ sense_reason_t kt_pr_in(const struct kt_pr_info *pr, const u8 *cdb, u8 *buf,
 			struct kt_sense_field *field);
 
 /*
- * May @cdb run on a logical unit with a persistent reservation of @type
+ * May @cdb, decoded against descriptor @d (NULL: not one the LU offers),
+ * run on a logical unit with a persistent reservation of @type
  * (SPC-4 5.13.1 and SBC-3 4.17 tables of commands allowed in the presence
  * of reservations), sent through an I_T nexus that is @registered and
  * does or does not @hold the reservation? Returns KT_SENSE_NONE or
@@ -202,13 +205,14 @@ sense_reason_t kt_pr_in(const struct kt_pr_info *pr, const u8 *cdb, u8 *buf,
  * its service actions check the registrations themselves. The holder is
  * refused only RESERVE and RELEASE (6)/(10).
  */
-sense_reason_t kt_pr_check_access(const u8 *cdb, u8 type, bool registered,
-				  bool holder);
+sense_reason_t kt_pr_check_access(const struct kt_cdb_desc *d, const u8 *cdb,
+				  u8 type, bool registered, bool holder);
 
 /*
- * May @cdb run while an SPC-2 RESERVE holds the logical unit for another
+ * May a command decoded against descriptor @d (NULL: not one the LU
+ * offers) run while an SPC-2 RESERVE holds the logical unit for another
  * I_T nexus (SPC-2 5.5.1)?
  */
-sense_reason_t kt_pr_check_reserve(const u8 *cdb);
+sense_reason_t kt_pr_check_reserve(const struct kt_cdb_desc *d);
 
 #endif /* KTARGET_PROTO_PR_H */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <ktarget/proto/alua.h>
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/sense.h>
 
 #define MAX_DESC	64
@@ -69,8 +70,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	memset(cdb, 0, sizeof(cdb));
 	memcpy(cdb, param, len < sizeof(cdb) ? len : sizeof(cdb));
 	for (i = 0; i <= 0xf; i++)
-		if (kt_alua_access_check(i, cdb) &&
-		    (kt_alua_access_check(i, cdb) >> 8) != 0x04)
+		if (kt_alua_access_check(i, kt_cdb_desc_find(cdb, 2)) &&
+		    (kt_alua_access_check(i, kt_cdb_desc_find(cdb, 2)) >> 8) != 0x04)
 			abort();
 
 	free(part);

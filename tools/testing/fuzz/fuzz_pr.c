@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/pr.h>
 #include <ktarget/proto/sense.h>
 
@@ -124,7 +125,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	free(buf);
 
 	/* the conflict tables take any CDB */
-	kt_pr_check_access(data, data[1] & 0x0f, data[2] & 1, data[2] & 2);
-	kt_pr_check_reserve(data);
+	kt_pr_check_access(kt_cdb_desc_find(data, 2), data, data[1] & 0x0f,
+			   data[2] & 1, data[2] & 2);
+	kt_pr_check_reserve(kt_cdb_desc_find(data, 2));
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <linux/unaligned.h>
 
 #include <ktarget/proto/alua.h>
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/sense.h>
 
 #include "kt_test.h"
@@ -222,10 +223,10 @@ static void access_active_states_allow_everything(void)
 	const u8 read10[10] = { 0x28 }, write10[10] = { 0x2a };
 	const u8 tur[6] = { 0x00 };
 
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_AO, read10), 0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_AO, write10), 0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_ANO, read10), 0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_ANO, tur), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_AO, kt_cdb_desc_find(read10, 2)), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_AO, kt_cdb_desc_find(write10, 2)), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_ANO, kt_cdb_desc_find(read10, 2)), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_ANO, kt_cdb_desc_find(tur, 2)), 0);
 }
 
 static void access_standby_refuses_media_with_040b(void)
@@ -236,16 +237,16 @@ static void access_standby_refuses_media_with_040b(void)
 	const u8 stpg_cdb[12] = { 0xa4, 0x0a }, rsoc[12] = { 0xa3, 0x0c };
 	const u8 maint_in_other[12] = { 0xa3, 0x05 };
 
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, read10), 0x040b);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, tur), 0x040b);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, maint_in_other),
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, kt_cdb_desc_find(read10, 2)), 0x040b);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, kt_cdb_desc_find(tur, 2)), 0x040b);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, kt_cdb_desc_find(maint_in_other, 2)),
 		     0x040b);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, mode_sense), 0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, prin), 0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, inquiry), 0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, rtpg), 0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, stpg_cdb), 0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, rsoc), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, kt_cdb_desc_find(mode_sense, 2)), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, kt_cdb_desc_find(prin, 2)), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, kt_cdb_desc_find(inquiry, 2)), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, kt_cdb_desc_find(rtpg, 2)), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, kt_cdb_desc_find(stpg_cdb, 2)), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_STANDBY, kt_cdb_desc_find(rsoc, 2)), 0);
 }
 
 static void access_unavailable_transitioning_offline_ascq(void)
@@ -253,17 +254,17 @@ static void access_unavailable_transitioning_offline_ascq(void)
 	const u8 read10[10] = { 0x28 }, mode_sense[6] = { 0x1a };
 	const u8 report_luns[12] = { 0xa0 }, rs[6] = { 0x03 };
 
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_UNAVAILABLE, read10),
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_UNAVAILABLE, kt_cdb_desc_find(read10, 2)),
 		     0x040c);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_UNAVAILABLE, mode_sense),
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_UNAVAILABLE, kt_cdb_desc_find(mode_sense, 2)),
 		     0x040c);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_TRANSITIONING, read10),
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_TRANSITIONING, kt_cdb_desc_find(read10, 2)),
 		     0x040a);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_OFFLINE, read10), 0x0412);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_UNAVAILABLE, report_luns),
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_OFFLINE, kt_cdb_desc_find(read10, 2)), 0x0412);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_UNAVAILABLE, kt_cdb_desc_find(report_luns, 2)),
 		     0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_TRANSITIONING, rs), 0);
-	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_OFFLINE, report_luns), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_TRANSITIONING, kt_cdb_desc_find(rs, 2)), 0);
+	KT_EXPECT_EQ(kt_alua_access_check(KT_ALUA_OFFLINE, kt_cdb_desc_find(report_luns, 2)), 0);
 }
 
 static void state_sup_bits_match_spc4(void)

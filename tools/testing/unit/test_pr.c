@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #include <linux/unaligned.h>
 
+#include <ktarget/proto/cdb.h>
 #include <ktarget/proto/pr.h>
 #include <ktarget/proto/sense.h>
 #include <ktarget/proto/spc.h>
@@ -636,6 +637,19 @@ static const u8 cdb_sync[10] = { 0x35 };
 #define RC	KT_SENSE_RESERVATION_CONFLICT
 
 /* libiscsi ProutReserve.Access*: registered / unregistered, read / write */
+/* The gates with the descriptor a disk LU decodes @cdb against */
+static sense_reason_t access_of(const u8 *cdb, u8 type, bool registered,
+				bool holder)
+{
+	return kt_pr_check_access(kt_cdb_desc_find(cdb, 2), cdb, type,
+				  registered, holder);
+}
+
+static sense_reason_t reserve_of(const u8 *cdb)
+{
+	return kt_pr_check_reserve(kt_cdb_desc_find(cdb, 2));
+}
+
 static void access_table_matches_spc4_for_every_type(void)
 {
 	static const struct {
@@ -652,39 +666,39 @@ static void access_table_matches_spc4_for_every_type(void)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_read10, t[i].type, true, false), t[i].reg_r);
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_write10, t[i].type, true, false), t[i].reg_w);
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_read10, t[i].type, false, false), t[i].unreg_r);
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_write10, t[i].type, false, false), t[i].unreg_w);
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_sync, t[i].type, false, false), RC);
+		KT_EXPECT_EQ(access_of(cdb_read10, t[i].type, true, false), t[i].reg_r);
+		KT_EXPECT_EQ(access_of(cdb_write10, t[i].type, true, false), t[i].reg_w);
+		KT_EXPECT_EQ(access_of(cdb_read10, t[i].type, false, false), t[i].unreg_r);
+		KT_EXPECT_EQ(access_of(cdb_write10, t[i].type, false, false), t[i].unreg_w);
+		KT_EXPECT_EQ(access_of(cdb_sync, t[i].type, false, false), RC);
 		/* the holder reads and writes */
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_write10, t[i].type, true, true), OK);
+		KT_EXPECT_EQ(access_of(cdb_write10, t[i].type, true, true), OK);
 		/* always allowed */
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_tur, t[i].type, false, false), OK);
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_inquiry, t[i].type, false, false), OK);
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_prout, t[i].type, false, false), OK);
+		KT_EXPECT_EQ(access_of(cdb_tur, t[i].type, false, false), OK);
+		KT_EXPECT_EQ(access_of(cdb_inquiry, t[i].type, false, false), OK);
+		KT_EXPECT_EQ(access_of(cdb_prout, t[i].type, false, false), OK);
 		/* RESERVE / RELEASE conflict even for the holder */
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_reserve6, t[i].type, true, true), RC);
-		KT_EXPECT_EQ(kt_pr_check_access(cdb_release10, t[i].type, true, true), RC);
+		KT_EXPECT_EQ(access_of(cdb_reserve6, t[i].type, true, true), RC);
+		KT_EXPECT_EQ(access_of(cdb_release10, t[i].type, true, true), RC);
 	}
-	KT_EXPECT_EQ(kt_pr_check_access(cdb_write10, KT_PR_TYPE_NONE, false, false), OK);
+	KT_EXPECT_EQ(access_of(cdb_write10, KT_PR_TYPE_NONE, false, false), OK);
 }
 
 static void mode_sense_passes_write_exclusive_only(void)
 {
-	KT_EXPECT_EQ(kt_pr_check_access(cdb_mode_sense, KT_PR_TYPE_WE, false, false), OK);
-	KT_EXPECT_EQ(kt_pr_check_access(cdb_mode_sense, KT_PR_TYPE_EA, true, false), RC);
+	KT_EXPECT_EQ(access_of(cdb_mode_sense, KT_PR_TYPE_WE, false, false), OK);
+	KT_EXPECT_EQ(access_of(cdb_mode_sense, KT_PR_TYPE_EA, true, false), RC);
 }
 
 static void spc2_reserve_lets_through_inquiry_and_release_only(void)
 {
-	KT_EXPECT_EQ(kt_pr_check_reserve(cdb_inquiry), OK);
-	KT_EXPECT_EQ(kt_pr_check_reserve(cdb_release10), OK);
-	KT_EXPECT_EQ(kt_pr_check_reserve(cdb_reserve6), RC);
-	KT_EXPECT_EQ(kt_pr_check_reserve(cdb_tur), RC);
-	KT_EXPECT_EQ(kt_pr_check_reserve(cdb_mode_sense), RC);
-	KT_EXPECT_EQ(kt_pr_check_reserve(cdb_read10), RC);
-	KT_EXPECT_EQ(kt_pr_check_reserve(cdb_prout), RC);
+	KT_EXPECT_EQ(reserve_of(cdb_inquiry), OK);
+	KT_EXPECT_EQ(reserve_of(cdb_release10), OK);
+	KT_EXPECT_EQ(reserve_of(cdb_reserve6), RC);
+	KT_EXPECT_EQ(reserve_of(cdb_tur), RC);
+	KT_EXPECT_EQ(reserve_of(cdb_mode_sense), RC);
+	KT_EXPECT_EQ(reserve_of(cdb_read10), RC);
+	KT_EXPECT_EQ(reserve_of(cdb_prout), RC);
 }
 
 static const struct kt_test tests[] = {

@@ -9,9 +9,10 @@
 # track, blkid finds iso9660, and the image mounts read-only with its
 # files intact. A WRITE (10) is refused as to write-protected media, and
 # so is an EXTENDED COPY into the disc that an rd LU beside it runs; a
-# command MMC lacks is an invalid operation code. The attribute is refused
-# while a LUN exports the device and a block size other than 2048 while
-# it is on; targetcli sets it and saveconfig/restoreconfig keep it. The
+# command MMC lacks is an invalid operation code. In ALUA Standby GET
+# CONFIGURATION and READ TOC answer, READ (10) does not. The attribute is
+# refused while a LUN exports the device or a PR registration is kept on
+# it, and a block size other than 2048 while it is on; targetcli sets it and saveconfig/restoreconfig keep it. The
 # image comes from xorriso, or from mkiso.py where xorriso is missing.
 . ./lib.sh
 
@@ -132,6 +133,50 @@ vpd_pages() {
 		! echo "$out" | grep -qiE 'block limits|block device characteristics'
 }
 
+# cd_in_standby SG: the CD's target port group in Standby: GET CONFIGURATION
+# and READ TOC, decoded against the CD's table, still answer, READ (10)
+# is NOT READY, standby; then back to Active/Optimized
+cd_in_standby() {
+	local gp=$FD/alua/default_tg_pt_gp out
+
+	check "configfs: the CD's target port group to standby (2)" \
+		write_attr $gp/alua_access_state 2
+	# the unit attention of the change
+	sg_turs "$1" >> $LOG 2>&1
+	sg_turs "$1" >> $LOG 2>&1
+	check "GET CONFIGURATION answers in standby" \
+		sg_raw -r 8 "$1" 46 00 00 00 00 00 00 00 08 00
+	check "READ TOC answers in standby" \
+		sg_raw -r 12 "$1" 43 00 00 00 00 00 00 00 0c 00
+	out=$(sense_of "$1" 28 00 00 00 00 00 00 00 01 00)
+	check "READ (10) in standby: NOT READY, standby" \
+		output_has "$out" "Not Ready" "standby"
+	check "back to active/optimized (0)" write_attr $gp/alua_access_state 0
+	sg_turs "$1" >> $LOG 2>&1
+}
+
+# cd_refused_over_registration: cd0, a disk again, gets a PR registration
+# through a LUN that then goes: emulate_cdrom=1 is refused (a CD/DVD has no
+# PR commands to remove it with)
+cd_refused_over_registration() {
+	local a d i
+
+	check "LUN 0 over cd0 as a disk, a nexus" sh -c "mkdir -p $TPG/lun/lun_0 &&
+		ln -s $FD $TPG/lun/lun_0/cd0 && echo $INIT > $TPG/nexus"
+	a=$(cat $TPG/address 2>/dev/null)
+	for i in $(seq 1 100); do
+		d=$(ls -d /sys/bus/scsi/devices/$a:0/block/* 2>/dev/null | head -1)
+		[ -n "$d" ] && [ -b "/dev/${d##*/}" ] && break
+		sleep 0.2
+	done
+	check "sg_persist: register key 0x54 through it" \
+		sg_persist -n --out --register --param-sark=0x54 "/dev/${d##*/}"
+	check "the nexus and the LUN go" sh -c "echo NULL > $TPG/nexus &&
+		rm $TPG/lun/lun_0/cd0 && rmdir $TPG/lun/lun_0 $TPG $KT_CFS/loopback/$WWN"
+	check_bad_write "emulate_cdrom=1 is refused while the registration is kept" \
+		$FD/attrib/emulate_cdrom 1 "persistent reservation registrations"
+}
+
 targetcli_cdrom() {
 	local out so
 
@@ -171,7 +216,7 @@ targetcli_cdrom() {
 main() {
 	local sr sg size last out
 
-	plan 40
+	plan 49
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -251,6 +296,7 @@ main() {
 	out=$(sense_of "$sg" 4a 00 00 00 10 00 00 00 08 00)
 	check "GET EVENT STATUS NOTIFICATION without POLLED: INVALID FIELD IN CDB" \
 		output_has "$out" "Illegal Request" "Invalid field in cdb"
+	cd_in_standby "$sg"
 	check "the image is unchanged, and reads back through sr" sh -c "cmp $IMG $IMG.orig &&
 		dd if=$sr bs=2048 count=18 iflag=direct status=none | cmp -n 36864 - $IMG"
 
@@ -263,6 +309,7 @@ main() {
 	check "emulate_cdrom=0 once no LUN exports it; block_size 512 again" sh -c "
 		echo 0 > $FD/attrib/emulate_cdrom && test \$(cat $FD/attrib/block_size) = 512"
 	check "no object left" kt_objects_zero
+	cd_refused_over_registration
 	check "rmdir the device" sh -c "rmdir $FD $KT_CFS/core/fileio_0"
 
 	cd_over_4k_blocks
