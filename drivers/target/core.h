@@ -76,6 +76,8 @@ struct kt_cdb;
 enum kt_data_dir;
 sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			     u32 *needed, enum kt_data_dir *dir);
+bool kt_passthrough_takes(const u8 *cdb, unsigned int len);
+sense_reason_t kt_passthrough_setup(struct kt_cmd *cmd, unsigned int cdb_len);
 
 /* cmd.c, tmr.c */
 bool kt_cmd_claim(struct kt_cmd *cmd, int bit);

@@ -14,6 +14,7 @@
 
 #include <linux/module.h>
 
+#include <ktarget/backend.h>
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
@@ -174,4 +175,65 @@ sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	cmd->data_in_built = *dir == KT_DATA_IN &&
 			     !(d->flags & KT_CDB_D_BLOCKS_IN);
 	return reason;
+}
+
+/*
+ * A passthrough LU (backend.h, exec_cdb): the commands about the LU as a
+ * whole, which its device server cannot answer alone, stay the core's, as
+ * LIO's passthrough_parse_cdb() keeps them: REPORT LUNS, the reservations
+ * and the ALUA target port groups. The rest is the backstore's.
+ */
+bool kt_passthrough_takes(const u8 *cdb, unsigned int len)
+{
+	switch (cdb[0]) {
+	case REPORT_LUNS:
+	case PERSISTENT_RESERVE_IN:
+	case PERSISTENT_RESERVE_OUT:
+	case RESERVE:
+	case RELEASE:
+	case RESERVE_10:
+	case RELEASE_10:
+		return false;
+	case MAINTENANCE_IN:
+		return len < 2 || (cdb[1] & 0x1f) != MI_REPORT_TARGET_PGS;
+	case MAINTENANCE_OUT:
+		return len < 2 || (cdb[1] & 0x1f) != MO_SET_TARGET_PGS;
+	default:
+		return true;
+	}
+}
+
+/*
+ * The gates (unit attention, ALUA, reservations) read a command's
+ * descriptor: one ktarget does not implement meets them as a command that
+ * changes the medium would.
+ */
+static const struct kt_cdb_desc kt_passthrough_desc = {
+	.run	= KT_RUN_NONE,
+	.pr	= KT_PRC_WRITE,
+};
+
+/*
+ * Set up a command for the backstore's exec_cdb(): the whole CDB must be
+ * there; it moves what the initiator said, in the direction it said.
+ */
+sense_reason_t kt_passthrough_setup(struct kt_cmd *cmd, unsigned int cdb_len)
+{
+	unsigned int n = kt_cdb_group_len(cmd->cdb[0]);
+
+	if (cmd->cdb[0] == 0x7f)
+		n = cdb_len >= 8 ? 8 + cmd->cdb[7] : KT_CDB_INLINE + 1;
+	if (!n)
+		n = cdb_len;
+	if (n > cdb_len) {
+		cmd->sense_field = KT_FIELD_CDB(0);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
+	cmd->desc = kt_cdb_desc_find(cmd->cdb, cdb_len) ?: &kt_passthrough_desc;
+	cmd->data_in_built = false;
+	cmd->execute = cmd->dev->ops->exec_cdb;
+	if (cmd->dir == KT_DATA_NONE)
+		cmd->expected_len = 0;
+	cmd->data_length = cmd->expected_len;
+	return KT_SENSE_NONE;
 }

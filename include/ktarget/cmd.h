@@ -174,6 +174,8 @@ struct kt_cmd {
 #define KT_CMD_LOADING		2
 /* clustered LU: kt_cmd_execute() has begun, so unless aborted first it may reach the disk */
 #define KT_CMD_EXECUTING	3
+/* a passthrough backstore gave the status and sense (kt_be_cdb_done()) */
+#define KT_CMD_OWN_STATUS	4
 
 void kt_cmd_get(struct kt_cmd *cmd);
 void kt_cmd_put(struct kt_cmd *cmd);
