@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_user: the deadlines. A command in the ring ends with LOGICAL
+ * UNIT COMMUNICATION FAILURE once attrib/cmd_time_out (seconds, 30 as
+ * LIO's; 0: no deadline) has passed, whatever the daemon does later: its
+ * entry stays the daemon's (EXPIRED) until answered or the ring is reset,
+ * and that late answer only gives its blocks and cmd_id back. A command
+ * waiting for room ends TASK SET FULL after qfull_time_out (-1: the
+ * cmd_time_out). One timer per device, armed for the nearest deadline;
+ * rounded up to the second, so a command ends between its time-out and
+ * one second (plus a tick) later.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/timer.h>
+
+#include "user.h"
+
+#define KT_USER_NEVER	0	/* deadline of a command without one */
+
+unsigned long kt_user_deadline(u32 seconds)
+{
+	unsigned long d;
+
+	if (!seconds)
+		return KT_USER_NEVER;
+	d = round_jiffies_up(jiffies + (unsigned long)seconds * HZ);
+	return d == KT_USER_NEVER ? 1 : d;
+}
+
+/* under udev->lock: the nearest deadline, or false when none */
+static bool kt_user_next(struct kt_user_dev *udev, unsigned long *next)
+{
+	struct list_head *lists[] = { &udev->inflight, &udev->qfull };
+	struct kt_user_cmd *ucmd;
+	bool any = false;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		list_for_each_entry(ucmd, lists[i], node) {
+			if (ucmd->deadline == KT_USER_NEVER)
+				continue;
+			if (!any || time_before(ucmd->deadline, *next))
+				*next = ucmd->deadline;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* under udev->lock */
+void kt_user_timer_arm(struct kt_user_dev *udev)
+{
+	unsigned long next;
+
+	if (kt_user_next(udev, &next))
+		timer_reduce(&udev->timer, next);
+}
+
+static void kt_user_timeout(struct timer_list *t)
+{
+	struct kt_user_dev *udev = from_timer(udev, t, timer);
+	struct kt_user_cmd *ucmd, *tmp;
+	unsigned long flags, now = jiffies;
+	unsigned long next;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&udev->lock, flags);
+	list_for_each_entry_safe(ucmd, tmp, &udev->inflight, node) {
+		struct kt_user_cmd *dead;
+
+		if (ucmd->deadline == KT_USER_NEVER ||
+		    time_before(now, ucmd->deadline))
+			continue;
+		/*
+		 * The entry stays the daemon's: a copy ends the command, the
+		 * original keeps the blocks and the cmd_id for the answer.
+		 */
+		dead = kzalloc(sizeof(*dead), GFP_ATOMIC);
+		if (!dead)
+			continue;	/* the next tick tries again */
+		list_del_init(&ucmd->node);
+		dead->cmd = ucmd->cmd;
+		dead->reason = KT_SENSE_LU_COMM_FAILURE;
+		list_add_tail(&dead->node, &done);
+		ucmd->cmd = NULL;
+		ucmd->state = KT_UCMD_EXPIRED;
+		pr_warn_ratelimited("%s: cmd_id %u not answered within cmd_time_out %u s: ended\n",
+				    kt_user_name(udev), ucmd->id,
+				    udev->cmd_time_out);
+	}
+	list_for_each_entry_safe(ucmd, tmp, &udev->qfull, node) {
+		if (ucmd->deadline == KT_USER_NEVER ||
+		    time_before(now, ucmd->deadline))
+			continue;
+		list_move_tail(&ucmd->node, &done);
+		ucmd->reason = KT_SENSE_TASK_SET_FULL;
+	}
+	if (kt_user_next(udev, &next))
+		mod_timer(&udev->timer, time_after(next, now) ? next : now + HZ / 10);
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_finish(&done);
+}
+
+void kt_user_timer_init(struct kt_user_dev *udev)
+{
+	timer_setup(&udev->timer, kt_user_timeout, 0);
+}
