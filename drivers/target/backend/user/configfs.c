@@ -3,7 +3,7 @@
  * ktarget_user: a user device's own files, LIO's names. attrib/:
  * cmd_time_out, qfull_time_out (seconds, live), max_data_area_mb,
  * data_pages_per_blk, cmd_ring_size_mb (read-only: set through control),
- * dev_config (before enable), dev_size (a resize once enabled, told to
+ * dev_config (before enable, or unchanged), dev_size (a resize once enabled, told to
  * the daemon first), nl_reply_supported, tmr_notification (kept; no task
  * management entry is sent: the mailbox does not offer CAP_TMR). action/:
  * block_dev, reset_ring, free_kept_buf (no buffer is ever kept: the
@@ -94,7 +94,10 @@ static ssize_t dev_config_store(struct config_item *item, const char *page,
 	int ret = count;
 
 	mutex_lock(&udev->dev.cfg_lock);
-	if (udev->dev.enabled) {
+	if (udev->dev.enabled && strlen(udev->config) == len &&
+	    !memcmp(udev->config, page, len)) {
+		/* rtslib's restore writes it back as it was */
+	} else if (udev->dev.enabled) {
 		pr_warn_ratelimited("%s: attrib/dev_config: fixed once enabled\n",
 				    kt_user_name(udev));
 		ret = -EBUSY;
@@ -122,7 +125,7 @@ static ssize_t dev_size_store(struct config_item *item, const char *page,
 	int ret;
 
 	mutex_lock(&udev->dev.cfg_lock);
-	ret = udev->dev.ops->set_param(&udev->dev, "dev_size", page);
+	ret = kt_user_set_size(udev, page, true);
 	mutex_unlock(&udev->dev.cfg_lock);
 	return ret ? ret : count;
 }

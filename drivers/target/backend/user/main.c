@@ -120,20 +120,28 @@ static int kt_user_u32(const char *value, u32 min, u32 max, u32 *out)
 	return 0;
 }
 
-/* a resize: the daemon is told first when the device is enabled */
-static int kt_user_set_size(struct kt_user_dev *udev, const char *value)
+/*
+ * A resize. Through control it comes from the daemon, which resized the
+ * image itself (tcmu-runner's path); through attrib/dev_size (@tell) the
+ * daemon is asked first (RECONFIG_DEVICE), as LIO does. Under cfg_lock.
+ */
+int kt_user_set_size(struct kt_user_dev *udev, const char *value, bool tell)
 {
 	u64 size;
 	int ret;
 
 	if (kstrtou64(value, 0, &size) || !size)
 		return -EINVAL;
-	if (udev->dev.enabled && size != udev->dev_size) {
+	if (tell && udev->dev.enabled && size != udev->dev_size) {
 		ret = kt_user_nl_reconfig_size(udev, size);
 		if (ret && ret != -ESRCH)
 			return ret;
 	}
-	/* the core reads it back through size() (kt_user_size()) */
+	/*
+	 * SBC-3 4.6: the core reads it back through size() and every I_T
+	 * nexus hears CAPACITY DATA HAS CHANGED: after control at once,
+	 * after attrib/dev_size as the next command arrives.
+	 */
 	WRITE_ONCE(udev->dev_size, size);
 	return 0;
 }
@@ -151,7 +159,7 @@ static int kt_user_set_param(struct kt_dev *dev, const char *key,
 		return 0;
 	}
 	if (!strcmp(key, "dev_size"))
-		return kt_user_set_size(udev, value);
+		return kt_user_set_size(udev, value, false);
 	if (!strcmp(key, "hw_block_size"))
 		return kt_user_u32(value, 512, 65536, &udev->hw_block_size);
 	if (!strcmp(key, "hw_max_sectors"))
@@ -194,7 +202,7 @@ static int kt_user_set_live_param(struct kt_dev *dev, const char *key,
 				    kt_user_name(udev), value);
 		return -EINVAL;
 	}
-	return apply ? kt_user_set_size(udev, value) : 0;
+	return apply ? kt_user_set_size(udev, value, false) : 0;
 }
 
 /* The size the daemon last gave, for the core's kt_dev_size_sync() */

@@ -127,6 +127,7 @@ static inline const char *kt_user_name(struct kt_user_dev *udev)
 
 /* main.c */
 void kt_user_dev_put(struct kt_user_dev *udev);
+int kt_user_set_size(struct kt_user_dev *udev, const char *value, bool tell);
 extern int kt_user_global_max_mb;
 
 /* ring.c */
