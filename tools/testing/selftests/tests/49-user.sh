@@ -13,15 +13,20 @@
 # verifies data; with the daemon dead, a LUN under fio unlinks within
 # cmd_time_out plus 10 s. A resize through control (tcmu-runner's path)
 # reaches the initiator as CAPACITY DATA HAS CHANGED. About 4 minutes in
-# the guest.
+# the guest. kt_tcmu_hostile, a daemon that answers garbage (bad tails,
+# entries, command ids, statuses, lengths, scribbles and SIGBUS), takes
+# the device for 20 s under fio; tcmu-runner then takes it back and the
+# LUN verifies data.
 . ./lib.sh
 
 WWN=naa.5001405000000301
 TPG=$KT_CFS/loopback/$WWN/tpgt_1
 UHBA=$KT_CFS/core/user_0
-# on tmpfs: the qcow handler allocates clusters with fallocate(), which
-# the guest's overlay root refuses
+# on ext4 (over a loop device): the qcow handler allocates clusters with
+# fallocate(FALLOC_FL_ZERO_RANGE), which the guest's overlay root and
+# tmpfs refuse
 IMGS=/tmp/kt-user
+FS=/run/kt-user.ext4
 RAW=$IMGS/raw.img
 QC=$IMGS/disk.qcow2
 LOG=/ktout/user.log
@@ -89,7 +94,7 @@ main() {
 		skip_all "tcmu-runner, targetcli or qemu-img not installed"
 		return
 	fi
-	plan 39
+	plan 44
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	export HOME=/root
@@ -104,7 +109,8 @@ main() {
 	check "it loaded ktarget_user by LIO's name target_core_user" \
 		grep -q '^ktarget_user ' /proc/modules
 	check "images: 64 MiB raw, 64 MiB qcow2" sh -c "
-		mkdir -p $IMGS && mount -t tmpfs tmpfs $IMGS &&
+		modprobe loop && mkdir -p $IMGS && truncate -s 256M $FS &&
+		mkfs.ext4 -q -F $FS && mount -o loop $FS $IMGS &&
 		qemu-img create -q -f raw $RAW 64M &&
 		qemu-img create -q -f qcow2 $QC 64M"
 
@@ -194,12 +200,31 @@ main() {
 	check "attrib/dev_size asks the daemon: qcow cannot resize, refused" \
 		sh -c "! (echo $((128 << 20)) > $UHBA/uraw/attrib/dev_size) 2>/dev/null &&
 		grep -q 'Size: $((96 << 20)) ' $UHBA/uraw/info"
+	# a hostile daemon (kt_tcmu_hostile.c) on the LUN fio uses, 20 s
+	runner_kill
+	echo 3 > $UHBA/uraw/attrib/cmd_time_out
+	check "build kt_tcmu_hostile" gcc -Wall -O2 -o /run/kt_tcmu_hostile kt_tcmu_hostile.c
+	fio --output=$LOG.hostile-fio --filename=${d0:-none} --direct=1 \
+		--ioengine=libaio --iodepth=16 --name=hostile --rw=randrw --bs=4k \
+		--size=16m --time_based --runtime=30 --continue_on_error=all &
+	pid=$!
+	check "kt_tcmu_hostile answers garbage for 20 s" sh -c "
+		/run/kt_tcmu_hostile uraw 20 > $LOG.hostile 2>&1 && grep -q '^kicks [1-9]' $LOG.hostile"
+	check "fio under it ends" kt_wait_for 60 sh -c "! kill -0 $pid 2>/dev/null"
+	wait $pid
+	runner_start
+	check "tcmu-runner takes the device back from the hostile daemon" \
+		kt_wait_for 20 bash -c "$(declare -f runner_has); RUNNER=$RUNNER; runner_has uraw"
+	echo $TMO > $UHBA/uraw/attrib/cmd_time_out
+	check "the same LUN verifies data after it" \
+		fio_verify "${d0:-none}" afterhostile --rw=randwrite --bs=4k --size=8m
 	fio_load "${d0:-none}" unlink
 	pid=$!
 	sleep 5
 	runner_kill
 	check "daemon dead: the LUN under fio unlinks within cmd_time_out + 10 s" \
-		kt_within $((TMO + 10)) sh -c "rm $TPG/lun/lun_0/uraw && rmdir $TPG/lun/lun_0"
+		kt_within $((TMO + 10)) sh -c "rm \$(find $TPG/lun/lun_0 -maxdepth 1 -type l) &&
+		rmdir $TPG/lun/lun_0"
 	check "fio on it ends with an error" ends_failed_within 30 $pid
 	check_bad_write "action/reset_ring 3 is refused" \
 		$UHBA/uraw/action/reset_ring 3 "reset_ring: 1 (retry) or 2 (fail)"
@@ -210,9 +235,12 @@ main() {
 	check "clearconfig leaves no user device" sh -c "! ls -d $KT_CFS/core/user_*/u* 2>/dev/null"
 	check "no UIO device is left" sh -c "! grep -q tcm-user /sys/class/uio/uio*/name 2>/dev/null"
 	rmdir $KT_CFS/core/user_* $KT_CFS/loopback 2>/dev/null
+	# rtslib looked into every fabric: target/iscsi was made on the way
+	grep -q '^ktarget_iscsi ' /proc/modules && rmmod ktarget_iscsi
 	check "rmmod ktarget_loop ktarget_user and the core" sh -c "
-		rmmod ktarget_loop; rmmod ktarget_user && rmmod ktarget_core"
+		rmmod ktarget_loop && rmmod ktarget_user && rmmod ktarget_core"
 	umount $IMGS
+	rm -f $FS
 	rm -f /tmp/kt-user-pat $CONF
 	kt_dbus_stop
 	KT_KMSG_MARK=$start_mark
