@@ -28,11 +28,10 @@ int kt_user_data_init(struct kt_user_dev *udev)
 	udev->bitmap = bitmap_zalloc(udev->max_blocks, GFP_KERNEL);
 	if (!udev->bitmap)
 		return -ENOMEM;
-	xa_init(&udev->pages);
 	return 0;
 }
 
-/* the device is gone and no mapping is left */
+/* the device is gone and no mapping is left (or it was never enabled) */
 void kt_user_data_exit(struct kt_user_dev *udev)
 {
 	struct page *page;

@@ -85,6 +85,7 @@ static struct kt_dev *kt_user_alloc_dev(const char *name)
 	udev->cmd_time_out = KT_USER_TIME_OUT_DEF;
 	udev->qfull_time_out = -1;
 	xa_init_flags(&udev->cmds, XA_FLAGS_ALLOC1);
+	xa_init(&udev->pages);
 	INIT_LIST_HEAD(&udev->inflight);
 	INIT_LIST_HEAD(&udev->qfull);
 	kt_user_timer_init(udev);

@@ -191,8 +191,9 @@ main() {
 		fio_verify "${d0:-none}" again --rw=randwrite --bs=4k --size=8m
 	# online resize, tcmu-runner's path: control dev_size= (the daemon
 	# resized the image); attrib/dev_size asks the daemon first
-	check "control dev_size= while enabled grows the LU" \
-		write_attr $UHBA/uraw/control dev_size=$((96 << 20))
+	check "control dev_size= while enabled grows the LU (image grown first)" sh -c "
+		truncate -s $((96 << 20)) $RAW &&
+		echo dev_size=$((96 << 20)) > $UHBA/uraw/control"
 	check "info says the new size" grep -q "Size: $((96 << 20)) " $UHBA/uraw/info
 	sg=$(sg_of "${d0:-none}")
 	check "the initiator hears CAPACITY DATA HAS CHANGED" kt_wait_for 10 sh -c "
