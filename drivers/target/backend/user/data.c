@@ -127,12 +127,14 @@ void kt_user_data_free(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 
 /*
  * The iovecs of @ucmd's data (offsets in the mapping), adjacent blocks
- * merged; into @iov when not NULL. Returns how many.
+ * merged; into @iov when not NULL, which is in the ring: each is written
+ * once, whole, and never read back. Returns how many.
  */
 unsigned int kt_user_data_iovs(struct kt_user_dev *udev,
 			       struct kt_user_cmd *ucmd, struct iovec *iov)
 {
 	u32 left = ucmd->data_len;
+	size_t base = 0, run = 0;
 	unsigned int n = 0;
 	u32 i;
 
@@ -142,16 +144,21 @@ unsigned int kt_user_data_iovs(struct kt_user_dev *udev,
 			     (size_t)ucmd->blocks[i] * udev->blk_size;
 
 		if (i && ucmd->blocks[i] == ucmd->blocks[i - 1] + 1) {
-			if (iov)
-				iov[n - 1].iov_len += len;
+			run += len;
 		} else {
-			if (iov) {
-				iov[n].iov_base = (void __user *)off;
-				iov[n].iov_len = len;
+			if (i && iov) {
+				iov[n - 1].iov_base = (void __user *)base;
+				iov[n - 1].iov_len = run;
 			}
+			base = off;
+			run = len;
 			n++;
 		}
 		left -= len;
+	}
+	if (n && iov) {
+		iov[n - 1].iov_base = (void __user *)base;
+		iov[n - 1].iov_len = run;
 	}
 	return n;
 }

@@ -54,7 +54,7 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 	struct tcmu_cmd_entry *ent;
 	u32 cdb_len = kt_user_cdb_len(cmd->cdb);
 	unsigned int iovs;
-	u32 size, pad, id;
+	u32 size, pad, id, cdb_off;
 	int ret;
 
 	ret = kt_user_data_alloc(udev, ucmd);
@@ -99,9 +99,11 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 	tcmu_hdr_set_len(&ent->hdr.len_op, size);
 	ent->hdr.cmd_id = id;
 	ent->req.iov_cnt = kt_user_data_iovs(udev, ucmd, ent->req.iov);
-	ent->req.cdb_off = KT_USER_CMDR_OFF + r->head + size -
-			   round_up(cdb_len, KT_USER_ALIGN);
-	memcpy(udev->mb + ent->req.cdb_off, cmd->cdb, cdb_len);
+	/* the daemon may write the entry at once: never read back from it */
+	cdb_off = KT_USER_CMDR_OFF + r->head + size -
+		  round_up(cdb_len, KT_USER_ALIGN);
+	ent->req.cdb_off = cdb_off;
+	memcpy(udev->mb + cdb_off, cmd->cdb, cdb_len);
 	if (cmd->dir == KT_DATA_OUT && ucmd->data_len)
 		kt_user_data_copy(udev, ucmd, cmd, ucmd->data_len, true);
 
