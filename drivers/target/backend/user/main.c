@@ -277,14 +277,24 @@ static int kt_user_enable(struct kt_dev *dev)
 out_uio:
 	kt_user_uio_unregister(udev);
 out_down:
+	/*
+	 * The daemon may have mapped the device already: its faults find
+	 * nothing from here on (map_size 0, under the lock), and the pages
+	 * it has mapped stay its own until it unmaps them.
+	 */
 	spin_lock_irqsave(&udev->lock, flags);
 	udev->up = false;
+	udev->map_size = 0;
+	mb = udev->mb;
+	udev->mb = NULL;
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_data_exit(udev);
+	vfree(mb);
+	return ret < 0 ? ret : -EIO;
 out_mb:
 	vfree(udev->mb);
 	udev->mb = NULL;
-	return ret < 0 ? ret : -EIO;
+	return ret;
 }
 
 /*

@@ -46,14 +46,21 @@ static void kt_user_vma_close(struct vm_area_struct *vma)
 	kt_user_dev_put(vma->vm_private_data);
 }
 
+/*
+ * Under udev->lock: a failed enable takes the memory away (map_size 0)
+ * while a daemon may have the device mapped already.
+ */
 static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 {
 	struct kt_user_dev *udev = vmf->vma->vm_private_data;
 	size_t off = (size_t)vmf->pgoff << PAGE_SHIFT;
-	struct page *page;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	struct page *page = NULL;
+	unsigned long flags;
 
-	if (off >= udev->map_size)
-		return VM_FAULT_SIGBUS;
+	spin_lock_irqsave(&udev->lock, flags);
+	if (off >= udev->map_size || !udev->mb)
+		goto out;
 	if (off < udev->data_off) {
 		page = vmalloc_to_page(udev->mb + off);
 		get_page(page);
@@ -64,11 +71,14 @@ static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 			pr_warn_ratelimited("%s: the daemon touched data area page %zu, never used\n",
 					    kt_user_name(udev),
 					    (off - udev->data_off) >> PAGE_SHIFT);
-			return VM_FAULT_SIGBUS;
+			goto out;
 		}
 	}
 	vmf->page = page;
-	return 0;
+	ret = 0;
+out:
+	spin_unlock_irqrestore(&udev->lock, flags);
+	return ret;
 }
 
 static const struct vm_operations_struct kt_user_vm_ops = {
@@ -152,6 +162,8 @@ void kt_user_uio_unregister(struct kt_user_dev *udev)
 	uio_unregister_device(&udev->uio);
 	kfree(udev->uio.name);
 	udev->uio.name = NULL;
+	/* UIO calls no release once unregistered: a next enable may open */
+	clear_bit(KT_USER_OPEN, &udev->flags);
 }
 
 int kt_user_uio_init(void)
