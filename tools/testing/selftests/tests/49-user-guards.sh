@@ -8,7 +8,9 @@
 # itself); with the TPG's demo_mode_write_protect a WRITE to the user LU
 # ends in DATA PROTECT and the image keeps its data, while READs still
 # work; a READ longer than hw_max_sectors blocks is refused with INVALID
-# FIELD IN CDB before any buffer is allocated for it. About a minute.
+# FIELD IN CDB before any buffer is allocated for it; a control write
+# that names a key fixed once enabled applies none of its keys. About a
+# minute.
 . ./lib.sh
 
 TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
@@ -68,7 +70,7 @@ main() {
 	for t in tcmu-runner qemu-img sg_xcopy sg_raw; do
 		command -v $t >/dev/null || { skip_all "$t not installed"; return; }
 	done
-	plan 21
+	plan 23
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	export HOME=/root
@@ -118,7 +120,7 @@ main() {
 		naa:${unaa:-00} -- 0:1:256:0:0 2>&1)
 	printf '%s\n' "$out" > $LOG.xcopy
 	check "EXTENDED COPY naming the user LU: COPY ABORTED, unreachable copy target" \
-		output_has "$out" "Copy Aborted" "nreachable copy target"
+		output_has "$out" "Copy Aborted" "Copy target device not reachable"
 	check "the user LU's data is unchanged" cmp -n 1048576 /tmp/kt-userg-pat $RAW
 	check "the kernel is alive: the user LU answers TEST UNIT READY" \
 		sg_turs ${gu:-none}
@@ -143,6 +145,12 @@ main() {
 		output_has "$out" "Illegal Request" "Invalid field in cdb"
 	check "a READ(10) of 128 blocks works" sg_raw -r 65536 ${gu:-none} \
 		28 00 00 00 00 00 00 00 80 00
+
+	# a control write on the enabled device: a fixed key refuses it all
+	check_fails "control dev_size=,hw_block_size= on the enabled device fails" \
+		sh -c "echo dev_size=$((96 << 20)),hw_block_size=4096 > $UDEV/control"
+	check "and applied nothing: the size is still 64 MiB" \
+		grep -q "Size: 67108864 " $UDEV/info
 
 	teardown
 	check "no user device is left" sh -c "! test -e $UDEV"
