@@ -21,9 +21,12 @@
 #include "user.h"
 
 /*
- * LIO's module parameters, by name (tcmu-runner writes block_netlink and
- * reset_netlink at start). global_max_data_area_mb bounds each device's
- * max_data_area_mb here; pages are not reclaimed across devices.
+ * LIO's module parameters, by name, under this module's name: tcmu-runner
+ * writes /sys/module/target_core_user/parameters/, which does not exist
+ * here (the module is ktarget_user, loaded through an alias), so its
+ * writes fail and it goes on without them. global_max_data_area_mb
+ * bounds each device's max_data_area_mb here, not the sum as in LIO;
+ * pages are not reclaimed across devices.
  */
 int kt_user_global_max_mb = 2048;
 module_param_named(global_max_data_area_mb, kt_user_global_max_mb, int, 0644);
