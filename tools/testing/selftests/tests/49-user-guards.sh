@@ -9,7 +9,8 @@
 # ends in DATA PROTECT and the image keeps its data, while READs still
 # work; a READ longer than hw_max_sectors blocks is refused with INVALID
 # FIELD IN CDB before any buffer is allocated for it; a control write
-# that names a key fixed once enabled applies none of its keys. About a
+# that names a key fixed once enabled applies none of its keys;
+# tmr_notification 1 is refused (CAP_TMR is not offered). About a
 # minute.
 . ./lib.sh
 
@@ -70,7 +71,7 @@ main() {
 	for t in tcmu-runner qemu-img sg_xcopy sg_raw; do
 		command -v $t >/dev/null || { skip_all "$t not installed"; return; }
 	done
-	plan 23
+	plan 25
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	export HOME=/root
@@ -151,6 +152,11 @@ main() {
 		sh -c "echo dev_size=$((96 << 20)),hw_block_size=4096 > $UDEV/control"
 	check "and applied nothing: the size is still 64 MiB" \
 		grep -q "Size: 67108864 " $UDEV/info
+
+	check_bad_write "attrib/tmr_notification 1 is refused (no CAP_TMR)" \
+		$UDEV/attrib/tmr_notification 1 "task management notifications are not offered"
+	check "attrib/tmr_notification 0 is taken" \
+		write_attr $UDEV/attrib/tmr_notification 0
 
 	teardown
 	check "no user device is left" sh -c "! test -e $UDEV"
