@@ -4,8 +4,8 @@
  * cmd_time_out, qfull_time_out (seconds, live), max_data_area_mb,
  * data_pages_per_blk, cmd_ring_size_mb (read-only: set through control),
  * dev_config (before enable, or unchanged), dev_size (a resize once enabled, told to
- * the daemon first), nl_reply_supported, tmr_notification (kept; no task
- * management entry is sent: the mailbox does not offer CAP_TMR). action/:
+ * the daemon first), nl_reply_supported, tmr_notification (0 only: no task
+ * management entry is sent, the mailbox does not offer CAP_TMR). action/:
  * block_dev, reset_ring, free_kept_buf (no buffer is ever kept: the
  * mailbox does not offer CAP_KEEP_BUF).
  */
@@ -159,6 +159,12 @@ static ssize_t tmr_notification_store(struct config_item *item,
 
 	if (kstrtobool(page, &val))
 		return -EINVAL;
+	/* taken and then ignored, it would promise what is never sent */
+	if (val) {
+		pr_warn_ratelimited("%s: tmr_notification: task management notifications are not offered (no CAP_TMR)\n",
+				    kt_user_name(attrib_udev(item)));
+		return -EINVAL;
+	}
 	attrib_udev(item)->tmr_notification = val;
 	return count;
 }
