@@ -279,6 +279,12 @@ static void kt_user_answer(struct kt_user_dev *udev,
 				    kt_user_name(udev), ucmd->id,
 				    ent->rsp.scsi_status);
 		ucmd->reason = KT_SENSE_LU_COMM_FAILURE;
+	} else if (ent->rsp.scsi_status == KT_SAM_CHECK_CONDITION &&
+		   !kt_user_sense_len(ent->rsp.sense_buffer)) {
+		pr_warn_ratelimited("%s: the daemon answered cmd_id %u CHECK CONDITION with no fixed or descriptor sense (%#x)\n",
+				    kt_user_name(udev), ucmd->id,
+				    ent->rsp.sense_buffer[0]);
+		ucmd->reason = KT_SENSE_LU_COMM_FAILURE;
 	} else {
 		ucmd->status = ent->rsp.scsi_status;
 		memcpy(ucmd->sense, ent->rsp.sense_buffer, KT_USER_SENSE_LEN);
