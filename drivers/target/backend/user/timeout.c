@@ -6,9 +6,10 @@
  * entry stays the daemon's (EXPIRED) until answered or the ring is reset,
  * and that late answer only gives its blocks and cmd_id back. A command
  * waiting for room ends TASK SET FULL after qfull_time_out (-1: the
- * cmd_time_out). One timer per device, armed for the nearest deadline;
- * rounded up to the second, so a command ends between its time-out and
- * one second (plus a tick) later.
+ * cmd_time_out), and is tried again every second meanwhile. One timer
+ * per device, armed for the nearest deadline; rounded up to the second,
+ * so a command ends between its time-out and one second (plus a tick)
+ * later.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,6 +19,7 @@
 #include "user.h"
 
 #define KT_USER_NEVER	0	/* deadline of a command without one */
+#define KT_USER_QFULL_RETRY	HZ	/* waiting commands tried again */
 
 unsigned long kt_user_deadline(u32 seconds)
 {
@@ -29,13 +31,22 @@ unsigned long kt_user_deadline(u32 seconds)
 	return d == KT_USER_NEVER ? 1 : d;
 }
 
-/* under udev->lock: the nearest deadline, or false when none */
+/*
+ * Under udev->lock: the nearest deadline, or false when none. Waiting
+ * commands are also retried every KT_USER_QFULL_RETRY: room may come back
+ * with no kick (an allocation that failed, a ring the daemon left idle).
+ */
 static bool kt_user_next(struct kt_user_dev *udev, unsigned long *next)
 {
 	struct list_head *lists[] = { &udev->inflight, &udev->qfull };
 	struct kt_user_cmd *ucmd;
 	bool any = false;
 	unsigned int i;
+
+	if (!list_empty(&udev->qfull)) {
+		*next = jiffies + KT_USER_QFULL_RETRY;
+		any = true;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(lists); i++) {
 		list_for_each_entry(ucmd, lists[i], node) {
@@ -90,6 +101,10 @@ static void kt_user_timeout(struct timer_list *t)
 				    kt_user_name(udev), ucmd->id,
 				    udev->cmd_time_out);
 	}
+	/* room may have come without a kick: the waiting ones first */
+	if (udev->up && !test_bit(KT_USER_BROKEN, &udev->flags) &&
+	    !test_bit(KT_USER_BLOCKED, &udev->flags))
+		kt_user_run_qfull(udev, &done, false);
 	list_for_each_entry_safe(ucmd, tmp, &udev->qfull, node) {
 		if (ucmd->deadline == KT_USER_NEVER ||
 		    time_before(now, ucmd->deadline))
