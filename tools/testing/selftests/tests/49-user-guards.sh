@@ -59,7 +59,6 @@ teardown() {
 	rmdir $UDEV $FDEV $KT_CFS/core/user_0 $KT_CFS/core/fileio_0 2>/dev/null
 	[ -n "$RUNNER" ] && kill $RUNNER 2>/dev/null && wait $RUNNER 2>/dev/null
 	kt_iscsi_teardown
-	rmmod ktarget_user 2>/dev/null
 	umount $IMGS 2>/dev/null
 	rm -f $FS $FILE $CONF /tmp/kt-userg-*
 	kt_dbus_stop
@@ -71,7 +70,7 @@ main() {
 	for t in tcmu-runner qemu-img sg_xcopy sg_raw; do
 		command -v $t >/dev/null || { skip_all "$t not installed"; return; }
 	done
-	plan 25
+	plan 26
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	export HOME=/root
@@ -160,6 +159,8 @@ main() {
 
 	teardown
 	check "no user device is left" sh -c "! test -e $UDEV"
+	check "rmmod ktarget_iscsi, ktarget_user and the backstores" \
+		rmmod ktarget_iscsi ktarget_user ktarget_fileio ktarget_rd
 	KT_KMSG_MARK=$start_mark
 	check "the kernel log shows no finding" kt_kmsg_clean
 }
