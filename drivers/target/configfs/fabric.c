@@ -117,18 +117,27 @@ unlock_dev:
 	return ret;
 }
 
-/* Unlink: no new commands find the LUN; wait for those in flight. */
+/*
+ * Unlink: from its first step no new command finds the LUN (LOGICAL UNIT
+ * NOT SUPPORTED, as LIO's once it killed the LUN's ref), so none starts
+ * that could hold the unlink for another time-out of a stuck backstore;
+ * then wait for those in flight, which finish or time out.
+ */
 static void kt_lun_drop_link(struct config_item *item,
 			     struct config_item *target)
 {
 	struct kt_lun *lun = to_kt_lun(item);
 	struct kt_tpg *tpg = lun->tpg;
 
-	/* ... and takes it away while its commands still reach it */
+	WRITE_ONCE(lun->live, false);
+	/*
+	 * A fabric with its initiator here takes the disk away: what it
+	 * sends on the way out (sd's cache flush) is refused at once, the
+	 * commands already started it waits for.
+	 */
 	if (tpg->ops->lun_unlinking)
 		tpg->ops->lun_unlinking(tpg, lun->unpacked_lun);
 	mutex_lock(&tpg->lock);
-	WRITE_ONCE(lun->live, false);
 	xa_erase(&tpg->luns, lun->unpacked_lun);
 	kt_ua_luns_changed(tpg);
 	mutex_unlock(&tpg->lock);
