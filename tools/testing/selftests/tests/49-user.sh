@@ -11,8 +11,9 @@
 # under fio ends fio's commands with errors within cmd_time_out; started
 # again it takes the device back (block_dev, reset_ring) and the same LUN
 # verifies data; with the daemon dead, a LUN under fio unlinks within
-# cmd_time_out plus 10 s. A resize through control (tcmu-runner's path)
-# reaches the initiator as CAPACITY DATA HAS CHANGED. About 4 minutes in
+# cmd_time_out plus 10 s, and with cmd_time_out 0 within 10 s plus 10.
+# A resize through control (tcmu-runner's path) reaches the initiator as
+# CAPACITY DATA HAS CHANGED. About 4 minutes in
 # the guest. kt_tcmu_hostile, a daemon that answers garbage (bad tails,
 # entries, command ids, statuses, lengths, scribbles and SIGBUS), takes
 # the device for 20 s under fio; tcmu-runner then takes it back and the
@@ -94,7 +95,7 @@ main() {
 		skip_all "tcmu-runner, targetcli or qemu-img not installed"
 		return
 	fi
-	plan 44
+	plan 47
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	export HOME=/root
@@ -227,6 +228,20 @@ main() {
 		kt_within $((TMO + 10)) sh -c "rm \$(find $TPG/lun/lun_0 -maxdepth 1 -type l) &&
 		rmdir $TPG/lun/lun_0"
 	check "fio on it ends with an error" ends_failed_within 30 $pid
+	# cmd_time_out 0 (none): the commands in the ring of a LUN being
+	# unlinked still end, 10 s after the unlink began
+	echo 0 > $(user_hba uqc)/uqc/attrib/cmd_time_out
+	fio_load "${d1:-none}" unlink0
+	pid=$!
+	sleep 3
+	check "cmd_time_out 0, daemon dead: the LUN under fio unlinks within 10 s + 10" \
+		kt_within 20 sh -c "rm \$(find $TPG/lun/lun_1 -maxdepth 1 -type l) &&
+		rmdir $TPG/lun/lun_1"
+	# what lets it go otherwise
+	echo 2 > $(user_hba uqc)/uqc/action/reset_ring 2>/dev/null
+	check "fio on that one ends with an error" ends_failed_within 30 $pid
+	check "the kernel said they were ended as their LUN went" sh -c \
+		"dmesg | grep -q 'aborted or its LUN unlinked, not answered within 10 s'"
 	check_bad_write "action/reset_ring 3 is refused" \
 		$UHBA/uraw/action/reset_ring 3 "reset_ring: 1 (retry) or 2 (fail)"
 	check "action/reset_ring 1 with no daemon" write_attr $UHBA/uraw/action/reset_ring 1
