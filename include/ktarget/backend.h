@@ -151,6 +151,22 @@ struct kt_backend_ops {
 	 */
 	struct configfs_attribute **attrib_attrs;
 	struct configfs_attribute **action_attrs;
+
+	/*
+	 * Optional, for a backstore whose commands may wait on a peer that
+	 * never answers (the user backstore's daemon). abort: @cmd, which
+	 * this backstore has and must still end with kt_be_done() or
+	 * kt_be_cdb_done(), was aborted (a TMF, an I_T nexus loss); end it
+	 * at once where it has not started, within a bound of the
+	 * backstore's own otherwise. lun_unlinking: @lun is being unlinked
+	 * and takes no new command; the core waits for those addressed
+	 * through it (cmd->lun == @lun): the same for each of them. From
+	 * process context, without the core's locks; may race with the
+	 * command's own end.
+	 */
+	void		(*abort)(struct kt_cmd *cmd);
+	void		(*lun_unlinking)(struct kt_dev *dev,
+					 const struct kt_lun *lun);
 };
 
 static inline struct kt_dev *kt_dev_from_attrib_item(struct config_item *item)

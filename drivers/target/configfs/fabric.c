@@ -130,6 +130,8 @@ static void kt_lun_drop_link(struct config_item *item,
 	struct kt_tpg *tpg = lun->tpg;
 
 	WRITE_ONCE(lun->live, false);
+	/* a backstore that may never hear back ends what it holds in time */
+	kt_backend_lun_unlinking(lun->dev, lun);
 	/*
 	 * A fabric with its initiator here takes the disk away: what it
 	 * sends on the way out (sd's cache flush) is refused at once, the
@@ -145,7 +147,16 @@ static void kt_lun_drop_link(struct config_item *item,
 	synchronize_rcu();
 
 	percpu_ref_kill(&lun->ref);
-	wait_for_completion(&lun->ref_done);
+	/*
+	 * One that reached such a backstore after that call is told too,
+	 * every second; for any other the wait stays one the hung task
+	 * detector sees.
+	 */
+	if (kt_backend_lun_unlinking(lun->dev, lun))
+		while (!wait_for_completion_timeout(&lun->ref_done, HZ))
+			kt_backend_lun_unlinking(lun->dev, lun);
+	else
+		wait_for_completion(&lun->ref_done);
 	/* no command is left that could make a token through it */
 	kt_rod_lun_gone(lun);
 	percpu_ref_exit(&lun->ref);

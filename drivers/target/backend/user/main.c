@@ -358,6 +358,8 @@ static const struct kt_backend_ops kt_user_ops = {
 	.size		= kt_user_size,
 	.show_info	= kt_user_show_info,
 	.exec_cdb	= kt_user_exec_cdb,
+	.abort		= kt_user_abort,
+	.lun_unlinking	= kt_user_lun_unlinking,
 	.attrib_attrs	= kt_user_attrib_attrs,
 	.action_attrs	= kt_user_action_attrs,
 };

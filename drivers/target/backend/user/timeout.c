@@ -10,6 +10,12 @@
  * per device, armed for the nearest deadline; rounded up to the second,
  * so a command ends between its time-out and one second (plus a tick)
  * later.
+ *
+ * The core waits for a command it aborted (a TMF, an I_T nexus loss) and
+ * for every command of a LUN being unlinked: whatever cmd_time_out says,
+ * 0 included, such a command ends at once while it waits for room, and
+ * within KT_USER_CUT_TIME_OUT in the ring. So a hung daemon holds an
+ * unlink or a LUN RESET for at most that, plus a second.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +26,7 @@
 
 #define KT_USER_NEVER	0	/* deadline of a command without one */
 #define KT_USER_QFULL_RETRY	HZ	/* waiting commands tried again */
+#define KT_USER_CUT_TIME_OUT	10	/* s: aborted, or its LUN unlinked */
 
 unsigned long kt_user_deadline(u32 seconds)
 {
@@ -97,9 +104,14 @@ static void kt_user_timeout(struct timer_list *t)
 		list_add_tail(&dead->node, &done);
 		ucmd->cmd = NULL;
 		ucmd->state = KT_UCMD_EXPIRED;
-		pr_warn_ratelimited("%s: cmd_id %u not answered within cmd_time_out %u s: ended\n",
-				    kt_user_name(udev), ucmd->id,
-				    udev->cmd_time_out);
+		if (ucmd->cut)
+			pr_warn_ratelimited("%s: cmd_id %u, aborted or its LUN unlinked, not answered within %u s: ended\n",
+					    kt_user_name(udev), ucmd->id,
+					    KT_USER_CUT_TIME_OUT);
+		else
+			pr_warn_ratelimited("%s: cmd_id %u not answered within cmd_time_out %u s: ended\n",
+					    kt_user_name(udev), ucmd->id,
+					    udev->cmd_time_out);
 	}
 	/* room may have come without a kick: the waiting ones first */
 	if (udev->up && !test_bit(KT_USER_BROKEN, &udev->flags) &&
@@ -121,4 +133,74 @@ static void kt_user_timeout(struct timer_list *t)
 void kt_user_timer_init(struct kt_user_dev *udev)
 {
 	timer_setup(&udev->timer, kt_user_timeout, 0);
+}
+
+/*
+ * Under udev->lock: @ucmd was aborted, or its LUN is going (@reason, what
+ * it ends with): waiting for room, it ends now; in the ring, within
+ * KT_USER_CUT_TIME_OUT, or by its own deadline if that is sooner.
+ */
+static void kt_user_cut(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
+			sense_reason_t reason, struct list_head *done)
+{
+	unsigned long d;
+
+	if (ucmd->state == KT_UCMD_QUEUED) {
+		list_move_tail(&ucmd->node, done);
+		ucmd->reason = reason;
+		return;
+	}
+	d = kt_user_deadline(KT_USER_CUT_TIME_OUT);
+	if (ucmd->deadline == KT_USER_NEVER || time_before(d, ucmd->deadline)) {
+		ucmd->deadline = d;
+		ucmd->cut = true;
+	}
+}
+
+/*
+ * The commands of @udev that @match picks (the lists hold only those whose
+ * SCSI command has not ended) are cut short.
+ */
+static void kt_user_cut_all(struct kt_user_dev *udev, sense_reason_t reason,
+			    bool (*match)(struct kt_cmd *cmd, const void *arg),
+			    const void *arg)
+{
+	struct list_head *lists[] = { &udev->inflight, &udev->qfull };
+	struct kt_user_cmd *ucmd, *tmp;
+	unsigned long flags;
+	unsigned int i;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&udev->lock, flags);
+	for (i = 0; i < ARRAY_SIZE(lists); i++)
+		list_for_each_entry_safe(ucmd, tmp, lists[i], node)
+			if (match(ucmd->cmd, arg))
+				kt_user_cut(udev, ucmd, reason, &done);
+	kt_user_timer_arm(udev);
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_finish(&done);
+}
+
+static bool kt_user_is_cmd(struct kt_cmd *cmd, const void *arg)
+{
+	return cmd == arg;
+}
+
+static bool kt_user_is_lun(struct kt_cmd *cmd, const void *arg)
+{
+	return cmd->lun == arg;
+}
+
+/* The backend's abort: the core aborted @cmd, which it waits for. */
+void kt_user_abort(struct kt_cmd *cmd)
+{
+	kt_user_cut_all(to_udev(cmd->dev), KT_SENSE_LU_COMM_FAILURE,
+			kt_user_is_cmd, cmd);
+}
+
+/* The backend's lun_unlinking: the core waits for @lun's commands. */
+void kt_user_lun_unlinking(struct kt_dev *dev, const struct kt_lun *lun)
+{
+	kt_user_cut_all(to_udev(dev), KT_SENSE_LUN_NOT_SUPPORTED,
+			kt_user_is_lun, lun);
 }

@@ -62,6 +62,7 @@ struct kt_user_cmd {
 	enum kt_user_cmd_state	state;
 	u16			id;		/* ring cmd_id, while in the ring */
 	unsigned long		deadline;	/* jiffies */
+	bool			cut;		/* deadline: aborted, LUN gone */
 	u32			data_len;
 	u32			nr_blocks;
 	u32			*blocks;	/* data area blocks it holds */
@@ -155,6 +156,8 @@ struct page *kt_user_data_page(struct kt_user_dev *udev, unsigned long idx);
 void kt_user_timer_init(struct kt_user_dev *udev);
 void kt_user_timer_arm(struct kt_user_dev *udev);
 unsigned long kt_user_deadline(u32 seconds);
+void kt_user_abort(struct kt_cmd *cmd);
+void kt_user_lun_unlinking(struct kt_dev *dev, const struct kt_lun *lun);
 
 /* uio.c */
 int kt_user_uio_register(struct kt_user_dev *udev);
