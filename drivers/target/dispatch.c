@@ -252,6 +252,7 @@ sense_reason_t kt_passthrough_setup(struct kt_cmd *cmd, unsigned int cdb_len)
 		cmd->sense_field = KT_FIELD_CDB(0);
 		return KT_SENSE_INVALID_CDB_FIELD;
 	}
+	cmd->cdb_len = n;
 	cmd->desc = kt_cdb_desc_find(cmd->cdb, cdb_len) ?: &kt_passthrough_desc;
 	if (cmd->write_protected && kt_passthrough_changes(cmd))
 		return KT_SENSE_WRITE_PROTECTED;

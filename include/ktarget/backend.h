@@ -130,7 +130,9 @@ struct kt_backend_ops {
 	 * PERSISTENT RESERVE IN/OUT, RESERVE/RELEASE and the ALUA REPORT /
 	 * SET TARGET PORT GROUPS for itself, applies the LU's gates (unit
 	 * attention, ALUA state, reservations) to everything, and hands every
-	 * other command to exec_cdb(): cmd->cdb (its length from its group),
+	 * other command to exec_cdb(): cmd->cdb (cmd->cdb_len bytes: its
+	 * group's length, 8 + ADDITIONAL CDB LENGTH for 7Fh, or what the
+	 * fabric gave for the groups that have none),
 	 * cmd->dir and cmd->data_length as the initiator gave them, and
 	 * cmd->sgl, filled for KT_DATA_OUT. The backstore ends it with one
 	 * kt_be_cdb_done() (or kt_be_done() with a sense_reason_t), from any

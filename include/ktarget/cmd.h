@@ -80,6 +80,7 @@ struct kt_cmd {
 	u64			lba;
 	u32			nr_blocks;
 	u8			cdb_flags;
+	u8			cdb_len;	/* a passthrough command's */
 	/*
 	 * A command that changes blocks: tokens made while it is under way
 	 * are revoked when it completes (kt_rod_write_end()). @rod_watch:

@@ -24,15 +24,6 @@ void kt_user_cmd_free(struct kt_user_cmd *ucmd)
 	kfree(ucmd);
 }
 
-static u32 kt_user_cdb_len(const u8 *cdb)
-{
-	static const u8 group_len[8] = { 6, 10, 10, 16, 16, 12, 16, 16 };
-
-	if (cdb[0] == 0x7f)
-		return min_t(u32, 8 + cdb[7], KT_CDB_INLINE);
-	return group_len[cdb[0] >> 5];
-}
-
 /* an entry's size for @iovs iovecs and its CDB */
 static u32 kt_user_entry_size(unsigned int iovs, u32 cdb_len)
 {
@@ -52,7 +43,7 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 	struct kt_user_ring *r = &udev->ring;
 	struct tcmu_mailbox *mb = udev->mb;
 	struct tcmu_cmd_entry *ent;
-	u32 cdb_len = kt_user_cdb_len(cmd->cdb);
+	u32 cdb_len = cmd->cdb_len;	/* the core's, kt_passthrough_setup() */
 	unsigned int iovs;
 	u32 size, pad, id, cdb_off;
 	int ret;
@@ -75,7 +66,7 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 		goto out_free;
 	}
 	ret = xa_alloc_cyclic(&udev->cmds, &id, ucmd, XA_LIMIT(1, U16_MAX),
-			      &udev->next_id, GFP_ATOMIC);
+			      &udev->next_id, GFP_NOWAIT | __GFP_NOWARN);
 	if (ret < 0) {
 		ret = -ENOSPC;
 		goto out_free;
