@@ -7,6 +7,9 @@
  * daemon may still be writing them. Pages are allocated when a block is
  * first used and kept until the device goes, at most max_data_area_mb of
  * them: the daemon's faults find them in @pages, never anything else.
+ * They are allocated under udev->lock without waiting and without the
+ * atomic reserves (GFP_NOWAIT): a command that gets none waits for room,
+ * tried again each second (timeout.c).
  * Only data moves through here; the iovecs the kernel gives the daemon
  * are its own, computed from the blocks it holds, never read back.
  */
@@ -68,10 +71,11 @@ static int kt_user_block_pages(struct kt_user_dev *udev, u32 blk)
 
 		if (xa_load(&udev->pages, idx))
 			continue;
-		page = alloc_page(GFP_ATOMIC | __GFP_NOWARN | __GFP_ZERO);
+		page = alloc_page(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO);
 		if (!page)
 			return -ENOMEM;
-		if (xa_err(xa_store(&udev->pages, idx, page, GFP_ATOMIC))) {
+		if (xa_err(xa_store(&udev->pages, idx, page,
+				    GFP_NOWAIT | __GFP_NOWARN))) {
 			__free_page(page);
 			return -ENOMEM;
 		}
@@ -95,7 +99,8 @@ int kt_user_data_alloc(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 	if (nr > udev->free_blocks)
 		return -ENOSPC;
 	if (!ucmd->blocks) {
-		ucmd->blocks = kmalloc_array(nr, sizeof(u32), GFP_ATOMIC);
+		ucmd->blocks = kmalloc_array(nr, sizeof(u32),
+					     GFP_NOWAIT | __GFP_NOWARN);
 		if (!ucmd->blocks)
 			return -ENOSPC;
 	}

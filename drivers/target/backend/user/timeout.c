@@ -95,7 +95,7 @@ static void kt_user_timeout(struct timer_list *t)
 		 * The entry stays the daemon's: a copy ends the command, the
 		 * original keeps the blocks and the cmd_id for the answer.
 		 */
-		dead = kzalloc(sizeof(*dead), GFP_ATOMIC);
+		dead = kzalloc(sizeof(*dead), GFP_NOWAIT | __GFP_NOWARN);
 		if (!dead)
 			continue;	/* the next tick tries again */
 		list_del_init(&ucmd->node);
