@@ -13,7 +13,7 @@
 # verifies data; with the daemon dead, a LUN under fio unlinks within
 # cmd_time_out plus 10 s, and with cmd_time_out 0 within 10 s plus 10.
 # A resize through control (tcmu-runner's path) reaches the initiator as
-# CAPACITY DATA HAS CHANGED. About 4 minutes in
+# CAPACITY DATA HAS CHANGED. About 3 minutes in
 # the guest. kt_tcmu_hostile, a daemon that answers garbage (bad tails,
 # entries, command ids, statuses, lengths, scribbles and SIGBUS), takes
 # the device for 20 s under fio; tcmu-runner then takes it back and the
@@ -176,7 +176,7 @@ main() {
 	check_eq "attrib/cmd_time_out takes $TMO" "$(cat $UHBA/uraw/attrib/cmd_time_out)" $TMO
 	fio_load "${d0:-none}" killed
 	pid=$!
-	sleep 5
+	sleep 2
 	runner_kill
 	check "tcmu-runner killed: fio ends with an error within cmd_time_out + 20 s" \
 		ends_failed_within $((TMO + 20)) $pid
@@ -208,7 +208,7 @@ main() {
 	check "build kt_tcmu_hostile" gcc -Wall -O2 -o /run/kt_tcmu_hostile kt_tcmu_hostile.c
 	fio --output=$LOG.hostile-fio --filename=${d0:-none} --direct=1 \
 		--ioengine=libaio --iodepth=16 --name=hostile --rw=randrw --bs=4k \
-		--size=16m --time_based --runtime=30 --continue_on_error=all &
+		--size=16m --time_based --runtime=22 --continue_on_error=all &
 	pid=$!
 	check "kt_tcmu_hostile answers garbage for 20 s" sh -c "
 		/run/kt_tcmu_hostile uraw 20 > $LOG.hostile 2>&1 && grep -q '^kicks [1-9]' $LOG.hostile"
@@ -222,7 +222,7 @@ main() {
 		fio_verify "${d0:-none}" afterhostile --rw=randwrite --bs=4k --size=8m
 	fio_load "${d0:-none}" unlink
 	pid=$!
-	sleep 5
+	sleep 2
 	runner_kill
 	check "daemon dead: the LUN under fio unlinks within cmd_time_out + 10 s" \
 		kt_within $((TMO + 10)) sh -c "rm \$(find $TPG/lun/lun_0 -maxdepth 1 -type l) &&
@@ -233,7 +233,7 @@ main() {
 	echo 0 > $(user_hba uqc)/uqc/attrib/cmd_time_out
 	fio_load "${d1:-none}" unlink0
 	pid=$!
-	sleep 3
+	sleep 2
 	check "cmd_time_out 0, daemon dead: the LUN under fio unlinks within 10 s + 10" \
 		kt_within 20 sh -c "rm \$(find $TPG/lun/lun_1 -maxdepth 1 -type l) &&
 		rmdir $TPG/lun/lun_1"
