@@ -129,17 +129,21 @@ static void kt_lun_drop_link(struct config_item *item,
 	struct kt_lun *lun = to_kt_lun(item);
 	struct kt_tpg *tpg = lun->tpg;
 
-	WRITE_ONCE(lun->live, false);
-	/* a backstore that may never hear back ends what it holds in time */
-	kt_backend_lun_unlinking(lun->dev, lun);
 	/*
-	 * A fabric with its initiator here takes the disk away: what it
-	 * sends on the way out (sd's cache flush) is refused at once, the
-	 * commands already started it waits for.
+	 * A backstore that may never hear back from its storage (a user
+	 * daemon) takes no new command from here and ends what it holds in
+	 * time; over any other, a fabric with its initiator here (loopback,
+	 * vhost) takes the disk away next while the LUN still serves it, so
+	 * what the initiator writes on the way out (its dirty pages, sd's
+	 * cache flush) reaches the storage, as under LIO.
 	 */
+	if (lun->dev->ops->lun_unlinking)
+		WRITE_ONCE(lun->live, false);
+	kt_backend_lun_unlinking(lun->dev, lun);
 	if (tpg->ops->lun_unlinking)
 		tpg->ops->lun_unlinking(tpg, lun->unpacked_lun);
 	mutex_lock(&tpg->lock);
+	WRITE_ONCE(lun->live, false);
 	xa_erase(&tpg->luns, lun->unpacked_lun);
 	kt_ua_luns_changed(tpg);
 	mutex_unlock(&tpg->lock);
