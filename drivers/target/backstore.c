@@ -109,6 +109,15 @@ void kt_backend_abort(struct kt_cmd *cmd)
 		cmd->dev->ops->abort(cmd);
 }
 
+/*
+ * Whether @dev's backstore may never hear back from its storage (it has
+ * lun_unlinking()): its LUNs take no new command from an unlink's start.
+ */
+bool kt_backend_may_not_answer(const struct kt_dev *dev)
+{
+	return !!dev->ops->lun_unlinking;
+}
+
 /* Whether @dev's backstore has lun_unlinking(), which was called. */
 bool kt_backend_lun_unlinking(struct kt_dev *dev, const struct kt_lun *lun)
 {

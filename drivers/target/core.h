@@ -45,6 +45,7 @@ void kt_dbroot_set(const char *dir);
 /* backstore.c */
 const struct kt_backend_ops *kt_backend_get(const char *name);
 void kt_backend_abort(struct kt_cmd *cmd);
+bool kt_backend_may_not_answer(const struct kt_dev *dev);
 bool kt_backend_lun_unlinking(struct kt_dev *dev, const struct kt_lun *lun);
 
 /* fabric.c */

@@ -137,7 +137,7 @@ static void kt_lun_drop_link(struct config_item *item,
 	 * what the initiator writes on the way out (its dirty pages, sd's
 	 * cache flush) reaches the storage, as under LIO.
 	 */
-	if (lun->dev->ops->lun_unlinking)
+	if (kt_backend_may_not_answer(lun->dev))
 		WRITE_ONCE(lun->live, false);
 	kt_backend_lun_unlinking(lun->dev, lun);
 	if (tpg->ops->lun_unlinking)
