@@ -41,8 +41,12 @@ rule "proto/ includes only <ktarget/proto/*.h>" \
 
 # A backstore sees the backend interface, never a CDB or the core.
 rule "a backstore includes only <ktarget/backend.h>" \
-	'^drivers/target/backend/' \
+	'^drivers/target/backend/[^/]+$' \
 	'<ktarget/(backend|compat|version)\.h>'
+# A backstore of several files (a folder) has its own headers besides.
+rule "the user backstore includes only <ktarget/backend.h> and its own headers" \
+	'^drivers/target/backend/user/' \
+	'<ktarget/(backend|compat|version)\.h>|"(user|entry)\.h"'
 
 # The DLM module knows the core only through what the core asks of it.
 rule "dlm/ includes only <ktarget/cluster.h> and its own header" \

@@ -96,3 +96,33 @@ const struct kt_backend_ops *kt_backend_get(const char *name)
 	}
 	return ops;
 }
+
+/*
+ * The core aborted @cmd while its backstore has it, or a LUN of @dev is
+ * being unlinked (@lun): a backstore that may never hear back from its
+ * storage ends such commands within a bound (backend.h).
+ */
+void kt_backend_abort(struct kt_cmd *cmd)
+{
+	if (cmd->dev && cmd->dev->ops->abort &&
+	    test_bit(KT_CMD_EXECUTING, &cmd->flags))
+		cmd->dev->ops->abort(cmd);
+}
+
+/*
+ * Whether @dev's backstore may never hear back from its storage (it has
+ * lun_unlinking()): its LUNs take no new command from an unlink's start.
+ */
+bool kt_backend_may_not_answer(const struct kt_dev *dev)
+{
+	return !!dev->ops->lun_unlinking;
+}
+
+/* Whether @dev's backstore has lun_unlinking(), which was called. */
+bool kt_backend_lun_unlinking(struct kt_dev *dev, const struct kt_lun *lun)
+{
+	if (!dev->ops->lun_unlinking)
+		return false;
+	dev->ops->lun_unlinking(dev, lun);
+	return true;
+}

@@ -110,6 +110,9 @@ EXPORT_SYMBOL_GPL(kt_cmd_put);
 /* Record @reason as the command's outcome, building sense data once. */
 static void kt_cmd_set_outcome(struct kt_cmd *cmd, sense_reason_t reason)
 {
+	/* a passthrough backstore's status and sense, as it gave them */
+	if (test_bit(KT_CMD_OWN_STATUS, &cmd->flags))
+		return;
 	/* GOOD, without sense: what the table says, without looking it up */
 	if (likely(reason == KT_SENSE_NONE)) {
 		cmd->sense_reason = reason;
@@ -217,6 +220,26 @@ void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason)
 }
 EXPORT_SYMBOL_GPL(kt_be_done);
 
+void kt_be_cdb_done(struct kt_cmd *cmd, u8 status, const u8 *sense,
+		    u32 sense_len)
+{
+	if (status == KT_SAM_GOOD) {
+		kt_be_done(cmd, KT_SENSE_NONE);
+		return;
+	}
+	cmd->status = status;
+	cmd->sense_len = 0;
+	if (status == KT_SAM_CHECK_CONDITION && sense && sense_len) {
+		cmd->sense_len = min_t(u32, sense_len, KT_SENSE_BUF_LEN);
+		memcpy(cmd->sense, sense, cmd->sense_len);
+	}
+	/* the reason only says it is not GOOD: the status above is sent */
+	cmd->sense_reason = KT_SENSE_LU_COMM_FAILURE;
+	set_bit(KT_CMD_OWN_STATUS, &cmd->flags);
+	kt_be_done(cmd, KT_SENSE_LU_COMM_FAILURE);
+}
+EXPORT_SYMBOL_GPL(kt_be_cdb_done);
+
 /* The command's data is in: run it, unless its task attribute holds it. */
 void kt_cmd_execute(struct kt_cmd *cmd)
 {
@@ -323,6 +346,11 @@ static sense_reason_t kt_cmd_parse(struct kt_cmd *cmd, unsigned int cdb_len)
 	struct kt_cdb c;
 	sense_reason_t reason;
 	u32 needed = 0;
+
+	/* a passthrough LU's device server answers the CDB (backend.h) */
+	if (cmd->dev && cmd->dev->ops->exec_cdb &&
+	    kt_passthrough_takes(cmd->cdb, cdb_len))
+		return kt_passthrough_setup(cmd, cdb_len);
 
 	/* the LU's device type says which commands it has: decided here once */
 	switch (kt_cdb_decode_in(kt_dev_cdb_set(cmd->dev), cmd->cdb, cdb_len, &c)) {

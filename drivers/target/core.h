@@ -44,6 +44,9 @@ void kt_dbroot_set(const char *dir);
 
 /* backstore.c */
 const struct kt_backend_ops *kt_backend_get(const char *name);
+void kt_backend_abort(struct kt_cmd *cmd);
+bool kt_backend_may_not_answer(const struct kt_dev *dev);
+bool kt_backend_lun_unlinking(struct kt_dev *dev, const struct kt_lun *lun);
 
 /* fabric.c */
 struct kt_fabric *kt_fabric_get(const char *name);
@@ -76,6 +79,8 @@ struct kt_cdb;
 enum kt_data_dir;
 sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 			     u32 *needed, enum kt_data_dir *dir);
+bool kt_passthrough_takes(const u8 *cdb, unsigned int len);
+sense_reason_t kt_passthrough_setup(struct kt_cmd *cmd, unsigned int cdb_len);
 
 /* cmd.c, tmr.c */
 bool kt_cmd_claim(struct kt_cmd *cmd, int bit);

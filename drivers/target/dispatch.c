@@ -13,7 +13,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/sizes.h>
 
+#include <ktarget/backend.h>
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
 #include <ktarget/proto/spc.h>
@@ -174,4 +176,98 @@ sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	cmd->data_in_built = *dir == KT_DATA_IN &&
 			     !(d->flags & KT_CDB_D_BLOCKS_IN);
 	return reason;
+}
+
+/*
+ * A passthrough LU (backend.h, exec_cdb): the commands about the LU as a
+ * whole, which its device server cannot answer alone, stay the core's, as
+ * LIO's passthrough_parse_cdb() keeps them: REPORT LUNS, the reservations
+ * and the ALUA target port groups. The rest is the backstore's.
+ */
+bool kt_passthrough_takes(const u8 *cdb, unsigned int len)
+{
+	switch (cdb[0]) {
+	case REPORT_LUNS:
+	case PERSISTENT_RESERVE_IN:
+	case PERSISTENT_RESERVE_OUT:
+	case RESERVE:
+	case RELEASE:
+	case RESERVE_10:
+	case RELEASE_10:
+		return false;
+	case MAINTENANCE_IN:
+		return len < 2 || (cdb[1] & 0x1f) != MI_REPORT_TARGET_PGS;
+	case MAINTENANCE_OUT:
+		return len < 2 || (cdb[1] & 0x1f) != MO_SET_TARGET_PGS;
+	default:
+		return true;
+	}
+}
+
+/*
+ * The gates (unit attention, ALUA, reservations) read a command's
+ * descriptor: one ktarget does not implement meets them as a command that
+ * changes the medium would.
+ */
+static const struct kt_cdb_desc kt_passthrough_desc = {
+	.run	= KT_RUN_NONE,
+	.pr	= KT_PRC_WRITE,
+};
+
+/*
+ * On a write-protected nexus (the ACL's or the TPG's write protection, the
+ * LU's SWP), what may change the medium never reaches the device server:
+ * every command that carries data to it, that carries or changes blocks,
+ * and every command ktarget does not know.
+ */
+static bool kt_passthrough_changes(const struct kt_cmd *cmd)
+{
+	return cmd->dir == KT_DATA_OUT || cmd->desc == &kt_passthrough_desc ||
+	       (cmd->desc->flags & (KT_CDB_D_BLOCKS_OUT | KT_CDB_D_CHANGES));
+}
+
+/*
+ * The most a passthrough command may move, allocated before the device
+ * server sees it: hw_max_sectors blocks (the MAXIMUM TRANSFER LENGTH the
+ * initiator is told), but at least 64 KiB, which the allocation lengths
+ * of the commands about the LU (INQUIRY, MODE SENSE, LOG SENSE) reach.
+ */
+#define KT_PASSTHROUGH_MIN_MAX	SZ_64K
+
+/*
+ * Set up a command for the backstore's exec_cdb(): the whole CDB must be
+ * there; it moves what the initiator said, in the direction it said, up
+ * to the bound above (INVALID FIELD IN CDB beyond).
+ */
+sense_reason_t kt_passthrough_setup(struct kt_cmd *cmd, unsigned int cdb_len)
+{
+	unsigned int n = kt_cdb_group_len(cmd->cdb[0]);
+	u64 max;
+
+	if (cmd->cdb[0] == 0x7f)
+		n = cdb_len >= 8 ? 8 + cmd->cdb[7] : KT_CDB_INLINE + 1;
+	if (!n)
+		n = cdb_len;
+	if (n > cdb_len) {
+		cmd->sense_field = KT_FIELD_CDB(0);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
+	cmd->cdb_len = n;
+	cmd->desc = kt_cdb_desc_find(cmd->cdb, cdb_len) ?: &kt_passthrough_desc;
+	if (cmd->write_protected && kt_passthrough_changes(cmd))
+		return KT_SENSE_WRITE_PROTECTED;
+	cmd->data_in_built = false;
+	cmd->execute = cmd->dev->ops->exec_cdb;
+	if (cmd->dir == KT_DATA_NONE)
+		cmd->expected_len = 0;
+	max = max_t(u64, (u64)cmd->dev->attrib.hw_max_sectors *
+			 cmd->dev->attrib.hw_block_size, KT_PASSTHROUGH_MIN_MAX);
+	if (cmd->expected_len > max) {
+		pr_warn_ratelimited("device %u: opcode %#x moves %u bytes, more than hw_max_sectors allows (%llu): refused\n",
+				    cmd->dev->index, cmd->cdb[0],
+				    cmd->expected_len, max);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
+	cmd->data_length = cmd->expected_len;
+	return KT_SENSE_NONE;
 }

@@ -168,6 +168,7 @@ static void kt_tmr_release_victims(struct kt_tmr_scope *s)
 		kt_task_set_abort(cmd);
 		if (cmd->sess == issuer && cmd->ops->abort_data_out)
 			cmd->ops->abort_data_out(cmd);
+		kt_backend_abort(cmd);
 		kt_cmd_put(cmd);
 	}
 }

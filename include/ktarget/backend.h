@@ -3,10 +3,13 @@
  * The interface between ktarget_core and its backstores.
  *
  * A backstore never sees a CDB: the core decodes and range-checks commands
- * and calls a small table of operations. Each backstore module registers its
- * ops under the HBA prefix configfs uses ("rd_mcp", "fileio", "iblock"), and
- * carries MODULE_ALIAS("ktarget-backend-PREFIX") so that mkdir of
- * core/PREFIX_N loads it on demand.
+ * and calls a small table of operations. The exception is a passthrough
+ * backstore (exec_cdb below: the user backstore, a SCSI device's), which
+ * gets every command but those the core keeps for the LU as a whole.
+ * Each backstore module registers its ops under the HBA prefix configfs
+ * uses ("rd_mcp", "fileio", "iblock", "user"), and carries
+ * MODULE_ALIAS("ktarget-backend-PREFIX") so that mkdir of core/PREFIX_N
+ * loads it on demand.
  */
 #ifndef KTARGET_BACKEND_H
 #define KTARGET_BACKEND_H
@@ -121,7 +124,71 @@ struct kt_backend_ops {
 	 * context; the core does so for write_zeroes() and copy_range().
 	 */
 	int		(*lbp_available)(struct kt_dev *dev, u64 *bytes);
+
+	/*
+	 * Optional: a passthrough backstore. The core keeps REPORT LUNS,
+	 * PERSISTENT RESERVE IN/OUT, RESERVE/RELEASE and the ALUA REPORT /
+	 * SET TARGET PORT GROUPS for itself, applies the LU's gates (unit
+	 * attention, ALUA state, reservations) to everything, and hands every
+	 * other command to exec_cdb(): cmd->cdb (cmd->cdb_len bytes: its
+	 * group's length, 8 + ADDITIONAL CDB LENGTH for 7Fh, or what the
+	 * fabric gave for the groups that have none),
+	 * cmd->dir and cmd->data_length as the initiator gave them, and
+	 * cmd->sgl, filled for KT_DATA_OUT. The backstore ends it with one
+	 * kt_be_cdb_done() (or kt_be_done() with a sense_reason_t), from any
+	 * context. Called from the fabric's context; must not sleep.
+	 * Such a backstore reports its own capacity (READ CAPACITY is the
+	 * device's); dev->nr_blocks is what it says it is, for the core's
+	 * own uses.
+	 */
+	void		(*exec_cdb)(struct kt_cmd *cmd);
+
+	/*
+	 * Optional: the backstore's own files, NULL-terminated, added to the
+	 * device's attrib/ after the core's, and the files of an action/
+	 * directory made for the device when there are any (LIO's names:
+	 * tb_dev_attrib_attrs, tb_dev_action_attrs). Their item is the
+	 * device's attrib_group or action_group (kt_dev_from_attrib_item(),
+	 * kt_dev_from_action_item()).
+	 */
+	struct configfs_attribute **attrib_attrs;
+	struct configfs_attribute **action_attrs;
+
+	/*
+	 * Optional, for a backstore whose commands may wait on a peer that
+	 * never answers (the user backstore's daemon). abort: @cmd, which
+	 * this backstore has and must still end with kt_be_done() or
+	 * kt_be_cdb_done(), was aborted (a TMF, an I_T nexus loss); end it
+	 * at once where it has not started, within a bound of the
+	 * backstore's own otherwise. lun_unlinking: @lun is being unlinked
+	 * and takes no new command; the core waits for those addressed
+	 * through it (cmd->lun == @lun): the same for each of them. From
+	 * process context, without the core's locks; may race with the
+	 * command's own end.
+	 */
+	void		(*abort)(struct kt_cmd *cmd);
+	void		(*lun_unlinking)(struct kt_dev *dev,
+					 const struct kt_lun *lun);
 };
+
+static inline struct kt_dev *kt_dev_from_attrib_item(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct kt_dev, attrib_group);
+}
+
+static inline struct kt_dev *kt_dev_from_action_item(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct kt_dev, action_group);
+}
+
+/*
+ * A passthrough command (exec_cdb()) has ended with SAM @status and, for
+ * CHECK CONDITION, @sense_len bytes of sense data at @sense (fixed format;
+ * what does not fit the core's buffer is cut). A data-in command that
+ * returned fewer bytes than asked calls kt_cmd_set_data_in_len() first.
+ */
+void kt_be_cdb_done(struct kt_cmd *cmd, u8 status, const u8 *sense,
+		    u32 sense_len);
 
 void kt_lbp_written(struct kt_cmd *cmd, u32 bytes);
 

@@ -80,6 +80,7 @@ struct kt_cmd {
 	u64			lba;
 	u32			nr_blocks;
 	u8			cdb_flags;
+	u8			cdb_len;	/* a passthrough command's */
 	/*
 	 * A command that changes blocks: tokens made while it is under way
 	 * are revoked when it completes (kt_rod_write_end()). @rod_watch:
@@ -174,6 +175,8 @@ struct kt_cmd {
 #define KT_CMD_LOADING		2
 /* clustered LU: kt_cmd_execute() has begun, so unless aborted first it may reach the disk */
 #define KT_CMD_EXECUTING	3
+/* a passthrough backstore gave the status and sense (kt_be_cdb_done()) */
+#define KT_CMD_OWN_STATUS	4
 
 void kt_cmd_get(struct kt_cmd *cmd);
 void kt_cmd_put(struct kt_cmd *cmd);

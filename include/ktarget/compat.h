@@ -22,6 +22,7 @@
 #include <linux/blkdev.h>
 #include <linux/eventfd.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/version.h>
 
@@ -127,6 +128,20 @@ static inline void kt_eventfd_signal(struct eventfd_ctx *ctx)
 static inline struct user_namespace *mnt_idmap(const struct vfsmount *mnt)
 {
 	return mnt_user_ns(mnt);
+}
+#endif
+
+/* Memory */
+
+/*
+ * 6.3 made vma->vm_flags read-only outside mm/ and added vm_flags_set()
+ * to change them (bc292ab00f6c, "mm: introduce vma->vm_flags wrapper
+ * functions"); 6.1.y has no backport.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
 }
 #endif
 

@@ -105,9 +105,13 @@ struct kt_dev {
 	struct config_group		alua_group;
 	struct config_group		stat_group;
 	struct config_group		cluster_group;
+	/* action/, for a backstore with action_attrs (backend.h) */
+	struct config_group		action_group;
+	void				*cfs_types;	/* configfs/'s own */
 
 	const struct kt_backend_ops	*ops;
 	u32				index;		/* unique among devices */
+	u32				hba_index;	/* N of its HBA_N */
 	struct mutex			cfg_lock;	/* configfs writes */
 	bool				enabled;
 	atomic_t			export_count;	/* LUNs linked to it */

@@ -33,11 +33,14 @@ void kt_fabric_free_types(struct kt_fabric *f);
 extern const struct config_item_type kt_core_type;
 
 /* dev.c */
-void kt_cfs_dev_init(struct kt_dev *dev, const char *name);
+int kt_cfs_dev_init(struct kt_dev *dev, const char *name);
 struct kt_dev *kt_dev_from_link_target(struct config_item *item);
 
 /* the device's groups */
 extern const struct config_item_type kt_dev_attrib_type;
+int kt_cfs_dev_types(struct kt_dev *dev, const struct config_item_type **attrib,
+		     const struct config_item_type **action);
+void kt_cfs_dev_types_free(struct kt_dev *dev);
 extern const struct config_item_type kt_dev_wwn_type;
 extern const struct config_item_type kt_dev_pr_type;
 extern const struct config_item_type kt_dev_alua_type;

@@ -72,12 +72,17 @@ static struct config_group *kt_hba_make_dev(struct config_group *group,
 	dev = hba->ops->alloc_dev(name);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
+	dev->hba_index = hba->index;
 	ret = kt_dev_init(dev, hba->ops);
 	if (ret) {
 		hba->ops->free_dev(dev);
 		return ERR_PTR(ret);
 	}
-	kt_cfs_dev_init(dev, name);
+	ret = kt_cfs_dev_init(dev, name);
+	if (ret) {
+		kt_dev_release(dev);
+		return ERR_PTR(ret);
+	}
 	return &dev->group;
 }
 

@@ -244,7 +244,11 @@ struct kt_dev *kt_dev_from_link_target(struct config_item *item)
 
 static void kt_dev_item_release(struct config_item *item)
 {
-	kt_dev_release(kt_dev_from_item(item));
+	struct kt_dev *dev = kt_dev_from_item(item);
+
+	/* attrib/ and action/ are gone before their parent */
+	kt_cfs_dev_types_free(dev);
+	kt_dev_release(dev);
 }
 
 static struct configfs_item_operations kt_dev_item_ops = {
@@ -263,15 +267,26 @@ static const struct config_item_type kt_dev_empty_type = {
 
 /*
  * core/HBA_N/NAME/ and its default groups, for a device kt_dev_init() has
- * made: attrib/, wwn/, pr/, alua/ (with default_tg_pt_gp), statistics/
- * (with xcopy/) and cluster/.
+ * made: attrib/ (with the backstore's files), wwn/, pr/, alua/ (with
+ * default_tg_pt_gp), statistics/ (with xcopy/), cluster/, and action/ for
+ * a backstore that has actions.
  */
-void kt_cfs_dev_init(struct kt_dev *dev, const char *name)
+int kt_cfs_dev_init(struct kt_dev *dev, const char *name)
 {
+	const struct config_item_type *attrib, *action;
+	int ret;
+
+	ret = kt_cfs_dev_types(dev, &attrib, &action);
+	if (ret)
+		return ret;
 	config_group_init_type_name(&dev->group, name, &kt_dev_type);
-	config_group_init_type_name(&dev->attrib_group, "attrib",
-				    &kt_dev_attrib_type);
+	config_group_init_type_name(&dev->attrib_group, "attrib", attrib);
 	configfs_add_default_group(&dev->attrib_group, &dev->group);
+	if (action) {
+		config_group_init_type_name(&dev->action_group, "action",
+					    action);
+		configfs_add_default_group(&dev->action_group, &dev->group);
+	}
 	config_group_init_type_name(&dev->wwn_group, "wwn", &kt_dev_wwn_type);
 	configfs_add_default_group(&dev->wwn_group, &dev->group);
 	config_group_init_type_name(&dev->pr_group, "pr", &kt_dev_pr_type);
@@ -287,4 +302,5 @@ void kt_cfs_dev_init(struct kt_dev *dev, const char *name)
 	config_group_init_type_name(&dev->cluster_group, "cluster",
 				    &kt_dev_cluster_type);
 	configfs_add_default_group(&dev->cluster_group, &dev->group);
+	return 0;
 }

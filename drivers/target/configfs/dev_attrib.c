@@ -10,6 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 
 #include <ktarget/backend.h>
 #include <ktarget/proto/mmc.h>
@@ -327,3 +328,61 @@ const struct config_item_type kt_dev_attrib_type = {
 	.ct_attrs	= kt_dev_attrib_attrs,
 	.ct_owner	= THIS_MODULE,
 };
+
+/* A device's attrib/ with its backstore's files, and its action/ */
+struct kt_dev_cfs_types {
+	struct config_item_type		attrib;
+	struct config_item_type		action;
+	struct configfs_attribute	*attrs[];
+};
+
+static unsigned int kt_attrs_count(struct configfs_attribute **attrs)
+{
+	unsigned int n = 0;
+
+	while (attrs && attrs[n])
+		n++;
+	return n;
+}
+
+/*
+ * The types of @dev's attrib/ and action/ where its backstore adds files
+ * (backend.h, attrib_attrs and action_attrs): the core's attributes, then
+ * the backstore's. NULL pointers in *@attrib / *@action: the core's own
+ * type, no action/. Freed by kt_cfs_dev_types_free().
+ */
+int kt_cfs_dev_types(struct kt_dev *dev, const struct config_item_type **attrib,
+		     const struct config_item_type **action)
+{
+	const struct kt_backend_ops *ops = dev->ops;
+	unsigned int core = ARRAY_SIZE(kt_dev_attrib_attrs) - 1;
+	unsigned int extra = kt_attrs_count(ops->attrib_attrs);
+	struct kt_dev_cfs_types *t;
+
+	*attrib = &kt_dev_attrib_type;
+	*action = NULL;
+	if (!extra && !ops->action_attrs)
+		return 0;
+	t = kzalloc(struct_size(t, attrs, core + extra + 1), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	memcpy(t->attrs, kt_dev_attrib_attrs, core * sizeof(t->attrs[0]));
+	if (extra)
+		memcpy(t->attrs + core, ops->attrib_attrs,
+		       extra * sizeof(t->attrs[0]));
+	t->attrib.ct_attrs = t->attrs;
+	t->attrib.ct_owner = THIS_MODULE;
+	t->action.ct_attrs = ops->action_attrs;
+	t->action.ct_owner = THIS_MODULE;
+	dev->cfs_types = t;
+	*attrib = &t->attrib;
+	if (ops->action_attrs)
+		*action = &t->action;
+	return 0;
+}
+
+void kt_cfs_dev_types_free(struct kt_dev *dev)
+{
+	kfree(dev->cfs_types);
+	dev->cfs_types = NULL;
+}

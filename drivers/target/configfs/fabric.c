@@ -117,14 +117,29 @@ unlock_dev:
 	return ret;
 }
 
-/* Unlink: no new commands find the LUN; wait for those in flight. */
+/*
+ * Unlink: from its first step no new command finds the LUN (LOGICAL UNIT
+ * NOT SUPPORTED, as LIO's once it killed the LUN's ref), so none starts
+ * that could hold the unlink for another time-out of a stuck backstore;
+ * then wait for those in flight, which finish or time out.
+ */
 static void kt_lun_drop_link(struct config_item *item,
 			     struct config_item *target)
 {
 	struct kt_lun *lun = to_kt_lun(item);
 	struct kt_tpg *tpg = lun->tpg;
 
-	/* ... and takes it away while its commands still reach it */
+	/*
+	 * A backstore that may never hear back from its storage (a user
+	 * daemon) takes no new command from here and ends what it holds in
+	 * time; over any other, a fabric with its initiator here (loopback,
+	 * vhost) takes the disk away next while the LUN still serves it, so
+	 * what the initiator writes on the way out (its dirty pages, sd's
+	 * cache flush) reaches the storage, as under LIO.
+	 */
+	if (kt_backend_may_not_answer(lun->dev))
+		WRITE_ONCE(lun->live, false);
+	kt_backend_lun_unlinking(lun->dev, lun);
 	if (tpg->ops->lun_unlinking)
 		tpg->ops->lun_unlinking(tpg, lun->unpacked_lun);
 	mutex_lock(&tpg->lock);
@@ -136,7 +151,16 @@ static void kt_lun_drop_link(struct config_item *item,
 	synchronize_rcu();
 
 	percpu_ref_kill(&lun->ref);
-	wait_for_completion(&lun->ref_done);
+	/*
+	 * One that reached such a backstore after that call is told too,
+	 * every second; for any other the wait stays one the hung task
+	 * detector sees.
+	 */
+	if (kt_backend_lun_unlinking(lun->dev, lun))
+		while (!wait_for_completion_timeout(&lun->ref_done, HZ))
+			kt_backend_lun_unlinking(lun->dev, lun);
+	else
+		wait_for_completion(&lun->ref_done);
 	/* no command is left that could make a token through it */
 	kt_rod_lun_gone(lun);
 	percpu_ref_exit(&lun->ref);

@@ -235,9 +235,21 @@ static unsigned int kt_xcopy_first_user(const struct kt_xcopy_list *list,
 }
 
 /*
+ * The core reads and writes @dev's blocks itself: not so a passthrough
+ * LU's (exec_cdb, backend.h), whose device server is elsewhere and which
+ * has no rw or write_zeroes; a copy names it as it would a LU it cannot
+ * reach.
+ */
+static bool kt_xcopy_dev_copyable(const struct kt_dev *dev)
+{
+	return !dev->ops->exec_cdb && !WARN_ON_ONCE(!dev->ops->rw);
+}
+
+/*
  * Find the logical unit of every CSCD descriptor a segment uses, among the
  * LUNs of the issuing I_T nexus only (CVE-2020-28374). A designator no LUN
- * of the nexus has ends the copy before anything is read or written.
+ * of the nexus has, or only a passthrough LU has, ends the copy before
+ * anything is read or written.
  */
 static sense_reason_t kt_xcopy_resolve(struct kt_xcopy_op *op)
 {
@@ -262,7 +274,8 @@ static sense_reason_t kt_xcopy_resolve(struct kt_xcopy_op *op)
 			if (!lun)
 				continue;
 			kt_xcopy_lun_naa(op, lun, naa);
-			if (kt_xcopy_cscd_match(&op->list.cscd[i],
+			if (kt_xcopy_dev_copyable(lun->dev) &&
+			    kt_xcopy_cscd_match(&op->list.cscd[i],
 						KT_XCOPY_DESIG_NAA, naa,
 						sizeof(naa))) {
 				op->lun[i] = lun;

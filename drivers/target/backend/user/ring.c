@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_user: commands into the ring and answers out of it.
+ *
+ * A command goes into the ring from the fabric's context (exec_cdb), with
+ * its data blocks and a ring cmd_id, or, without room, waits on the qfull
+ * list for up to qfull_time_out. The daemon's kick (a write to the UIO
+ * device) consumes the entries its cmd_tail has passed: each answer names
+ * a cmd_id, which must be a command in the ring; anything else is
+ * ignored, or, for an entry that is no entry, stops the ring (BROKEN)
+ * until action/reset_ring. Commands end outside udev->lock (a completion
+ * may bring the next command in), collected on a done list.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/target_core_user.h>
+
+#include "user.h"
+
+void kt_user_cmd_free(struct kt_user_cmd *ucmd)
+{
+	kfree(ucmd->blocks);
+	kfree(ucmd);
+}
+
+/* an entry's size for @iovs iovecs and its CDB */
+static u32 kt_user_entry_size(unsigned int iovs, u32 cdb_len)
+{
+	size_t base = max(offsetof(struct tcmu_cmd_entry, req.iov[iovs]),
+			  sizeof(struct tcmu_cmd_entry));
+
+	return round_up(base, KT_USER_ALIGN) + round_up(cdb_len, KT_USER_ALIGN);
+}
+
+/*
+ * Under udev->lock: @ucmd into the ring. 0, or -ENOSPC without room (it
+ * may wait), or another -errno with ucmd->reason set (it ends).
+ */
+static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
+{
+	struct kt_cmd *cmd = ucmd->cmd;
+	struct kt_user_ring *r = &udev->ring;
+	struct tcmu_mailbox *mb = udev->mb;
+	struct tcmu_cmd_entry *ent;
+	u32 cdb_len = cmd->cdb_len;	/* the core's, kt_passthrough_setup() */
+	unsigned int iovs;
+	u32 size, pad, id, cdb_off;
+	int ret;
+
+	ret = kt_user_data_alloc(udev, ucmd);
+	if (ret)
+		return ret;
+	iovs = kt_user_data_iovs(udev, ucmd, NULL);
+	size = kt_user_entry_size(iovs, cdb_len);
+	if (size > r->size / 2) {
+		pr_warn_ratelimited("%s: a command of %u bytes needs %u bytes of a ring of %u\n",
+				    kt_user_name(udev), ucmd->data_len, size,
+				    r->size);
+		ucmd->reason = KT_SENSE_INVALID_CDB_FIELD;
+		ret = -EINVAL;
+		goto out_free;
+	}
+	if (!kt_user_ring_fits(r, size, &pad)) {
+		ret = -ENOSPC;
+		goto out_free;
+	}
+	ret = xa_alloc_cyclic(&udev->cmds, &id, ucmd, XA_LIMIT(1, U16_MAX),
+			      &udev->next_id, GFP_NOWAIT | __GFP_NOWARN);
+	if (ret < 0) {
+		ret = -ENOSPC;
+		goto out_free;
+	}
+	ucmd->id = id;
+
+	if (pad) {
+		struct tcmu_cmd_entry_hdr *hdr = udev->cmdr + r->head;
+
+		hdr->len_op = 0;
+		tcmu_hdr_set_op(&hdr->len_op, TCMU_OP_PAD);
+		tcmu_hdr_set_len(&hdr->len_op, pad);
+		hdr->cmd_id = 0;
+		hdr->kflags = 0;
+		hdr->uflags = 0;
+		r->head = 0;
+	}
+	ent = udev->cmdr + r->head;
+	memset(ent, 0, size);
+	tcmu_hdr_set_op(&ent->hdr.len_op, TCMU_OP_CMD);
+	tcmu_hdr_set_len(&ent->hdr.len_op, size);
+	ent->hdr.cmd_id = id;
+	ent->req.iov_cnt = kt_user_data_iovs(udev, ucmd, ent->req.iov);
+	/* the daemon may write the entry at once: never read back from it */
+	cdb_off = KT_USER_CMDR_OFF + r->head + size -
+		  round_up(cdb_len, KT_USER_ALIGN);
+	ent->req.cdb_off = cdb_off;
+	memcpy(udev->mb + cdb_off, cmd->cdb, cdb_len);
+	if (cmd->dir == KT_DATA_OUT && ucmd->data_len)
+		kt_user_data_copy(udev, ucmd, cmd, ucmd->data_len, true);
+
+	r->head = (r->head + size) % r->size;
+	/* the entry and the data before the head that shows them */
+	smp_store_release(&mb->cmd_head, r->head);
+
+	ucmd->state = KT_UCMD_RING;
+	ucmd->deadline = kt_user_deadline(udev->cmd_time_out);
+	list_add_tail(&ucmd->node, &udev->inflight);
+	return 0;
+
+out_free:
+	kt_user_data_free(udev, ucmd);
+	return ret;
+}
+
+/* under udev->lock: @ucmd waits for room, or -ETIMEDOUT if it may not */
+static int kt_user_qfull_add(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
+{
+	u32 tmo;
+
+	if (!udev->qfull_time_out)
+		return -ETIMEDOUT;
+	if (udev->qfull_time_out > 0)
+		tmo = udev->qfull_time_out;
+	else
+		tmo = udev->cmd_time_out ?: KT_USER_TIME_OUT_DEF;
+	ucmd->state = KT_UCMD_QUEUED;
+	ucmd->deadline = kt_user_deadline(tmo);
+	list_add_tail(&ucmd->node, &udev->qfull);
+	return 0;
+}
+
+/*
+ * Under udev->lock: the waiting commands into the ring, in order, while
+ * there is room; or all of them onto @done, BUSY, when @fail.
+ */
+void kt_user_run_qfull(struct kt_user_dev *udev, struct list_head *done,
+		       bool fail)
+{
+	struct kt_user_cmd *ucmd, *tmp;
+	bool kick = false;
+	int ret;
+
+	list_for_each_entry_safe(ucmd, tmp, &udev->qfull, node) {
+		list_del_init(&ucmd->node);
+		if (fail) {
+			ucmd->reason = KT_SENSE_OUT_OF_RESOURCES;
+			list_add_tail(&ucmd->node, done);
+			continue;
+		}
+		ret = kt_user_ring_put(udev, ucmd);
+		if (ret == -ENOSPC) {
+			list_add(&ucmd->node, &udev->qfull);
+			break;
+		}
+		if (ret)
+			list_add_tail(&ucmd->node, done);
+		else
+			kick = true;
+	}
+	if (kick && udev->uio_up)
+		uio_event_notify(&udev->uio);
+}
+
+/* End the commands on @done, outside udev->lock, and free them. */
+void kt_user_finish(struct list_head *done)
+{
+	struct kt_user_cmd *ucmd, *tmp;
+
+	list_for_each_entry_safe(ucmd, tmp, done, node) {
+		struct kt_cmd *cmd = ucmd->cmd;
+
+		list_del(&ucmd->node);
+		if (ucmd->reason) {
+			kt_be_done(cmd, ucmd->reason);
+		} else {
+			if (ucmd->read_len_valid)
+				kt_cmd_set_data_in_len(cmd, ucmd->read_len);
+			kt_be_cdb_done(cmd, ucmd->status, ucmd->sense,
+				       kt_user_sense_len(ucmd->sense));
+		}
+		kt_user_cmd_free(ucmd);
+	}
+}
+
+/* The backend's exec_cdb: from the fabric's context, must not sleep. */
+void kt_user_exec_cdb(struct kt_cmd *cmd)
+{
+	struct kt_user_dev *udev = to_udev(cmd->dev);
+	struct kt_user_cmd *ucmd;
+	sense_reason_t reason = KT_SENSE_NONE;
+	unsigned long flags;
+	bool kick = false;
+	int ret;
+
+	ucmd = kzalloc(sizeof(*ucmd), GFP_ATOMIC);
+	if (!ucmd) {
+		kt_be_done(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
+	ucmd->udev = udev;
+	ucmd->cmd = cmd;
+	ucmd->data_len = cmd->dir == KT_DATA_NONE ? 0 : cmd->data_length;
+	INIT_LIST_HEAD(&ucmd->node);
+
+	spin_lock_irqsave(&udev->lock, flags);
+	if (!udev->up || test_bit(KT_USER_BROKEN, &udev->flags)) {
+		reason = KT_SENSE_LU_COMM_FAILURE;
+	} else if (test_bit(KT_USER_BLOCKED, &udev->flags)) {
+		reason = KT_SENSE_OUT_OF_RESOURCES;	/* BUSY */
+	} else if (ucmd->data_len > (u64)udev->max_blocks * udev->blk_size) {
+		pr_warn_ratelimited("%s: a command of %u bytes is larger than the data area (max_data_area_mb %u)\n",
+				    kt_user_name(udev), ucmd->data_len,
+				    udev->data_area_mb);
+		reason = KT_SENSE_INVALID_CDB_FIELD;
+	} else {
+		ret = list_empty(&udev->qfull) ?
+		      kt_user_ring_put(udev, ucmd) : -ENOSPC;
+		if (ret == -ENOSPC) {
+			if (kt_user_qfull_add(udev, ucmd))
+				reason = KT_SENSE_TASK_SET_FULL;
+			else
+				kt_user_timer_arm(udev);
+		} else if (ret) {
+			reason = ucmd->reason;
+		} else {
+			kick = udev->uio_up;
+			kt_user_timer_arm(udev);
+		}
+	}
+	if (kick)
+		uio_event_notify(&udev->uio);
+	spin_unlock_irqrestore(&udev->lock, flags);
+
+	if (reason) {
+		kt_user_cmd_free(ucmd);
+		kt_be_done(cmd, reason);
+	}
+}
+
+/*
+ * Under udev->lock: the answer in @ent (copied out of the ring) for the
+ * command it names. A command that expired only gives its blocks back.
+ */
+static void kt_user_answer(struct kt_user_dev *udev,
+			   const struct tcmu_cmd_entry *ent,
+			   struct list_head *done)
+{
+	struct kt_user_cmd *ucmd = xa_load(&udev->cmds, ent->hdr.cmd_id);
+	struct kt_cmd *cmd;
+	u32 len;
+
+	if (!ucmd || ucmd->state == KT_UCMD_QUEUED) {
+		udev->bad_entries++;
+		pr_warn_ratelimited("%s: the daemon answered cmd_id %u, which is no command in the ring: ignored\n",
+				    kt_user_name(udev), ent->hdr.cmd_id);
+		return;
+	}
+	xa_erase(&udev->cmds, ucmd->id);
+	if (ucmd->state == KT_UCMD_EXPIRED) {
+		kt_user_data_free(udev, ucmd);
+		kt_user_cmd_free(ucmd);
+		return;
+	}
+	list_del_init(&ucmd->node);
+	cmd = ucmd->cmd;
+	if (ent->hdr.uflags & TCMU_UFLAG_UNKNOWN_OP) {
+		ucmd->reason = KT_SENSE_INVALID_OPCODE;
+	} else if (!kt_user_status_ok(ent->rsp.scsi_status)) {
+		pr_warn_ratelimited("%s: the daemon answered cmd_id %u with status %#x, which is none\n",
+				    kt_user_name(udev), ucmd->id,
+				    ent->rsp.scsi_status);
+		ucmd->reason = KT_SENSE_LU_COMM_FAILURE;
+	} else if (ent->rsp.scsi_status == KT_SAM_CHECK_CONDITION &&
+		   !kt_user_sense_len(ent->rsp.sense_buffer)) {
+		pr_warn_ratelimited("%s: the daemon answered cmd_id %u CHECK CONDITION with no fixed or descriptor sense (%#x)\n",
+				    kt_user_name(udev), ucmd->id,
+				    ent->rsp.sense_buffer[0]);
+		ucmd->reason = KT_SENSE_LU_COMM_FAILURE;
+	} else {
+		ucmd->status = ent->rsp.scsi_status;
+		memcpy(ucmd->sense, ent->rsp.sense_buffer, KT_USER_SENSE_LEN);
+		if (cmd->dir == KT_DATA_IN && ucmd->data_len) {
+			len = kt_user_read_len(ucmd->data_len, ent->hdr.uflags,
+					       ent->rsp.read_len,
+					       &ucmd->read_len_valid);
+			ucmd->read_len = len;
+			if (ucmd->status == 0 || ucmd->read_len_valid)
+				kt_user_data_copy(udev, ucmd, cmd, len, false);
+		}
+	}
+	kt_user_data_free(udev, ucmd);
+	list_add_tail(&ucmd->node, done);
+}
+
+/* Under udev->lock: consume what the daemon's cmd_tail passed. */
+static void kt_user_consume(struct kt_user_dev *udev, struct list_head *done)
+{
+	struct kt_user_ring *r = &udev->ring;
+	struct tcmu_mailbox *mb = udev->mb;
+	struct tcmu_cmd_entry ent;
+	s64 dist;
+	u32 len;
+
+	if (test_bit(KT_USER_BROKEN, &udev->flags))
+		return;
+	dist = kt_user_tail_dist(r, READ_ONCE(mb->cmd_tail));
+	if (dist < 0) {
+		udev->bad_entries++;
+		pr_warn_ratelimited("%s: the daemon's cmd_tail is no entry's end: ignored\n",
+				    kt_user_name(udev));
+		return;
+	}
+	/* the answers before the tail that shows them */
+	smp_rmb();
+	while (dist > 0) {
+		void *p = udev->cmdr + r->last;
+		u32 len_op = READ_ONCE(*(u32 *)p);
+
+		switch (kt_user_entry_check(r, dist, len_op, &len)) {
+		case KT_UENT_CMD:
+			/* read once: the daemon may change it meanwhile */
+			memcpy(&ent, p, sizeof(ent));
+			kt_user_answer(udev, &ent, done);
+			break;
+		case KT_UENT_SKIP:
+			break;
+		default:
+			set_bit(KT_USER_BROKEN, &udev->flags);
+			udev->bad_entries++;
+			pr_warn_ratelimited("%s: the ring holds no entry at %u (len_op %#x): stopped until reset_ring\n",
+					    kt_user_name(udev), r->last, len_op);
+			return;
+		}
+		r->last = (r->last + len) % r->size;
+		dist -= len;
+	}
+}
+
+/* The daemon's kick (uio write): its answers, then who waited for room. */
+void kt_user_handle_completions(struct kt_user_dev *udev)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&udev->lock, flags);
+	if (udev->up) {
+		kt_user_consume(udev, &done);
+		kt_user_run_qfull(udev, &done, false);
+		kt_user_timer_arm(udev);
+	}
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_finish(&done);
+}
+
+/*
+ * action/reset_ring: every command in the ring ends (BUSY, which the
+ * initiator retries, or with @hard LOGICAL UNIT COMMUNICATION FAILURE),
+ * its blocks and cmd_id come back, and the ring starts empty.
+ */
+void kt_user_reset_ring(struct kt_user_dev *udev, bool hard)
+{
+	struct tcmu_mailbox *mb = udev->mb;
+	struct kt_user_cmd *ucmd;
+	unsigned long flags, i;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&udev->lock, flags);
+	if (!udev->up)
+		goto out;
+	xa_for_each(&udev->cmds, i, ucmd) {
+		xa_erase(&udev->cmds, i);
+		kt_user_data_free(udev, ucmd);
+		if (ucmd->state == KT_UCMD_EXPIRED) {
+			kt_user_cmd_free(ucmd);
+			continue;
+		}
+		list_del_init(&ucmd->node);
+		ucmd->reason = hard ? KT_SENSE_LU_COMM_FAILURE :
+				      KT_SENSE_OUT_OF_RESOURCES;
+		list_add_tail(&ucmd->node, &done);
+	}
+	udev->ring.head = 0;
+	udev->ring.last = 0;
+	WRITE_ONCE(mb->cmd_head, 0);
+	WRITE_ONCE(mb->cmd_tail, 0);
+	clear_bit(KT_USER_BROKEN, &udev->flags);
+	kt_user_run_qfull(udev, &done, false);
+	kt_user_timer_arm(udev);
+out:
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_finish(&done);
+}
+
+/*
+ * action/block_dev: while blocked, new commands are answered BUSY; at the
+ * block, answers already written are taken and the waiting ones end BUSY.
+ */
+void kt_user_block(struct kt_user_dev *udev, bool block)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&udev->lock, flags);
+	if (!block) {
+		clear_bit(KT_USER_BLOCKED, &udev->flags);
+	} else if (!test_and_set_bit(KT_USER_BLOCKED, &udev->flags) &&
+		   udev->up) {
+		kt_user_consume(udev, &done);
+		kt_user_run_qfull(udev, &done, true);
+	}
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_finish(&done);
+}

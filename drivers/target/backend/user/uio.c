@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_user: the UIO device the daemon opens, "tcm-user/HBA/DEV/CONFIG"
+ * as LIO names it (tcmu-runner finds devices by that name), with one
+ * mapping: mailbox and command ring (vmalloc), then the data area (pages
+ * of data.c, found at fault time). A mapping holds a reference on the
+ * device, so it outlives the configfs device if the daemon keeps it; the
+ * UIO device goes when the configfs device is disabled, and a daemon's
+ * write after that fails in UIO itself. A write ("kick") makes the kernel
+ * read the daemon's answers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <ktarget/compat.h>
+
+#include "user.h"
+
+static struct device *kt_user_root;
+
+static struct kt_user_dev *info_to_udev(struct uio_info *info)
+{
+	return container_of(info, struct kt_user_dev, uio);
+}
+
+/* a write to the UIO device: the daemon answered */
+static int kt_user_irqcontrol(struct uio_info *info, s32 on)
+{
+	kt_user_handle_completions(info_to_udev(info));
+	return 0;
+}
+
+static void kt_user_vma_open(struct vm_area_struct *vma)
+{
+	struct kt_user_dev *udev = vma->vm_private_data;
+
+	kref_get(&udev->kref);
+}
+
+static void kt_user_vma_close(struct vm_area_struct *vma)
+{
+	kt_user_dev_put(vma->vm_private_data);
+}
+
+/*
+ * Under udev->lock: a failed enable takes the memory away (map_size 0)
+ * while a daemon may have the device mapped already.
+ */
+static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
+{
+	struct kt_user_dev *udev = vmf->vma->vm_private_data;
+	size_t off = (size_t)vmf->pgoff << PAGE_SHIFT;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	struct page *page = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&udev->lock, flags);
+	if (off >= udev->map_size || !udev->mb)
+		goto out;
+	if (off < udev->data_off) {
+		page = vmalloc_to_page(udev->mb + off);
+		get_page(page);
+	} else {
+		/* a page no command ever had: the daemon's mistake */
+		page = kt_user_data_page(udev, (off - udev->data_off) >> PAGE_SHIFT);
+		if (!page) {
+			pr_warn_ratelimited("%s: the daemon touched data area page %zu, never used\n",
+					    kt_user_name(udev),
+					    (off - udev->data_off) >> PAGE_SHIFT);
+			goto out;
+		}
+	}
+	vmf->page = page;
+	ret = 0;
+out:
+	spin_unlock_irqrestore(&udev->lock, flags);
+	return ret;
+}
+
+static const struct vm_operations_struct kt_user_vm_ops = {
+	.open	= kt_user_vma_open,
+	.close	= kt_user_vma_close,
+	.fault	= kt_user_vma_fault,
+};
+
+static int kt_user_mmap(struct uio_info *info, struct vm_area_struct *vma)
+{
+	struct kt_user_dev *udev = info_to_udev(info);
+
+	/* the whole mapping, from its start: offsets are the ring's */
+	if (vma->vm_pgoff || vma_pages(vma) != udev->map_size >> PAGE_SHIFT)
+		return -EINVAL;
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_ops = &kt_user_vm_ops;
+	vma->vm_private_data = udev;
+	kt_user_vma_open(vma);
+	return 0;
+}
+
+/* one daemon at a time */
+static int kt_user_open(struct uio_info *info, struct inode *inode)
+{
+	struct kt_user_dev *udev = info_to_udev(info);
+
+	if (test_and_set_bit(KT_USER_OPEN, &udev->flags))
+		return -EBUSY;
+	return 0;
+}
+
+static int kt_user_release(struct uio_info *info, struct inode *inode)
+{
+	clear_bit(KT_USER_OPEN, &info_to_udev(info)->flags);
+	return 0;
+}
+
+int kt_user_uio_register(struct kt_user_dev *udev)
+{
+	struct uio_info *info = &udev->uio;
+	int ret;
+
+	if (udev->config[0])
+		info->name = kasprintf(GFP_KERNEL, "tcm-user/%u/%s/%s",
+				       udev->dev.hba_index, kt_user_name(udev),
+				       udev->config);
+	else
+		info->name = kasprintf(GFP_KERNEL, "tcm-user/%u/%s",
+				       udev->dev.hba_index, kt_user_name(udev));
+	if (!info->name)
+		return -ENOMEM;
+	info->version = __stringify(TCMU_MAILBOX_VERSION);
+	info->mem[0].name = "tcm-user command & data buffer";
+	info->mem[0].addr = 0;
+	info->mem[0].size = udev->map_size;
+	info->mem[0].memtype = UIO_MEM_NONE;
+	info->irq = UIO_IRQ_CUSTOM;
+	info->irqcontrol = kt_user_irqcontrol;
+	info->mmap = kt_user_mmap;
+	info->open = kt_user_open;
+	info->release = kt_user_release;
+	ret = uio_register_device(kt_user_root, info);
+	if (ret) {
+		kfree(info->name);
+		info->name = NULL;
+		return ret;
+	}
+	udev->uio_up = true;
+	return 0;
+}
+
+/* no kick, open or mmap reaches the device after this */
+void kt_user_uio_unregister(struct kt_user_dev *udev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&udev->lock, flags);
+	udev->uio_up = false;
+	spin_unlock_irqrestore(&udev->lock, flags);
+	uio_unregister_device(&udev->uio);
+	kfree(udev->uio.name);
+	udev->uio.name = NULL;
+	/* UIO calls no release once unregistered: a next enable may open */
+	clear_bit(KT_USER_OPEN, &udev->flags);
+}
+
+int kt_user_uio_init(void)
+{
+	kt_user_root = root_device_register("ktarget_user");
+	return PTR_ERR_OR_ZERO(kt_user_root);
+}
+
+void kt_user_uio_exit(void)
+{
+	root_device_unregister(kt_user_root);
+}
