@@ -261,12 +261,12 @@ main() {
 	# block devices and their size, files and APTPL's idmapped mounts,
 	# RDMA (iSER's file; SRP's sets up the same verbs), the SCSI midlayer
 	# and the sr driver through the loopback fabric, user memory for
-	# vhost). The others
+	# vhost, UIO and generic netlink for the user backstore). The others
 	# exercise the core's own logic on the same calls; `make test-6.12`
 	# runs every file there.
 	also_default_tests() {
-		echo 10-core-configfs 12-kunit 45-backstores-iscsi 53-resize \
-			54-cdrom 75-pr 90-iser 92-vhost
+		echo 10-core-configfs 12-kunit 45-backstores-iscsi \
+			49-user-guards 53-resize 54-cdrom 75-pr 90-iser 92-vhost
 	}
 
 	# The lanes' 6.1 files. The first lane takes every file no other
@@ -279,7 +279,8 @@ main() {
 	}
 	lane3_tests() {
 		echo 41-portals 42-hostile 43-lifetimes 44-isolation 47-faults \
-			52-conn-loss 55-tmf-ua 57-teardown-load 58-keepalive 59-sessions
+			49-user 52-conn-loss 55-tmf-ua 57-teardown-load 58-keepalive \
+			59-sessions
 	}
 
 	# report_lane N PID: lane N's report, when it has ended, and its counts
