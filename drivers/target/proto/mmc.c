@@ -63,10 +63,12 @@ static const struct kt_cdb_desc kt_mmc_descs[] = {
 	  USAGE(0x02, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0xff) },
 	/* MSF, FORMAT, TRACK/SESSION NUMBER */
 	{ OP(READ_TOC, 10), .run = KT_RUN_MMC_READ_TOC, .pr = KT_PRC_READ,
-	  .flags = KT_CDB_D_ALUA_STANDBY, ALEN(7, 2), USAGE(0x02, 0x0f, 0, 0, 0, 0xff, 0xff, 0xff) },
+	  .flags = KT_CDB_D_ALUA_STANDBY, ALEN(7, 2),
+	  USAGE(0x02, 0x0f, 0, 0, 0, 0xff, 0xff, 0xff) },
 	/* RT, STARTING FEATURE NUMBER */
 	{ OP(KT_MMC_GET_CONFIGURATION, 10), .run = KT_RUN_MMC_GET_CONFIG,
-	  .flags = KT_CDB_D_ALUA_STANDBY, .pr = KT_PRC_ANY, ALEN(7, 2), USAGE(0x03, 0xff, 0xff, 0, 0, 0, 0xff, 0xff) },
+	  .flags = KT_CDB_D_ALUA_STANDBY, .pr = KT_PRC_ANY, ALEN(7, 2),
+	  USAGE(0x03, 0xff, 0xff, 0, 0, 0, 0xff, 0xff) },
 	/* POLLED, NOTIFICATION CLASS REQUEST */
 	{ OP(GET_EVENT_STATUS_NOTIFICATION, 10), .run = KT_RUN_MMC_EVENT,
 	  .flags = KT_CDB_D_NO_UA | KT_CDB_D_ALUA_STANDBY, .pr = KT_PRC_ANY, ALEN(7, 2),
