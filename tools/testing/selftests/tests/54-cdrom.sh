@@ -45,6 +45,8 @@ cd_node() {
 # Since 6.0 null_blk names a configfs device's disk after its directory.
 cd_over_4k_blocks() {
 	local nb=/sys/kernel/config/nullb/ktcd4k ib=$KT_CFS/core/iblock_54/cd4k
+	local loaded=
+	grep -q '^null_blk ' /proc/modules && loaded=1
 	check "a null_blk of 4096-byte blocks, an iblock device over it" sh -c "
 		modprobe null_blk nr_devices=0 && mkdir $nb &&
 		echo 4096 > $nb/blocksize && echo 64 > $nb/size && echo 1 > $nb/power &&
@@ -56,6 +58,9 @@ cd_over_4k_blocks() {
 	rmdir $ib $KT_CFS/core/iblock_54 2>/dev/null
 	echo 0 > $nb/power 2>/dev/null
 	rmdir $nb 2>/dev/null
+	# loaded here with no device of its own: the files after this one
+	# load it with theirs (nr_devices=1)
+	[ -n "$loaded" ] || rmmod null_blk 2>/dev/null
 }
 
 # make_image: two files (one not a whole number of blocks long) in an
