@@ -37,6 +37,8 @@ modules_expected() {	# modules_expected KVER
 	echo ktarget_core ktarget_rd ktarget_fileio ktarget_iblock ktarget_iscsi ktarget_loop ktarget_vhost
 	grep -qs '^CONFIG_INFINIBAND_ADDR_TRANS=y' "/lib/modules/$kver/build/.config" &&
 		echo ktarget_isert ktarget_srpt
+	grep -qs '^CONFIG_UIO=[ym]' "/lib/modules/$kver/build/.config" &&
+		echo ktarget_user
 	grep -qs '^CONFIG_DLM=[ym]' "/lib/modules/$kver/build/.config" &&
 		echo ktarget_cluster
 }
