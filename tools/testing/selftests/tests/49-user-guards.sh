@@ -70,7 +70,7 @@ main() {
 	for t in tcmu-runner qemu-img sg_xcopy sg_raw; do
 		command -v $t >/dev/null || { skip_all "$t not installed"; return; }
 	done
-	plan 26
+	plan 27
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	export HOME=/root
@@ -156,6 +156,12 @@ main() {
 		$UDEV/attrib/tmr_notification 1 "task management notifications are not offered"
 	check "attrib/tmr_notification 0 is taken" \
 		write_attr $UDEV/attrib/tmr_notification 0
+
+	# no CD/DVD over a passthrough device: its daemon answers its commands
+	iscsiadm -m node --logoutall=all >/dev/null 2>&1
+	rm -f $TPG/lun/lun_2/d
+	check_bad_write "attrib/emulate_cdrom 1 on the unexported user device is refused" \
+		$UDEV/attrib/emulate_cdrom 1 "passes commands through to its own device server"
 
 	teardown
 	check "no user device is left" sh -c "! test -e $UDEV"
