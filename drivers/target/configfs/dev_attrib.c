@@ -139,7 +139,9 @@ static int kt_check_block_size(struct kt_dev *dev, u32 val)
  * Why a disk's state keeps @dev from becoming a CD/DVD, or NULL: a CD/DVD
  * has no PR commands to release or clear a reservation or registration
  * with, nor SANITIZE to leave failure mode, and cluster mode shares a
- * disk's state with other nodes.
+ * disk's state with other nodes. A passthrough backstore's device server
+ * is elsewhere (the user backstore's daemon): the core's MMC emulation
+ * would answer for a device that does not know it is one.
  */
 static const char *kt_cdrom_busy(struct kt_dev *dev)
 {
@@ -147,6 +149,8 @@ static const char *kt_cdrom_busy(struct kt_dev *dev)
 	struct kt_res *res = &st->res;
 	const char *why = NULL;
 
+	if (dev->ops->exec_cdb)
+		return "its backstore passes commands through to its own device server";
 	if (READ_ONCE(st->cluster.lu))
 		return "the device is in cluster mode";
 	switch (atomic_read(&st->sanitize.state)) {
