@@ -309,7 +309,7 @@ main() {
 		make -s --no-print-directory -C "$also_top" modules KVER="$also" \
 			> "$out/build-$also.log" 2>&1 &
 		bpid=$!
-	else
+	elif [ -z "${KDIR:-}" ] && [ "${KT_ALSO_KVER:-}" != none ]; then
 		echo "# no 6.12 kernel with headers installed: 6.1 only (make deps installs it)"
 	fi
 	if make -s --no-print-directory modules ${KDIR:+KDIR=$KDIR} > "$out/build.log" 2>&1; then
