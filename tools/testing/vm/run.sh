@@ -45,7 +45,8 @@
 # QEMU's pid is in DIR/qemu.pid. A caller that kills QEMU on purpose (a power
 # cut) first creates DIR/power-cut; the run then ends with status 0 unless
 # the console shows a finding.
-# KT_PDU_FUZZ_* variables of the caller's environment reach the guest test.
+# KT_PDU_FUZZ_*, KT_TMF_RACE_SECONDS, KT_FILE_TIMEOUT and KT_CLUSTER_* of the
+# caller's environment reach the guest test.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -158,9 +159,10 @@ KT_SCRIPT_TIMEOUT=$((timeout_s - 30))
 KT_GUEST_INIT='$top/tools/testing/vm/guest-init.sh'
 EOF
 # what a guest test takes from the host's environment: the fuzzer's length
-# and seed (KT_PDU_FUZZ_*), the time a test file gets (KT_FILE_TIMEOUT), a
+# and seed (KT_PDU_FUZZ_*), the TMF race's (KT_TMF_RACE_SECONDS), the time
+# a test file gets (KT_FILE_TIMEOUT), a
 # cluster node's place (KT_CLUSTER_*, from cluster.sh)
-for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_FILE_TIMEOUT$|KT_CLUSTER_)'); do
+for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_TMF_RACE_SECONDS$|KT_FILE_TIMEOUT$|KT_CLUSTER_)'); do
 	printf 'export %s=%q\n' "$v" "${!v}" >> "$out/guest.env"
 done
 

@@ -8,6 +8,8 @@
 # LUN gives REPORTED LUNS DATA HAS CHANGED; growing the block device under
 # an iblock LUN changes the capacity both nexuses read and gives CAPACITY
 # DATA HAS CHANGED on each, once. SANITIZE goes on through task management.
+# ABORT TASKs and LUN RESETs that meet quick READs are all answered
+# (iscsi_tmf_race.py).
 . ./lib.sh
 
 KT_TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
@@ -160,13 +162,38 @@ sanitize_tmf() {
 	rmmod null_blk
 }
 
+# tmf_race HOST:PORT: ABORT TASKs, and another initiator's LUN RESETs,
+# that meet READs whose answers are on their way (issue 39's silent guest
+# needed two CPUs: KT_TMF_RACE_SECONDS makes a longer run for such a guest)
+tmf_race() {
+	local out mode secs=${KT_TMF_RACE_SECONDS:-8}
+
+	for mode in abort reset; do
+		out=$(timeout $((secs + 90)) python3 ./iscsi_tmf_race.py $mode \
+			"$1" $KT_IQN iqn.2026-11.org.ktarget:race 0 $secs 2>&1)
+		echo "$out" | sed 's/^/# /'
+		case $mode in
+		abort) check "ABORT TASK racing READ answers: every TMF answered, the session serves on" \
+			output_has "$out" 'TEST UNIT READY after the rounds: status 0x0' ;;
+		reset) check "LUN RESET racing another nexus's READs: every reset answered, both serve on" \
+			output_has "$out" 'TEST UNIT READY after the resets: reading session GOOD' \
+				'resetting session GOOD'
+			# resets in a row are told once, as LIO queues no second
+			# unit attention with the ASC/ASCQ of a pending one
+			check "after hundreds of LUN RESETs, one unit attention: GOOD at the second TEST UNIT READY" \
+				output_has "$out" 'reading session GOOD after [12],' \
+					'resetting session GOOD after [12]$' ;;
+		esac
+	done
+}
+
 main() {
 	local p=127.0.0.1:3260 disk disk2 out
 
 	for t in iscsiadm sg_reset sg_turs sg_wr_mode; do
 		command -v $t >/dev/null || { skip_all "TMF tests: $t missing"; return; }
 	done
-	plan 43
+	plan 46
 	check "target set up" kt_iscsi_setup
 	check "iscsid starts" kt_iscsid_start
 	check "login" iscsiadm -m discovery -t st -p $p -l
@@ -225,6 +252,7 @@ main() {
 	iscsiadm -m node -T $KT_IQN -p $p --logout >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	iscsiadm -m iface -I ktua -o delete >/dev/null 2>&1
+	tmf_race $p
 	sanitize_tmf $p
 	rm -f $KT_TPG/lun/lun_1/r1 $KT_TPG/lun/lun_2/g0
 	rmdir $KT_TPG/lun/lun_1 $KT_TPG/lun/lun_2 $KT_CFS/core/rd_mcp_0/r1
