@@ -145,19 +145,13 @@ static bool kt_ua_applies(const struct kt_ua_event *ev,
 	}
 }
 
-/*
- * The oldest event after @seen that concerns @sess: its ASC/ASCQ, or 0.
- * *next is what the nexus has seen once it has been told.
- */
-static u16 kt_ua_oldest(struct kt_dev *dev, const struct kt_session *sess,
-			u64 seen, u64 *next)
+/* The oldest event after @seen that concerns @sess, or NULL. */
+static const struct kt_ua_event *
+kt_ua_after(const struct kt_dev *dev, const struct kt_session *sess, u64 seen)
 {
 	const struct kt_ua_event *ev, *best = NULL;
-	unsigned long flags;
 	unsigned int i;
 
-	spin_lock_irqsave(&dev->state->ua.lock, flags);
-	*next = dev->state->ua.seq;
 	for (i = 0; i < KT_UA_HISTORY; i++) {
 		ev = &dev->state->ua.ev[i];
 		if (ev->seq <= seen || !kt_ua_applies(ev, sess))
@@ -165,8 +159,31 @@ static u16 kt_ua_oldest(struct kt_dev *dev, const struct kt_session *sess,
 		if (!best || ev->seq < best->seq)
 			best = ev;
 	}
-	if (best)
+	return best;
+}
+
+/*
+ * The oldest event after @seen that concerns @sess: its ASC/ASCQ, or 0.
+ * *next is what the nexus has seen once it has been told. Events with the
+ * same ASC/ASCQ right after it are told with it: a burst of LUN resets
+ * is one unit attention, not one per reset (as LIO keeps no second
+ * pending unit attention like one it has).
+ */
+static u16 kt_ua_oldest(struct kt_dev *dev, const struct kt_session *sess,
+			u64 seen, u64 *next)
+{
+	const struct kt_ua_event *best, *ev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->state->ua.lock, flags);
+	*next = dev->state->ua.seq;
+	best = kt_ua_after(dev, sess, seen);
+	if (best) {
 		*next = best->seq;
+		while ((ev = kt_ua_after(dev, sess, *next)) &&
+		       ev->asc_ascq == best->asc_ascq)
+			*next = ev->seq;
+	}
 	spin_unlock_irqrestore(&dev->state->ua.lock, flags);
 	return best ? best->asc_ascq : 0;
 }

@@ -136,12 +136,41 @@ static void kt_ua_ring_keeps_the_newest(struct kunit *test)
 	struct kt_ua_fixture *f = test->priv;
 	int i;
 
-	kt_ua_raise(&f->dev, KT_ASC_TEST_B, KT_UA_ALL, NULL);
+	kt_ua_raise(&f->dev, KT_ASC_TEST_A, KT_UA_ALL, NULL);
 	for (i = 0; i < KT_UA_HISTORY; i++)
-		kt_ua_raise(&f->dev, KT_ASC_TEST_A, KT_UA_ALL, NULL);
+		kt_ua_raise(&f->dev, i % 2 ? KT_ASC_TEST_A : KT_ASC_TEST_B,
+			    KT_UA_ALL, NULL);
+	/* the first A fell out of the ring: the newest eight remain */
 	for (i = 0; i < KT_UA_HISTORY; i++)
-		KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[0]), KT_ASC_TEST_A);
+		KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[0]),
+				i % 2 ? KT_ASC_TEST_A : KT_ASC_TEST_B);
 	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[0]), 0);
+}
+
+/* the same ASC/ASCQ raised again before it was told is told once */
+static void kt_ua_a_repeat_is_told_once(struct kunit *test)
+{
+	struct kt_ua_fixture *f = test->priv;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		kt_ua_raise(&f->dev, KT_ASC_TEST_A, KT_UA_ALL, NULL);
+	kt_ua_raise(&f->dev, KT_ASC_TEST_B, KT_UA_ALL, NULL);
+	kt_ua_raise(&f->dev, KT_ASC_TEST_A, KT_UA_ALL, NULL);
+	/* another nexus's own event between two does not split them */
+	kt_ua_raise(&f->dev, KT_ASC_TEST_B, KT_UA_ONLY, &f->sess[1]);
+	kt_ua_raise(&f->dev, KT_ASC_TEST_A, KT_UA_ALL, NULL);
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[0]), KT_ASC_TEST_A);
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[0]), KT_ASC_TEST_B);
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[0]), KT_ASC_TEST_A);
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[0]), 0);
+	/* the other nexus: A, B, A, its own B, A */
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[1]), KT_ASC_TEST_A);
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[1]), KT_ASC_TEST_B);
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[1]), KT_ASC_TEST_A);
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[1]), KT_ASC_TEST_B);
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[1]), KT_ASC_TEST_A);
+	KUNIT_EXPECT_EQ(test, kt_ua_take(&f->cmd[1]), 0);
 }
 
 static void kt_ua_luns_changed_comes_first_once(struct kunit *test)
@@ -164,6 +193,7 @@ static struct kunit_case kt_ua_cases[] = {
 	KUNIT_CASE(kt_ua_a_name_without_isid_names_every_port),
 	KUNIT_CASE(kt_ua_another_port_is_not_this_nexus),
 	KUNIT_CASE(kt_ua_ring_keeps_the_newest),
+	KUNIT_CASE(kt_ua_a_repeat_is_told_once),
 	KUNIT_CASE(kt_ua_luns_changed_comes_first_once),
 	{}
 };
