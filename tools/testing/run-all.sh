@@ -219,6 +219,32 @@ main() {
 			result fail "harness: the planted spinning module builds"
 		fi
 
+		# a guest whose clock runs ten times slow (a TSC calibrated
+		# tenfold high on a busy host): its own timeouts would take ten
+		# times as long, the host's watch must not
+		local khz
+		khz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' |
+			tail -1 | awk '{ printf "%d", $1 * 10000 }')
+		if [ -n "$khz" ]; then
+			t0=$(date +%s)
+			KT_GUEST_TSC_KHZ=$khz KT_FILE_TIMEOUT=30 KT_HANG_MARGIN=15 \
+				"$vm" --name self-slow-clock --quiet --timeout 900 \
+				tools/testing/selftests/run.sh "$top/$h/planted/clock-slow.sh" \
+				> "$out/self-slow-clock.log" 2>&1
+			s=$?
+			t0=$(($(date +%s) - t0))
+			if [ "$s" = 124 ] && grep -q '^clock-slow: ' "$out/self-slow-clock/stuck.txt" &&
+			   grep -q "the guest's clock: .* (0\.[01][0-9] of its rate)" "$out/self-slow-clock/hang.txt"; then
+				result ok "harness: a guest clock ten times slow: the file ends by its name in the host's time, the rate said (${t0}s)"
+			else
+				sed 's/^/#   /' "$out/self-slow-clock.log" | tail -20
+				head -5 "$out/self-slow-clock/hang.txt" 2>/dev/null | sed 's/^/#   /'
+				result fail "harness: a guest clock ten times slow: the file ends by its name in the host's time, the rate said (status $s)"
+			fi
+		else
+			result skip "harness: a guest clock ten times slow (the host's log names no TSC frequency)"
+		fi
+
 		"$vm" --name self-status --quiet "$h/exit-status.sh" 2>/dev/null
 		s=$?
 		[ "$s" = 7 ] && result ok "harness: the script's exit status comes back" ||

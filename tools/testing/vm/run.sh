@@ -46,7 +46,8 @@
 # cut) first creates DIR/power-cut; the run then ends with status 0 unless
 # the console shows a finding.
 # KT_PDU_FUZZ_*, KT_TMF_RACE_SECONDS, KT_FILE_TIMEOUT and KT_CLUSTER_* of the
-# caller's environment reach the guest test.
+# caller's environment reach the guest test. The guest is told the host's
+# TSC frequency; KT_GUEST_TSC_KHZ=N tells it N kHz instead.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -176,6 +177,12 @@ hang_dump() {
 	{
 		echo "# $why"
 		echo "# the guest's last heartbeat: ${age}s ago (uptime ${beat:-none})"
+		# a guest clock off the host's makes the guest's own timeouts
+		# fire early or never
+		[ -n "$beat0" ] && [ -n "$beat" ] && awk -v b0="${beat0#* }" -v b="$beat" \
+			-v h="$(( $(stat -c %Y "$out/heartbeat") - ${beat0%% *} ))" 'BEGIN { if (h > 0)
+			printf "# the guest'"'"'s clock: %.0f s of uptime in %d s of the host'"'"'s (%.2f of its rate)\n",
+				b - b0, h, (b - b0) / h }'
 		if [ "$age" -lt 30 ]; then
 			# the guest still runs: it dumps its own state
 			touch "$out/dump-request"
@@ -219,6 +226,7 @@ cpu_note() {
 # lane's balance in make test is planned from it
 watch_guest() {
 	local qemu=$1 deadline=$(($(date +%s) + timeout_s)) now
+	beat0=
 	local seen= since=0 file bound cur cpu cpu_since=0 boot_cpu=
 	: > "$out/cpu.txt"
 	while kill -0 "$qemu" 2>/dev/null; do
@@ -227,6 +235,9 @@ watch_guest() {
 		cpu=$(qemu_cpu "$qemu")
 		cpu=${cpu:-${last_cpu:-0}}
 		last_cpu=$cpu
+		# the first heartbeat: the guest clock's rate is measured from it
+		[ -z "$beat0" ] && [ -s "$out/heartbeat" ] &&
+			beat0="$(stat -c %Y "$out/heartbeat") $(cat "$out/heartbeat")"
 		cur=$(cat "$out/progress" 2>/dev/null)
 		if [ "$cur" != "$seen" ]; then
 			read -r file bound <<< "$seen"
@@ -276,7 +287,13 @@ host_tsc_khz() {
 		-e 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | tail -1)
 	[ -n "$mhz" ] && awk -v m="$mhz" 'BEGIN { printf "tsc_early_khz=%d", m * 1000 }'
 }
-tsc_khz=$(host_tsc_khz)
+# KT_GUEST_TSC_KHZ=N tells the guest N instead (the harness's self-test
+# plants a clock ten times slow with it)
+if [ -n "${KT_GUEST_TSC_KHZ:-}" ]; then
+	tsc_khz=tsc_early_khz=$KT_GUEST_TSC_KHZ
+else
+	tsc_khz=$(host_tsc_khz)
+fi
 
 drive=()
 [ -n "$disk" ] &&
