@@ -195,25 +195,38 @@ main() {
 			result fail "harness: a planted WARNING fails the run (status $s)"
 		fi
 
-		# a guest whose every CPU spins with interrupts off: its own
-		# timeout cannot fire, the host's watch must (here 15 s past
-		# the bound, not a minute: the spinning costs a CPU)
-		local kdir t0
-		kdir=${KDIR:-$(make -s --no-print-directory kdir)}
-		if make -s -C "$kdir" M="$top/$h/spin" modules > "$out/spin-build.log" 2>&1; then
+		# planted_stuck DESCRIPTION FILE HANG-PATTERN [VAR=VALUE...]: the
+		# planted FILE alone in a guest (with VAR=VALUE), a 30 s bound;
+		# the host must end it by the file's name (15 s past the bound,
+		# not a minute: a stuck guest costs a CPU) with HANG-PATTERN in
+		# hang.txt
+		planted_stuck() {
+			local d=$1 f=$2 pat=$3 t0
+			shift 3
 			t0=$(date +%s)
-			KT_FILE_TIMEOUT=30 KT_HANG_MARGIN=15 "$vm" --name self-hang --quiet --timeout 900 \
-				tools/testing/selftests/run.sh "$top/$h/planted/spins-irqs-off.sh" \
-				> "$out/self-hang.log" 2>&1
+			env KT_FILE_TIMEOUT=30 KT_HANG_MARGIN=15 "$@" \
+				"$vm" --name "self-$f" --quiet --timeout 900 \
+				tools/testing/selftests/run.sh "$top/$h/planted/$f.sh" \
+				> "$out/self-$f.log" 2>&1
 			s=$?
 			t0=$(($(date +%s) - t0))
-			if [ "$s" = 124 ] && grep -q '^spins-irqs-off: ' "$out/self-hang/stuck.txt" &&
-			   grep -q 'RIP .* kt_planted_spin+' "$out/self-hang/hang.txt"; then
-				result ok "harness: a guest spinning with interrupts off fails by the file's name, RIPs mapped (${t0}s)"
+			if [ "$s" = 124 ] && grep -q "^$f: " "$out/self-$f/stuck.txt" &&
+			   grep -q "$pat" "$out/self-$f/hang.txt"; then
+				result ok "harness: $d (${t0}s)"
 			else
-				sed 's/^/#   /' "$out/self-hang.log" | tail -30
-				result fail "harness: a guest spinning with interrupts off fails by the file's name, RIPs mapped (status $s)"
+				sed 's/^/#   /' "$out/self-$f.log" | tail -20
+				head -5 "$out/self-$f/hang.txt" 2>/dev/null | sed 's/^/#   /'
+				result fail "harness: $d (status $s)"
 			fi
+		}
+
+		# a guest whose every CPU spins with interrupts off: its own
+		# timeout cannot fire, the host's watch must
+		local kdir khz
+		kdir=${KDIR:-$(make -s --no-print-directory kdir)}
+		if make -s -C "$kdir" M="$top/$h/spin" modules > "$out/spin-build.log" 2>&1; then
+			planted_stuck "a guest spinning with interrupts off fails by the file's name, RIPs mapped" \
+				spins-irqs-off 'RIP .* kt_planted_spin+'
 		else
 			sed 's/^/#   /' "$out/spin-build.log" | tail -10
 			result fail "harness: the planted spinning module builds"
@@ -222,25 +235,12 @@ main() {
 		# a guest whose clock runs ten times slow (a TSC calibrated
 		# tenfold high on a busy host): its own timeouts would take ten
 		# times as long, the host's watch must not
-		local khz
 		khz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' |
 			tail -1 | awk '{ printf "%d", $1 * 10000 }')
 		if [ -n "$khz" ]; then
-			t0=$(date +%s)
-			KT_GUEST_TSC_KHZ=$khz KT_FILE_TIMEOUT=30 KT_HANG_MARGIN=15 \
-				"$vm" --name self-slow-clock --quiet --timeout 900 \
-				tools/testing/selftests/run.sh "$top/$h/planted/clock-slow.sh" \
-				> "$out/self-slow-clock.log" 2>&1
-			s=$?
-			t0=$(($(date +%s) - t0))
-			if [ "$s" = 124 ] && grep -q '^clock-slow: ' "$out/self-slow-clock/stuck.txt" &&
-			   grep -q "the guest's clock: .* (0\.[01][0-9] of its rate)" "$out/self-slow-clock/hang.txt"; then
-				result ok "harness: a guest clock ten times slow: the file ends by its name in the host's time, the rate said (${t0}s)"
-			else
-				sed 's/^/#   /' "$out/self-slow-clock.log" | tail -20
-				head -5 "$out/self-slow-clock/hang.txt" 2>/dev/null | sed 's/^/#   /'
-				result fail "harness: a guest clock ten times slow: the file ends by its name in the host's time, the rate said (status $s)"
-			fi
+			planted_stuck "a guest clock ten times slow: the file ends by its name in the host's time, the rate said" \
+				clock-slow "the guest's clock: .* (0\.[01][0-9] of its rate)" \
+				KT_GUEST_TSC_KHZ="$khz"
 		else
 			result skip "harness: a guest clock ten times slow (the host's log names no TSC frequency)"
 		fi
