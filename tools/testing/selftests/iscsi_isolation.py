@@ -235,7 +235,8 @@ def silent(addr, target, end, got):
             s.close()
             continue
         socks.append(s)
-    got["silent connections"] = len(socks)
+        # so far: a target whose backlog is full leaves connect() waiting
+        got["silent connections"] = len(socks)
     time.sleep(max(0, end - time.monotonic()))
     for s in socks:
         s.close()
