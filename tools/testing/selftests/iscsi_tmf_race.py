@@ -192,7 +192,8 @@ def reset_main(addr, target, initiator, lun, seconds):
                          args=(addr, target, initiator, lun, end, result))
     t.start()
     inflight, lba, kinds, quiet = set(), 0, {}, 0.0
-    while time.monotonic() < end or inflight:
+    # after SECONDS, 30 s more at most for the answers still to come
+    while time.monotonic() < end or (inflight and time.monotonic() < end + 30):
         while time.monotonic() < end and len(inflight) < 32:
             inflight.add(s.command(lun, read_cdb(lba), read_len=BLOCKS * 512))
             lba = (lba + BLOCKS) % 65536
@@ -215,6 +216,8 @@ def reset_main(addr, target, initiator, lun, seconds):
             kinds[kind] = kinds.get(kind, 0) + 1
         s.rsp.clear()
         s.order.clear()
+    if inflight:
+        kinds["unanswered"] = kinds.get("unanswered", 0) + len(inflight)
     t.join(timeout=30)
     ok = True
     print("%d LUN RESETs answered %s; READs: %s" % (
