@@ -183,9 +183,11 @@ static inline struct kt_dev *kt_dev_from_action_item(struct config_item *item)
 
 /*
  * A passthrough command (exec_cdb()) has ended with SAM @status and, for
- * CHECK CONDITION, @sense_len bytes of sense data at @sense (fixed format;
- * what does not fit the core's buffer is cut). A data-in command that
- * returned fewer bytes than asked calls kt_cmd_set_data_in_len() first.
+ * CHECK CONDITION, @sense_len bytes of sense data at @sense (fixed or
+ * descriptor format, sent as given up to KT_SENSE_MAX_LEN). A data-in
+ * command that returned fewer bytes than asked calls
+ * kt_cmd_set_data_in_len() first for GOOD, kt_cmd_set_data_in_valid() for
+ * a CHECK CONDITION whose first bytes of data are valid all the same.
  */
 void kt_be_cdb_done(struct kt_cmd *cmd, u8 status, const u8 *sense,
 		    u32 sense_len);
