@@ -208,7 +208,14 @@ void kt_user_exec_cdb(struct kt_cmd *cmd)
 	INIT_LIST_HEAD(&ucmd->node);
 
 	spin_lock_irqsave(&udev->lock, flags);
-	if (!udev->up || test_bit(KT_USER_BROKEN, &udev->flags)) {
+	if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
+		/*
+		 * Aborted on its way here: the TMF set the bit before its
+		 * kt_user_abort() takes this lock, which found it in no list
+		 * if it came first
+		 */
+		reason = KT_SENSE_LU_COMM_FAILURE;
+	} else if (!udev->up || test_bit(KT_USER_BROKEN, &udev->flags)) {
 		reason = KT_SENSE_LU_COMM_FAILURE;
 	} else if (test_bit(KT_USER_BLOCKED, &udev->flags)) {
 		reason = KT_SENSE_OUT_OF_RESOURCES;	/* BUSY */
