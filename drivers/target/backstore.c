@@ -98,14 +98,17 @@ const struct kt_backend_ops *kt_backend_get(const char *name)
 }
 
 /*
- * The core aborted @cmd while its backstore has it, or a LUN of @dev is
- * being unlinked (@lun): a backstore that may never hear back from its
- * storage ends such commands within a bound (backend.h).
+ * The core aborted @cmd (a TMF, an I_T nexus loss): a backstore that may
+ * never hear back from its storage ends it within a bound (backend.h).
+ * Every victim of such a device is passed, whether its backstore has it or
+ * not: KT_CMD_EXECUTING is set on a clustered LU's commands alone, so it
+ * cannot say which reached exec_cdb(), and a backstore ignores one it does
+ * not have; one on its way in finds KT_CMD_ABORTED set, which the claim set
+ * before this call.
  */
 void kt_backend_abort(struct kt_cmd *cmd)
 {
-	if (cmd->dev && cmd->dev->ops->abort &&
-	    test_bit(KT_CMD_EXECUTING, &cmd->flags))
+	if (cmd->dev && cmd->dev->ops->abort)
 		cmd->dev->ops->abort(cmd);
 }
 

@@ -191,8 +191,10 @@ void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason)
 	    !cmd->data_in_done)
 		kt_cmd_set_data_in_len(cmd, 0);
 
-	if (cmd->status == KT_SAM_GOOD && cmd->dir == KT_DATA_IN &&
-	    cmd->data_length)
+	if ((cmd->status == KT_SAM_GOOD ||
+	     (cmd->status == KT_SAM_CHECK_CONDITION &&
+	      test_bit(KT_CMD_DATA_WITH_SENSE, &cmd->flags))) &&
+	    cmd->dir == KT_DATA_IN && cmd->data_length)
 		cmd->ops->queue_data_in(cmd);
 	else
 		cmd->ops->queue_status(cmd);
@@ -230,7 +232,7 @@ void kt_be_cdb_done(struct kt_cmd *cmd, u8 status, const u8 *sense,
 	cmd->status = status;
 	cmd->sense_len = 0;
 	if (status == KT_SAM_CHECK_CONDITION && sense && sense_len) {
-		cmd->sense_len = min_t(u32, sense_len, KT_SENSE_BUF_LEN);
+		cmd->sense_len = min_t(u32, sense_len, KT_SENSE_MAX_LEN);
 		memcpy(cmd->sense, sense, cmd->sense_len);
 	}
 	/* the reason only says it is not GOOD: the status above is sent */
@@ -550,3 +552,21 @@ void kt_cmd_set_data_in_len(struct kt_cmd *cmd, u32 len)
 	kt_cmd_set_residual(cmd, len);
 }
 EXPORT_SYMBOL_GPL(kt_cmd_set_data_in_len);
+
+/*
+ * A passthrough command that ends in CHECK CONDITION returned its first
+ * @len bytes of data-in all the same (SSC-4 READ: a filemark, the end of
+ * the medium or a shorter block met, the bytes before it valid): they go
+ * to the initiator before the status, with the residual of the rest
+ * (RFC 7143 11.4.5), as LIO's SCF_TREAT_READ_AS_NORMAL does.
+ * Without it no data goes with a status other than GOOD, and no residual
+ * claims any. Before kt_be_cdb_done().
+ */
+void kt_cmd_set_data_in_valid(struct kt_cmd *cmd, u32 len)
+{
+	if (cmd->dir != KT_DATA_IN || !len)
+		return;
+	kt_cmd_set_data_in_len(cmd, len);
+	set_bit(KT_CMD_DATA_WITH_SENSE, &cmd->flags);
+}
+EXPORT_SYMBOL_GPL(kt_cmd_set_data_in_valid);

@@ -156,15 +156,18 @@ struct kt_backend_ops {
 
 	/*
 	 * Optional, for a backstore whose commands may wait on a peer that
-	 * never answers (the user backstore's daemon). abort: @cmd, which
-	 * this backstore has and must still end with kt_be_done() or
-	 * kt_be_cdb_done(), was aborted (a TMF, an I_T nexus loss); end it
+	 * never answers (the user backstore's daemon). abort: @cmd was
+	 * aborted (a TMF, an I_T nexus loss); if this backstore has it (it
+	 * must still end it with kt_be_done() or kt_be_cdb_done()), end it
 	 * at once where it has not started, within a bound of the
-	 * backstore's own otherwise. lun_unlinking: @lun is being unlinked
-	 * and takes no new command; the core waits for those addressed
-	 * through it (cmd->lun == @lun): the same for each of them. From
-	 * process context, without the core's locks; may race with the
-	 * command's own end.
+	 * backstore's own otherwise. Called for any victim on the device,
+	 * also one the backstore does not have (yet, or any more): one
+	 * still on its way into exec_cdb() has KT_CMD_ABORTED set already,
+	 * which exec_cdb() must look at where abort() would look for it.
+	 * lun_unlinking: @lun is being unlinked and takes no new command;
+	 * the core waits for those addressed through it (cmd->lun == @lun):
+	 * the same for each of them. From process context, without the
+	 * core's locks; may race with the command's own end.
 	 */
 	void		(*abort)(struct kt_cmd *cmd);
 	void		(*lun_unlinking)(struct kt_dev *dev,
@@ -183,9 +186,11 @@ static inline struct kt_dev *kt_dev_from_action_item(struct config_item *item)
 
 /*
  * A passthrough command (exec_cdb()) has ended with SAM @status and, for
- * CHECK CONDITION, @sense_len bytes of sense data at @sense (fixed format;
- * what does not fit the core's buffer is cut). A data-in command that
- * returned fewer bytes than asked calls kt_cmd_set_data_in_len() first.
+ * CHECK CONDITION, @sense_len bytes of sense data at @sense (fixed or
+ * descriptor format, sent as given up to KT_SENSE_MAX_LEN). A data-in
+ * command that returned fewer bytes than asked calls
+ * kt_cmd_set_data_in_len() first for GOOD, kt_cmd_set_data_in_valid() for
+ * a CHECK CONDITION whose first bytes of data are valid all the same.
  */
 void kt_be_cdb_done(struct kt_cmd *cmd, u8 status, const u8 *sense,
 		    u32 sense_len);

@@ -162,7 +162,7 @@ struct kt_cmd {
 	bool			sense_asc_exact;
 	bool			sense_csi_valid;
 	u32			sense_csi;
-	u8			sense[KT_SENSE_BUF_LEN];
+	u8			sense[KT_SENSE_MAX_LEN];
 	u8			sense_len;
 
 	unsigned long		flags;		/* KT_CMD_* bits */
@@ -177,6 +177,8 @@ struct kt_cmd {
 #define KT_CMD_EXECUTING	3
 /* a passthrough backstore gave the status and sense (kt_be_cdb_done()) */
 #define KT_CMD_OWN_STATUS	4
+/* its data-in goes before a CHECK CONDITION (kt_cmd_set_data_in_valid()) */
+#define KT_CMD_DATA_WITH_SENSE	5
 
 void kt_cmd_get(struct kt_cmd *cmd);
 void kt_cmd_put(struct kt_cmd *cmd);
@@ -184,5 +186,6 @@ void kt_cmd_put(struct kt_cmd *cmd);
 /* The command's outcome; backstores and emulation end every command here. */
 void kt_cmd_complete(struct kt_cmd *cmd, sense_reason_t reason);
 void kt_cmd_set_data_in_len(struct kt_cmd *cmd, u32 len);
+void kt_cmd_set_data_in_valid(struct kt_cmd *cmd, u32 len);
 
 #endif /* KTARGET_CMD_H */

@@ -305,8 +305,8 @@ main() {
 	}
 	lane3_tests() {
 		echo 41-portals 42-hostile 43-lifetimes 44-isolation 47-faults \
-			49-user 52-conn-loss 55-tmf-ua 57-teardown-load 58-keepalive \
-			59-sessions
+			49-user 49-user-fake 52-conn-loss 55-tmf-ua 57-teardown-load \
+			58-keepalive 59-sessions
 	}
 
 	# report_lane N PID: lane N's report, when it has ended, and its counts

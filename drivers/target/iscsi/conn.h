@@ -213,7 +213,7 @@ struct kt_iscsi_cmd {
 	sense_reason_t		setup_reason;	/* kt_cmd_setup() refused it */
 	u32			imm_len;	/* immediate data in the command PDU */
 	unsigned long		data_at;	/* jiffies: last Data-Out or R2T */
-	u8			sense_pdu[2 + KT_SENSE_BUF_LEN];
+	u8			sense_pdu[2 + KT_SENSE_MAX_LEN];
 	/* the transport's cmd_size bytes follow (kt_iscsi_cmd_priv()) */
 };
 

@@ -388,7 +388,7 @@ static u32 kt_srpt_build_rsp(struct kt_srpt_cmd *scmd)
 			rsp->data_out_res_cnt = res;
 		}
 	}
-	sense = min3(sense, (u32)KT_SENSE_BUF_LEN,
+	sense = min3(sense, (u32)KT_SENSE_MAX_LEN,
 		     ch->max_ti_iu_len - (u32)sizeof(*rsp));
 	if (sense) {
 		rsp->flags |= SRP_RSP_FLAG_SNSVALID;

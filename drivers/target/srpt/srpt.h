@@ -63,7 +63,7 @@
 /* channels in all: each holds about rq_size * srp_max_req_size bytes */
 #define KT_SRPT_MAX_CHANNELS	256
 /* what an SRP_RSP of ours carries at most: sense, or a TMF's 4 bytes */
-#define KT_SRPT_RSP_LEN		(sizeof(struct srp_rsp) + KT_SENSE_BUF_LEN + 4)
+#define KT_SRPT_RSP_LEN		(sizeof(struct srp_rsp) + KT_SENSE_MAX_LEN + 4)
 /* how long a wait goes before it says what it waits for, again */
 #define KT_SRPT_WAIT_WARN	(30 * HZ)
 

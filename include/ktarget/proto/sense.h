@@ -103,6 +103,13 @@ struct kt_sense_field {
 				  .bit_valid = 1, .valid = 1 })
 
 #define KT_SENSE_BUF_LEN	18	/* fixed format, 10 additional bytes */
+/*
+ * The most a command carries: a passthrough backstore's sense, kept as its
+ * device server gave it (descriptor format may be longer than the core's
+ * own), up to the 96 bytes of LIO's TRANSPORT_SENSE_BUFFER and the TCMU
+ * ring's sense_buffer
+ */
+#define KT_SENSE_MAX_LEN	96
 
 /* The SAM status a reason reports (CHECK CONDITION for most). */
 u8 kt_sense_status(sense_reason_t reason);

@@ -110,7 +110,7 @@ struct kt_iser_cmd {
 	struct ib_sge		sge;
 	struct ib_send_wr	send;
 	u8			rsp[KT_ISER_HDR_LEN + KT_ISCSI_BHS_LEN +
-				    2 + KT_SENSE_BUF_LEN];
+				    2 + KT_SENSE_MAX_LEN];
 };
 
 static inline struct kt_iser_cmd *kt_iser_cmd(struct kt_iscsi_cmd *cmd)

@@ -172,12 +172,17 @@ void kt_user_finish(struct list_head *done)
 		list_del(&ucmd->node);
 		if (ucmd->reason) {
 			kt_be_done(cmd, ucmd->reason);
-		} else {
-			if (ucmd->read_len_valid)
-				kt_cmd_set_data_in_len(cmd, ucmd->read_len);
-			kt_be_cdb_done(cmd, ucmd->status, ucmd->sense,
-				       kt_user_sense_len(ucmd->sense));
+			kt_user_cmd_free(ucmd);
+			continue;
 		}
+		/* kt_user_answer() copied the data these lengths say */
+		if (ucmd->read_len_valid && ucmd->status == KT_SAM_GOOD)
+			kt_cmd_set_data_in_len(cmd, ucmd->read_len);
+		else if (ucmd->read_len_valid &&
+			 ucmd->status == KT_SAM_CHECK_CONDITION)
+			kt_cmd_set_data_in_valid(cmd, ucmd->read_len);
+		kt_be_cdb_done(cmd, ucmd->status, ucmd->sense,
+			       kt_user_sense_len(ucmd->sense));
 		kt_user_cmd_free(ucmd);
 	}
 }
@@ -203,7 +208,14 @@ void kt_user_exec_cdb(struct kt_cmd *cmd)
 	INIT_LIST_HEAD(&ucmd->node);
 
 	spin_lock_irqsave(&udev->lock, flags);
-	if (!udev->up || test_bit(KT_USER_BROKEN, &udev->flags)) {
+	if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
+		/*
+		 * Aborted on its way here: the TMF set the bit before its
+		 * kt_user_abort() takes this lock, which found it in no list
+		 * if it came first
+		 */
+		reason = KT_SENSE_LU_COMM_FAILURE;
+	} else if (!udev->up || test_bit(KT_USER_BROKEN, &udev->flags)) {
 		reason = KT_SENSE_LU_COMM_FAILURE;
 	} else if (test_bit(KT_USER_BLOCKED, &udev->flags)) {
 		reason = KT_SENSE_OUT_OF_RESOURCES;	/* BUSY */
@@ -284,7 +296,15 @@ static void kt_user_answer(struct kt_user_dev *udev,
 					       ent->rsp.read_len,
 					       &ucmd->read_len_valid);
 			ucmd->read_len = len;
-			if (ucmd->status == 0 || ucmd->read_len_valid)
+			/*
+			 * Data goes with GOOD, and with a CHECK CONDITION
+			 * only as far as READ_LEN says it is valid (LIO's
+			 * rule): the rest of the area is not the
+			 * initiator's, whose buffer it may be (loopback).
+			 */
+			if (ucmd->status == KT_SAM_GOOD ||
+			    (ucmd->status == KT_SAM_CHECK_CONDITION &&
+			     ucmd->read_len_valid))
 				kt_user_data_copy(udev, ucmd, cmd, len, false);
 		}
 	}
