@@ -11,8 +11,13 @@
 # mode), measures it with libiscsi's iscsi-perf and with fio through the
 # kernel initiator (open-iscsi), then does both again over iSER (a second
 # portal with iser=1 on a soft-RoCE device: ktarget_isert against LIO's
-# ib_isert), tears it down and unloads it. Only one stack can own configfs
-# "target" at a time.
+# ib_isert), fio through the kernel's SRP initiator over the same soft-RoCE
+# device (ktarget_srpt against ib_srpt), fio on the disk of a loopback target with the same rd LU
+# (ktarget_loop against tcm_loop) and on the disk of a loopback target whose
+# LU is a user backstore served by Debian's tcmu-runner (user:qcow over a
+# raw image in RAM; ktarget_user against target_core_user, the same daemon),
+# tears it down and unloads it. Only one stack can own configfs "target" at
+# a time.
 #
 # Writes /ktout/results.txt (the table: test, unit, ktarget, LIO, ratio) and
 # every raw output under /ktout/raw/. A test that fails, or a stack that does
@@ -42,7 +47,6 @@ PAGES=262144		# 1 GiB of 4 KiB pages
 FALLBACK_PAGES=131072	# 512 MiB, when the guest cannot spare 1 GiB
 PORTAL=127.0.0.1:3260
 PY=/usr/bin/python3
-ISER=0			# 1 while the iSER rows run
 ONLY=			# --only: run the tests whose name matches (grep -E)
 PROFILE=0		# --profile: perf profile of each fio test
 LIO_SUBMIT_TYPE=	# --lio-submit-type: LIO's attrib/submit_type
@@ -75,6 +79,45 @@ ISER_TESTS=(
 	"iser-fio 1M seqwrite QD8     fio  write   1048576 8  MiB/s"
 )
 ISER_PORTAL=$KT_RDMA_ADDR:3260
+# The loopback fabric (ktarget_loop against LIO's tcm_loop): the same rd LU
+# as the iSCSI rows, a local SCSI host's sd disk, no network.
+LOOP_TESTS=(
+	"loop-fio 4k randread QD1     fio  randread   4096 1  IOPS"
+	"loop-fio 4k randread QD32    fio  randread   4096 32 IOPS"
+	"loop-fio 4k randwrite QD32   fio  randwrite  4096 32 IOPS"
+	"loop-fio 1M seqread QD8      fio  read    1048576 8  MiB/s"
+	"loop-fio 1M seqwrite QD8     fio  write   1048576 8  MiB/s"
+)
+# A user backstore served by Debian's tcmu-runner (user:qcow over a raw
+# image in the guest's RAM, /dev/shm), through the loopback fabric:
+# ktarget_user against LIO's target_core_user, the same daemon.
+USER_TESTS=(
+	"user-fio 4k randread QD1     fio  randread   4096 1  IOPS"
+	"user-fio 4k randread QD32    fio  randread   4096 32 IOPS"
+	"user-fio 4k randwrite QD1    fio  randwrite  4096 1  IOPS"
+	"user-fio 4k randwrite QD32   fio  randwrite  4096 32 IOPS"
+	"user-fio 1M seqread QD8      fio  read    1048576 8  MiB/s"
+	"user-fio 1M seqwrite QD8     fio  write   1048576 8  MiB/s"
+)
+# SRP over the same soft-RoCE device (ktarget_srpt against LIO's ib_srpt):
+# the kernel's ib_srp logs in through rdma_cm to a TPG named by the rxe
+# port's GID, the rd LU its LUN 0.
+SRP_TESTS=(
+	"srp-fio 4k randread QD1      fio  randread   4096 1  IOPS"
+	"srp-fio 4k randread QD32     fio  randread   4096 32 IOPS"
+	"srp-fio 4k randwrite QD32    fio  randwrite  4096 32 IOPS"
+	"srp-fio 1M seqread QD8       fio  read    1048576 8  MiB/s"
+	"srp-fio 1M seqwrite QD8      fio  write   1048576 8  MiB/s"
+)
+SRP_PORT=5555
+SRP_HOST=/sys/class/infiniband_srp/srp-kt_rxe0-1
+LOOP_WWN=naa.5001405000000b01	# the loopback target
+LOOP_INIT=naa.5001405000000b02	# its nexus's initiator port
+LOOP_TPG=$KT_CFS/loopback/$LOOP_WWN/tpgt_1
+USER_IMG=/dev/shm/kt-bench-user.img
+USER_MIB=256
+RUNNER_PID=
+ROWS=TESTS		# the array each_test walks: TESTS, ISER_TESTS, ...
 
 log() { echo "bench: $*" >&2; }
 
@@ -338,13 +381,12 @@ profile_end() {
 	rm -f /tmp/kt-bench.perf
 }
 
-# each_test TOOL FUNC ARGS...: FUNC STACK... for every test of TOOL
-# (of ISER_TESTS when ISER=1)
+# each_test TOOL FUNC ARGS...: FUNC STACK... for every test of TOOL in the
+# array named by ROWS
 each_test() {
-	local tool=$1 fn=$2 stack=$3 t w name=TESTS
+	local tool=$1 fn=$2 stack=$3 t w
 	shift 3
-	[ "$ISER" = 1 ] && name=ISER_TESTS
-	local -n list=$name
+	local -n list=$ROWS
 	for t in "${list[@]}"; do
 		read -ra w <<< "$t"
 		[ "${w[4]}" = "$tool" ] || continue
@@ -425,6 +467,209 @@ run_iser() {
 	bounded 60 iser_np "$stack" 0
 }
 
+# loop_up STACK LU: a loopback target whose LUN 0 is the LU (its configfs
+# directory), and its nexus; prints the sd disk the guest makes of it
+loop_up() {
+	local disk
+	case $1 in
+	ktarget) bounded 60 modprobe ktarget_loop ;;
+	lio) bounded 60 modprobe tcm_loop ;;
+	esac || return 1
+	# the nexus first: LIO adds the SCSI device when the LUN is linked,
+	# and a LUN linked before there is a nexus is not scanned again
+	mkdir -p "$LOOP_TPG" && echo "$LOOP_INIT" > "$LOOP_TPG/nexus" &&
+		mkdir "$LOOP_TPG/lun/lun_0" &&
+		ln -s "$2" "$LOOP_TPG/lun/lun_0/${2##*/}" || return 1
+	disk=$(kt_loop_disk "$LOOP_TPG" 0) || return 1
+	echo none > "/sys/block/${disk#/dev/}/queue/scheduler" 2>/dev/null
+	echo "$disk"
+}
+
+# loop_down STACK: the loopback target goes, and its module
+loop_down() {
+	local l
+	[ -d "$LOOP_TPG" ] || return 0
+	echo NULL > "$LOOP_TPG/nexus" 2>/dev/null
+	for l in "$LOOP_TPG"/lun/lun_0/*; do
+		[ -L "$l" ] && rm "$l"
+	done
+	# the fabric's own directory holds its module, as LIO's does
+	rmdir "$LOOP_TPG/lun/lun_0" "$LOOP_TPG" "${LOOP_TPG%/*}" "$KT_CFS/loopback" 2>/dev/null
+	case $1 in
+	ktarget) bounded 60 rmmod ktarget_loop ;;
+	lio) bounded 60 modprobe -r tcm_loop ;;
+	esac
+	return 0
+}
+
+# run_loop STACK: the loopback rows, on the rd LU
+run_loop() {
+	local stack=$1 disk
+	if disk=$(bounded 60 loop_up "$stack" "$KT_CFS/core/rd_mcp_0/r0"); then
+		log "$stack: loopback disk $disk"
+	else
+		log "$stack: loopback target failed"
+		disk=
+	fi
+	each_test fio fio_test "$stack" "$disk"
+	bounded 120 loop_down "$stack"
+}
+
+runner_on_bus() {
+	dbus-send --system --print-reply --dest=org.freedesktop.DBus / \
+		org.freedesktop.DBus.ListNames 2>/dev/null | grep -q TCMUService1
+}
+
+# user_up STACK: the user backstore module by LIO's name (ktarget's through
+# ktarget's modprobe.d aliases), tcmu-runner, and a user:qcow LU over a raw
+# image of USER_MIB MiB, USER_LU (its configfs directory). Not in a
+# subshell: RUNNER_PID and lib.sh's D-Bus pid must outlive it.
+USER_LU=$KT_CFS/core/user_0/ub
+user_up() {
+	local conf=/etc/modprobe.d/ktarget-lio-names.conf dev=$USER_LU
+	mkdir -p /etc/modprobe.d /run/dbus
+	case $1 in
+	ktarget) cp "$here/../../ktarget-lio-names.modprobe.conf" $conf ;;
+	lio) rm -f $conf ;;
+	esac
+	bounded 60 modprobe target_core_user || return 1
+	kt_dbus_start
+	command -v tcmu-runner > /dev/null || return 1
+	tcmu-runner -l "$RAW/tcmu-runner-$1" > "$RAW/r$ROUND-$1-tcmu-runner.log" 2>&1 &
+	RUNNER_PID=$!
+	kt_wait_for 30 runner_on_bus || return 1
+	rm -f $USER_IMG
+	truncate -s ${USER_MIB}M $USER_IMG || return 1
+	# as rtslib makes a user:qcow backstore
+	mkdir -p $dev &&
+		echo "dev_config=qcow/$USER_IMG,dev_size=$((USER_MIB << 20))" > $dev/control &&
+		echo 1 > $dev/enable
+}
+
+# user_down STACK: the user LU, tcmu-runner and the module go
+user_down() {
+	local hba=${USER_LU%/*}
+	[ -d $USER_LU ] && bounded 60 rmdir $USER_LU
+	[ -d $hba ] && rmdir $hba
+	if [ -n "$RUNNER_PID" ]; then
+		kill "$RUNNER_PID" 2>/dev/null
+		kt_wait_for 20 sh -c "! kill -0 $RUNNER_PID 2>/dev/null" || kill -9 "$RUNNER_PID"
+		wait "$RUNNER_PID" 2>/dev/null
+		RUNNER_PID=
+	fi
+	kt_dbus_stop
+	rm -f $USER_IMG /etc/modprobe.d/ktarget-lio-names.conf
+	case $1 in
+	ktarget) bounded 60 rmmod ktarget_user ;;
+	lio) bounded 60 modprobe -r target_core_user ;;
+	esac
+	return 0
+}
+
+# run_user STACK: the user backstore rows, through loopback
+run_user() {
+	local stack=$1 disk=
+	if ! user_up "$stack"; then
+		log "$stack: user backstore with tcmu-runner failed"
+	elif ! disk=$(bounded 60 loop_up "$stack" "$USER_LU"); then
+		log "$stack: loopback target of the user LU failed"
+		disk=
+	else
+		log "$stack: user:qcow LU (tcmu-runner) on loopback disk $disk"
+	fi
+	each_test fio fio_test "$stack" "$disk"
+	bounded 120 loop_down "$stack"
+	user_down "$stack"
+}
+
+# srp_names: SRP_WWN (the rxe port's GID, as rtslib names the port),
+# SRP_INIT (the initiator port of ib_srp's login with initiator_ext 0) and
+# SRP_GUID (the node GUID, ib_srp's id_ext and ioc_guid)
+srp_names() {
+	local gid
+	gid=$(tr -d ':\n' < /sys/class/infiniband/kt_rxe0/ports/1/gids/0) || return 1
+	SRP_GUID=$(tr -d ':\n' < /sys/class/infiniband/kt_rxe0/node_guid) || return 1
+	SRP_WWN=0x$gid
+	SRP_INIT=0x0000000000000000${gid: -16}
+}
+
+# srp_disk: the sd disk of LUN 0 of ib_srp's newest SCSI host, within 30 s
+srp_disk() {
+	local h d
+	for _ in $(seq 1 60); do
+		for h in /sys/class/scsi_host/host*; do
+			[ "$(cat "$h/proc_name" 2>/dev/null)" = ib_srp ] || continue
+			for d in "$h"/device/target*/*:0/block/*; do
+				[ -b "/dev/${d##*/}" ] && { echo "/dev/${d##*/}"; return 0; }
+			done
+		done
+		nap 0.5
+	done
+	return 1
+}
+
+# srp_up STACK: the stack's SRP target on the rxe port (srp_names first),
+# rd LU as LUN 0, an ACL for ib_srp's login; ib_srp logs in; prints the disk
+srp_up() {
+	local tpg disk
+	case $1 in
+	ktarget) bounded 60 modprobe ktarget_srpt ;;
+	lio) bounded 60 modprobe ib_srpt ;;
+	esac || return 1
+	bounded 60 modprobe ib_srp || return 1
+	tpg=$KT_CFS/srpt/$SRP_WWN/tpgt_1
+	mkdir -p "$tpg/lun/lun_0" "$tpg/acls/$SRP_INIT/lun_0" &&
+		ln -s "$KT_CFS/core/rd_mcp_0/r0" "$tpg/lun/lun_0/r0" &&
+		ln -s "$tpg/lun/lun_0" "$tpg/acls/$SRP_INIT/lun_0/l0" &&
+		echo 1 > "$tpg/enable" &&
+		echo $SRP_PORT > "$KT_CFS/srpt/discovery_auth/rdma_cm_port" || return 1
+	echo "id_ext=$SRP_GUID,ioc_guid=$SRP_GUID,dest=$KT_RDMA_ADDR:$SRP_PORT,initiator_ext=0" \
+		> $SRP_HOST/add_target || return 1
+	disk=$(srp_disk) || return 1
+	echo none > "/sys/block/${disk#/dev/}/queue/scheduler" 2>/dev/null
+	echo "$disk"
+}
+
+# srp_down STACK: ib_srp logs out, the target goes, and the stack's module
+srp_down() {
+	local p tpg=$KT_CFS/srpt/$SRP_WWN/tpgt_1
+	for p in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$p/delete" ] && echo 1 > "$p/delete"
+	done
+	# the logout ends when ib_srp's hosts are gone; the target's session
+	# may take a moment longer, and holds the TPG until it has
+	kt_wait_for 30 sh -c '! grep -qx ib_srp /sys/class/scsi_host/host*/proc_name 2>/dev/null'
+	bounded 60 modprobe -r ib_srp
+	if [ -n "${SRP_WWN:-}" ] && [ -d "$tpg" ]; then
+		rm -f "$tpg/acls/$SRP_INIT/lun_0/l0" "$tpg/lun/lun_0/r0"
+		rmdir "$tpg/acls/$SRP_INIT/lun_0" "$tpg/lun/lun_0" 2>/dev/null
+		kt_wait_for 30 rmdir "$tpg/acls/$SRP_INIT" 2>/dev/null
+		rmdir "$tpg" "${tpg%/*}" || log "$1: the SRP target did not go"
+	fi
+	rmdir "$KT_CFS/srpt"
+	case $1 in
+	ktarget) bounded 60 rmmod ktarget_srpt ;;
+	lio) bounded 60 modprobe -r ib_srpt ;;
+	esac
+	return 0
+}
+
+# run_srp STACK: the SRP rows, on the rd LU
+run_srp() {
+	local stack=$1 disk=
+	# the names here: srp_up runs in a subshell, srp_down needs them
+	if [ "$RXE_OK" != 1 ] || ! srp_names; then
+		log "$stack: no soft-RoCE device: no SRP"
+	elif disk=$(bounded 90 srp_up "$stack"); then
+		log "$stack: SRP disk $disk"
+	else
+		log "$stack: SRP target or ib_srp login failed"
+		disk=
+	fi
+	each_test fio fio_test "$stack" "$disk"
+	bounded 120 srp_down "$stack"
+}
+
 # run_stack STACK: everything for one stack; "fail" cells for what did not work
 run_stack() {
 	local stack=$1 disk size n pfx=$RAW/r$ROUND-$1
@@ -436,11 +681,11 @@ run_stack() {
 
 	if ! stack_up "$stack"; then
 		log "$stack: target setup failed"
-		for ISER in 0 1; do
+		for ROWS in TESTS ISER_TESTS SRP_TESTS LOOP_TESTS USER_TESTS; do
 			each_test perf fail_test "$stack"
 			each_test fio fail_test "$stack"
 		done
-		ISER=0
+		ROWS=TESTS
 	else
 		printf '#\t%s: rd LUN %d MiB (rd_pages=%d)\n' "$stack" $((PAGES / 256)) "$PAGES" >> "$TSV"
 		grep -E '^(MemTotal|MemFree|MemAvailable)' /proc/meminfo > "$pfx-meminfo-up.txt"
@@ -458,9 +703,15 @@ run_stack() {
 		fi
 		each_test fio fio_test "$stack" "$disk"
 		ini_logout
-		ISER=1
+		ROWS=ISER_TESTS
 		any_picked ISER_TESTS && run_iser "$stack"
-		ISER=0
+		ROWS=SRP_TESTS
+		any_picked SRP_TESTS && run_srp "$stack"
+		ROWS=LOOP_TESTS
+		any_picked LOOP_TESTS && run_loop "$stack"
+		ROWS=USER_TESTS
+		any_picked USER_TESTS && run_user "$stack"
+		ROWS=TESTS
 	fi
 
 	stack_down "$stack" || log "$stack: teardown failed"
