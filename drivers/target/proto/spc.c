@@ -835,6 +835,20 @@ sense_reason_t kt_spc_rstmf(const struct kt_lu_info *lu, const u8 *cdb,
 
 #define KT_SPC_II_PERIPHERAL	0x00	/* set by SET IDENTIFYING INFORMATION */
 #define KT_SPC_II_TEXT		0x02	/* peripheral device text */
+#define KT_SPC_II_SUPPORTED	0x7f	/* the types offered */
+#define KT_SPC_II_DESC_LEN	8
+
+/*
+ * SPC-4 6.32.3: an identifying information supported descriptor, the
+ * INFORMATION TYPE in bits 7..1 of its first byte and the MAXIMUM
+ * IDENTIFYING INFORMATION LENGTH in its last two
+ */
+static void kt_spc_out_ii_desc(struct kt_spc_out *o, u8 type, u16 max_len)
+{
+	kt_spc_out_u8(o, type << 1);
+	kt_spc_out_fill(o, 0, 5);
+	kt_spc_out_be16(o, max_len);
+}
 
 sense_reason_t kt_spc_report_id_info(const struct kt_lu_info *lu,
 				     const u8 *cdb, u8 *buf, u32 buf_len,
@@ -854,12 +868,22 @@ sense_reason_t kt_spc_report_id_info(const struct kt_lu_info *lu,
 		if (n)
 			len = (n + 1 + 3) & ~3U;
 		break;
+	case KT_SPC_II_SUPPORTED:
+		len = 2 * KT_SPC_II_DESC_LEN;
+		break;
 	default:
 		return kt_spc_bad_bit(field, 10, 7);
 	}
 	kt_spc_out_init(&o, buf, buf_len, get_unaligned_be32(&cdb[6]));
 	kt_spc_out_be16(&o, 0);
 	kt_spc_out_be16(&o, len);	/* IDENTIFYING INFORMATION LENGTH */
+	if ((cdb[10] >> 1) == KT_SPC_II_SUPPORTED) {
+		/* type 0 is always empty here: no SET IDENTIFYING INFORMATION */
+		kt_spc_out_ii_desc(&o, KT_SPC_II_PERIPHERAL, 0);
+		/* the text, its NUL and padding: 256 bytes at most */
+		kt_spc_out_ii_desc(&o, KT_SPC_II_TEXT,
+				   (KT_SPC_PD_TEXT_MAX + 1 + 3) & ~3U);
+	}
 	if (n) {
 		kt_spc_out_mem(&o, (const u8 *)lu->pd_text_id_info, n);
 		kt_spc_out_fill(&o, 0, len - n);

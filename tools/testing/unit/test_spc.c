@@ -1246,6 +1246,38 @@ static void rstmf_reports_the_supported_functions(void)
 	KT_EXPECT_EQ(r.data_len, 2);
 }
 
+/* REPORT IDENTIFYING INFORMATION ------------------------------------------ */
+
+static void rii_type_7fh_lists_the_types_offered(void)
+{
+	struct kt_lu_info lu = test_lu();
+	u8 cdb[12] = { 0xa3, 0x05 };
+	struct result r;
+
+	put_unaligned_be32(64, &cdb[6]);
+	cdb[10] = 0x7f << 1;
+	run(kt_spc_report_id_info, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+	KT_EXPECT_EQ(r.data_len, 4 + 16);
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[2]), 16);
+	/* type 0, at most 0 bytes (no SET IDENTIFYING INFORMATION) */
+	KT_EXPECT_EQ(r.data[4], 0);
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[10]), 0);
+	/* type 2, the text: at most 256 bytes */
+	KT_EXPECT_EQ(r.data[12], 2 << 1);
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[18]), 256);
+	/* a short ALLOCATION LENGTH: the first bytes */
+	put_unaligned_be32(6, &cdb[6]);
+	run(kt_spc_report_id_info, &lu, cdb, 6, &r);
+	KT_EXPECT_EQ(r.data_len, 6);
+	/* a type neither listed nor 7Fh */
+	put_unaligned_be32(64, &cdb[6]);
+	cdb[10] = 0x7e << 1;
+	run(kt_spc_report_id_info, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(r.field.byte, 10);
+}
+
 /* REQUEST SENSE ------------------------------------------------------------ */
 
 static sense_reason_t request_sense(const u8 *cdb, const u8 *sense,
@@ -1796,6 +1828,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(rsoc_usage_data_unmap_bit_of_write_same_follows_tpws),
 	KT_TEST_ENTRY(rsoc_short_allocation_truncates_without_overrun),
 	KT_TEST_ENTRY(rstmf_reports_the_supported_functions),
+	KT_TEST_ENTRY(rii_type_7fh_lists_the_types_offered),
 	KT_TEST_ENTRY(request_sense_without_pending_sense_is_no_sense),
 	KT_TEST_ENTRY(request_sense_returns_the_pending_fixed_sense),
 	KT_TEST_ENTRY(request_sense_desc_converts_information_and_field_pointer),
