@@ -49,14 +49,27 @@ static bool kt_spc_gate_open(const struct kt_lu_info *lu, u8 gate)
 	return false;
 }
 
-/* The usage data of @c for @lu: optional bits cleared when off */
+/*
+ * The usage data of @c for @lu: optional bits cleared when off. It is
+ * both what REPORT SUPPORTED OPERATION CODES reports and what the CDB
+ * check lets through, so the two cannot disagree.
+ */
 static void kt_spc_usage(const struct kt_lu_info *lu,
 			 const struct kt_cdb_desc *c, u8 *usage)
 {
 	usage[0] = c->opcode;
 	memcpy(&usage[1], c->usage, c->len - 1);
-	if ((c->flags & KT_CDB_D_DPOFUA) && !kt_spc_dpofua(lu))
+	if ((c->flags & KT_CDB_D_DPOFUA) && !kt_spc_dpofua(lu)) {
 		usage[1] &= ~0x18;
+		/*
+		 * FUA on a LU with its write cache off: every write is on the
+		 * medium when it completes anyway. UEFI firmware (EDK2) sets
+		 * it even where MODE SENSE says DPOFUA=0; LIO's fix takes it
+		 * too, so a UEFI iSCSI boot does not fail.
+		 */
+		if (!(lu->flags & KT_LU_WCE))
+			usage[1] |= c->usage[0] & 0x08;
+	}
 	if ((c->flags & KT_CDB_D_WS_UNMAP) && !(lu->flags & KT_LU_TPWS))
 		usage[1] &= ~0x08;
 }
@@ -222,15 +235,6 @@ sense_reason_t kt_spc_check_desc(const struct kt_lu_info *lu,
 		allowed = usage[i];
 		if (i == 1 && c->has_sa)
 			allowed |= 0x1f;
-		/*
-		 * FUA on a LU with its write cache off: every write is on the
-		 * medium when it completes anyway. UEFI firmware (EDK2) sets
-		 * it even where MODE SENSE says DPOFUA=0; LIO's fix takes it
-		 * too, so a UEFI iSCSI boot does not fail.
-		 */
-		if (i == 1 && (c->flags & KT_CDB_D_DPOFUA) &&
-		    !(lu->flags & KT_LU_WCE))
-			allowed |= c->usage[0] & 0x08;
 		bad = cdb[i] & ~allowed;
 		/* SPC-4 4.5.2.4.2: a field in error is named by its first bit */
 		if (i == 1 && (c->flags & KT_CDB_D_PROTECT) && (bad & 0xe0))
