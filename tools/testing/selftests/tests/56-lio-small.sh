@@ -94,7 +94,7 @@ rii_supported() {
 # ---- RSOC: FUA in the CDB usage data ----
 # usage SG OPCODE: the usage data sg_opcodes prints for OPCODE
 usage() {
-	sg_opcodes -o "$2" "$1" 2>&1 | tee -a $LOG | sed -n 's/.*Usage data: *//p'
+	sg_opcodes -o "$2" "$1" 2>&1 | tee -a $LOG | sed -n 's/.*Usage data: *//p' | sed 's/ *$//'
 }
 
 rsoc_fua() {
