@@ -840,17 +840,17 @@ sense_reason_t kt_spc_rstmf(const struct kt_lu_info *lu, const u8 *cdb,
 #define KT_SPC_II_PERIPHERAL	0x00	/* set by SET IDENTIFYING INFORMATION */
 #define KT_SPC_II_TEXT		0x02	/* peripheral device text */
 #define KT_SPC_II_SUPPORTED	0x7f	/* the types offered */
-#define KT_SPC_II_DESC_LEN	8
+#define KT_SPC_II_DESC_LEN	4
 
 /*
- * SPC-4 6.32.3: an identifying information supported descriptor, the
- * INFORMATION TYPE in bits 7..1 of its first byte and the MAXIMUM
- * IDENTIFYING INFORMATION LENGTH in its last two
+ * SPC-4 6.32.3, table 283: an identifying information descriptor, the
+ * INFORMATION TYPE in bits 7..1 of byte 0 (as in the CDB's byte 10) and
+ * the MAXIMUM INFORMATION LENGTH in bytes 2..3
  */
 static void kt_spc_out_ii_desc(struct kt_spc_out *o, u8 type, u16 max_len)
 {
 	kt_spc_out_u8(o, type << 1);
-	kt_spc_out_fill(o, 0, 5);
+	kt_spc_out_u8(o, 0);
 	kt_spc_out_be16(o, max_len);
 }
 

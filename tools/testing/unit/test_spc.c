@@ -1258,14 +1258,15 @@ static void rii_type_7fh_lists_the_types_offered(void)
 	cdb[10] = 0x7f << 1;
 	run(kt_spc_report_id_info, &lu, cdb, 64, &r);
 	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
-	KT_EXPECT_EQ(r.data_len, 4 + 16);
-	KT_EXPECT_EQ(get_unaligned_be16(&r.data[2]), 16);
+	KT_EXPECT_EQ(r.data_len, 4 + 8);
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[2]), 8);
 	/* type 0, at most 0 bytes (no SET IDENTIFYING INFORMATION) */
 	KT_EXPECT_EQ(r.data[4], 0);
-	KT_EXPECT_EQ(get_unaligned_be16(&r.data[10]), 0);
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[6]), 0);
 	/* type 2, the text: at most 256 bytes */
-	KT_EXPECT_EQ(r.data[12], 2 << 1);
-	KT_EXPECT_EQ(get_unaligned_be16(&r.data[18]), 256);
+	KT_EXPECT_EQ(r.data[8], 2 << 1);
+	KT_EXPECT_EQ(r.data[9], 0);
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[10]), 256);
 	/* a short ALLOCATION LENGTH: the first bytes */
 	put_unaligned_be32(6, &cdb[6]);
 	run(kt_spc_report_id_info, &lu, cdb, 6, &r);

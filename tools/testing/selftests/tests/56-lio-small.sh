@@ -5,8 +5,8 @@
 # with sg3_utils:
 #
 # - REPORT IDENTIFYING INFORMATION with INFORMATION TYPE 7Fh returns the
-#   identifying information supported parameter data (SPC-4 6.32): one
-#   8-byte descriptor per type offered with its maximum length.
+#   identifying information supported parameter data (SPC-4 6.32.3): one
+#   4-byte descriptor per type offered with its maximum length.
 # - REPORT SUPPORTED OPERATION CODES shows FUA as usable in the CDB usage
 #   data of the reads and writes wherever a CDB with FUA is taken (the
 #   write cache off), and not where it is refused.
@@ -77,18 +77,19 @@ write_protected() {
 rii_supported() {
 	local sg=$1 out
 
+	# sg_ident prints each descriptor's byte 0 as it is (type 2 is 04h:
+	# the type sits in bits 7..1, as in the CDB) and the first one's length
 	out=$(sg_ident -i 127 "$2" 2>&1)
 	echo "$out" | sed 's/^/# /'
-	check "sg_ident -i 127: type 2 (text) offered, at most 256 bytes" \
-		output_has "$out" "Information type: 2, Maximum information length: 256 bytes"
-	check "sg_ident -i 127: type 0 offered (empty: no SET IDENTIFYING INFORMATION)" \
-		output_has "$out" "Information type: 0, Maximum information length: 0 bytes"
-	check_eq "the parameter data: length 16, two 8-byte descriptors" \
+	check "sg_ident -i 127 succeeds and lists two types" \
+		output_has "$out" "Information type: 0," "Information type: 4,"
+	check "... and no other" test "$(echo "$out" | grep -c 'Information type')" = 2
+	check_eq "the parameter data: length 8, type 0 (at most 0 bytes), 2 (256)" \
 		"$(raw_hex "$sg" 64 a3 05 00 00 00 00 00 00 00 40 fe 00)" \
-		"00 00 00 10 00 00 00 00 00 00 00 00 04 00 00 00 00 00 01 00"
+		"00 00 00 08 00 00 00 00 04 00 01 00"
 	check_eq "an ALLOCATION LENGTH of 6 cuts it short" \
 		"$(raw_hex "$sg" 64 a3 05 00 00 00 00 00 00 00 06 fe 00)" \
-		"00 00 00 10 00 00"
+		"00 00 00 08 00 00"
 }
 
 # ---- RSOC: FUA in the CDB usage data ----
@@ -251,7 +252,7 @@ cd_read_only() {
 main() {
 	local start_mark d0 sg0
 
-	plan 60
+	plan 61
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	: > $LOG
