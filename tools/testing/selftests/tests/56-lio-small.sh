@@ -252,7 +252,7 @@ cd_read_only() {
 main() {
 	local start_mark d0 sg0
 
-	plan 61
+	plan 60
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	: > $LOG
