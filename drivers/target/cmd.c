@@ -473,10 +473,11 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 		cmd->dev = cmd->lun->dev;
 	/*
 	 * an ACL's write protection, or the control mode page's SWP; a CD/DVD
-	 * LU's disc is never written
+	 * LU's disc is never written, nor a medium opened read-only
 	 */
 	cmd->write_protected = wp || (cmd->dev && (READ_ONCE(cmd->dev->state->swp) ||
-						    cmd->dev->attrib.emulate_cdrom));
+						    cmd->dev->attrib.emulate_cdrom ||
+						    cmd->dev->read_only));
 
 	reason = kt_cmd_parse(cmd, cdb_len);
 	if (!reason && cmd->dev)

@@ -114,6 +114,12 @@ struct kt_dev {
 	u32				hba_index;	/* N of its HBA_N */
 	struct mutex			cfg_lock;	/* configfs writes */
 	bool				enabled;
+	/*
+	 * set by the backstore's enable: its medium is open read-only (a
+	 * read-only file or mount), so every write is refused as to
+	 * write-protected media (DATA PROTECT, 27/00)
+	 */
+	bool				read_only;
 	atomic_t			export_count;	/* LUNs linked to it */
 	u64				nr_blocks;	/* in hw_block_size units */
 	/* the core's own: the LU's SCSI state (drivers/target/dev_state.h) */

@@ -150,13 +150,39 @@ static int kt_fd_set_live_param(struct kt_dev *dev, const char *key,
 	return 0;
 }
 
+/*
+ * The medium, read-write (created if missing) unless the LU is a CD/DVD,
+ * whose image is only read. A file that cannot be opened for writing (a
+ * read-only mount, an immutable file, no write permission) is opened
+ * read-only then: an ISO image on a read-only mount is served as a disc,
+ * and a disk over such a file is write-protected (dev->read_only).
+ */
+static struct file *kt_fd_open(struct kt_dev *dev, int flags)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+	struct file *file;
+
+	if (dev->attrib.emulate_cdrom)
+		return filp_open(fd->path, flags | O_RDONLY, 0);
+	file = filp_open(fd->path, flags | O_RDWR | O_CREAT, 0600);
+	if (!IS_ERR(file) || (PTR_ERR(file) != -EROFS &&
+			      PTR_ERR(file) != -EACCES &&
+			      PTR_ERR(file) != -EPERM))
+		return file;
+	file = filp_open(fd->path, flags | O_RDONLY, 0);
+	if (!IS_ERR(file))
+		pr_info("%s: %s cannot be written: opened read-only, the LU is write-protected\n",
+			config_item_name(&dev->group.cg_item), fd->path);
+	return file;
+}
+
 static int kt_fd_enable(struct kt_dev *dev)
 {
 	struct kt_fd_dev *fd = to_fd(dev);
 	const char *name = config_item_name(&dev->group.cg_item);
 	struct inode *inode;
 	struct file *file;
-	int flags = O_RDWR | O_CREAT | O_LARGEFILE;
+	int flags = O_LARGEFILE;
 	u64 size;
 
 	if (!fd->path[0]) {
@@ -166,7 +192,7 @@ static int kt_fd_enable(struct kt_dev *dev)
 	}
 	if (!fd->buffered)
 		flags |= O_DSYNC;
-	file = filp_open(fd->path, flags, 0600);
+	file = kt_fd_open(dev, flags);
 	if (IS_ERR(file)) {
 		pr_warn_ratelimited("%s: cannot open %s: %pe\n", name, fd->path,
 				    file);
@@ -206,6 +232,7 @@ static int kt_fd_enable(struct kt_dev *dev)
 	}
 	fd->size = size;
 	fd->file = file;
+	dev->read_only = !(file->f_mode & FMODE_WRITE);
 	dev->nr_blocks = div_u64(size, dev->attrib.hw_block_size);
 	dev->attrib.block_size = dev->attrib.hw_block_size;
 	dev->attrib.hw_max_sectors = 8192;
@@ -223,6 +250,7 @@ static void kt_fd_disable(struct kt_dev *dev)
 	if (fd->file)
 		fput(fd->file);
 	fd->file = NULL;
+	dev->read_only = false;
 }
 
 /*

@@ -311,7 +311,7 @@ static sense_reason_t kt_xcopy_io_check(struct kt_xcopy_op *op,
 	sense_reason_t reason;
 
 	if (io == &op->wr && (kt_xcopy_wp(op, id) || READ_ONCE(dev->state->swp) ||
-			      dev->attrib.emulate_cdrom))
+			      dev->attrib.emulate_cdrom || dev->read_only))
 		return KT_SENSE_WRITE_PROTECTED;
 	io->dev = dev;
 	io->lun = id == KT_XCOPY_CSCD_LOCAL ? op->cmd->lun : op->lun[id];

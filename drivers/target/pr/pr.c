@@ -504,7 +504,6 @@ static sense_reason_t kt_pr_move(struct kt_dev *dev, struct kt_cmd *cmd,
 	struct kt_pr_reg *dst;
 	struct kt_pr_tid tid;
 	sense_reason_t ret;
-	u32 used;
 
 	if (!reg || out->res_key != reg->key)
 		return KT_SENSE_RESERVATION_CONFLICT;
@@ -516,8 +515,7 @@ static sense_reason_t kt_pr_move(struct kt_dev *dev, struct kt_cmd *cmd,
 	if (res->type == KT_PR_TYPE_NONE || kt_pr_type_all_reg(res->type) ||
 	    res->holder != reg)
 		return KT_SENSE_RESERVATION_CONFLICT;
-	ret = kt_pr_tid_parse(param + out->tid_off, out->tid_len, out->tid_off,
-			      &used, &tid, &cmd->sense_field);
+	ret = kt_pr_move_tid(out, param, &tid, &cmd->sense_field);
 	if (ret)
 		return ret;
 	if (!out->rtpi) {

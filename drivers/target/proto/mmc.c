@@ -353,12 +353,23 @@ static void kt_mmc_msf(u64 lba, u8 *m, u8 *s, u8 *f)
 	*f = frames % 75;
 }
 
+/*
+ * A 32-bit LBA or block count: an image of 2^32 blocks of 2048 bytes (8
+ * TiB) or more has its lead-out and size past the field, which then says
+ * FFFFFFFFh, the most it holds (as READ CAPACITY (10) does), not the low
+ * 32 bits
+ */
+static u32 kt_mmc_u32(u64 v)
+{
+	return v > U32_MAX ? U32_MAX : v;
+}
+
 static void kt_mmc_out_addr(struct kt_spc_out *o, u64 lba, bool msf)
 {
 	u8 m, s, f;
 
 	if (!msf) {
-		kt_spc_out_be32(o, lba);
+		kt_spc_out_be32(o, kt_mmc_u32(lba));
 		return;
 	}
 	kt_mmc_msf(lba, &m, &s, &f);
@@ -523,7 +534,7 @@ sense_reason_t kt_mmc_track_info(const struct kt_lu_info *lu, const u8 *cdb,
 	kt_spc_out_be32(&o, 0);			/* NEXT WRITABLE ADDRESS */
 	kt_spc_out_be32(&o, 0);			/* FREE BLOCKS */
 	kt_spc_out_be32(&o, 0);			/* FIXED PACKET SIZE */
-	kt_spc_out_be32(&o, lu->nr_blocks);	/* TRACK SIZE */
+	kt_spc_out_be32(&o, kt_mmc_u32(lu->nr_blocks));	/* TRACK SIZE */
 	kt_spc_out_be32(&o, 0);			/* LAST RECORDED ADDRESS */
 	kt_spc_out_u8(&o, 0);			/* TRACK NUMBER (MSB) */
 	kt_spc_out_u8(&o, 0);			/* SESSION NUMBER (MSB) */

@@ -21,6 +21,14 @@ static const char kt_pr_isid_sep[] = ",i,0x";
 #define KT_PR_SEP_LEN		(sizeof(kt_pr_isid_sep) - 1)
 #define KT_PR_TID_HDR		4
 #define KT_PR_TID_MIN_ADDL	20	/* SPC-4 7.6.4.6: at least 24 bytes */
+/*
+ * SPC-4 7.6.4.6: the ISCSI NAME field, its NUL and padding included, is
+ * 224 bytes at most; format 01b adds ",i,0x", the ISID's 12 digits and a
+ * NUL to the name (223 bytes at most): 244 bytes padded.
+ */
+#define KT_PR_TID_MAX_ADDL	KT_PR_NAME_LEN
+#define KT_PR_TID_MAX_ADDL_ISID	((KT_PR_NAME_LEN - 1 + KT_PR_SEP_LEN + \
+				  2 * KT_PR_ISID_LEN + 1 + 3) & ~3U)
 
 /* Format 01b: "NAME,i,0xISID": split at the last separator */
 static sense_reason_t kt_pr_tid_isid(const u8 *s, u32 n, u32 base,
@@ -181,7 +189,8 @@ sense_reason_t kt_pr_tid_parse(const u8 *buf, u32 len, u32 base, u32 *used,
 		return KT_SENSE_INVALID_PARAM_FIELD;
 	}
 	addl = get_unaligned_be16(&buf[2]);
-	if (addl < KT_PR_TID_MIN_ADDL || addl % 4) {
+	if (addl < KT_PR_TID_MIN_ADDL || addl % 4 ||
+	    addl > (fmt ? KT_PR_TID_MAX_ADDL_ISID : KT_PR_TID_MAX_ADDL)) {
 		*field = KT_FIELD_PARAM(base + 2);
 		return KT_SENSE_INVALID_PARAM_FIELD;
 	}
@@ -307,11 +316,34 @@ static sense_reason_t kt_pr_out_move(const u8 *param, u32 plen,
 	out->rtpi = get_unaligned_be16(&param[18]);
 	out->tid_len = get_unaligned_be32(&param[20]);
 	out->tid_off = KT_PR_OUT_MOVE_HDR_LEN;
-	if (out->tid_len > plen - KT_PR_OUT_MOVE_HDR_LEN) {
+	/*
+	 * SPC-4 6.16.4: the list ends with the TransportID; one shorter
+	 * or longer than the list is a length error (LIO's check too)
+	 */
+	if (out->tid_len != plen - KT_PR_OUT_MOVE_HDR_LEN) {
 		*field = KT_FIELD_PARAM(20);
 		return KT_SENSE_PARAM_LIST_LENGTH;
 	}
 	if (out->tid_len < KT_PR_TID_HDR + KT_PR_TID_MIN_ADDL) {
+		*field = KT_FIELD_PARAM(20);
+		return KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	return KT_SENSE_NONE;
+}
+
+sense_reason_t kt_pr_move_tid(const struct kt_pr_out *out, const u8 *param,
+			      struct kt_pr_tid *tid,
+			      struct kt_sense_field *field)
+{
+	sense_reason_t ret;
+	u32 used = 0;
+
+	ret = kt_pr_tid_parse(param + out->tid_off, out->tid_len,
+			      out->tid_off, &used, tid, field);
+	if (ret)
+		return ret;
+	/* the TRANSPORTID PARAMETER DATA LENGTH is the TransportID's own */
+	if (used != out->tid_len) {
 		*field = KT_FIELD_PARAM(20);
 		return KT_SENSE_INVALID_PARAM_FIELD;
 	}

@@ -49,14 +49,27 @@ static bool kt_spc_gate_open(const struct kt_lu_info *lu, u8 gate)
 	return false;
 }
 
-/* The usage data of @c for @lu: optional bits cleared when off */
+/*
+ * The usage data of @c for @lu: optional bits cleared when off. It is
+ * both what REPORT SUPPORTED OPERATION CODES reports and what the CDB
+ * check lets through, so the two cannot disagree.
+ */
 static void kt_spc_usage(const struct kt_lu_info *lu,
 			 const struct kt_cdb_desc *c, u8 *usage)
 {
 	usage[0] = c->opcode;
 	memcpy(&usage[1], c->usage, c->len - 1);
-	if ((c->flags & KT_CDB_D_DPOFUA) && !kt_spc_dpofua(lu))
+	if ((c->flags & KT_CDB_D_DPOFUA) && !kt_spc_dpofua(lu)) {
 		usage[1] &= ~0x18;
+		/*
+		 * FUA on a LU with its write cache off: every write is on the
+		 * medium when it completes anyway. UEFI firmware (EDK2) sets
+		 * it even where MODE SENSE says DPOFUA=0; LIO's fix takes it
+		 * too, so a UEFI iSCSI boot does not fail.
+		 */
+		if (!(lu->flags & KT_LU_WCE))
+			usage[1] |= c->usage[0] & 0x08;
+	}
 	if ((c->flags & KT_CDB_D_WS_UNMAP) && !(lu->flags & KT_LU_TPWS))
 		usage[1] &= ~0x08;
 }
@@ -222,15 +235,6 @@ sense_reason_t kt_spc_check_desc(const struct kt_lu_info *lu,
 		allowed = usage[i];
 		if (i == 1 && c->has_sa)
 			allowed |= 0x1f;
-		/*
-		 * FUA on a LU with its write cache off: every write is on the
-		 * medium when it completes anyway. UEFI firmware (EDK2) sets
-		 * it even where MODE SENSE says DPOFUA=0; LIO's fix takes it
-		 * too, so a UEFI iSCSI boot does not fail.
-		 */
-		if (i == 1 && (c->flags & KT_CDB_D_DPOFUA) &&
-		    !(lu->flags & KT_LU_WCE))
-			allowed |= c->usage[0] & 0x08;
 		bad = cdb[i] & ~allowed;
 		/* SPC-4 4.5.2.4.2: a field in error is named by its first bit */
 		if (i == 1 && (c->flags & KT_CDB_D_PROTECT) && (bad & 0xe0))
@@ -835,6 +839,20 @@ sense_reason_t kt_spc_rstmf(const struct kt_lu_info *lu, const u8 *cdb,
 
 #define KT_SPC_II_PERIPHERAL	0x00	/* set by SET IDENTIFYING INFORMATION */
 #define KT_SPC_II_TEXT		0x02	/* peripheral device text */
+#define KT_SPC_II_SUPPORTED	0x7f	/* the types offered */
+#define KT_SPC_II_DESC_LEN	4
+
+/*
+ * SPC-4 6.32.3, table 283: an identifying information descriptor, the
+ * INFORMATION TYPE in bits 7..1 of byte 0 (as in the CDB's byte 10) and
+ * the MAXIMUM INFORMATION LENGTH in bytes 2..3
+ */
+static void kt_spc_out_ii_desc(struct kt_spc_out *o, u8 type, u16 max_len)
+{
+	kt_spc_out_u8(o, type << 1);
+	kt_spc_out_u8(o, 0);
+	kt_spc_out_be16(o, max_len);
+}
 
 sense_reason_t kt_spc_report_id_info(const struct kt_lu_info *lu,
 				     const u8 *cdb, u8 *buf, u32 buf_len,
@@ -854,12 +872,22 @@ sense_reason_t kt_spc_report_id_info(const struct kt_lu_info *lu,
 		if (n)
 			len = (n + 1 + 3) & ~3U;
 		break;
+	case KT_SPC_II_SUPPORTED:
+		len = 2 * KT_SPC_II_DESC_LEN;
+		break;
 	default:
 		return kt_spc_bad_bit(field, 10, 7);
 	}
 	kt_spc_out_init(&o, buf, buf_len, get_unaligned_be32(&cdb[6]));
 	kt_spc_out_be16(&o, 0);
 	kt_spc_out_be16(&o, len);	/* IDENTIFYING INFORMATION LENGTH */
+	if ((cdb[10] >> 1) == KT_SPC_II_SUPPORTED) {
+		/* type 0 is always empty here: no SET IDENTIFYING INFORMATION */
+		kt_spc_out_ii_desc(&o, KT_SPC_II_PERIPHERAL, 0);
+		/* the text, its NUL and padding: 256 bytes at most */
+		kt_spc_out_ii_desc(&o, KT_SPC_II_TEXT,
+				   (KT_SPC_PD_TEXT_MAX + 1 + 3) & ~3U);
+	}
 	if (n) {
 		kt_spc_out_mem(&o, (const u8 *)lu->pd_text_id_info, n);
 		kt_spc_out_fill(&o, 0, len - n);

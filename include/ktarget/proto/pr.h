@@ -102,8 +102,10 @@ const char *kt_pr_proto_name(u8 proto);
  * Parse one TransportID at @buf, @len bytes available; *@used is set to
  * its length on success. Offsets in *@field are relative to @base, the
  * TransportID's offset in the parameter list. iSCSI (SPC-4 7.6.4.6): the
- * name must be NUL-terminated within the ADDITIONAL LENGTH; for format
- * 01b the ",i,0x" separator and 12 hex digits of ISID must follow it.
+ * name must be NUL-terminated within the ADDITIONAL LENGTH, which is 20
+ * to 224 bytes (244 with an ISID) and a multiple of 4; for format 01b the
+ * ",i,0x" separator and 12 hex digits of ISID must follow it. A
+ * TransportID longer than @len is a PARAMETER LIST LENGTH ERROR.
  * FC, SRP and SAS (7.6.4.2, .5, .7): 24 bytes of format 00b; the name
  * made is "fc.", "0x" or "naa." and the identifier in lower-case hex.
  * Any other PROTOCOL IDENTIFIER is an invalid field.
@@ -140,6 +142,15 @@ struct kt_pr_out {
 	u32	tid_off;		/* TransportIDs: offset in the list */
 	u32	tid_len;		/* ... and their total length */
 };
+
+/*
+ * The one TransportID of a REGISTER AND MOVE list (@out from
+ * kt_pr_out_parse()): as kt_pr_tid_parse(), and its length must be the
+ * TRANSPORTID PARAMETER DATA LENGTH, else an invalid field (byte 20).
+ */
+sense_reason_t kt_pr_move_tid(const struct kt_pr_out *out, const u8 *param,
+			      struct kt_pr_tid *tid,
+			      struct kt_sense_field *field);
 
 #define KT_PR_OUT_BASIC_LEN	24	/* SPC-4 6.16.3: the basic list */
 #define KT_PR_OUT_MOVE_HDR_LEN	24	/* SPC-4 6.16.4: REGISTER AND MOVE */

@@ -315,8 +315,9 @@ sense_reason_t kt_spc_rsoc(const struct kt_lu_info *lu, const u8 *cdb,
  * REPORT IDENTIFYING INFORMATION (SPC-4 6.32): INFORMATION TYPE 0000000b
  * (the peripheral device identifying information, which only SET
  * IDENTIFYING INFORMATION sets: none here, so empty) and 0000010b (the
- * text of lu->pd_text_id_info, LIO's wwn/pd_text_id_info); any other type
- * is an invalid field.
+ * text of lu->pd_text_id_info, LIO's wwn/pd_text_id_info), and 1111111b,
+ * the list of those two with their maximum lengths (0 and 256); any other
+ * type is an invalid field.
  */
 sense_reason_t kt_spc_report_id_info(const struct kt_lu_info *lu,
 				     const u8 *cdb, u8 *buf, u32 buf_len,

@@ -5,7 +5,8 @@
  * IN built over the registrations those TransportIDs name. Buffers are
  * malloc'ed to their exact length so ASan catches overruns; a truncated
  * PR IN response must be a prefix of the full one, and a TransportID we
- * build must parse back to the same port.
+ * build must parse back to the same port. A REGISTER AND MOVE list ends
+ * with its one TransportID, whose length is the one its header gives.
  *
  * Input: CDB bytes 1, 2 (2), PR IN service action and allocation length
  * (3), then the parameter list.
@@ -71,6 +72,18 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	ret = kt_pr_out_parse(cdb, plen ? param : NULL, plen, &out, &f);
 	check_field(ret, &f);
+	if (!ret && out.sa == KT_PRO_REGISTER_AND_MOVE) {
+		struct kt_pr_tid moved;
+
+		/* the list ends with its one TransportID, of that length */
+		if (out.tid_off + out.tid_len != plen)
+			abort();
+		ret = kt_pr_move_tid(&out, param, &moved, &f);
+		check_field(ret, &f);
+		if (!ret)
+			check_tid_round_trip(&moved);
+		ret = KT_SENSE_NONE;
+	}
 	if (!ret) {
 		if (out.tid_len > plen || out.tid_off > plen - out.tid_len)
 			abort();
@@ -89,6 +102,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			if (ret)
 				break;
 			if (!used || used > out.tid_off + out.tid_len - off)
+				abort();
+			/* SPC-4 7.6.4.6: 224 bytes of name, 244 with ISID */
+			if (used > 4 + 244 || used % 4)
 				abort();
 			if (strnlen(tid->name, KT_PR_NAME_LEN) >= KT_PR_NAME_LEN)
 				abort();

@@ -262,6 +262,25 @@ static void read_toc_lba_and_msf(void)
 	KT_EXPECT_EQ(r.field.byte, 6);
 }
 
+/* 2^32 blocks of 2048 bytes (8 TiB): 32-bit fields saturate, never wrap */
+static void read_toc_and_track_size_of_8_tib_saturate(void)
+{
+	u8 toc[10] = { READ_TOC, 0, 0, 0, 0, 0, 0xaa, 0, 12 };
+	u8 ti[10] = { KT_MMC_READ_TRACK_INFO, 0x01, 0, 0, 0, 1, 0, 0, 36 };
+	struct result r;
+
+	run(kt_mmc_read_toc, 1ULL << 32, toc, 12, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+	KT_EXPECT_EQ(get_unaligned_be32(&r.data[8]), 0xffffffff);
+	run(kt_mmc_read_toc, (1ULL << 32) + 5, toc, 12, &r);
+	KT_EXPECT_EQ(get_unaligned_be32(&r.data[8]), 0xffffffff);
+	run(kt_mmc_read_toc, 0xffffffffULL, toc, 12, &r);
+	KT_EXPECT_EQ(get_unaligned_be32(&r.data[8]), 0xffffffff);
+	run(kt_mmc_track_info, 1ULL << 32, ti, 36, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+	KT_EXPECT_EQ(get_unaligned_be32(&r.data[24]), 0xffffffff);
+}
+
 static void read_toc_session_full_and_bad_formats(void)
 {
 	/* the session format as Linux's sr sends it: in the CONTROL byte */
@@ -422,6 +441,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(event_status_reports_media_present_when_polled),
 	KT_TEST_ENTRY(read_toc_lba_and_msf),
 	KT_TEST_ENTRY(read_toc_session_full_and_bad_formats),
+	KT_TEST_ENTRY(read_toc_and_track_size_of_8_tib_saturate),
 	KT_TEST_ENTRY(disc_information_says_complete),
 	KT_TEST_ENTRY(track_information_by_lba_track_and_session),
 	KT_TEST_ENTRY(mechanism_status_is_an_idle_drive),

@@ -282,6 +282,41 @@ static void transport_id_name_too_long_is_invalid_field(void)
 	KT_EXPECT_EQ(strlen(tid.name), 223);
 }
 
+/* SPC-4 7.6.4.6: an ISCSI NAME field of 224 bytes at most (244 with ISID) */
+static void transport_id_additional_length_past_224_is_invalid_field(void)
+{
+	struct kt_sense_field f;
+	struct kt_pr_tid tid;
+	char name[300];
+	u8 buf[320];
+	u32 used, n;
+
+	n = tid_make(buf, INI1, false, 228);
+	KT_EXPECT_EQ(kt_pr_tid_parse(buf, n, 8, &used, &tid, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT_EQ(f.byte, 8 + 2);
+	n = tid_make(buf, INI1, false, 224);
+	KT_EXPECT_EQ(kt_pr_tid_parse(buf, n, 0, &used, &tid, &f),
+		     KT_SENSE_NONE);
+	KT_EXPECT_EQ(used, 228);
+	/* the longest name with its ISID: 223 + 17 + NUL, padded to 244 */
+	memset(name, 'y', 223);
+	strcpy(name + 223, ",i,0x23d000000001");
+	n = tid_make(buf, name, true, 0);
+	KT_EXPECT_EQ(n, 4 + 244);
+	KT_EXPECT_EQ(kt_pr_tid_parse(buf, n, 0, &used, &tid, &f),
+		     KT_SENSE_NONE);
+	KT_EXPECT_EQ(strlen(tid.name), 223);
+	n = tid_make(buf, INI1 ",i,0x23d000000001", true, 248);
+	KT_EXPECT_EQ(kt_pr_tid_parse(buf, n, 0, &used, &tid, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	/* a huge ADDITIONAL LENGTH in a short list: invalid, not read */
+	tid_make(buf, INI1, false, 0);
+	put_unaligned_be16(0xfffc, &buf[2]);
+	KT_EXPECT_EQ(kt_pr_tid_parse(buf, 24, 0, &used, &tid, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+}
+
 static void transport_id_format_1_needs_separator_and_12_hex_digits(void)
 {
 	struct kt_sense_field f;
@@ -457,7 +492,12 @@ static void register_and_move_list_is_decoded(void)
 		     KT_SENSE_PARAM_LIST_LENGTH);
 	put_unaligned_be32(0, &p[20]);
 	KT_EXPECT_EQ(parse(cdb, p, 24 + n, &out, &f),
+		     KT_SENSE_PARAM_LIST_LENGTH);
+	/* no TransportID at all: less than the least one */
+	prout_cdb(cdb, KT_PRO_REGISTER_AND_MOVE, KT_PR_TYPE_WE, 24);
+	KT_EXPECT_EQ(parse(cdb, p, 24, &out, &f),
 		     KT_SENSE_INVALID_PARAM_FIELD);
+	prout_cdb(cdb, KT_PRO_REGISTER_AND_MOVE, KT_PR_TYPE_WE, 24 + n);
 	put_unaligned_be32(n, &p[20]);
 	p[17] = 0x04;
 	KT_EXPECT_EQ(parse(cdb, p, 24 + n, &out, &f),
@@ -465,6 +505,48 @@ static void register_and_move_list_is_decoded(void)
 	KT_EXPECT_EQ(f.byte, 17);
 	prout_cdb(cdb, KT_PRO_REGISTER_AND_MOVE, KT_PR_TYPE_WE, 20);
 	KT_EXPECT_EQ(parse(cdb, p, 20, &out, &f), KT_SENSE_PARAM_LIST_LENGTH);
+}
+
+/*
+ * SPC-4 6.16.4: the TRANSPORTID PARAMETER DATA LENGTH of REGISTER AND MOVE
+ * is the length of the list after its header, and of its TransportID
+ */
+static void register_and_move_tid_length_must_agree(void)
+{
+	struct kt_sense_field f;
+	struct kt_pr_tid tid;
+	struct kt_pr_out out;
+	u8 cdb[10], p[128];
+	u32 n;
+
+	memset(p, 0, sizeof(p));
+	put_unaligned_be64(5, &p[0]);
+	put_unaligned_be64(9, &p[8]);
+	put_unaligned_be16(2, &p[18]);
+	n = tid_make(p + 24, INI2, false, 0);
+	/* a list longer than the header and the TransportID */
+	put_unaligned_be32(n, &p[20]);
+	prout_cdb(cdb, KT_PRO_REGISTER_AND_MOVE, KT_PR_TYPE_WE, 24 + n + 4);
+	KT_EXPECT_EQ(parse(cdb, p, 24 + n + 4, &out, &f),
+		     KT_SENSE_PARAM_LIST_LENGTH);
+	KT_EXPECT_EQ(f.byte, 20);
+	/* a TransportID shorter than the length given for it */
+	put_unaligned_be32(n + 4, &p[20]);
+	KT_EXPECT_EQ(parse(cdb, p, 24 + n + 4, &out, &f), KT_SENSE_NONE);
+	KT_EXPECT_EQ(kt_pr_move_tid(&out, p, &tid, &f),
+		     KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT(f.valid && !f.in_cdb);
+	KT_EXPECT_EQ(f.byte, 20);
+	/* one that agrees */
+	put_unaligned_be32(n, &p[20]);
+	prout_cdb(cdb, KT_PRO_REGISTER_AND_MOVE, KT_PR_TYPE_WE, 24 + n);
+	KT_EXPECT_EQ(parse(cdb, p, 24 + n, &out, &f), KT_SENSE_NONE);
+	KT_EXPECT_EQ(kt_pr_move_tid(&out, p, &tid, &f), KT_SENSE_NONE);
+	KT_EXPECT(!strcmp(tid.name, INI2));
+	/* its ADDITIONAL LENGTH past the list: a length error, no read past */
+	put_unaligned_be16(n - 4 + 8, &p[24 + 2]);
+	KT_EXPECT_EQ(kt_pr_move_tid(&out, p, &tid, &f),
+		     KT_SENSE_PARAM_LIST_LENGTH);
 }
 
 /* PERSISTENT RESERVE IN ---------------------------------------------------- */
@@ -713,11 +795,13 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(transport_id_bad_lengths_are_refused),
 	KT_TEST_ENTRY(transport_id_without_nul_is_invalid_field),
 	KT_TEST_ENTRY(transport_id_name_too_long_is_invalid_field),
+	KT_TEST_ENTRY(transport_id_additional_length_past_224_is_invalid_field),
 	KT_TEST_ENTRY(transport_id_format_1_needs_separator_and_12_hex_digits),
 	KT_TEST_ENTRY(transport_id_build_round_trips),
 	KT_TEST_ENTRY(transport_id_sas_is_its_address),
 	KT_TEST_ENTRY(transport_id_fc_and_srp_are_their_identifiers),
 	KT_TEST_ENTRY(register_and_move_list_is_decoded),
+	KT_TEST_ENTRY(register_and_move_tid_length_must_agree),
 	KT_TEST_ENTRY(read_keys_lists_every_key_after_the_generation),
 	KT_TEST_ENTRY(read_keys_truncates_to_the_allocation_length),
 	KT_TEST_ENTRY(read_reservation_reports_key_scope_and_type),

@@ -1246,6 +1246,39 @@ static void rstmf_reports_the_supported_functions(void)
 	KT_EXPECT_EQ(r.data_len, 2);
 }
 
+/* REPORT IDENTIFYING INFORMATION ------------------------------------------ */
+
+static void rii_type_7fh_lists_the_types_offered(void)
+{
+	struct kt_lu_info lu = test_lu();
+	u8 cdb[12] = { 0xa3, 0x05 };
+	struct result r;
+
+	put_unaligned_be32(64, &cdb[6]);
+	cdb[10] = 0x7f << 1;
+	run(kt_spc_report_id_info, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+	KT_EXPECT_EQ(r.data_len, 4 + 8);
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[2]), 8);
+	/* type 0, at most 0 bytes (no SET IDENTIFYING INFORMATION) */
+	KT_EXPECT_EQ(r.data[4], 0);
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[6]), 0);
+	/* type 2, the text: at most 256 bytes */
+	KT_EXPECT_EQ(r.data[8], 2 << 1);
+	KT_EXPECT_EQ(r.data[9], 0);
+	KT_EXPECT_EQ(get_unaligned_be16(&r.data[10]), 256);
+	/* a short ALLOCATION LENGTH: the first bytes */
+	put_unaligned_be32(6, &cdb[6]);
+	run(kt_spc_report_id_info, &lu, cdb, 6, &r);
+	KT_EXPECT_EQ(r.data_len, 6);
+	/* a type neither listed nor 7Fh */
+	put_unaligned_be32(64, &cdb[6]);
+	cdb[10] = 0x7e << 1;
+	run(kt_spc_report_id_info, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(r.field.byte, 10);
+}
+
 /* REQUEST SENSE ------------------------------------------------------------ */
 
 static sense_reason_t request_sense(const u8 *cdb, const u8 *sense,
@@ -1677,16 +1710,17 @@ static bool has_protect_field(u8 op)
  * all-zero CDB of every command passes, and every bit the usage data
  * leaves clear is refused with exactly that byte and bit.
  */
-static void check_cdb_agrees_with_the_reported_usage_data(void)
+static void check_cdb_agrees_with_usage_data_of(struct kt_lu_info lu)
 {
-	struct kt_lu_info lu = test_lu();
+	/* the reads and writes whose bit 3 of byte 1 is FUA */
+	static const u8 fua_ops[] = { 0x28, 0x2a, 0x88, 0x89, 0x8a, 0x8b,
+				      0xa8, 0xaa };
 	struct kt_sense_field f;
 	unsigned int n, i, byte, bit;
 	struct desc d[128];
 	struct result r;
 	u8 rcdb[12], cdb[16], usage[16];
 
-	lu.tpgs = 3;
 	n = rsoc_all(&lu, false, d, 128);
 	for (i = 0; i < n; i++) {
 		rsoc_cdb(rcdb, false, d[i].servactv ? 2 : 1, d[i].opcode,
@@ -1719,7 +1753,56 @@ static void check_cdb_agrees_with_the_reported_usage_data(void)
 				cdb[byte] = byte == 1 ? d[i].sa : 0;
 			}
 		}
+		/* and FUA, where the usage data shows it, is taken */
+		if ((usage[1] & 0x08) && memchr(fua_ops, d[i].opcode,
+						sizeof(fua_ops))) {
+			cdb[1] = 0x08;
+			KT_EXPECT_EQ(check(&lu, cdb, d[i].cdb_len, &f),
+				     KT_SENSE_NONE);
+		}
 	}
+}
+
+/* with the write cache and DPOFUA each on and off (FUA without DPOFUA) */
+static void check_cdb_agrees_with_the_reported_usage_data(void)
+{
+	static const u32 off[] = {
+		0, KT_LU_WCE, KT_LU_FUA_WRITE | KT_LU_DPO,
+		KT_LU_WCE | KT_LU_FUA_WRITE | KT_LU_DPO,
+	};
+	struct kt_lu_info lu = test_lu();
+	unsigned int i;
+
+	lu.tpgs = 3;
+	for (i = 0; i < ARRAY_SIZE(off); i++) {
+		lu.flags = ALL_FEATURES & ~off[i];
+		check_cdb_agrees_with_usage_data_of(lu);
+	}
+}
+
+/* UEFI's FUA with the write cache off is reported as usable, as it is */
+static void rsoc_usage_data_shows_fua_with_the_write_cache_off(void)
+{
+	static const u8 ops[] = { 0x28, 0x2a, 0x88, 0x8a, 0xa8, 0xaa };
+	struct kt_lu_info lu = test_lu();
+	struct result r;
+	unsigned int i;
+	u8 cdb[12];
+
+	lu.flags &= ~(KT_LU_WCE | KT_LU_FUA_WRITE | KT_LU_DPO);
+	for (i = 0; i < sizeof(ops); i++) {
+		rsoc_cdb(cdb, false, 1, ops[i], 0, 64);
+		run(kt_spc_rsoc, &lu, cdb, 64, &r);
+		KT_EXPECT_EQ(r.data[5] & 0x18, 0x08);
+	}
+	/* WRITE AND VERIFY has no FUA bit */
+	rsoc_cdb(cdb, false, 1, 0x2e, 0, 64);
+	run(kt_spc_rsoc, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.data[5] & 0x18, 0);
+	lu.flags |= KT_LU_WCE;
+	rsoc_cdb(cdb, false, 1, 0x2a, 0, 64);
+	run(kt_spc_rsoc, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.data[5] & 0x18, 0);
 }
 
 static void alloc_len_reads_the_field_of_each_command(void)
@@ -1796,6 +1879,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(rsoc_usage_data_unmap_bit_of_write_same_follows_tpws),
 	KT_TEST_ENTRY(rsoc_short_allocation_truncates_without_overrun),
 	KT_TEST_ENTRY(rstmf_reports_the_supported_functions),
+	KT_TEST_ENTRY(rii_type_7fh_lists_the_types_offered),
 	KT_TEST_ENTRY(request_sense_without_pending_sense_is_no_sense),
 	KT_TEST_ENTRY(request_sense_returns_the_pending_fixed_sense),
 	KT_TEST_ENTRY(request_sense_desc_converts_information_and_field_pointer),
@@ -1813,6 +1897,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(check_cdb_write_same_unmap_and_anchor_bits),
 	KT_TEST_ENTRY(check_cdb_report_target_port_groups_format),
 	KT_TEST_ENTRY(check_cdb_agrees_with_the_reported_usage_data),
+	KT_TEST_ENTRY(rsoc_usage_data_shows_fua_with_the_write_cache_off),
 	KT_TEST_ENTRY(alloc_len_reads_the_field_of_each_command),
 };
 
