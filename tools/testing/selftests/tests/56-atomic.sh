@@ -104,10 +104,10 @@ atomic_lu() {
 	disk=${disk:-/dev/none}
 	out=$(vpd_bl "$disk")
 	check "ib0: Block Limits VPD, the atomic fields (bytes 44-63)" \
-		output_has "$out" "Maximum atomic transfer length: $max\$" \
-			"Atomic alignment: $align\$" "Atomic transfer length granularity: $gran\$" \
-			"Maximum atomic transfer length with atomic boundary: 0" \
-			"Maximum atomic boundary size: 0"
+		output_has "$out" "Maximum atomic transfer length: $max blocks" \
+			"Atomic alignment: $align\\b" "Atomic transfer length granularity: $gran\\b" \
+			"Maximum atomic transfer length with atomic boundary: 0 blocks" \
+			"Maximum atomic boundary size: 0 blocks"
 	out=$(sg_opcodes "$sg" 2>&1)
 	echo "$out" >> $LOG
 	check "ib0: REPORT SUPPORTED OPERATION CODES lists 9Ch" \
@@ -166,9 +166,13 @@ libiscsi_atomic() {
 		skip "libiscsi WriteAtomic16" "this iscsi-test-cu has no WriteAtomic16 tests" 2
 		return
 	fi
-	check "an iSCSI target, LUN 1 over ib0" sh -c "modprobe ktarget_iscsi &&
-		kt_iscsi_build && mkdir $KT_CFS/iscsi/$KT_IQN/tpgt_1/lun/lun_1 &&
-		ln -s $IB $KT_CFS/iscsi/$KT_IQN/tpgt_1/lun/lun_1/ib0"
+	if modprobe ktarget_iscsi && kt_iscsi_build &&
+	   mkdir $KT_CFS/iscsi/$KT_IQN/tpgt_1/lun/lun_1 &&
+	   ln -s $IB $KT_CFS/iscsi/$KT_IQN/tpgt_1/lun/lun_1/ib0; then
+		ok "an iSCSI target, LUN 1 over ib0"
+	else
+		not_ok "an iSCSI target, LUN 1 over ib0"
+	fi
 	timeout 600 iscsi-test-cu --dataloss --test=SCSI.WriteAtomic16 \
 		"iscsi://127.0.0.1:3260/$KT_IQN/1" > $out 2>&1
 	res=$(python3 ../libiscsi/cu-parse.py $out)
