@@ -187,10 +187,40 @@ libiscsi_atomic() {
 	rmmod ktarget_iscsi 2>/dev/null
 }
 
+# targetcli_atomic: targetcli reads the attributes of ib0 back, and its
+# saveconfig keeps none of them (read-only: nothing to restore)
+targetcli_atomic() {
+	local out
+	if ! command -v targetcli >/dev/null; then
+		skip "targetcli" "targetcli-fb not installed" 2
+		return
+	fi
+	export HOME=/root
+	mkdir -p /root /run/dbus /etc/rtslib-fb-target
+	kt_dbus_start
+	out=$(targetcli 2>&1 <<-EOF
+	/backstores/block/ib0 get attribute atomic_max_len atomic_alignment atomic_granularity
+	saveconfig /tmp/kt-atomic.json
+	exit
+	EOF
+	)
+	printf '%s\n' "$out" | tee -a $LOG | sed 's/^/# /'
+	check "targetcli: get attribute atomic_max_len, _alignment, _granularity of ib0" \
+		output_has "$out" "atomic_max_len=$1" "atomic_alignment=$2" "atomic_granularity=$3"
+	check "targetcli saveconfig: no error, no read-only atomic_* saved" sh -c "
+		! printf '%s' \"\$1\" | grep -qiE 'error|Traceback' &&
+		grep -q '\"ib0\"' /tmp/kt-atomic.json && ! grep -q atomic_ /tmp/kt-atomic.json" \
+		- "$out"
+	rm -f /tmp/kt-atomic.json
+	rmdir $KT_CFS/iscsi 2>/dev/null
+	grep -q '^ktarget_iscsi ' /proc/modules && rmmod ktarget_iscsi
+	kt_dbus_stop
+}
+
 main() {
 	local disk sg sdev atomic= sd_atomic out i
 
-	plan $((14 + N_ATOMIC + 2))
+	plan $((14 + N_ATOMIC + 4))
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -244,8 +274,10 @@ main() {
 
 	if [ -n "$atomic" ]; then
 		libiscsi_atomic
+		targetcli_atomic $(attrs $IB | cut -d' ' -f1-3)
 	else
 		skip "libiscsi WriteAtomic16" "no block-layer atomic writes" 2
+		skip "targetcli and the atomic attributes" "no block-layer atomic writes" 2
 	fi
 
 	check "rmdir the devices" sh -c "rmdir $IB $KT_CFS/core/iblock_0 $RD $KT_CFS/core/rd_mcp_1 \
