@@ -86,6 +86,7 @@ static const struct kt_run kt_runs[KT_RUN_NR] = {
 	[KT_RUN_RESERVE]	= { .parse = kt_reserve_parse },
 	[KT_RUN_PR]		= { .parse = kt_pr_parse },
 	[KT_RUN_RW]		= { .parse = kt_sbc_parse_rw },
+	[KT_RUN_WRITE_ATOMIC]	= { .parse = kt_sbc_parse_write_atomic },
 	[KT_RUN_VERIFY]		= { .parse = kt_sbc_parse_verify },
 	[KT_RUN_CAW]		= { .parse = kt_sbc_parse_caw },
 	[KT_RUN_ORWRITE]	= { .parse = kt_sbc_parse_orwrite },

@@ -123,6 +123,12 @@ struct kt_cmd {
 	 */
 	bool			be_take_pages;
 	/*
+	 * WRITE ATOMIC: the write reaches the storage whole or not at all
+	 * (a backstore that sets attrib.atomic_max_len gets it; one bio
+	 * with REQ_ATOMIC on iblock)
+	 */
+	bool			be_atomic;
+	/*
 	 * Commands of several backstore steps (WRITE SAME, VERIFY, the
 	 * read-modify-writes, the copy's and SANITIZE's own I/O): the step
 	 * kt_be_done() goes on to when the backstore's call ends, instead

@@ -99,6 +99,46 @@ static inline void kt_bdev_close(struct kt_bdev *h)
 }
 #endif
 
+/*
+ * Atomic writes: what @bdev writes whole with REQ_ATOMIC, in bytes: the
+ * smallest and largest unit (powers of two) and the boundary no atomic
+ * write may cross (0: none); all 0 where it has none. A bio with
+ * REQ_ATOMIC must be one of min..max bytes, a multiple of min (6.11,
+ * 9da3d1e912f3, "block: Add core atomic write support"; REQ_ATOMIC is
+ * that commit's too). 6.1 has neither: KT_REQ_ATOMIC is 0 there, and
+ * nothing asks for it, since every limit reads 0.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define KT_REQ_ATOMIC	REQ_ATOMIC
+
+static inline void kt_bdev_atomic_limits(struct block_device *bdev,
+					 u32 *unit_min, u32 *unit_max,
+					 u32 *boundary)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+
+	*unit_min = 0;
+	*unit_max = 0;
+	*boundary = 0;
+	if (!bdev_can_atomic_write(bdev))
+		return;
+	*unit_min = queue_atomic_write_unit_min_bytes(q);
+	*unit_max = queue_atomic_write_unit_max_bytes(q);
+	*boundary = queue_atomic_write_boundary_bytes(q);
+}
+#else
+#define KT_REQ_ATOMIC	((__force blk_opf_t)0)
+
+static inline void kt_bdev_atomic_limits(struct block_device *bdev,
+					 u32 *unit_min, u32 *unit_max,
+					 u32 *boundary)
+{
+	*unit_min = 0;
+	*unit_max = 0;
+	*boundary = 0;
+}
+#endif
+
 /* Eventfds */
 
 /*

@@ -83,6 +83,16 @@ struct kt_dev_attrib {
 	u32	complete_type;
 	/* ktarget's: 1, a read-only CD/DVD device of 2048-byte blocks (MMC) */
 	u32	emulate_cdrom;
+	/*
+	 * LIO 6.19, read only: WRITE ATOMIC (16)'s limits in hw_block_size
+	 * blocks, as the backstore found them at enable (iblock: the block
+	 * device's atomic write queue limits); atomic_max_len 0, none.
+	 */
+	u32	atomic_max_len;
+	u32	atomic_alignment;
+	u32	atomic_granularity;
+	u32	atomic_max_with_boundary;
+	u32	atomic_max_boundary;
 };
 
 /* Identification, under .../DEV/wwn/ (SPC-4 6.6.2 standard INQUIRY data). */

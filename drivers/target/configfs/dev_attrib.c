@@ -285,6 +285,12 @@ KT_ATTRIB_RW(rod_inactivity_timeout, 1, KT_ROD_TIMEOUT_MAX, NULL);
 KT_ATTRIB_RW(submit_type, KT_HOP_DEFAULT, KT_HOP_QUEUED, NULL);
 KT_ATTRIB_RW(complete_type, KT_HOP_DEFAULT, KT_HOP_QUEUED, NULL);
 KT_ATTRIB_RW(emulate_cdrom, 0, 1, kt_set_emulate_cdrom);
+/* LIO 6.19: what the backstore found at enable (WRITE ATOMIC) */
+KT_ATTRIB_RO(atomic_max_len);
+KT_ATTRIB_RO(atomic_alignment);
+KT_ATTRIB_RO(atomic_granularity);
+KT_ATTRIB_RO(atomic_max_with_boundary);
+KT_ATTRIB_RO(atomic_max_boundary);
 
 static struct configfs_attribute *kt_dev_attrib_attrs[] = {
 	&attr_emulate_model_alias,
@@ -325,6 +331,11 @@ static struct configfs_attribute *kt_dev_attrib_attrs[] = {
 	&attr_submit_type,
 	&attr_complete_type,
 	&attr_emulate_cdrom,
+	&attr_atomic_max_len,
+	&attr_atomic_alignment,
+	&attr_atomic_granularity,
+	&attr_atomic_max_with_boundary,
+	&attr_atomic_max_boundary,
 	NULL,
 };
 

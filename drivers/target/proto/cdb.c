@@ -234,6 +234,11 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	  .flags = MEDIUM | CHANGES | KT_CDB_D_WS_UNMAP | LONG | PROTECT,
 	  USAGE(0x09, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
+	/* DPO, FUA, ATOMIC BOUNDARY (SBC-4 5.48) */
+	{ OP(WRITE_ATOMIC_16, 16), .run = KT_RUN_WRITE_ATOMIC, .layout = KT_CDB_ATOMIC16,
+	  .flags = MEDIUM | OUT | DPOFUA | PROTECT, .gate = KT_GATE_ATOMIC,
+	  USAGE(0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x1f) },
 	/* PMI */
 	{ OP_SA(SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, 16),
 	  .run = KT_RUN_READ_CAPACITY, .pr = KT_PRC_ANY, .alen_off = 10, .alen_size = 4,
@@ -451,6 +456,10 @@ enum kt_cdb_status kt_cdb_decode_in(const struct kt_cdb_set *set,
 	case KT_CDB_CAW16:
 		cdb->lba = get_unaligned_be64(&buf[2]);
 		cdb->nr_blocks = buf[13];
+		break;
+	case KT_CDB_ATOMIC16:
+		cdb->lba = get_unaligned_be64(&buf[2]);
+		cdb->nr_blocks = get_unaligned_be16(&buf[12]);
 		break;
 	default:
 		break;

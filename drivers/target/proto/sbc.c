@@ -239,6 +239,33 @@ sense_reason_t kt_sbc_get_lba_status(const struct kt_lu_info *lu,
 	return KT_SENSE_NONE;
 }
 
+/* SBC-4 WRITE ATOMIC (16), after the table checked its reserved bits */
+sense_reason_t kt_sbc_write_atomic(const struct kt_lu_info *lu, const u8 *cdb,
+				   struct kt_sense_field *field)
+{
+	u64 lba = get_unaligned_be64(&cdb[2]);
+	u16 boundary = get_unaligned_be16(&cdb[10]);
+	u16 nr = get_unaligned_be16(&cdb[12]);
+	u32 gran = lu->atomic_granularity;
+
+	*field = (struct kt_sense_field){ 0 };
+
+	/* SBC-4 4.29.2: a boundary above the one offered (none: any) */
+	if (boundary && boundary > lu->atomic_max_boundary)
+		return kt_sbc_bad_cdb(field, 10, -1);
+	if (nr > (boundary ? lu->atomic_max_with_boundary : kt_sbc_atomic_max(lu)))
+		return kt_sbc_bad_cdb(field, 12, -1);
+	/* lengths and boundaries in whole ATOMIC TRANSFER LENGTH GRANULARITY */
+	if (gran && nr % gran)
+		return kt_sbc_bad_cdb(field, 12, -1);
+	if (gran && boundary % gran)
+		return kt_sbc_bad_cdb(field, 10, -1);
+	/* the first block at a multiple of ATOMIC ALIGNMENT */
+	if (lu->atomic_alignment && lba % lu->atomic_alignment)
+		return kt_sbc_bad_cdb(field, 2, -1);
+	return KT_SENSE_NONE;
+}
+
 /* SBC-3 READ DEFECT DATA (10) and (12): no defects */
 sense_reason_t kt_sbc_read_defect_data(const u8 *cdb, u8 *buf, u32 buf_len,
 				       u32 *data_len,

@@ -45,6 +45,8 @@ static bool kt_spc_gate_open(const struct kt_lu_info *lu, u8 gate)
 		return lu->tpgs & 0x2;
 	case KT_GATE_BLOCK_ERASE:
 		return lu->flags & KT_LU_BLOCK_ERASE;
+	case KT_GATE_ATOMIC:
+		return kt_sbc_atomic_max(lu);
 	}
 	return false;
 }
@@ -482,7 +484,7 @@ static void kt_spc_vpd_86(const struct kt_lu_info *lu, struct kt_spc_out *o)
 	kt_spc_out_fill(o, 0, 0x3c - 4);
 }
 
-/* SBC-3, Block Limits VPD page */
+/* SBC-3, Block Limits VPD page, with SBC-4's atomic fields */
 static void kt_spc_vpd_b0(const struct kt_lu_info *lu, struct kt_spc_out *o)
 {
 	bool lbp = kt_spc_lbpme(lu), tpu = lu->flags & KT_LU_TPU;
@@ -506,7 +508,16 @@ static void kt_spc_vpd_b0(const struct kt_lu_info *lu, struct kt_spc_out *o)
 	else
 		kt_spc_out_be32(o, 0);
 	kt_spc_out_be64(o, lu->max_write_same_len);
-	kt_spc_out_fill(o, 0, 0x3c - 40);
+	/* SBC-4 6.6.4: the atomic fields, zero where none is offered */
+	if (kt_sbc_atomic_max(lu)) {
+		kt_spc_out_be32(o, kt_sbc_atomic_max(lu));
+		kt_spc_out_be32(o, lu->atomic_alignment);
+		kt_spc_out_be32(o, lu->atomic_granularity);
+		kt_spc_out_be32(o, lu->atomic_max_with_boundary);
+		kt_spc_out_be32(o, lu->atomic_max_boundary);
+	} else {
+		kt_spc_out_fill(o, 0, 0x3c - 40);
+	}
 }
 
 /* SBC-3, Block Device Characteristics VPD page */

@@ -739,6 +739,38 @@ sense_reason_t kt_sbc_parse_rw(struct kt_cmd *cmd, const struct kt_cdb *c,
 				     KT_SENSE_NONE;
 }
 
+/*
+ * WRITE ATOMIC (16) (SBC-4 5.48): the fields against the LU's atomic
+ * limits first (as LIO), then as a WRITE. The backstore writes it whole
+ * (cmd->be_atomic), so an initiator that would send less than its
+ * blocks (overflow) is refused, none of them written.
+ */
+sense_reason_t kt_sbc_parse_write_atomic(struct kt_cmd *cmd,
+					 const struct kt_cdb *c, u32 *needed,
+					 enum kt_data_dir *dir)
+{
+	struct kt_lu_info lu;
+	sense_reason_t reason;
+
+	kt_lu_info_fill(cmd, &lu);
+	reason = kt_sbc_write_atomic(&lu, cmd->cdb, &cmd->sense_field);
+	if (reason)
+		return reason;
+	reason = kt_sbc_transfer_ok(cmd, c, true);
+	if (reason)
+		return reason;
+	*needed = c->nr_blocks * cmd->dev->attrib.block_size;
+	*dir = KT_DATA_OUT;
+	cmd->be_atomic = true;
+	cmd->execute = kt_sbc_execute_rw;
+	if (cmd->expected_len < *needed) {
+		cmd->overflow = true;
+		cmd->residual = *needed - cmd->expected_len;
+		return KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
+	}
+	return KT_SENSE_NONE;
+}
+
 sense_reason_t kt_sbc_parse_verify(struct kt_cmd *cmd, const struct kt_cdb *c,
 				   u32 *needed, enum kt_data_dir *dir)
 {

@@ -122,6 +122,17 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 		lu->flags |= KT_LU_CAW;
 		lu->max_caw_blocks = KT_CAW_MAX_BLOCKS;
 	}
+	/*
+	 * WRITE ATOMIC where the backstore found atomic writes below, in
+	 * its own blocks: not with another logical block size on top
+	 */
+	if (a->atomic_max_len && a->block_size == a->hw_block_size) {
+		lu->atomic_max_len = a->atomic_max_len;
+		lu->atomic_alignment = a->atomic_alignment;
+		lu->atomic_granularity = a->atomic_granularity;
+		lu->atomic_max_with_boundary = a->atomic_max_with_boundary;
+		lu->atomic_max_boundary = a->atomic_max_boundary;
+	}
 	/* SPC-4 7.5.7: LIO's 0/1/2 are the field values 00b/10b/11b */
 	lu->ua_intlck_ctrl = a->emulate_ua_intlck_ctrl ?
 			     a->emulate_ua_intlck_ctrl + 1 : 0;

@@ -26,6 +26,9 @@
 #ifndef PRE_FETCH_16
 #define PRE_FETCH_16		0x90	/* SBC-3 5.11 */
 #endif
+#ifndef WRITE_ATOMIC_16
+#define WRITE_ATOMIC_16		0x9c	/* SBC-4 5.48 (6.11's scsi_proto.h) */
+#endif
 #ifndef READ_DEFECT_DATA_12
 #define READ_DEFECT_DATA_12	0xb7	/* SBC-3 5.18 */
 #endif
@@ -45,6 +48,7 @@ enum kt_cdb_layout {
 	KT_CDB_RW12,		/* 32-bit LBA at 2, 32-bit length at 6 */
 	KT_CDB_RW16,		/* 64-bit LBA at 2, 32-bit length at 10 */
 	KT_CDB_CAW16,		/* 64-bit LBA at 2, 8-bit length at 13 */
+	KT_CDB_ATOMIC16,	/* 64-bit LBA at 2, 16-bit length at 12 */
 };
 
 /* What a command needs the LU to offer before it exists (kt_cdb_desc.gate) */
@@ -59,6 +63,7 @@ enum kt_cdb_gate {
 	KT_GATE_ALUA,		/* TPGS not zero */
 	KT_GATE_ALUA_EXPL,	/* explicit ALUA */
 	KT_GATE_BLOCK_ERASE,	/* the backstore can BLOCK ERASE */
+	KT_GATE_ATOMIC,		/* the LU writes atomically (atomic_max_len) */
 };
 
 /* SPC-4 5.13.1, SBC-3 4.17: how a command meets reservations (kt_cdb_desc.pr) */
@@ -103,6 +108,7 @@ enum kt_cdb_run {
 	KT_RUN_UNMAP,
 	KT_RUN_SANITIZE,
 	KT_RUN_REPORT_ID_INFO,	/* REPORT IDENTIFYING INFORMATION */
+	KT_RUN_WRITE_ATOMIC,	/* WRITE ATOMIC (16) */
 	/* MMC-6, a CD/DVD LU's own (proto/mmc.c's table) */
 	KT_RUN_MMC_READ_ONLY,	/* changes the medium: refused, it is read-only */
 	KT_RUN_MMC_MODE_SENSE,	/* MODE SENSE (6)/(10): the MM capabilities page */

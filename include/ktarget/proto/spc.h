@@ -120,6 +120,16 @@ struct kt_lu_info {
 	u16	tpg_id;			/* TARGET PORT GROUP */
 	u16	lowest_aligned_lba;	/* 14 bits (READ CAPACITY (16)) */
 	u16	tmf;			/* KT_TMF_* the fabric and core support */
+	/*
+	 * WRITE ATOMIC (SBC-4 4.29), in logical blocks: the Block Limits
+	 * fields of the same names; @atomic_max_len 0 offers no atomic
+	 * write at all (the opcode is then unsupported).
+	 */
+	u32	atomic_max_len;
+	u32	atomic_alignment;	/* 0: any LBA */
+	u32	atomic_granularity;	/* 0: any length */
+	u32	atomic_max_with_boundary;
+	u32	atomic_max_boundary;	/* 0: no ATOMIC BOUNDARY offered */
 	u8	max_caw_blocks;		/* MAXIMUM COMPARE AND WRITE LENGTH */
 	u8	lbppbe;			/* logical blocks per physical block, log2 */
 	u8	proto_id;		/* KT_PROTO_ISCSI */
@@ -154,6 +164,18 @@ static inline bool kt_spc_dpofua(const struct kt_lu_info *lu)
 {
 	return (lu->flags & (KT_LU_FUA_WRITE | KT_LU_DPO)) ==
 	       (KT_LU_FUA_WRITE | KT_LU_DPO);
+}
+
+/*
+ * The longest WRITE ATOMIC the LU takes, in logical blocks: its
+ * atomic_max_len, within MAXIMUM TRANSFER LENGTH (Block Limits VPD);
+ * 0 when it offers none
+ */
+static inline u32 kt_sbc_atomic_max(const struct kt_lu_info *lu)
+{
+	if (lu->hw_max_sectors && lu->atomic_max_len > lu->hw_max_sectors)
+		return lu->hw_max_sectors;
+	return lu->atomic_max_len;
 }
 
 /* Logical block provisioning management enabled (LBPME) */
@@ -463,6 +485,15 @@ sense_reason_t kt_sbc_sanitize_overwrite(const struct kt_lu_info *lu,
 					 const u8 *param, u32 len,
 					 struct kt_sbc_sanitize *s,
 					 struct kt_sense_field *field);
+
+/*
+ * WRITE ATOMIC (16) (SBC-4 5.48, 4.29): the ATOMIC BOUNDARY and TRANSFER
+ * LENGTH against the LU's atomic limits, the LBA against its ATOMIC
+ * ALIGNMENT. Any field off them is INVALID FIELD IN CDB pointing at it.
+ * The range against the capacity is the caller's, as for any write.
+ */
+sense_reason_t kt_sbc_write_atomic(const struct kt_lu_info *lu, const u8 *cdb,
+				   struct kt_sense_field *field);
 
 /* READ DEFECT DATA (10)/(12) (SBC-3): an empty defect list */
 sense_reason_t kt_sbc_read_defect_data(const u8 *cdb, u8 *buf, u32 buf_len,

@@ -94,6 +94,27 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	     (lu.max_write_same_len && ws.nr_blocks > lu.max_write_same_len)))
 		abort();
 
+	/* WRITE ATOMIC (16): what passes is within every limit */
+	lu.atomic_max_len = data[12];
+	lu.atomic_alignment = data[13] & 15;
+	lu.atomic_granularity = data[11] & 7;
+	lu.atomic_max_with_boundary = data[0] & 0x80 ? data[12] >> 1 : 0;
+	lu.atomic_max_boundary = data[0] & 0x80 ? data[13] >> 4 : 0;
+	lu.hw_max_sectors = data[1] & 0x80 ? data[13] : 0;
+	ret = kt_sbc_write_atomic(&lu, cdb, &f);
+	n = get_unaligned_be16(&cdb[12]);
+	i = get_unaligned_be16(&cdb[10]);
+	if (ret == KT_SENSE_NONE &&
+	    (n > (i ? lu.atomic_max_with_boundary : kt_sbc_atomic_max(&lu)) ||
+	     i > lu.atomic_max_boundary ||
+	     (lu.atomic_granularity && (n % lu.atomic_granularity ||
+					i % lu.atomic_granularity)) ||
+	     (lu.atomic_alignment &&
+	      get_unaligned_be64(&cdb[2]) % lu.atomic_alignment) ||
+	     (lu.hw_max_sectors && n > lu.hw_max_sectors && !i)))
+		abort();
+	lu.hw_max_sectors = 0;
+
 	ret = kt_sbc_unmap_check(&lu, plen ? param : NULL, plen, &nr, &f);
 	if (ret == KT_SENSE_NONE) {
 		if (nr > lu.max_unmap_block_desc_count ||

@@ -776,6 +776,80 @@ static void sanitize_overwrite_list_is_decoded_and_checked(void)
 		     KT_SENSE_PARAM_LIST_LENGTH);
 }
 
+/* WRITE ATOMIC (16) ---------------------------------------------------------- */
+
+static sense_reason_t write_atomic(const struct kt_lu_info *lu, u64 lba,
+				   u16 boundary, u16 nr,
+				   struct kt_sense_field *f)
+{
+	u8 *cdb = malloc(16);
+	sense_reason_t ret;
+
+	memset(cdb, 0, 16);
+	cdb[0] = 0x9c;
+	put_unaligned_be64(lba, &cdb[2]);
+	put_unaligned_be16(boundary, &cdb[10]);
+	put_unaligned_be16(nr, &cdb[12]);
+	ret = kt_sbc_write_atomic(lu, cdb, f);
+	free(cdb);
+	return ret;
+}
+
+static void write_atomic_within_the_limits_is_good(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct kt_sense_field f;
+
+	lu.hw_max_sectors = 1024;
+	lu.atomic_max_len = 64;
+	lu.atomic_alignment = 8;
+	lu.atomic_granularity = 8;
+	KT_EXPECT_EQ(kt_sbc_atomic_max(&lu), 64);
+	KT_EXPECT_EQ(write_atomic(&lu, 0, 0, 64, &f), KT_SENSE_NONE);
+	KT_EXPECT_EQ(write_atomic(&lu, 16, 0, 8, &f), KT_SENSE_NONE);
+	/* no data, nothing to keep whole: as WRITE (16) of 0 blocks */
+	KT_EXPECT_EQ(write_atomic(&lu, 8, 0, 0, &f), KT_SENSE_NONE);
+	/* an LBA past the end is the caller's range check, not this one */
+	KT_EXPECT_EQ(write_atomic(&lu, ~0ULL & ~7ULL, 0, 8, &f), KT_SENSE_NONE);
+}
+
+static void write_atomic_off_the_limits_names_the_field(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct kt_sense_field f;
+
+	lu.hw_max_sectors = 32;			/* below atomic_max_len */
+	lu.atomic_max_len = 64;
+	lu.atomic_alignment = 8;
+	lu.atomic_granularity = 4;
+	KT_EXPECT_EQ(kt_sbc_atomic_max(&lu), 32);
+	/* over the maximum (within MAXIMUM TRANSFER LENGTH) */
+	KT_EXPECT_EQ(write_atomic(&lu, 0, 0, 36, &f), KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT(f.valid && f.in_cdb && f.byte == 12);
+	/* off the granularity */
+	KT_EXPECT_EQ(write_atomic(&lu, 0, 0, 6, &f), KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.byte, 12);
+	/* off the alignment */
+	KT_EXPECT_EQ(write_atomic(&lu, 4, 0, 8, &f), KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.byte, 2);
+	/* a boundary where none is offered */
+	KT_EXPECT_EQ(write_atomic(&lu, 0, 4, 8, &f), KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.byte, 10);
+	/* with boundaries offered: their own maximum and granularity */
+	lu.atomic_max_with_boundary = 16;
+	lu.atomic_max_boundary = 8;
+	KT_EXPECT_EQ(write_atomic(&lu, 0, 8, 16, &f), KT_SENSE_NONE);
+	KT_EXPECT_EQ(write_atomic(&lu, 0, 8, 20, &f), KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.byte, 12);
+	KT_EXPECT_EQ(write_atomic(&lu, 0, 12, 16, &f), KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.byte, 10);
+	KT_EXPECT_EQ(write_atomic(&lu, 0, 6, 16, &f), KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.byte, 10);
+	/* none offered at all: every length is over the maximum */
+	lu.atomic_max_len = 0;
+	KT_EXPECT_EQ(write_atomic(&lu, 0, 0, 8, &f), KT_SENSE_INVALID_CDB_FIELD);
+}
+
 static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(read_capacity10_returns_last_lba_and_block_length),
 	KT_TEST_ENTRY(read_capacity10_beyond_32_bits_returns_ffffffff),
@@ -806,6 +880,8 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(read_defect_data_returns_empty_lists),
 	KT_TEST_ENTRY(sanitize_cdb_parameter_length_suits_the_service_action),
 	KT_TEST_ENTRY(sanitize_overwrite_list_is_decoded_and_checked),
+	KT_TEST_ENTRY(write_atomic_within_the_limits_is_good),
+	KT_TEST_ENTRY(write_atomic_off_the_limits_names_the_field),
 };
 
 KT_TEST_MAIN(tests)

@@ -578,6 +578,7 @@ static void inquiry_vpd_b0_reports_block_limits(void)
 {
 	struct kt_lu_info lu = test_lu();
 	struct result r;
+	unsigned int i;
 	u8 cdb[6];
 
 	lu.unmap_granularity_alignment = 3;
@@ -598,6 +599,32 @@ static void inquiry_vpd_b0_reports_block_limits(void)
 	KT_EXPECT_EQ(get_unaligned_be32(&r.data[28]), 8);
 	KT_EXPECT_EQ(get_unaligned_be32(&r.data[32]), 0x80000003);
 	KT_EXPECT_EQ(get_unaligned_be64(&r.data[36]), 4096);
+	/* no atomic write offered: bytes 44-63 are zero (SBC-4) */
+	for (i = 44; i < 64; i++)
+		KT_EXPECT_EQ(r.data[i], 0);
+}
+
+static void inquiry_vpd_b0_reports_atomic_limits_within_max_transfer(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct result r;
+	u8 cdb[6];
+
+	lu.atomic_max_len = 2048;		/* above MAXIMUM TRANSFER LENGTH */
+	lu.atomic_alignment = 8;
+	lu.atomic_granularity = 4;
+	lu.atomic_max_with_boundary = 64;
+	lu.atomic_max_boundary = 16;
+	inquiry_cdb(cdb, true, 0xb0, 64);
+	run(kt_spc_inquiry, &lu, cdb, 64, &r);
+	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
+	KT_EXPECT_EQ(r.data_len, 64);
+	KT_EXPECT_EQ(r.data[3], 0x3c);
+	KT_EXPECT_EQ(get_unaligned_be32(&r.data[44]), 1024);
+	KT_EXPECT_EQ(get_unaligned_be32(&r.data[48]), 8);
+	KT_EXPECT_EQ(get_unaligned_be32(&r.data[52]), 4);
+	KT_EXPECT_EQ(get_unaligned_be32(&r.data[56]), 64);
+	KT_EXPECT_EQ(get_unaligned_be32(&r.data[60]), 16);
 }
 
 static void inquiry_vpd_b0_without_unmap_reports_zero_unmap_limits(void)
@@ -949,6 +976,7 @@ static void rsoc_all_commands_is_the_command_table(void)
 
 	lu.tpgs = 3;
 	lu.flags |= KT_LU_BLOCK_ERASE;
+	lu.atomic_max_len = 16;
 	n = rsoc_all(&lu, false, d, 128);
 	KT_EXPECT_EQ(n, kt_cdb_nr_descs);
 	for (i = 0; i < n && i < kt_cdb_nr_descs; i++) {
@@ -1830,6 +1858,31 @@ static void alloc_len_reads_the_field_of_each_command(void)
 	KT_EXPECT_EQ(kt_spc_alloc_len(unknown), 0);
 }
 
+static void write_atomic_is_an_invalid_opcode_without_atomic_limits(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct kt_sense_field f;
+	struct desc d[128];
+	unsigned int n;
+	u8 cdb[16] = { 0x9c };
+
+	put_unaligned_be16(8, &cdb[12]);
+	/* as LIO: no atomic_max_len, no WRITE ATOMIC (16) */
+	KT_EXPECT_EQ(check(&lu, cdb, 16, &f), KT_SENSE_INVALID_OPCODE);
+	n = rsoc_all(&lu, false, d, 128);
+	KT_EXPECT(!has_desc(d, n, 0x9c, 0));
+
+	lu.atomic_max_len = 16;
+	KT_EXPECT_EQ(check(&lu, cdb, 16, &f), KT_SENSE_NONE);
+	n = rsoc_all(&lu, false, d, 128);
+	KT_EXPECT(has_desc(d, n, 0x9c, 0));
+	/* DPO and FUA with DPOFUA; the PROTECT field is refused */
+	cdb[1] = 0x18;
+	KT_EXPECT_EQ(check(&lu, cdb, 16, &f), KT_SENSE_NONE);
+	cdb[1] = 0x20;
+	EXPECT_CHECK(&lu, cdb, 16, 1, 7);
+}
+
 static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(inquiry_standard_data_is_spc4_with_hisup_and_cmdque),
 	KT_TEST_ENTRY(inquiry_of_a_cd_dvd_lu_says_type_5_removable_without_sbc_pages),
@@ -1853,6 +1906,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(inquiry_vpd_86_reports_task_attributes_and_v_sup),
 	KT_TEST_ENTRY(inquiry_vpd_b0_reports_block_limits),
 	KT_TEST_ENTRY(inquiry_vpd_b0_without_unmap_reports_zero_unmap_limits),
+	KT_TEST_ENTRY(inquiry_vpd_b0_reports_atomic_limits_within_max_transfer),
 	KT_TEST_ENTRY(inquiry_vpd_b1_reports_non_rotating_medium),
 	KT_TEST_ENTRY(inquiry_vpd_b2_reports_provisioning),
 	KT_TEST_ENTRY(report_luns_encodes_peripheral_and_flat_addressing),
@@ -1867,6 +1921,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(rsoc_all_commands_lists_every_command_of_the_issue),
 	KT_TEST_ENTRY(rsoc_all_commands_is_the_command_table),
 	KT_TEST_ENTRY(rsoc_all_commands_skips_features_that_are_off),
+	KT_TEST_ENTRY(write_atomic_is_an_invalid_opcode_without_atomic_limits),
 	KT_TEST_ENTRY(rsoc_without_rod_keeps_xcopy_but_not_token_copy),
 	KT_TEST_ENTRY(lu_flags_are_distinct),
 	KT_TEST_ENTRY(sanitize_service_actions_follow_block_erase_support),
