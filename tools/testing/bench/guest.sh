@@ -467,14 +467,22 @@ run_iser() {
 	bounded 60 iser_np "$stack" 0
 }
 
+# stack_mod STACK load|unload KTARGET_MODULE LIO_MODULE: the stack's module
+# of a fabric or backstore loaded, or unloaded (its users gone first)
+stack_mod() {
+	local m=$3
+	[ "$1" = lio ] && m=$4
+	case $2 in
+	load) bounded 60 modprobe "$m" ;;
+	unload) bounded 60 modprobe -r "$m" ;;
+	esac
+}
+
 # loop_up STACK LU: a loopback target whose LUN 0 is the LU (its configfs
 # directory), and its nexus; prints the sd disk the guest makes of it
 loop_up() {
 	local disk
-	case $1 in
-	ktarget) bounded 60 modprobe ktarget_loop ;;
-	lio) bounded 60 modprobe tcm_loop ;;
-	esac || return 1
+	stack_mod "$1" load ktarget_loop tcm_loop || return 1
 	# the nexus first: LIO adds the SCSI device when the LUN is linked,
 	# and a LUN linked before there is a nexus is not scanned again
 	mkdir -p "$LOOP_TPG" && echo "$LOOP_INIT" > "$LOOP_TPG/nexus" &&
@@ -495,10 +503,7 @@ loop_down() {
 	done
 	# the fabric's own directory holds its module, as LIO's does
 	rmdir "$LOOP_TPG/lun/lun_0" "$LOOP_TPG" "${LOOP_TPG%/*}" "$KT_CFS/loopback" 2>/dev/null
-	case $1 in
-	ktarget) bounded 60 rmmod ktarget_loop ;;
-	lio) bounded 60 modprobe -r tcm_loop ;;
-	esac
+	stack_mod "$1" unload ktarget_loop tcm_loop
 	return 0
 }
 
@@ -559,10 +564,7 @@ user_down() {
 	fi
 	kt_dbus_stop
 	rm -f $USER_IMG /etc/modprobe.d/ktarget-lio-names.conf
-	case $1 in
-	ktarget) bounded 60 rmmod ktarget_user ;;
-	lio) bounded 60 modprobe -r target_core_user ;;
-	esac
+	stack_mod "$1" unload ktarget_user target_core_user
 	return 0
 }
 
@@ -612,10 +614,7 @@ srp_disk() {
 # rd LU as LUN 0, an ACL for ib_srp's login; ib_srp logs in; prints the disk
 srp_up() {
 	local tpg disk
-	case $1 in
-	ktarget) bounded 60 modprobe ktarget_srpt ;;
-	lio) bounded 60 modprobe ib_srpt ;;
-	esac || return 1
+	stack_mod "$1" load ktarget_srpt ib_srpt || return 1
 	bounded 60 modprobe ib_srp || return 1
 	tpg=$KT_CFS/srpt/$SRP_WWN/tpgt_1
 	mkdir -p "$tpg/lun/lun_0" "$tpg/acls/$SRP_INIT/lun_0" &&
@@ -647,10 +646,7 @@ srp_down() {
 		rmdir "$tpg" "${tpg%/*}" || log "$1: the SRP target did not go"
 	fi
 	rmdir "$KT_CFS/srpt"
-	case $1 in
-	ktarget) bounded 60 rmmod ktarget_srpt ;;
-	lio) bounded 60 modprobe -r ib_srpt ;;
-	esac
+	stack_mod "$1" unload ktarget_srpt ib_srpt
 	return 0
 }
 
