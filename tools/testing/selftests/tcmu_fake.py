@@ -113,6 +113,10 @@ class Daemon(threading.Thread):
             elif lba == 24:
                 self.put_data(iovs, data)
                 self.complete(cmd_id, GOOD, UFLAG_READ_LEN, 1024)
+            elif lba == 32:
+                self.put_data(iovs, data)
+                self.complete(cmd_id, CHECK_CONDITION, UFLAG_READ_LEN,
+                              2 * len(data), SENSE_FIXED)
             else:
                 self.put_data(iovs, data)
                 self.complete(cmd_id, GOOD)
@@ -259,6 +263,14 @@ def check_answers(s, lun):
           "status %#x sense %s, %d bytes of data, flags %#x residual %d" %
           (r["status"], r["sense"].hex(), len(r["data"]), r["flags"],
            r["residual"]))
+    # READ_LEN at or past the transfer: every byte is valid (LIO:
+    # min(READ_LEN, the transfer)), all of it goes before the status
+    r = s.get(s.read10(lun, 32, 8), 10) or NONE
+    check("cc-readlen-whole", r["status"] == CHECK_CONDITION and
+          r["sense"] == SENSE_FIXED and r["data"] == pattern(32, 8) and
+          not r["flags"],
+          "status %#x, %d bytes of data, flags %#x residual %d" %
+          (r["status"], len(r["data"]), r["flags"], r["residual"]))
     r = s.get(s.read10(lun, 24, 8), 10) or NONE
     check("good-readlen", r["status"] == GOOD and
           r["data"] == pattern(24, 2) and r["flags"] == 0x02 and

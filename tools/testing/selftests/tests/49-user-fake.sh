@@ -8,8 +8,8 @@
 # CHECK CONDITION with READ_LEN (TCMU_UFLAG_READ_LEN): the initiator gets
 # the daemon's sense as given (32 bytes of descriptor sense), the READ_LEN
 # bytes of data-in and no more, and the residual of what was not sent,
-# as LIO does (SCF_TREAT_READ_AS_NORMAL); without READ_LEN no data and no
-# residual. GOOD with READ_LEN: the shorter data and its residual.
+# as LIO does (SCF_TREAT_READ_AS_NORMAL), all of it when READ_LEN covers the
+# whole transfer; without READ_LEN no data and no residual. GOOD with READ_LEN: the shorter data and its residual.
 #
 # The data area full (max_data_area_mb 1, sixteen 64 KiB READs the daemon
 # holds), a seventeenth waits: ABORT TASK on it is answered at once, it
@@ -37,7 +37,7 @@ main() {
 	local name start_mark
 
 	command -v python3 >/dev/null || { skip_all "python3 not installed"; return; }
-	plan 25
+	plan 26
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 
@@ -50,7 +50,7 @@ main() {
 	timeout 120 python3 ./tcmu_fake.py uf $P $KT_IQN $KT_IQN.fake 1 \
 		$TPG/lun/lun_1 > $LOG 2>&1
 	for name in cc-readlen-status cc-readlen-sense cc-readlen-data \
-		cc-readlen-residual cc-plain good-readlen \
+		cc-readlen-residual cc-readlen-whole cc-plain good-readlen \
 		abort-ring-full abort-queued-at-once abort-others-answered \
 		abort-later-own-data abort-queued-never-answered \
 		reset-done-after-daemon reset-no-response-for-aborted \
