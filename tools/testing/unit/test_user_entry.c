@@ -159,15 +159,19 @@ static void statuses_outside_sam_are_refused(void)
 
 static void read_len_only_shortens(void)
 {
-	bool partial;
+	bool given;
 
-	KT_EXPECT_EQ(kt_user_read_len(4096, TCMU_UFLAG_READ_LEN, 512, &partial), 512);
-	KT_EXPECT(partial);
-	KT_EXPECT_EQ(kt_user_read_len(4096, TCMU_UFLAG_READ_LEN, 8192, &partial), 4096);
-	KT_EXPECT(!partial);
-	KT_EXPECT_EQ(kt_user_read_len(4096, TCMU_UFLAG_READ_LEN, 0, &partial), 4096);
-	KT_EXPECT_EQ(kt_user_read_len(4096, 0, 512, &partial), 4096);
-	KT_EXPECT(!partial);
+	KT_EXPECT_EQ(kt_user_read_len(4096, TCMU_UFLAG_READ_LEN, 512, &given), 512);
+	KT_EXPECT(given);
+	/* past the transfer: all of it valid, and said so (a CHECK CONDITION's data) */
+	KT_EXPECT_EQ(kt_user_read_len(4096, TCMU_UFLAG_READ_LEN, 8192, &given), 4096);
+	KT_EXPECT(given);
+	KT_EXPECT_EQ(kt_user_read_len(4096, TCMU_UFLAG_READ_LEN, 4096, &given), 4096);
+	KT_EXPECT(given);
+	KT_EXPECT_EQ(kt_user_read_len(4096, TCMU_UFLAG_READ_LEN, 0, &given), 4096);
+	KT_EXPECT(!given);
+	KT_EXPECT_EQ(kt_user_read_len(4096, 0, 512, &given), 4096);
+	KT_EXPECT(!given);
 }
 
 static void sense_length_is_bounded(void)

@@ -74,14 +74,13 @@ bool kt_user_status_ok(u8 status)
 	}
 }
 
-u32 kt_user_read_len(u32 data_len, u8 uflags, u32 read_len, bool *partial)
+u32 kt_user_read_len(u32 data_len, u8 uflags, u32 read_len, bool *given)
 {
-	*partial = false;
-	if (!(uflags & TCMU_UFLAG_READ_LEN) || !read_len ||
-	    read_len >= data_len)
+	*given = false;
+	if (!(uflags & TCMU_UFLAG_READ_LEN) || !read_len)
 		return data_len;
-	*partial = true;
-	return read_len;
+	*given = true;
+	return min(read_len, data_len);
 }
 
 u32 kt_user_sense_len(const u8 *sense)

@@ -62,10 +62,13 @@ enum kt_user_entry_kind kt_user_entry_check(const struct kt_user_ring *r,
 bool kt_user_status_ok(u8 status);
 
 /*
- * The bytes of a data-in command of @data_len to return: all of it, or
- * the daemon's READ_LEN when it says fewer (*@partial set then).
+ * The bytes of a data-in command of @data_len the daemon says are valid:
+ * its READ_LEN, at most @data_len, with *@given set; all of them, *@given
+ * clear, without one (no READ_LEN flag, or a READ_LEN of 0, which
+ * tcmu-runner never means as "none valid"). With *@given a CHECK
+ * CONDITION still returns that data.
  */
-u32 kt_user_read_len(u32 data_len, u8 uflags, u32 read_len, bool *partial);
+u32 kt_user_read_len(u32 data_len, u8 uflags, u32 read_len, bool *given);
 
 /* The length of the sense data in @sense (KT_USER_SENSE_LEN bytes) */
 u32 kt_user_sense_len(const u8 *sense);
