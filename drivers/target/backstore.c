@@ -108,8 +108,11 @@ const struct kt_backend_ops *kt_backend_get(const char *name)
  */
 void kt_backend_abort(struct kt_cmd *cmd)
 {
-	if (cmd->dev && cmd->dev->ops->abort)
-		cmd->dev->ops->abort(cmd);
+	/* a victim still in kt_cmd_setup() may be getting its device */
+	struct kt_dev *dev = READ_ONCE(cmd->dev);
+
+	if (dev && dev->ops->abort)
+		dev->ops->abort(cmd);
 }
 
 /*

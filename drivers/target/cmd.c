@@ -470,7 +470,7 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
 
 	cmd->lun = kt_session_get_lun(sess, unpacked_lun, &wp);
 	if (cmd->lun)
-		cmd->dev = cmd->lun->dev;
+		WRITE_ONCE(cmd->dev, cmd->lun->dev);
 	/*
 	 * an ACL's write protection, or the control mode page's SWP; a CD/DVD
 	 * LU's disc is never written, nor a medium opened read-only
