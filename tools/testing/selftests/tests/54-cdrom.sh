@@ -182,6 +182,23 @@ cd_refused_over_registration() {
 		$FD/attrib/emulate_cdrom 1 "persistent reservation registrations"
 }
 
+# cd_image_not_grown: a disc's image is only read, so enable refuses an
+# fd_dev_size past its end (on a writable mount truncate would grow it)
+cd_image_not_grown() {
+	local fd=$KT_CFS/core/fileio_54/cd1 img=/tmp/kt-cd-short.iso size
+
+	cp $IMG $img
+	size=$(stat -c %s $img)
+	check "cd1 over a copy of the image, fd_dev_size twice its size, emulate_cdrom=1 before enable" \
+		sh -c "mkdir -p $fd && echo fd_dev_name=$img,fd_dev_size=$((size * 2)) > $fd/control &&
+			echo 1 > $fd/attrib/emulate_cdrom"
+	check_bad_write "enable refuses to grow the disc's image" $fd/enable 1 \
+		"a disc's image is only read"
+	check_eq "the image keeps its size" "$(stat -c %s $img)" "$size"
+	rmdir $fd $KT_CFS/core/fileio_54 2>/dev/null
+	rm -f $img
+}
+
 targetcli_cdrom() {
 	local out so
 
@@ -221,7 +238,7 @@ targetcli_cdrom() {
 main() {
 	local sr sg size last out
 
-	plan 49
+	plan 52
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -318,6 +335,7 @@ main() {
 	check "rmdir the device" sh -c "rmdir $FD $KT_CFS/core/fileio_0"
 
 	cd_over_4k_blocks
+	cd_image_not_grown
 
 	targetcli_cdrom
 
