@@ -26,7 +26,7 @@ IB=$KT_CFS/core/iblock_0/ib0
 LOG=/ktout/atomic.log
 ATTRS="atomic_max_len atomic_alignment atomic_granularity atomic_max_with_boundary atomic_max_boundary"
 # the checks atomic_lu makes (its skips included)
-N_ATOMIC=13
+N_ATOMIC=14
 
 # attrs DEV: the five atomic attributes of DEV on one line
 attrs() {
@@ -122,6 +122,16 @@ atomic_lu() {
 	check "the data reads back through the LU and on the scsi_debug disk" sh -c "
 		dd if=$disk bs=$bs skip=$lba count=$max iflag=direct status=none | cmp - /tmp/kt-atomic.data &&
 		dd if=$sdev bs=$bs skip=$lba count=$max iflag=direct status=none | cmp - /tmp/kt-atomic.data"
+	# the same from 512-byte pieces, one per page: a scatterlist of more
+	# entries than one bio holds, which do not meet at page edges
+	head -c $((max * bs)) /dev/urandom > /tmp/kt-atomic.pieces
+	out=$(python3 ./sgio_pieces.py $disk /tmp/kt-atomic.pieces 512 \
+		9c 00 $(be64 $lba) 00 00 $(be16 $max) 00 00 2>&1)
+	echo "$out" >> $LOG
+	check "WRITE ATOMIC (16) of $max blocks in 512-byte pieces (SG_IO iovec): GOOD, the data on the disk" \
+		sh -c "printf '%s\n' '$out' | grep -q 'status 0x0 host 0x0 driver 0x0' &&
+			dd if=$sdev bs=$bs skip=$lba count=$max iflag=direct status=none |
+			cmp - /tmp/kt-atomic.pieces"
 	head -c $(((max + gran) * bs)) /dev/urandom > /tmp/kt-atomic.long
 	out=$(BS=$bs watomic $sg 0 0 $((max + gran)) /tmp/kt-atomic.long)
 	check "WRITE ATOMIC (16) of $((max + gran)) blocks, above the maximum: INVALID FIELD IN CDB" \
