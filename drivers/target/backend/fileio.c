@@ -133,6 +133,11 @@ static int kt_fd_set_live_param(struct kt_dev *dev, const char *key,
 				    name, size, old);
 		return -EBUSY;
 	}
+	if (size > i_size_read(inode) && !(fd->file->f_mode & FMODE_WRITE)) {
+		pr_warn_ratelimited("%s: control: fd_dev_size=%llu is past the end of %s, which is only read\n",
+				    name, size, fd->path);
+		return -EINVAL;
+	}
 	if (!apply)
 		return 0;
 	/* no block past the old end may come back with what it held */
@@ -207,7 +212,18 @@ static int kt_fd_enable(struct kt_dev *dev)
 	} else if (S_ISREG(inode->i_mode)) {
 		size = fd->size ? fd->size : i_size_read(inode);
 		dev->attrib.hw_block_size = 512;
-		/* a new or shorter file grows (sparse) to fd_dev_size */
+		/*
+		 * A new or shorter file grows (sparse) to fd_dev_size; one
+		 * opened read-only (a disc's image) is never written to.
+		 */
+		if (i_size_read(inode) < size && !(file->f_mode & FMODE_WRITE)) {
+			pr_warn_ratelimited("%s: fd_dev_size=%llu is past the end of %s (%lld bytes), and a %s is only read\n",
+					    name, size, fd->path, i_size_read(inode),
+					    dev->attrib.emulate_cdrom ?
+					    "disc's image" : "read-only file");
+			fput(file);
+			return -EINVAL;
+		}
 		if (i_size_read(inode) < size) {
 			int ret = vfs_truncate(&file->f_path, size);
 
