@@ -169,11 +169,76 @@ static void kt_ib_end_io(struct bio *bio)
 }
 
 /*
+ * Whether the first @len bytes of the command's pages go down as one bio
+ * the device takes whole: no more entries than a bio holds, every entry
+ * but the first starting at a page's start and every one but the last
+ * ending at a page's end (a device with an SG gap limit, NVMe's virtual
+ * boundary, would split the bio at any other seam).
+ */
+static bool kt_ib_sgl_is_one_bio(struct kt_cmd *cmd, u32 len)
+{
+	struct scatterlist *sg;
+	u32 done = 0, n;
+	unsigned int i;
+
+	if (cmd->sg_nents > BIO_MAX_VECS)
+		return false;
+	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
+		n = min(sg->length, len - done);
+		if (!n)
+			break;
+		if (i && offset_in_page(sg->offset))
+			return false;
+		done += n;
+		if (done < len && offset_in_page(sg->offset + n))
+			return false;
+	}
+	return true;
+}
+
+static void kt_ib_bounce_end_io(struct bio *bio)
+{
+	bio_free_pages(bio);
+	kt_ib_end_io(bio);
+}
+
+/*
+ * A fabric's own scatterlist (a loopback or vhost initiator's buffer) may
+ * come in pieces no single bio can carry: its bytes are copied into whole
+ * pages of a bio of their own, at most BIO_MAX_VECS of them since the
+ * limits cap a WRITE ATOMIC there.
+ */
+static struct bio *kt_ib_bounce_bio(struct kt_cmd *cmd, struct block_device *bdev,
+				    blk_opf_t opf, u32 len)
+{
+	unsigned int nr = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	struct bio *bio;
+
+	if (nr > BIO_MAX_VECS)
+		return NULL;
+	bio = bio_alloc(bdev, nr, opf, GFP_NOIO);
+	for (i = 0; i < nr; i++) {
+		u32 n = min_t(u32, PAGE_SIZE, len - i * PAGE_SIZE);
+		struct page *page = alloc_page(GFP_NOIO);
+
+		if (!page) {
+			bio_free_pages(bio);
+			bio_put(bio);
+			return NULL;
+		}
+		sg_pcopy_to_buffer(cmd->sgl, cmd->sg_nents, page_address(page),
+				   n, (size_t)i * PAGE_SIZE);
+		__bio_add_page(bio, page, n, 0);
+	}
+	bio->bi_end_io = kt_ib_bounce_end_io;
+	return bio;
+}
+
+/*
  * WRITE ATOMIC: the whole command as one bio with REQ_ATOMIC, which the
  * device writes whole or not at all. The core checked it against the
- * limits kt_ib_atomic_limits() set; a scatterlist that does not fit one
- * bio after all (a fabric's own, of many small entries) is refused with
- * nothing written.
+ * limits kt_ib_atomic_limits() set; pages that cannot make that one bio
+ * as they are go down copied (kt_ib_bounce_bio()).
  */
 static void kt_ib_write_atomic(struct kt_cmd *cmd, blk_opf_t opf, u64 pos,
 			       u32 len)
@@ -184,31 +249,32 @@ static void kt_ib_write_atomic(struct kt_cmd *cmd, blk_opf_t opf, u64 pos,
 	u32 done = 0, n;
 	unsigned int i;
 
-	if (cmd->sg_nents > BIO_MAX_VECS)
-		goto refuse;
-	bio = bio_alloc(ib->bdev, cmd->sg_nents, opf | KT_REQ_ATOMIC, GFP_NOIO);
+	opf |= KT_REQ_ATOMIC;
+	if (!kt_ib_sgl_is_one_bio(cmd, len)) {
+		bio = kt_ib_bounce_bio(cmd, ib->bdev, opf, len);
+		if (!bio) {
+			pr_warn_ratelimited("%s: no memory to copy a WRITE ATOMIC of %u bytes in %u pieces into one bio\n",
+					    config_item_name(&cmd->dev->group.cg_item),
+					    len, cmd->sg_nents);
+			kt_be_done(cmd, KT_SENSE_OUT_OF_RESOURCES);
+			return;
+		}
+	} else {
+		bio = bio_alloc(ib->bdev, cmd->sg_nents, opf, GFP_NOIO);
+		for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
+			n = min(sg->length, len - done);
+			if (!n)
+				break;
+			__bio_add_page(bio, sg_page(sg), n, sg->offset);
+			done += n;
+		}
+		bio->bi_end_io = kt_ib_end_io;
+	}
 	bio->bi_iter.bi_sector = pos >> SECTOR_SHIFT;
 	bio->bi_private = cmd;
-	bio->bi_end_io = kt_ib_end_io;
-	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
-		n = min(sg->length, len - done);
-		if (!n)
-			break;
-		if (bio_add_page(bio, sg_page(sg), n, sg->offset) != n) {
-			bio_put(bio);
-			goto refuse;
-		}
-		done += n;
-	}
 	atomic_set(&cmd->be.bio.pending, 1);
 	cmd->be.bio.reason = KT_SENSE_NONE;
 	submit_bio(bio);
-	return;
-refuse:
-	pr_warn_ratelimited("%s: a WRITE ATOMIC of %u bytes in %u pieces does not fit one bio\n",
-			    config_item_name(&cmd->dev->group.cg_item), len,
-			    cmd->sg_nents);
-	kt_be_done(cmd, KT_SENSE_WRITE_ERROR);
 }
 
 static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
