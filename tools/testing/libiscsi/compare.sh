@@ -7,6 +7,10 @@
 # table of passed / failed / skipped per stack and backstore; per-test
 # results land in /ktout/cmp-STACK-BACKSTORE.txt.
 #
+# KT_CU_BACKSTORES=user: a user LUN (tcmu-runner's qcow handler over a raw
+# image), ktarget_user against LIO's target_core_user, the same Debian
+# tcmu-runner started for each (ktarget's through ktarget-lio-names.conf).
+#
 # With --iser, the tests of iser-tests.txt run over iser:// (soft-RoCE) on
 # an rd LUN instead: ktarget_isert against LIO's ib_isert.
 #
@@ -16,16 +20,48 @@ cd "$here/../selftests" || exit 1
 # shellcheck source=../selftests/lib.sh
 . ./lib.sh
 
+RUNNER=
+NAMES=/etc/modprobe.d/ktarget-lio-names.conf
+
+# runner_up STACK: tcmu-runner on D-Bus, its target_core_user the STACK's
+runner_up() {
+	case " ${KT_CU_BACKSTORES:-} " in *" user "*) ;; *) return 0 ;; esac
+	export HOME=/root
+	mkdir -p /root /run/dbus /etc/modprobe.d
+	kt_dbus_start
+	if [ "$1" = ktarget ]; then
+		cp ../../../tools/ktarget-lio-names.modprobe.conf $NAMES
+	else
+		rm -f $NAMES
+	fi
+	tcmu-runner -l /ktout/tcmu-runner-$1 >> /ktout/tcmu-runner-$1.log 2>&1 &
+	RUNNER=$!
+	kt_wait_for 60 sh -c "dbus-send --system --print-reply --dest=org.freedesktop.DBus / \
+		org.freedesktop.DBus.ListNames 2>/dev/null | grep -q TCMUService1"
+}
+
+runner_down() {
+	[ -n "$RUNNER" ] || return 0
+	kill $RUNNER 2>/dev/null
+	wait $RUNNER 2>/dev/null
+	RUNNER=
+	rm -f $NAMES
+	rmmod ktarget_user 2>/dev/null
+	modprobe -r target_core_user 2>/dev/null
+	kt_dbus_stop
+}
+
 stack_load() {
 	case $1 in
 	ktarget) modprobe ktarget_core ;;
 	lio)	# LIO keeps PR and ALUA metadata there and needs it to exist
 		mkdir -p /var/target/pr /var/target/alua
 		modprobe target_core_mod && modprobe iscsi_target_mod ;;
-	esac
+	esac && runner_up $1
 }
 
 stack_unload() {
+	runner_down
 	case $1 in
 	ktarget) rmmod ktarget_isert 2>/dev/null ;;
 	lio) modprobe -r ib_isert 2>/dev/null ;;

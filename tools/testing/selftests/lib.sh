@@ -356,6 +356,11 @@ kt_lun0_backstore() {
 		modprobe brd rd_nr=1 rd_size=65536 &&
 		mkdir -p $dev && echo udev_path=/dev/ram0 > $dev/control &&
 		echo 1 > $dev/enable || return 1 ;;
+	user)	# tcmu-runner's qcow handler over a raw image; the daemon runs
+		dev=$KT_CFS/core/user_0/u0
+		truncate -s 64M /tmp/kt-cu-user.raw && mkdir -p $dev &&
+		echo dev_config=qcow//tmp/kt-cu-user.raw,dev_size=67108864 > $dev/control &&
+		echo 1 > $dev/enable || return 1 ;;
 	esac
 	for l in $KT_TPG/lun/lun_0/*; do
 		[ -L "$l" ] && rm "$l"
@@ -372,6 +377,8 @@ kt_lun0_drop() {
 		rm -f /tmp/kt-cu.img ;;
 	iblock) rmdir $KT_CFS/core/iblock_0/b0 $KT_CFS/core/iblock_0
 		rmmod brd ;;
+	user)	rmdir $KT_CFS/core/user_0/u0 $KT_CFS/core/user_0
+		rm -f /tmp/kt-cu-user.raw ;;
 	esac
 }
 
