@@ -43,8 +43,9 @@ main() {
 		rmdir $TPG/lun/lun_0 $TPG/lun/lun_1 && echo NULL > $TPG/nexus &&
 		rmdir $TPG $KT_CFS/vhost/$WWN &&
 		rmdir $RD $FD $KT_CFS/core/rd_mcp_0 $KT_CFS/core/fileio_0"
+	# target/vhost holds LIO's fabric module while it exists
 	check "unload LIO" sh -c "
-		rmmod vhost_scsi && for m in target_core_file target_core_iblock \
+		rmdir $KT_CFS/vhost && rmmod vhost_scsi && for m in target_core_file target_core_iblock \
 			target_core_pscsi target_core_user target_core_mod vhost vhost_iotlb; do
 			! grep -q \"^\$m \" /proc/modules || rmmod \$m || exit 1; done"
 	rm -f $FIMG
