@@ -13,6 +13,8 @@
 #   make test-6.12  every test file on Debian 12's 6.12 (make test runs a part there)
 #   make test-debug the same on the debug kernel of ../shared/kernel (KASAN, kmemleak, lockdep)
 #   make test-scale guest tests with thousands of objects, too slow for make test
+#   make test-vhost-qemu  QEMU in the guest boots a guest on vhost-scsi-pci
+#                   (ktarget's, then LIO's): TCG in TCG, 40 minutes
 #   make demo       deps, build, boot a guest and show ktarget working
 #   make bench      ktarget against in-tree LIO in one guest, with ratios
 #   make powercut   the power-cut test with 20 cuts (CUTS=N, STACK=lio for LIO)
@@ -61,7 +63,7 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
-.PHONY: all modules install clean deps deb unit fuzz test test-6.12 test-debug test-scale debug-kernel soak demo bench powercut cluster cluster-bench check kver kdir fuzz-loop help
+.PHONY: all modules install clean deps deb unit fuzz test test-6.12 test-debug test-scale test-vhost-qemu debug-kernel soak demo bench powercut cluster cluster-bench check kver kdir fuzz-loop help
 
 all: modules
 
@@ -141,6 +143,24 @@ test-scale: deps modules
 		$(CURDIR)/tools/testing/selftests/run.sh \
 		$(wildcard $(CURDIR)/tools/testing/selftests/scale/*.sh); \
 	status=$$?; cat .vm-out/scale/output.log; exit $$status
+
+# A real QEMU on the vhost-scsi fabric: QEMU inside the test guest boots
+# the guest's kernel with vhost-scsi-pci, on ktarget_vhost (set up by
+# targetcli) and then on LIO's vhost_scsi (by echo); the nested guest
+# writes and reads an rd and a fileio LUN. TCG in TCG: a nested guest takes
+# about 15 minutes; each file gets VHOST_QEMU_SECONDS (default 2400).
+# VHOST_QEMU="10-ktarget" runs one file of tools/testing/selftests/vhost-qemu.
+# KVER= or KDIR= choose the kernel. Not in make test.
+VHOST_QEMU ?= 10-ktarget 20-lio
+VHOST_QEMU_SECONDS ?= 2400
+
+test-vhost-qemu: deps modules
+	@KT_FILE_TIMEOUT=$(VHOST_QEMU_SECONDS) tools/testing/vm/run.sh --smp 1 \
+		--name vhost-qemu --quiet \
+		--timeout $$(( $(words $(VHOST_QEMU)) * $(VHOST_QEMU_SECONDS) + 600 )) \
+		$(CURDIR)/tools/testing/selftests/run.sh \
+		$(foreach f,$(VHOST_QEMU),$(CURDIR)/tools/testing/selftests/vhost-qemu/$(f).sh); \
+	status=$$?; grep -E '^(ok|not ok|#|guest:)' .vm-out/vhost-qemu/output.log; exit $$status
 
 # The soak on the debug kernel: SOAK_SECONDS (default 1800) of rounds of
 # tests/52, 57, 55, 47 and 95, two rounds at least; the memory samples are

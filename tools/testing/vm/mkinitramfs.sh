@@ -1,17 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh KVER OUT.cpio.gz
+# mkinitramfs.sh [--init FILE] [--modules "NAME..."] KVER OUT.cpio.gz
 #
 # A tiny busybox initramfs that loads the modules needed to mount the host's
 # root over virtio-9p (read-only, with a tmpfs overlay on top) and then
 # switch_roots into it. Modules built into KVER are skipped.
+#
+# --init and --modules make another one: FILE as its /init, which loads
+# /lib/modules/$(cat /modules.order) in that order, the modules NAMEs and
+# what they depend on (the nested guest of selftests/vhost-qemu).
 set -euo pipefail
 
+here=$(cd "$(dirname "$0")" && pwd)
+init=$here/initramfs-init
+want="virtio_pci 9pnet_virtio 9p overlay"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--init) init=$2; shift 2 ;;
+	--modules) want=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
 kver=$1
 out=$2
 moddir=/lib/modules/$kver
-here=$(cd "$(dirname "$0")" && pwd)
 
 [ -x /bin/busybox ] || { echo "mkinitramfs: /bin/busybox missing (apt-get install busybox-static)" >&2; exit 1; }
 [ -d "$moddir" ] || { echo "mkinitramfs: $moddir missing" >&2; exit 1; }
@@ -35,7 +48,7 @@ add_module() {
 	order+=("$rel")
 }
 
-for name in virtio_pci 9pnet_virtio 9p overlay; do
+for name in $want; do
 	# 6.12's modules are compressed: NAME.ko.xz
 	rel=$(awk -F: -v n="/$name.ko" '{ m = $1; sub(/\.(xz|zst)$/, "", m) }
 		index(m, n) && substr(m, length(m) - length(n) + 1) == n { print $1; exit }' \
@@ -60,7 +73,7 @@ for rel in "${order[@]}"; do
 	echo "$base" >> "$tmp/modules.order"
 done
 
-install -m 0755 "$here/initramfs-init" "$tmp/init"
+install -m 0755 "$init" "$tmp/init"
 
 (cd "$tmp" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out.tmp"
 mv "$out.tmp" "$out"
