@@ -103,7 +103,7 @@ setup_f1() {
 }
 
 setup_iblock() {
-	truncate -s 8M $DIR/ib.img &&
+	modprobe loop && truncate -s 8M $DIR/ib.img &&
 		LOOPDEV=$(losetup -f --show $DIR/ib.img) &&
 		mkdir -p $IB && echo "udev_path=$LOOPDEV" > $IB/control &&
 		echo 1 > $IB/enable
@@ -167,6 +167,8 @@ main() {
 	check "target set up" kt_iscsi_setup
 	check "the libiscsi sense tool builds" kt_libsense_build
 	kt_iscsid_start >/dev/null 2>&1
+	modprobe sg
+	kt_dbus_start
 
 	# ---- the attributes ----
 	check "fileio f1 (16 MiB) enabled" setup_f1
@@ -240,7 +242,8 @@ main() {
 	check "... and sd logs the guard check failure" \
 		output_has "$out" "[Gg]uard check failed"
 	flip $PROT $((3000 * 8 + 1))
-	out=$(cmd_out sg_write_same --lba=200 --num=8 --in=/dev/zero ${sg:-/dev/none})
+	head -c 512 /dev/urandom > $DIR/pattern
+	out=$(cmd_out sg_write_same --lba=200 --num=8 --in=$DIR/pattern ${sg:-/dev/none})
 	check "WRITE SAME over blocks 200-207: the PI is made for each" pi_ok 207 1
 	check "open-iscsi: logout" logout
 
@@ -296,9 +299,10 @@ main() {
 	else
 		skip "targetcli" "not installed" 4
 	fi
-	check "modules unload" sh -c \
-		"rmmod ktarget_iscsi ktarget_fileio ktarget_rd ktarget_iblock ktarget_core"
+	check "modules unload" sh -c "for m in ktarget_iscsi ktarget_fileio ktarget_rd \
+		ktarget_iblock ktarget_core; do [ ! -e /sys/module/\$m ] || rmmod \$m || exit 1; done"
 	rm -rf $DIR
+	kt_dbus_stop
 }
 
 main
