@@ -299,6 +299,8 @@ main() {
 	else
 		skip "targetcli" "not installed" 4
 	fi
+	# targetcli made target/iscsi again, which holds ktarget_iscsi
+	rmdir $KT_CFS/iscsi 2>/dev/null
 	check "modules unload" sh -c "for m in ktarget_iscsi ktarget_fileio ktarget_rd \
 		ktarget_iblock ktarget_core; do [ ! -e /sys/module/\$m ] || rmmod \$m || exit 1; done"
 	rm -rf $DIR
