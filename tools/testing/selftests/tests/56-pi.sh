@@ -131,7 +131,7 @@ write_verify() {
 # WRPROTECT, VRPROTECT and ORPROTECT against LUN: none fails
 libiscsi_protect() {
 	local out=/ktout/pi-cu-$1.log res
-	timeout 600 iscsi-test-cu --dataloss --test='SCSI.*Protect*' \
+	timeout 600 iscsi-test-cu --dataloss --test='SCSI.*.*Protect*' \
 		"iscsi://127.0.0.1:3260/$KT_IQN/$1" > $out 2>&1
 	res=$(python3 ../libiscsi/cu-parse.py $out)
 	echo "$res" | sed "s/^/# $1: /"
@@ -175,7 +175,7 @@ main() {
 		skip_all "open-iscsi: iscsiadm not installed"
 		return
 	fi
-	plan 61
+	plan 62
 	check "target set up" kt_iscsi_setup
 	check "the libiscsi sense tool builds" kt_libsense_build
 	kt_iscsid_start >/dev/null 2>&1
@@ -257,9 +257,9 @@ main() {
 	head -c 512 /dev/urandom > $DIR/pattern
 	out=$(cmd_out sg_write_same --lba=200 --num=8 --in=$DIR/pattern ${sg:-/dev/none})
 	check "WRITE SAME over blocks 200-207: the PI is made for each" pi_ok 207 1
-	check "UNMAP of blocks 300-307 (emulate_tpu=1): their PI is FFh" sh -c "
-		echo 1 > $F1/attrib/emulate_tpu && sg_unmap --lba=300 --num=8 ${sg:-/dev/none} >> $LOG 2>&1 &&
-		test \$(od -An -tx1 -j 2400 -N 64 $PROT | tr -d ' \n' | tr -d f | wc -c) = 0"
+	check "UNMAP of blocks 300-307 (emulate_tpu=1)" bash -o pipefail -c "
+		echo 1 > $F1/attrib/emulate_tpu && sg_unmap --lba=300 --num=8 ${sg:-/dev/none} 2>&1 | tee -a $LOG"
+	check_eq "... their PI is FFh" "$(od -An -tx1 -j 2400 -N 64 $PROT | tr -d ' \n' | tr -d f)" ""
 	check "... and they read as zeroes, unchecked: GOOD" sense 1 read 300 8 0/00/00
 	{ head -c 512 /dev/zero; head -c 512 /dev/urandom; } > $DIR/caw
 	out=$(cmd_out sg_compare_and_write --in=$DIR/caw --lba=301 --num=1 ${sg:-/dev/none})
