@@ -259,7 +259,7 @@ main() {
 	check "WRITE SAME over blocks 200-207: the PI is made for each" pi_ok 207 1
 	check "UNMAP of blocks 300-307 (emulate_tpu=1)" bash -o pipefail -c "
 		echo 1 > $F1/attrib/emulate_tpu && sg_unmap --lba=300 --num=8 ${sg:-/dev/none} 2>&1 | tee -a $LOG"
-	check_eq "... their PI is FFh" "$(od -An -tx1 -j 2400 -N 64 $PROT | tr -d ' \n' | tr -d f)" ""
+	check_eq "... their PI is FFh" "$(od -v -An -tx1 -j 2400 -N 64 $PROT | tr -d ' \n' | tr -d f)" ""
 	check "... and they read as zeroes, unchecked: GOOD" sense 1 read 300 8 0/00/00
 	{ head -c 512 /dev/zero; head -c 512 /dev/urandom; } > $DIR/caw
 	out=$(cmd_out sg_compare_and_write --in=$DIR/caw --lba=301 --num=1 ${sg:-/dev/none})
