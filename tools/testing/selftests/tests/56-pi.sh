@@ -175,7 +175,7 @@ main() {
 		skip_all "open-iscsi: iscsiadm not installed"
 		return
 	fi
-	plan 62
+	plan 67
 	check "target set up" kt_iscsi_setup
 	check "the libiscsi sense tool builds" kt_libsense_build
 	kt_iscsid_start >/dev/null 2>&1
@@ -264,6 +264,19 @@ main() {
 	{ head -c 512 /dev/zero; head -c 512 /dev/urandom; } > $DIR/caw
 	out=$(cmd_out sg_compare_and_write --in=$DIR/caw --lba=301 --num=1 ${sg:-/dev/none})
 	check "COMPARE AND WRITE of block 301: the PI is made for the new data" pi_ok 301 1
+	d0=$(kt_lun_disk 0)
+	head -c 8192 /dev/urandom > $DIR/x16
+	dd if=$DIR/x16 of=${d0:-/dev/none} bs=8192 seek=1 oflag=direct status=none
+	check "EXTENDED COPY of 16 blocks from rd (LUN 0, no PI) to f1" \
+		python3 ./xcopy.py copy $disk ${d0:-/dev/none} $disk -- 0:1:16:16:500
+	check "... the PI of the first block copied is made" pi_ok 500 1
+	check "... and of the last" pi_ok 515 1
+	check "... and the data is there" sh -c "
+		dd if=$IMG bs=512 skip=500 count=16 status=none | cmp - $DIR/x16"
+	flip $PROT $((510 * 8))
+	check_fails "EXTENDED COPY from f1, block 510's guard flipped, to rd: the copy fails" \
+		python3 ./xcopy.py copy $disk $disk ${d0:-/dev/none} -- 0:1:16:500:64
+	flip $PROT $((510 * 8))
 	libiscsi_protect 1 "type 1 fileio"
 	libiscsi_protect 0 "rd without PI"
 	check "open-iscsi: logout" logout
