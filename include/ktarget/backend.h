@@ -18,6 +18,7 @@
 
 #include <ktarget/cmd.h>
 #include <ktarget/target.h>
+#include <ktarget/proto/pi.h>
 #include <ktarget/proto/sense.h>
 
 struct kt_backend_ops {
@@ -172,6 +173,27 @@ struct kt_backend_ops {
 	void		(*abort)(struct kt_cmd *cmd);
 	void		(*lun_unlinking)(struct kt_dev *dev,
 					 const struct kt_lun *lun);
+
+	/*
+	 * Optional, T10-PI emulation (attrib/pi_prot_type 1 or 3): the
+	 * backstore keeps KT_PI_TUPLE_LEN bytes of protection information
+	 * per logical block of attrib.block_size beside the data. From the
+	 * configfs write of the attribute, device enabled and unexported, so
+	 * no command is under way; may sleep.
+	 * init_prot: make room for the PI of every block; PI it creates
+	 * reads FFh (the escape: not checked, as after format_prot). PI kept
+	 * from before (a <file>.protection of LIO's) is kept as it is.
+	 * free_prot: let go of it (pi_prot_type back to 0; disable() lets go
+	 * by itself). format_prot: every block's PI FFh.
+	 * With PI on, rw() makes the PI of the blocks it writes with
+	 * kt_pi_generate() before it moves the data, and checks the PI of
+	 * the blocks it read with kt_pi_verify(), ending a failed check with
+	 * its reason; write_zeroes() gives the blocks FFh, as SBC-4 gives
+	 * unmapped blocks (4.7.4.5); copy_range() is not called.
+	 */
+	int		(*init_prot)(struct kt_dev *dev);
+	void		(*free_prot)(struct kt_dev *dev);
+	int		(*format_prot)(struct kt_dev *dev);
 };
 
 static inline struct kt_dev *kt_dev_from_attrib_item(struct config_item *item)
@@ -203,6 +225,27 @@ void kt_lbp_written(struct kt_cmd *cmd, u32 bytes);
  * context; exactly once per rw() or flush() call.
  */
 void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason);
+
+/*
+ * T10-PI (drivers/target/pi.c): the device's protection type now, 0 for
+ * none. It changes only while no LUN exports the device.
+ */
+static inline u8 kt_pi_type(const struct kt_dev *dev)
+{
+	return READ_ONCE(dev->attrib.pi_prot_type);
+}
+
+/*
+ * The PI of @nr logical blocks from @lba whose data is in cmd->sgl from
+ * byte @off: kt_pi_generate() writes @nr tuples to @pi, as a write without
+ * PI makes them; kt_pi_verify() checks the @nr tuples at @pi as a read
+ * without PI does, and for the first that fails sets the command's
+ * INFORMATION to its LBA and returns the failed check's reason. From any
+ * context; they sleep not.
+ */
+void kt_pi_generate(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr, u8 *pi);
+sense_reason_t kt_pi_verify(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr,
+			    const u8 *pi);
 
 int kt_backend_register(const struct kt_backend_ops *ops);
 void kt_backend_unregister(const struct kt_backend_ops *ops);

@@ -11,6 +11,12 @@
  * Without fd_buffered_io the file is opened O_DSYNC (write-through); with
  * it, writes are cached and FUA / SYNCHRONIZE CACHE make them stable.
  *
+ * With T10-PI on (attrib/pi_prot_type), the protection information of each
+ * logical block is kept in PATH.protection, 8 bytes a block at 8 * LBA, as
+ * LIO's fileio keeps it: a LU moved from LIO finds its PI where it was.
+ * Blocks the file did not cover yet get FFh (the escape: not checked), and
+ * the LU's size is fixed while PI is on (the PI part is above kt_fd_io()).
+ *
  * Every read and write runs from a work item on an unbound workqueue, so a
  * command waiting for the disk holds up neither the fabric's receive side
  * nor the other commands; the data moves in batches of pages through one
@@ -46,6 +52,7 @@ struct kt_fd_dev {
 	bool		buffered;	/* fd_buffered_io= */
 	bool		async;		/* fd_async_io=, accepted */
 	struct file	*file;
+	struct file	*prot_file;	/* PATH.protection, with PI on */
 };
 
 static struct kt_fd_dev *to_fd(struct kt_dev *dev)
@@ -127,6 +134,11 @@ static int kt_fd_set_live_param(struct kt_dev *dev, const char *key,
 		pr_warn_ratelimited("%s: control: fd_dev_size: %s is a block device, whose size the LU follows\n",
 				    name, fd->path);
 		return -EINVAL;
+	}
+	if (dev->attrib.pi_prot_type && size != old) {
+		pr_warn_ratelimited("%s: control: fd_dev_size cannot change while the device keeps protection information (pi_prot_type)\n",
+				    name);
+		return -EBUSY;
 	}
 	if (size < old && exported) {
 		pr_warn_ratelimited("%s: control: fd_dev_size=%llu would shrink the LU from %llu bytes while a LUN links it\n",
@@ -259,10 +271,13 @@ static int kt_fd_enable(struct kt_dev *dev)
 	return 0;
 }
 
+static void kt_fd_free_prot(struct kt_dev *dev);
+
 static void kt_fd_disable(struct kt_dev *dev)
 {
 	struct kt_fd_dev *fd = to_fd(dev);
 
+	kt_fd_free_prot(dev);
 	if (fd->file)
 		fput(fd->file);
 	fd->file = NULL;
@@ -369,6 +384,156 @@ static void kt_fd_fail(struct kt_cmd *cmd, bool write, loff_t off, int err)
 				     KT_SENSE_MEDIUM_ERROR);
 }
 
+/* ---- T10-PI: PATH.protection ---- */
+
+/* FFh over [@from, @to) of the protection file: blocks no check covers */
+static int kt_fd_prot_fill(struct kt_fd_dev *fd, loff_t from, loff_t to)
+{
+	u8 *buf = (u8 *)__get_free_page(GFP_KERNEL);
+	loff_t off = from;
+	ssize_t ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, 0xff, PAGE_SIZE);
+	while (off < to) {
+		size_t n = min_t(loff_t, to - off, PAGE_SIZE);
+
+		ret = kernel_write(fd->prot_file, buf, n, &off);
+		if (ret != n) {
+			ret = ret < 0 ? ret : -EIO;
+			break;
+		}
+		ret = 0;
+		cond_resched();
+	}
+	free_page((unsigned long)buf);
+	return ret;
+}
+
+/* The protection file's length for the LU's logical blocks */
+static loff_t kt_fd_prot_len(struct kt_dev *dev)
+{
+	return div_u64(dev->nr_blocks * dev->attrib.hw_block_size,
+		       dev->attrib.block_size) * KT_PI_TUPLE_LEN;
+}
+
+static int kt_fd_init_prot(struct kt_dev *dev)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+	const char *name = config_item_name(&dev->group.cg_item);
+	int flags = O_RDWR | O_CREAT | O_LARGEFILE;
+	loff_t have, want = kt_fd_prot_len(dev);
+	struct file *file;
+	char *path;
+	int ret;
+
+	if (dev->read_only) {
+		pr_warn_ratelimited("%s: attrib/pi_prot_type: %s is read-only\n",
+				    name, fd->path);
+		return -EROFS;
+	}
+	path = kasprintf(GFP_KERNEL, "%s.protection", fd->path);
+	if (!path)
+		return -ENOMEM;
+	if (!fd->buffered)
+		flags |= O_DSYNC;
+	file = filp_open(path, flags, 0600);
+	if (IS_ERR(file)) {
+		pr_warn_ratelimited("%s: cannot open %s: %pe\n", name, path, file);
+		kfree(path);
+		return PTR_ERR(file);
+	}
+	fd->prot_file = file;
+	have = i_size_read(file_inode(file));
+	ret = have < want ? kt_fd_prot_fill(fd, have, want) : 0;
+	if (ret) {
+		pr_warn_ratelimited("%s: cannot write %s: %pe\n", name, path,
+				    ERR_PTR(ret));
+		fput(file);
+		fd->prot_file = NULL;
+	}
+	kfree(path);
+	return ret;
+}
+
+static void kt_fd_free_prot(struct kt_dev *dev)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+
+	if (fd->prot_file)
+		fput(fd->prot_file);
+	fd->prot_file = NULL;
+}
+
+static int kt_fd_format_prot(struct kt_dev *dev)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+	int ret;
+
+	ret = kt_fd_prot_fill(fd, 0, kt_fd_prot_len(dev));
+	if (!ret)
+		ret = vfs_fsync(fd->prot_file, 1);
+	if (ret)
+		pr_warn_ratelimited("%s: cannot format %s.protection: %pe\n",
+				    config_item_name(&dev->group.cg_item),
+				    fd->path, ERR_PTR(ret));
+	return ret;
+}
+
+/*
+ * The PI of the whole blocks of [@pos, @pos + @len), a page of tuples at a
+ * time: made from cmd->sgl and written (@write, after the data), or read
+ * and checked against cmd->sgl. What lies past the protection file's end
+ * reads FFh.
+ */
+static sense_reason_t kt_fd_prot_rw(struct kt_cmd *cmd, bool write, u64 pos,
+				    u32 len, bool dsync)
+{
+	struct kt_fd_dev *fd = to_fd(cmd->dev);
+	u32 bs = cmd->dev->attrib.block_size, nr = len / bs, done = 0, n;
+	sense_reason_t reason = KT_SENSE_NONE;
+	u64 lba = div_u64(pos, bs);
+	loff_t off, start;
+	ssize_t ret;
+	u8 *buf;
+
+	buf = (u8 *)__get_free_page(GFP_KERNEL);
+	if (!buf)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	for (; done < nr && !reason; done += n) {
+		n = min_t(u32, nr - done, PAGE_SIZE / KT_PI_TUPLE_LEN);
+		start = (lba + done) * KT_PI_TUPLE_LEN;
+		off = start;
+		if (write) {
+			kt_pi_generate(cmd, done * bs, lba + done, n, buf);
+			ret = kernel_write(fd->prot_file, buf,
+					   n * KT_PI_TUPLE_LEN, &off);
+			if (ret == n * KT_PI_TUPLE_LEN && dsync && fd->buffered)
+				ret = vfs_fsync_range(fd->prot_file, start,
+						      off - 1, 1) ?: ret;
+			if (ret != n * KT_PI_TUPLE_LEN)
+				reason = KT_SENSE_WRITE_ERROR;
+		} else {
+			memset(buf, 0xff, n * KT_PI_TUPLE_LEN);
+			ret = kernel_read(fd->prot_file, buf,
+					  n * KT_PI_TUPLE_LEN, &off);
+			reason = ret < 0 ? KT_SENSE_MEDIUM_ERROR :
+			       kt_pi_verify(cmd, done * bs, lba + done, n, buf);
+		}
+		if (reason == KT_SENSE_WRITE_ERROR ||
+		    reason == KT_SENSE_MEDIUM_ERROR) {
+			pr_warn_ratelimited("%s.protection: %s at %lld failed: %pe\n",
+					    fd->path, write ? "write" : "read",
+					    start, ERR_PTR(ret < 0 ? ret : -EIO));
+			cmd->sense_info = lba + done;
+			cmd->sense_info_valid = true;
+		}
+	}
+	free_page((unsigned long)buf);
+	return reason;
+}
+
 static void kt_fd_io(struct kt_cmd *cmd)
 {
 	struct kt_fd_dev *fd = to_fd(cmd->dev);
@@ -393,7 +558,9 @@ static void kt_fd_io(struct kt_cmd *cmd)
 	}
 	if (write)
 		kt_lbp_written(cmd, len);
-	kt_be_done(cmd, KT_SENSE_NONE);
+	kt_be_done(cmd, fd->prot_file && kt_pi_type(cmd->dev) ?
+			kt_fd_prot_rw(cmd, write, cmd->be.wq.pos, len, dsync) :
+			KT_SENSE_NONE);
 }
 
 /*
@@ -487,6 +654,13 @@ static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 	}
 	if (!ret && kt_fd_writes_through(fd))
 		ret = vfs_fsync_range(fd->file, pos, last, 1);
+	/* SBC-4 4.7.4.5: an unmapped block's PI is FFh */
+	if (!ret && fd->prot_file && kt_pi_type(dev)) {
+		u32 bs = dev->attrib.block_size;
+
+		ret = kt_fd_prot_fill(fd, div_u64(pos, bs) * KT_PI_TUPLE_LEN,
+				      div_u64(last + 1, bs) * KT_PI_TUPLE_LEN);
+	}
 	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
 }
 
@@ -592,6 +766,9 @@ static const struct kt_backend_ops kt_fd_ops = {
 	.lba_status	= kt_fd_lba_status,
 	.copy_range	= kt_fd_copy_range,
 	.lbp_available	= kt_fd_lbp_available,
+	.init_prot	= kt_fd_init_prot,
+	.free_prot	= kt_fd_free_prot,
+	.format_prot	= kt_fd_format_prot,
 };
 
 static int __init kt_fd_init(void)

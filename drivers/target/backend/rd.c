@@ -5,6 +5,9 @@
  * "rd_nullio=1" (no memory: reads return zeroes, writes are dropped).
  * rd_pages= written again while enabled resizes it: it grows at any time,
  * and shrinks only while no LUN links it.
+ * With T10-PI on (attrib/pi_prot_type), the protection information of each
+ * logical block is kept in pages of its own, 8 bytes a block, as LIO's
+ * rd_mcp keeps it; the ramdisk's size is fixed then.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,6 +42,9 @@ struct kt_rd_dev {
 	 */
 	rwlock_t	locks[KT_RD_LOCKS];
 	atomic_t	copies;		/* copy_range()s under way: no trades */
+	/* T10-PI: KT_PI_TUPLE_LEN bytes per logical block; no trades */
+	struct page	**prot;
+	u64		nr_prot;
 };
 
 static struct kt_rd_dev *to_rd(struct kt_dev *dev)
@@ -158,8 +164,111 @@ nomem:
 	return -ENOMEM;
 }
 
+/* ---- T10-PI: the protection information pages ---- */
+
+static void kt_rd_free_prot(struct kt_dev *dev)
+{
+	struct kt_rd_dev *rd = to_rd(dev);
+	u64 i;
+
+	for (i = 0; i < rd->nr_prot; i++)
+		__free_page(rd->prot[i]);
+	kvfree(rd->prot);
+	rd->prot = NULL;
+	rd->nr_prot = 0;
+}
+
+static int kt_rd_format_prot(struct kt_dev *dev)
+{
+	struct kt_rd_dev *rd = to_rd(dev);
+	u64 i;
+
+	for (i = 0; i < rd->nr_prot; i++) {
+		memset(page_address(rd->prot[i]), 0xff, PAGE_SIZE);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* One page of PI for each PAGE_SIZE / 8 logical blocks, all FFh */
+static int kt_rd_init_prot(struct kt_dev *dev)
+{
+	struct kt_rd_dev *rd = to_rd(dev);
+	u64 blocks = div_u64(dev->nr_blocks * dev->attrib.hw_block_size,
+			     dev->attrib.block_size);
+	u64 n = DIV_ROUND_UP(blocks * KT_PI_TUPLE_LEN, PAGE_SIZE);
+
+	if (rd->nullio) {
+		pr_warn_ratelimited("%s: attrib/pi_prot_type: a nullio ramdisk keeps no protection information\n",
+				    config_item_name(&dev->group.cg_item));
+		return -EINVAL;
+	}
+	rd->prot = kvcalloc(n, sizeof(*rd->prot), GFP_KERNEL);
+	if (!rd->prot)
+		return -ENOMEM;
+	for (rd->nr_prot = 0; rd->nr_prot < n; rd->nr_prot++) {
+		rd->prot[rd->nr_prot] = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		if (!rd->prot[rd->nr_prot]) {
+			kt_rd_free_prot(dev);
+			pr_warn_ratelimited("%s: cannot allocate %llu pages of protection information\n",
+					    config_item_name(&dev->group.cg_item), n);
+			return -ENOMEM;
+		}
+		cond_resched();
+	}
+	return kt_rd_format_prot(dev);
+}
+
+/*
+ * The PI of the whole blocks of [@pos, @pos + @len): made from cmd->sgl
+ * (@write), or checked against it. A tuple never straddles two pages.
+ */
+static sense_reason_t kt_rd_prot_rw(struct kt_rd_dev *rd, struct kt_cmd *cmd,
+				    bool write, u64 pos, u32 len)
+{
+	u32 bs = rd->dev.attrib.block_size, nr = len / bs, done = 0, n;
+	u64 lba = div_u64(pos, bs), at;
+	sense_reason_t reason;
+	u8 *pi;
+
+	while (done < nr) {
+		at = (lba + done) * KT_PI_TUPLE_LEN;
+		if (WARN_ON_ONCE((at >> PAGE_SHIFT) >= rd->nr_prot))
+			return KT_SENSE_LU_COMM_FAILURE;
+		n = min_t(u32, nr - done,
+			  (PAGE_SIZE - offset_in_page(at)) / KT_PI_TUPLE_LEN);
+		pi = page_address(rd->prot[at >> PAGE_SHIFT]) + offset_in_page(at);
+		if (write) {
+			kt_pi_generate(cmd, done * bs, lba + done, n, pi);
+		} else {
+			reason = kt_pi_verify(cmd, done * bs, lba + done, n, pi);
+			if (reason)
+				return reason;
+		}
+		done += n;
+	}
+	return KT_SENSE_NONE;
+}
+
+/* Blocks zeroed (UNMAP, WRITE SAME of zeroes): PI FFh, as SBC-4 4.7.4.5 */
+static void kt_rd_prot_unmap(struct kt_rd_dev *rd, u64 pos, u64 len)
+{
+	u32 bs = rd->dev.attrib.block_size;
+	u64 at = div_u64(pos, bs) * KT_PI_TUPLE_LEN;
+	u64 end = div_u64(pos + len, bs) * KT_PI_TUPLE_LEN;
+
+	while (at < end && (at >> PAGE_SHIFT) < rd->nr_prot) {
+		size_t n = min_t(u64, end - at, PAGE_SIZE - offset_in_page(at));
+
+		memset(page_address(rd->prot[at >> PAGE_SHIFT]) +
+		       offset_in_page(at), 0xff, n);
+		at += n;
+	}
+}
+
 static void kt_rd_disable(struct kt_dev *dev)
 {
+	kt_rd_free_prot(dev);
 	kt_rd_free_pages(to_rd(dev));
 }
 
@@ -239,8 +348,18 @@ static void kt_rd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 {
 	struct kt_rd_dev *rd = to_rd(cmd->dev);
 	struct sg_mapping_iter miter;
+	sense_reason_t reason;
+	bool pi = rd->prot && kt_pi_type(cmd->dev);
 	u32 done = 0;
 
+	/* the PI of the data before the data may trade its pages away */
+	if (write && pi) {
+		reason = kt_rd_prot_rw(rd, cmd, true, pos, len);
+		if (reason) {
+			kt_be_done(cmd, reason);
+			return;
+		}
+	}
 	if (write && !rd->nullio)
 		done = kt_rd_take_pages(rd, cmd, pos, len);
 	sg_miter_start(&miter, cmd->sgl, cmd->sg_nents,
@@ -272,13 +391,20 @@ static void kt_rd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		}
 	}
 	sg_miter_stop(&miter);
-	kt_be_done(cmd, done == len ? KT_SENSE_NONE : KT_SENSE_LU_COMM_FAILURE);
+	if (done != len) {
+		kt_be_done(cmd, KT_SENSE_LU_COMM_FAILURE);
+		return;
+	}
+	kt_be_done(cmd, !write && pi ? kt_rd_prot_rw(rd, cmd, false, pos, len) :
+				       KT_SENSE_NONE);
 }
 
 static sense_reason_t kt_rd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 {
 	struct kt_rd_dev *rd = to_rd(dev);
 
+	if (rd->prot && kt_pi_type(dev))
+		kt_rd_prot_unmap(rd, pos, len);
 	while (len && !rd->nullio) {
 		size_t poff = offset_in_page(pos);
 		size_t n = min_t(u64, len, PAGE_SIZE - poff);
@@ -402,6 +528,11 @@ static int kt_rd_set_live_param(struct kt_dev *dev, const char *key,
 				    name, value, key);
 		return -EINVAL;
 	}
+	if (dev->attrib.pi_prot_type && pages != rd->want_pages) {
+		pr_warn_ratelimited("%s: control: rd_pages cannot change while the device keeps protection information (pi_prot_type)\n",
+				    name);
+		return -EBUSY;
+	}
 	if (pages < rd->want_pages && exported) {
 		pr_warn_ratelimited("%s: control: rd_pages=%llu would shrink the LU from %llu pages while a LUN links it\n",
 				    name, pages, rd->want_pages);
@@ -463,6 +594,9 @@ static const struct kt_backend_ops kt_rd_ops = {
 	.write_zeroes	= kt_rd_write_zeroes,
 	.copy_range	= kt_rd_copy_range,
 	.copy_moves_data = true,
+	.init_prot	= kt_rd_init_prot,
+	.free_prot	= kt_rd_free_prot,
+	.format_prot	= kt_rd_format_prot,
 };
 
 static int __init kt_rd_init(void)

@@ -27,6 +27,7 @@ static struct kt_dev *attrib_to_dev(struct config_item *item)
 	return container_of(to_config_group(item), struct kt_dev, attrib_group);
 }
 
+/* 0: store @val; 1: take the write but store nothing; -errno: refuse it */
 typedef int (*kt_attrib_check_t)(struct kt_dev *dev, u32 val);
 
 static ssize_t kt_attrib_store(struct config_item *item, const char *name,
@@ -58,7 +59,8 @@ static ssize_t kt_attrib_store(struct config_item *item, const char *name,
 	if (!ret)
 		*(u32 *)((u8 *)&dev->attrib + offset) = val;
 	mutex_unlock(&dev->cfg_lock);
-	return ret ? ret : count;
+	/* a check's 1: the write is taken, the value not kept */
+	return ret < 0 ? ret : count;
 }
 
 static ssize_t kt_attrib_show(struct config_item *item, char *page,
@@ -113,6 +115,12 @@ static int kt_check_block_size(struct kt_dev *dev, u32 val)
 				    config_item_name(&dev->group.cg_item));
 		return -EBUSY;
 	}
+	if (dev->attrib.pi_prot_type && val != dev->attrib.block_size) {
+		pr_warn_ratelimited("%s: attrib/block_size: the device keeps protection information per block (pi_prot_type %u): set pi_prot_type to 0 first\n",
+				    config_item_name(&dev->group.cg_item),
+				    dev->attrib.pi_prot_type);
+		return -EBUSY;
+	}
 	if (!is_power_of_2(val)) {
 		pr_warn_ratelimited("%s: attrib/block_size: %u is not a power of 2\n",
 				    config_item_name(&dev->group.cg_item), val);
@@ -151,6 +159,8 @@ static const char *kt_cdrom_busy(struct kt_dev *dev)
 
 	if (dev->ops->exec_cdb)
 		return "its backstore passes commands through to its own device server";
+	if (dev->attrib.pi_prot_type)
+		return "it keeps protection information (pi_prot_type)";
 	if (READ_ONCE(st->cluster.lu))
 		return "the device is in cluster mode";
 	switch (atomic_read(&st->sanitize.state)) {
@@ -246,6 +256,102 @@ static int kt_set_model_alias(struct kt_dev *dev, u32 val)
 	return 0;
 }
 
+/*
+ * T10-PI (drivers/target/pi.c), with LIO's rules: pi_prot_type 0, 1 or 3
+ * on an enabled device that no LUN exports, where the backstore emulates
+ * PI (fileio, rd); a change from 0 makes the backstore's room for it, one
+ * to 0 lets it go, and pi_prot_verify follows (1 with PI). Type 2 needs
+ * the 32-byte CDBs, which ktarget does not decode.
+ */
+static int kt_pi_change_ok(struct kt_dev *dev, const char *attr)
+{
+	const char *name = config_item_name(&dev->group.cg_item);
+
+	if (!dev->enabled) {
+		pr_warn_ratelimited("%s: attrib/%s: enable the device first\n",
+				    name, attr);
+		return -ENODEV;
+	}
+	if (atomic_read(&dev->export_count)) {
+		pr_warn_ratelimited("%s: attrib/%s: the device is exported through a LUN\n",
+				    name, attr);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int kt_set_pi_prot_type(struct kt_dev *dev, u32 val)
+{
+	const char *name = config_item_name(&dev->group.cg_item);
+	u32 old = dev->attrib.pi_prot_type;
+	int ret;
+
+	if (val == 2) {
+		pr_warn_ratelimited("%s: attrib/pi_prot_type: type 2 protection (32-byte CDBs) is not supported: 0, 1 or 3\n",
+				    name);
+		return -EINVAL;
+	}
+	if (val == old)
+		return 0;
+	if (!dev->ops->init_prot) {
+		pr_warn_ratelimited("%s: attrib/pi_prot_type: the %s backstore keeps no protection information: 0 only\n",
+				    name, dev->ops->name);
+		return -EINVAL;
+	}
+	if (dev->attrib.emulate_cdrom) {
+		pr_warn_ratelimited("%s: attrib/pi_prot_type: a CD/DVD device (emulate_cdrom) has no protection information\n",
+				    name);
+		return -EINVAL;
+	}
+	ret = kt_pi_change_ok(dev, "pi_prot_type");
+	if (ret)
+		return ret;
+	if (!old) {
+		ret = dev->ops->init_prot(dev);
+		if (ret)
+			return ret;
+	} else if (!val) {
+		dev->ops->free_prot(dev);
+	}
+	dev->attrib.pi_prot_verify = !!val;
+	return 0;
+}
+
+/* 1 formats: every block's PI FFh, none checked until written; reads 0 */
+static int kt_pi_prot_format(struct kt_dev *dev, u32 val)
+{
+	const char *name = config_item_name(&dev->group.cg_item);
+	int ret;
+
+	if (!val)
+		return 0;
+	if (!dev->ops->format_prot || !dev->attrib.pi_prot_type) {
+		pr_warn_ratelimited("%s: attrib/pi_prot_format: the device keeps no protection information (pi_prot_type 0)\n",
+				    name);
+		return -EINVAL;
+	}
+	ret = kt_pi_change_ok(dev, "pi_prot_format");
+	if (ret)
+		return ret;
+	ret = dev->ops->format_prot(dev);
+	if (ret)
+		return ret;
+	pr_info("%s: protection information formatted\n", name);
+	/* the attribute itself stays 0, as LIO's reads */
+	return 1;
+}
+
+/*
+ * 1 without PI is ignored, as LIO does (rtslib restores the attributes in
+ * any order). Reads are checked whatever it says (pi.c).
+ */
+static int kt_set_pi_prot_verify(struct kt_dev *dev, u32 val)
+{
+	if (val && !dev->attrib.pi_prot_type)
+		return 1;
+	return 0;
+}
+
 KT_ATTRIB_RW(emulate_model_alias, 0, 1, kt_set_model_alias);
 KT_ATTRIB_BOOL(emulate_dpo);
 KT_ATTRIB_BOOL(emulate_fua_write);
@@ -258,10 +364,10 @@ KT_ATTRIB_BOOL(emulate_tpws);
 KT_ATTRIB_BOOL(emulate_caw);
 KT_ATTRIB_BOOL(emulate_3pc);
 KT_ATTRIB_BOOL(emulate_pr);
-KT_ATTRIB_RW(pi_prot_type, 0, 0, NULL);		/* no protection information yet */
+KT_ATTRIB_RW(pi_prot_type, 0, 3, kt_set_pi_prot_type);
 KT_ATTRIB_RO(hw_pi_prot_type);
-KT_ATTRIB_RW(pi_prot_format, 0, 0, NULL);
-KT_ATTRIB_BOOL(pi_prot_verify);
+KT_ATTRIB_RW(pi_prot_format, 0, 1, kt_pi_prot_format);
+KT_ATTRIB_RW(pi_prot_verify, 0, 1, kt_set_pi_prot_verify);
 KT_ATTRIB_BOOL(enforce_pr_isids);
 KT_ATTRIB_BOOL(is_nonrot);
 KT_ATTRIB_RW(emulate_rest_reord, 0, 0, NULL);	/* unrestricted reordering: no */

@@ -579,13 +579,15 @@ static sense_reason_t kt_xcopy_io_error(struct kt_xcopy_op *op,
 
 /*
  * May the backstore copy @len bytes itself: source and destination are
- * its devices, the ranges do not overlap, and the module lets it.
+ * its devices, the ranges do not overlap, and the module lets it. Not
+ * with protection information on either side: the READs check the
+ * source's, the WRITEs make the destination's (backend.h, init_prot).
  */
 static bool kt_xcopy_can_fast(const struct kt_dev *src, u64 src_pos,
 			      const struct kt_dev *dst, u64 dst_pos, u64 len)
 {
 	if (src->ops != dst->ops || !src->ops->copy_range || !len ||
-	    !READ_ONCE(xcopy_backend_copy))
+	    !READ_ONCE(xcopy_backend_copy) || kt_pi_type(src) || kt_pi_type(dst))
 		return false;
 	return src != dst || src_pos >= dst_pos + len ||
 	       dst_pos >= src_pos + len;

@@ -72,7 +72,8 @@ sense_reason_t kt_sbc_read_capacity(const struct kt_lu_info *lu,
 	kt_spc_out_init(&o, buf, buf_len, get_unaligned_be32(&cdb[10]));
 	kt_spc_out_be64(&o, last);
 	kt_spc_out_be32(&o, lu->block_size);
-	kt_spc_out_u8(&o, 0);			/* no protection information */
+	/* P_TYPE (the type less one) and PROT_EN; byte 13: P_I_EXPONENT 0 */
+	kt_spc_out_u8(&o, lu->pi_type ? ((lu->pi_type - 1) << 1) | 0x01 : 0);
 	kt_spc_out_u8(&o, lu->lbppbe & 0x0f);	/* LBPPBE */
 	kt_spc_out_be16(&o, lbp);
 	kt_spc_out_fill(&o, 0, 16);

@@ -14,6 +14,7 @@
 #include <linux/unaligned.h>
 
 #include <ktarget/proto/cdb.h>
+#include <ktarget/proto/pi.h>
 #include <ktarget/proto/sense.h>
 #include <ktarget/proto/lun.h>
 #include <ktarget/proto/spc.h>
@@ -313,6 +314,8 @@ static void kt_spc_inquiry_std(const struct kt_lu_info *lu,
 
 	if (lu->flags & KT_LU_3PC)
 		b5 |= 0x08;				/* 3PC */
+	if (lu->pi_type)
+		b5 |= 0x01;				/* PROTECT */
 
 	/* connected; a direct access block device, or a CD/DVD device */
 	kt_spc_out_u8(o, lu->pdt);
@@ -474,10 +477,21 @@ static void kt_spc_vpd_83(const struct kt_lu_info *lu, struct kt_spc_out *o)
 	kt_spc_desig_name(lu, o, lu->target_name, ASSOC_TARGET);
 }
 
-/* SPC-4 7.8, Extended INQUIRY Data VPD page */
+/*
+ * SPC-4 7.8, Extended INQUIRY Data VPD page. With PI: SPT the one type
+ * the LU is formatted with (000b type 1, 100b type 3), GRD_CHK, and
+ * REF_CHK for type 1; no APP_CHK, since no command without PI brings an
+ * expected application tag (proto/pi.h)
+ */
 static void kt_spc_vpd_86(const struct kt_lu_info *lu, struct kt_spc_out *o)
 {
-	kt_spc_out_u8(o, 0);			/* no protection information */
+	u8 b4 = 0;
+
+	if (lu->pi_type == KT_PI_TYPE1)
+		b4 = 0x04 | 0x01;		/* SPT 000b, GRD_CHK, REF_CHK */
+	else if (lu->pi_type == KT_PI_TYPE3)
+		b4 = 0x20 | 0x04;		/* SPT 100b, GRD_CHK */
+	kt_spc_out_u8(o, b4);
 	kt_spc_out_u8(o, 0x07);			/* HEADSUP, ORDSUP, SIMPSUP */
 	kt_spc_out_u8(o, lu->flags & KT_LU_WCE ? 0x01 : 0);	/* V_SUP */
 	kt_spc_out_u8(o, 0x01);			/* LUICLR */

@@ -55,7 +55,11 @@ typedef unsigned int __bitwise sense_reason_t;
 #define KT_SENSE_SANITIZE_FAILED		KT_SR(32)	/* 3/31/03 */
 #define KT_SENSE_TASK_SET_FULL			KT_SR(33)	/* status 0x28, no sense */
 #define KT_SENSE_SPACE_ALLOC_FAILED		KT_SR(34)	/* 7/27/07 */
-#define KT_SENSE_MAX				34
+/* SBC-4 4.22: a protection information check failed (B/10/01..03) */
+#define KT_SENSE_PI_GUARD			KT_SR(35)	/* B/10/01 */
+#define KT_SENSE_PI_APP_TAG			KT_SR(36)	/* B/10/02 */
+#define KT_SENSE_PI_REF_TAG			KT_SR(37)	/* B/10/03 */
+#define KT_SENSE_MAX				37
 
 /*
  * SPC-4 annex D: the ASC/ASCQ pairs the core raises by name, as the u16

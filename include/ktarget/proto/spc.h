@@ -131,6 +131,8 @@ struct kt_lu_info {
 	u32	atomic_max_with_boundary;
 	u32	atomic_max_boundary;	/* 0: no ATOMIC BOUNDARY offered */
 	u8	max_caw_blocks;		/* MAXIMUM COMPARE AND WRITE LENGTH */
+	/* T10-PI: the protection type, 1 or 3 (proto/pi.h); 0 none */
+	u8	pi_type;
 	u8	lbppbe;			/* logical blocks per physical block, log2 */
 	u8	proto_id;		/* KT_PROTO_ISCSI */
 	u8	tpgs;			/* TPGS: 0 none, 1 implicit, 2 explicit, 3 both */

@@ -106,6 +106,25 @@ static void read_capacity10_lba_without_pmi_is_invalid_field_byte_2(void)
 	KT_EXPECT_EQ(get_unaligned_be32(&r.data[0]), 2047);
 }
 
+/* T10-PI: PROT_EN and P_TYPE (the type less one), P_I_EXPONENT 0 */
+static void read_capacity16_reports_protection_type(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct result r;
+	u8 cdb[16];
+
+	rc16_cdb(cdb, 32);
+	read_capacity(&lu, cdb, 32, &r);
+	KT_EXPECT_EQ(r.data[12], 0x00);
+	lu.pi_type = 1;
+	read_capacity(&lu, cdb, 32, &r);
+	KT_EXPECT_EQ(r.data[12], 0x01);
+	KT_EXPECT_EQ(r.data[13] >> 4, 0);
+	lu.pi_type = 3;
+	read_capacity(&lu, cdb, 32, &r);
+	KT_EXPECT_EQ(r.data[12], 0x05);
+}
+
 static void read_capacity16_reports_provisioning_and_physical_blocks(void)
 {
 	struct kt_lu_info lu = test_lu();
@@ -854,6 +873,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(read_capacity10_returns_last_lba_and_block_length),
 	KT_TEST_ENTRY(read_capacity10_beyond_32_bits_returns_ffffffff),
 	KT_TEST_ENTRY(read_capacity10_lba_without_pmi_is_invalid_field_byte_2),
+	KT_TEST_ENTRY(read_capacity16_reports_protection_type),
 	KT_TEST_ENTRY(read_capacity16_reports_provisioning_and_physical_blocks),
 	KT_TEST_ENTRY(read_capacity16_beyond_32_bits),
 	KT_TEST_ENTRY(read_capacity16_allocation_0_to_32_truncates_exactly),

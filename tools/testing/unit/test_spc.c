@@ -574,6 +574,28 @@ static void inquiry_vpd_86_reports_task_attributes_and_v_sup(void)
 	KT_EXPECT_EQ(r.data[6], 0x00);
 }
 
+/* T10-PI: PROTECT in the standard data, SPT and the checks in 86h */
+static void inquiry_reports_protection_type(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct result r;
+	u8 cdb[6];
+
+	lu.pi_type = 1;
+	inquiry_cdb(cdb, false, 0, 260);
+	run(kt_spc_inquiry, &lu, cdb, 260, &r);
+	KT_EXPECT_EQ(r.data[5], 0x19);		/* TPGS 01b, 3PC, PROTECT */
+	inquiry_cdb(cdb, true, 0x86, 255);
+	run(kt_spc_inquiry, &lu, cdb, 255, &r);
+	KT_EXPECT_EQ(r.data[4], 0x05);		/* SPT 000b, GRD_CHK, REF_CHK */
+	lu.pi_type = 3;
+	run(kt_spc_inquiry, &lu, cdb, 255, &r);
+	KT_EXPECT_EQ(r.data[4], 0x24);		/* SPT 100b, GRD_CHK */
+	lu.pi_type = 0;
+	run(kt_spc_inquiry, &lu, cdb, 255, &r);
+	KT_EXPECT_EQ(r.data[4], 0x00);
+}
+
 static void inquiry_vpd_b0_reports_block_limits(void)
 {
 	struct kt_lu_info lu = test_lu();
@@ -1904,6 +1926,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(naa_designators_of_two_devices_differ),
 	KT_TEST_ENTRY(naa_designator_carries_company_id_and_device_id),
 	KT_TEST_ENTRY(inquiry_vpd_86_reports_task_attributes_and_v_sup),
+	KT_TEST_ENTRY(inquiry_reports_protection_type),
 	KT_TEST_ENTRY(inquiry_vpd_b0_reports_block_limits),
 	KT_TEST_ENTRY(inquiry_vpd_b0_without_unmap_reports_zero_unmap_limits),
 	KT_TEST_ENTRY(inquiry_vpd_b0_reports_atomic_limits_within_max_transfer),

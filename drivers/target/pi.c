@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: T10-PI emulation's walk over a command's data. A backstore
+ * with PI on (attrib/pi_prot_type 1 or 3: fileio, rd) keeps 8 bytes per
+ * logical block beside the data and calls these from its rw(): the PI a
+ * write makes of each block before the data goes down, the checks a read
+ * makes of each block once the data is up (SBC-4 4.22; the tuple and its
+ * CRC are proto/pi.c's).
+ *
+ * Every command arrives with RDPROTECT / WRPROTECT 000b: no fabric of
+ * ktarget carries PI yet (iSCSI/TCP cannot; loopback DIX and iSER are
+ * later), and kt_spc_check_cdb() refuses the fields otherwise. So a write
+ * makes the PI (application tag 0, reference tag the LBA for type 1) and
+ * a read checks the guard, and the reference tag of type 1, of every block
+ * it returns, whatever attrib/pi_prot_verify says: LIO checks on the way
+ * out of a fabric without PI too (target_read_prot_action()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+
+#include <ktarget/backend.h>
+#include <ktarget/proto/pi.h>
+
+/*
+ * Walk @nr blocks of cmd->sgl from byte @off; each block's CRC goes to
+ * @fn with its index. Stops at the first @fn that fails, and returns it.
+ */
+static sense_reason_t kt_pi_walk(struct kt_cmd *cmd, u32 off, u32 nr,
+				 sense_reason_t (*fn)(struct kt_cmd *cmd,
+						      u32 i, u16 crc,
+						      void *arg),
+				 void *arg)
+{
+	u32 bs = cmd->dev->attrib.block_size, i = 0, in_blk = 0;
+	sense_reason_t reason = KT_SENSE_NONE;
+	struct sg_mapping_iter m;
+	u16 crc = 0;
+
+	sg_miter_start(&m, cmd->sgl, cmd->sg_nents,
+		       SG_MITER_ATOMIC | SG_MITER_FROM_SG);
+	if (off && !sg_miter_skip(&m, off))
+		goto short_sgl;
+	while (i < nr && sg_miter_next(&m)) {
+		size_t o = 0;
+
+		while (o < m.length && i < nr) {
+			size_t n = min_t(size_t, m.length - o, bs - in_blk);
+
+			crc = kt_pi_crc(crc, m.addr + o, n);
+			o += n;
+			in_blk += n;
+			if (in_blk < bs)
+				continue;
+			reason = fn(cmd, i, crc, arg);
+			if (reason)
+				goto out;
+			i++;
+			in_blk = 0;
+			crc = 0;
+		}
+	}
+short_sgl:
+	/* the backstore asked for more than the buffer holds */
+	if (WARN_ON_ONCE(i < nr))
+		reason = KT_SENSE_LU_COMM_FAILURE;
+out:
+	sg_miter_stop(&m);
+	return reason;
+}
+
+struct kt_pi_walk_arg {
+	u64	lba;
+	u8	type;
+	u8	*pi;
+};
+
+static sense_reason_t kt_pi_gen_block(struct kt_cmd *cmd, u32 i, u16 crc,
+				      void *arg)
+{
+	struct kt_pi_walk_arg *a = arg;
+
+	kt_pi_tuple_make(a->pi + i * KT_PI_TUPLE_LEN, a->type, crc, a->lba + i);
+	return KT_SENSE_NONE;
+}
+
+void kt_pi_generate(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr, u8 *pi)
+{
+	struct kt_pi_walk_arg a = {
+		.lba = lba, .type = kt_pi_type(cmd->dev), .pi = pi,
+	};
+
+	if (kt_pi_walk(cmd, off, nr, kt_pi_gen_block, &a))
+		/* PI no block matches: every read of these fails its guard */
+		memset(pi, 0, (size_t)nr * KT_PI_TUPLE_LEN);
+}
+EXPORT_SYMBOL_GPL(kt_pi_generate);
+
+static sense_reason_t kt_pi_check_block(struct kt_cmd *cmd, u32 i, u16 crc,
+					void *arg)
+{
+	struct kt_pi_walk_arg *a = arg;
+	sense_reason_t reason;
+
+	reason = kt_pi_tuple_check(a->pi + i * KT_PI_TUPLE_LEN, a->type, crc,
+				   a->lba + i, kt_pi_read_checks(a->type), 0, 0);
+	if (reason) {
+		cmd->sense_info = a->lba + i;
+		cmd->sense_info_valid = true;
+		pr_warn_ratelimited("device %u: LBA %llu: its protection information's %s does not match\n",
+				    cmd->dev->index, a->lba + i,
+				    reason == KT_SENSE_PI_GUARD ? "guard" :
+				    reason == KT_SENSE_PI_REF_TAG ? "reference tag" :
+				    "application tag");
+	}
+	return reason;
+}
+
+sense_reason_t kt_pi_verify(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr,
+			    const u8 *pi)
+{
+	struct kt_pi_walk_arg a = {
+		.lba = lba, .type = kt_pi_type(cmd->dev), .pi = (u8 *)pi,
+	};
+
+	return kt_pi_walk(cmd, off, nr, kt_pi_check_block, &a);
+}
+EXPORT_SYMBOL_GPL(kt_pi_verify);

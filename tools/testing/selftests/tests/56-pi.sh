@@ -1,0 +1,344 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# T10-PI, DIF types 1 and 3, emulated on fileio and rd (issue 45, part 2,
+# first slice). attrib/pi_prot_type 1 or 3 (2 refused, and any change while
+# a LUN exports the device) gives the device 8 bytes of protection
+# information per logical block: fileio in <file>.protection beside the
+# data, as LIO keeps it, rd in pages of its own. INQUIRY says PROTECT=1,
+# the Extended INQUIRY VPD page SPT and the checks, READ CAPACITY (16)
+# PROT_EN=1 and P_TYPE. A WRITE with WRPROTECT 0 (what the Linux initiator
+# sends over iSCSI/TCP, which carries no PI) makes the PI (CRC guard,
+# application tag 0, reference tag the LBA's low 32 bits for type 1); a
+# READ checks it: a flipped byte of the protection file or of the data is
+# ABORTED COMMAND 10/01 with the LBA in INFORMATION, a wrong reference tag
+# 10/03, and an application tag of FFFFh turns the checks off. iblock keeps
+# pi_prot_type 0; targetcli sets the attribute on fileio and rd, and
+# saveconfig / restoreconfig keep it.
+. ./lib.sh
+
+DIR=/tmp/kt-pi
+F1=$KT_CFS/core/fileio_1/f1
+R1=$KT_CFS/core/rd_mcp_1/r1
+IB=$KT_CFS/core/iblock_1/ib1
+IMG=$DIR/f1.img
+PROT=$DIR/f1.img.protection
+TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
+P=127.0.0.1:3260
+LOG=/ktout/pi.log
+SAVE=/tmp/kt-pi.json
+
+# pi_tuple LBA: the 8 bytes of PI of block LBA of f1, in hex
+pi_tuple() {
+	od -An -tx1 -j $(($1 * 8)) -N 8 $PROT | tr -d ' \n'
+}
+
+# poke FILE OFFSET HEX: write the bytes HEX at OFFSET of FILE, in place
+poke() {
+	python3 - "$@" <<-'EOF'
+	import os, sys
+	fd = os.open(sys.argv[1], os.O_WRONLY)
+	os.pwrite(fd, bytes.fromhex(sys.argv[3]), int(sys.argv[2]))
+	os.fsync(fd)
+	os.close(fd)
+	EOF
+}
+
+# flip FILE OFFSET: invert the byte at OFFSET of FILE
+flip() {
+	python3 - "$@" <<-'EOF'
+	import os, sys
+	fd = os.open(sys.argv[1], os.O_RDWR)
+	off = int(sys.argv[2])
+	b = os.pread(fd, 1, off)
+	os.pwrite(fd, bytes([b[0] ^ 0xff]), off)
+	os.fsync(fd)
+	os.close(fd)
+	EOF
+}
+
+# pi_ok LBA TYPE: f1's stored PI of block LBA is what SBC-4 says a write
+# with WRPROTECT 0 makes of its data: CRC-16 T10-DIF guard, application
+# tag 0, reference tag the LBA (type 1) or 0 (type 3)
+pi_ok() {
+	python3 - $IMG $PROT "$@" <<-'EOF'
+	import sys
+	img, prot, lba, ptype = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+	def crc(data):
+	    c = 0
+	    for b in data:
+	        c ^= b << 8
+	        for _ in range(8):
+	            c = ((c << 1) ^ 0x8bb7) & 0xffff if c & 0x8000 else (c << 1) & 0xffff
+	    return c
+	with open(img, 'rb') as f:
+	    f.seek(lba * 512)
+	    data = f.read(512)
+	with open(prot, 'rb') as f:
+	    f.seek(lba * 8)
+	    t = f.read(8)
+	want = crc(data).to_bytes(2, 'big') + b'\0\0' + \
+	    ((lba & 0xffffffff) if ptype == 1 else 0).to_bytes(4, 'big')
+	print('block %d: PI %s, want %s' % (lba, t.hex(), want.hex()))
+	sys.exit(0 if t == want else 1)
+	EOF
+}
+
+# sense LUN read|write LBA N WANT: libiscsi's answer to READ / WRITE (16)
+sense() {
+	kt_libsense "$@" 2>&1 | tee -a $LOG
+	return ${PIPESTATUS[0]}
+}
+
+# cmd_out CMD...: CMD's output, logged
+cmd_out() {
+	echo "### $*" >> $LOG
+	"$@" 2>&1 | tee -a $LOG
+}
+
+setup_f1() {
+	mkdir -p $DIR $F1 &&
+		echo "fd_dev_name=$IMG,fd_dev_size=$((16 << 20))" > $F1/control &&
+		echo 1 > $F1/enable
+}
+
+setup_iblock() {
+	modprobe loop && truncate -s 8M $DIR/ib.img &&
+		LOOPDEV=$(losetup -f --show $DIR/ib.img) &&
+		mkdir -p $IB && echo "udev_path=$LOOPDEV" > $IB/control &&
+		echo 1 > $IB/enable
+}
+
+login() {
+	iscsiadm -m discovery -t st -p $P >/dev/null &&
+		iscsiadm -m node -T $KT_IQN -p $P --login >/dev/null
+}
+
+logout() {
+	iscsiadm -m node -T $KT_IQN -p $P --logout >/dev/null 2>&1
+	iscsiadm -m node -o delete >/dev/null 2>&1
+	return 0
+}
+
+# write_verify DISK: 1 MiB at 1 MiB through the Linux initiator, read back
+write_verify() {
+	head -c 1M /dev/urandom > $DIR/data &&
+		dd if=$DIR/data of=$1 bs=64k seek=16 oflag=direct status=none &&
+		dd if=$1 bs=64k skip=16 count=16 iflag=direct status=none | cmp - $DIR/data
+}
+
+# libiscsi_protect LUN WHAT: iscsi-test-cu's tests of RDPROTECT,
+# WRPROTECT, VRPROTECT and ORPROTECT against LUN: none fails
+libiscsi_protect() {
+	local out=/ktout/pi-cu-$1.log res
+	timeout 600 iscsi-test-cu --dataloss --test='SCSI.*.*Protect*' \
+		"iscsi://127.0.0.1:3260/$KT_IQN/$1" > $out 2>&1
+	res=$(python3 ../libiscsi/cu-parse.py $out)
+	echo "$res" | sed "s/^/# $1: /"
+	check "iscsi-test-cu *Protect* on $2: none fails ($(echo "$res" | grep -c .) run)" \
+		sh -c "[ \$(echo '$res' | grep -c .) -ge 14 ] && ! echo '$res' | grep -q '^FAIL'"
+}
+
+# targetcli: fileio and rd backstores with pi_prot_type=1, saved, cleared
+# and restored (4 checks)
+tcli_part() {
+	local out
+	targetcli >> $LOG 2>&1 <<-EOF
+	/backstores/fileio create name=tf file_or_dev=$DIR/tf.img size=8M
+	/backstores/ramdisk create name=tr size=8M
+	/backstores/fileio/tf set attribute pi_prot_type=1
+	/backstores/ramdisk/tr set attribute pi_prot_type=1
+	EOF
+	check_eq "targetcli: pi_prot_type=1 on a fileio and an rd backstore" \
+		"$(cat $KT_CFS/core/fileio_*/tf/attrib/pi_prot_type \
+			$KT_CFS/core/rd_mcp_*/tr/attrib/pi_prot_type 2>&1 | tr '\n' ' ')" "1 1 "
+	check "targetcli: saveconfig" sh -c "targetcli saveconfig $SAVE >> $LOG 2>&1"
+	out=$(python3 -c "
+import json, sys
+c = json.load(open('$SAVE'))
+print(' '.join('%s=%s' % (s['name'], s['attributes'].get('pi_prot_type'))
+	       for s in c['storage_objects'] if s['name'] in ('tf', 'tr')))" 2>&1)
+	check_eq "the saved configuration has pi_prot_type 1 for both" \
+		"$(echo $out | tr ' ' '\n' | sort | tr '\n' ' ')" "tf=1 tr=1 "
+	targetcli clearconfig confirm=True >> $LOG 2>&1
+	targetcli restoreconfig $SAVE >> $LOG 2>&1
+	check_eq "targetcli restoreconfig: pi_prot_type 1 again" \
+		"$(cat $KT_CFS/core/fileio_*/tf/attrib/pi_prot_type \
+			$KT_CFS/core/rd_mcp_*/tr/attrib/pi_prot_type 2>&1 | tr '\n' ' ')" "1 1 "
+	targetcli clearconfig confirm=True >> $LOG 2>&1
+}
+
+main() {
+	local out disk sg
+
+	if ! command -v iscsiadm >/dev/null; then
+		skip_all "open-iscsi: iscsiadm not installed"
+		return
+	fi
+	plan 67
+	check "target set up" kt_iscsi_setup
+	check "the libiscsi sense tool builds" kt_libsense_build
+	kt_iscsid_start >/dev/null 2>&1
+	modprobe sg
+	kt_dbus_start
+
+	# ---- the attributes ----
+	check "fileio f1 (16 MiB) enabled" setup_f1
+	check_eq "f1: pi_prot_type, pi_prot_verify, hw_pi_prot_type, pi_prot_format read 0" \
+		"$(cat $F1/attrib/pi_prot_type $F1/attrib/pi_prot_verify \
+			$F1/attrib/hw_pi_prot_type $F1/attrib/pi_prot_format 2>&1 | tr '\n' ' ')" "0 0 0 0 "
+	check_bad_write "f1: pi_prot_type=2 is refused, and the log says why" \
+		$F1/attrib/pi_prot_type 2 "pi_prot_type.*[Tt]ype 2"
+	check "f1: pi_prot_type=1" write_attr $F1/attrib/pi_prot_type 1
+	check_eq "f1: pi_prot_type 1, pi_prot_verify 1 (as LIO sets it)" \
+		"$(cat $F1/attrib/pi_prot_type $F1/attrib/pi_prot_verify 2>&1 | tr '\n' ' ')" "1 1 "
+	check_eq "f1: $PROT holds 8 bytes per block" \
+		"$(stat -c %s $PROT 2>&1)" "$((32768 * 8))"
+	check_eq "f1: a new protection file is formatted (FFh: no block checked)" \
+		"$(pi_tuple 7)" "ffffffffffffffff"
+	check "f1: pi_prot_format=1 formats" write_attr $F1/attrib/pi_prot_format 1
+	check_eq "f1: pi_prot_format reads 0 (rtslib's saveconfig reads it)" \
+		"$(cat $F1/attrib/pi_prot_format 2>&1)" "0"
+	check_fails "f1: hw_pi_prot_type is read-only" write_attr $F1/attrib/hw_pi_prot_type 1
+
+	# ---- exported ----
+	check "f1 exported as LUN 1" sh -c "mkdir $TPG/lun/lun_1 && ln -s $F1 $TPG/lun/lun_1/f1"
+	check_bad_write "f1 exported: pi_prot_type=0 is refused" \
+		$F1/attrib/pi_prot_type 0 "pi_prot_type.*exported"
+	check_bad_write "f1 exported: pi_prot_format=1 is refused" \
+		$F1/attrib/pi_prot_format 1 "pi_prot_format.*exported"
+	check "open-iscsi: login" login
+	disk=$(kt_lun_disk 1)
+	sg=$(sg_of "${disk:-/dev/none}")
+	check "the sd disk of LUN 1 appears" test -b "${disk:-/dev/none}"
+	out=$(cmd_out sg_readcap --long ${sg:-/dev/none})
+	check "sg_readcap --long: prot_en=1, p_type=0, p_i_exponent=0" \
+		output_has "$out" "prot_en=1, p_type=0, p_i_exponent=0"
+	out=$(cmd_out sg_inq ${sg:-/dev/none})
+	check "sg_inq: Protect=1" output_has "$out" "Protect=1"
+	out=$(cmd_out sg_vpd -p ei ${sg:-/dev/none})
+	check "sg_vpd -p ei: SPT=0 GRD_CHK=1 APP_CHK=0 REF_CHK=1" \
+		output_has "$out" "SPT=0 GRD_CHK=1 APP_CHK=0 REF_CHK=1"
+	check "sd: DIF type 1 disabled at the host (iscsi_tcp carries no PI)" \
+		sh -c "dmesg | grep -q 'Disabling DIF Type 1 protection'"
+	check "the Linux initiator writes 1 MiB and reads it back" write_verify ${disk:-/dev/none}
+	check "the PI of block 2048 (the first written) is guard, app tag 0, ref tag 2048" \
+		pi_ok 2048 1
+	check "the PI of block 4095 (the last written) is right too" pi_ok 4095 1
+	check "libiscsi: WRITE (16) of 8 blocks at 100, READ (16) of them: GOOD" \
+		sh -c "$KT_LIBSENSE iscsi://127.0.0.1/$KT_IQN/1 write 100 8 0/00/00 >> $LOG &&
+			$KT_LIBSENSE iscsi://127.0.0.1/$KT_IQN/1 read 100 8 0/00/00 >> $LOG"
+	check "... and the PI of block 103 is right" pi_ok 103 1
+
+	# ---- faults ----
+	flip $PROT $((103 * 8))
+	check "a flipped guard byte of block 103: READ is B/10/01, INFORMATION 103" \
+		sense 1 read 100 8 b/10/01@103
+	flip $PROT $((103 * 8))
+	check "flipped back: the READ is GOOD" sense 1 read 100 8 0/00/00
+	flip $IMG $((105 * 512 + 77))
+	check "a flipped data byte of block 105: READ is B/10/01, INFORMATION 105" \
+		sense 1 read 100 8 b/10/01@105
+	flip $IMG $((105 * 512 + 77))
+	poke $PROT $((106 * 8 + 4)) 000003e8
+	check "a wrong reference tag (1000) at block 106: READ is B/10/03, INFORMATION 106" \
+		sense 1 read 100 8 b/10/03@106
+	poke $PROT $((106 * 8)) 0000ffff
+	check "application tag FFFFh at block 106 (and a bad guard): no check, GOOD" \
+		sense 1 read 106 1 0/00/00
+	flip $PROT $((3000 * 8 + 1))
+	kmsg_mark
+	check_fails "the Linux initiator's READ of block 3000, its guard flipped, fails" \
+		dd if=${disk:-/dev/none} of=/dev/null bs=512 skip=3000 count=1 iflag=direct status=none
+	out=$(kmsg_since)
+	check "... and sd logs the guard check failure" \
+		output_has "$out" "[Gg]uard check failed"
+	flip $PROT $((3000 * 8 + 1))
+	head -c 512 /dev/urandom > $DIR/pattern
+	out=$(cmd_out sg_write_same --lba=200 --num=8 --in=$DIR/pattern ${sg:-/dev/none})
+	check "WRITE SAME over blocks 200-207: the PI is made for each" pi_ok 207 1
+	check "UNMAP of blocks 300-307 (emulate_tpu=1)" bash -o pipefail -c "
+		echo 1 > $F1/attrib/emulate_tpu && sg_unmap --lba=300 --num=8 ${sg:-/dev/none} 2>&1 | tee -a $LOG"
+	check_eq "... their PI is FFh" "$(od -v -An -tx1 -j 2400 -N 64 $PROT | tr -d ' \n' | tr -d f)" ""
+	check "... and they read as zeroes, unchecked: GOOD" sense 1 read 300 8 0/00/00
+	{ head -c 512 /dev/zero; head -c 512 /dev/urandom; } > $DIR/caw
+	out=$(cmd_out sg_compare_and_write --in=$DIR/caw --lba=301 --num=1 ${sg:-/dev/none})
+	check "COMPARE AND WRITE of block 301: the PI is made for the new data" pi_ok 301 1
+	d0=$(kt_lun_disk 0)
+	head -c 8192 /dev/urandom > $DIR/x16
+	dd if=$DIR/x16 of=${d0:-/dev/none} bs=8192 seek=1 oflag=direct status=none
+	check "EXTENDED COPY of 16 blocks from rd (LUN 0, no PI) to f1" \
+		python3 ./xcopy.py copy $disk ${d0:-/dev/none} $disk -- 0:1:16:16:500
+	check "... the PI of the first block copied is made" pi_ok 500 1
+	check "... and of the last" pi_ok 515 1
+	check "... and the data is there" sh -c "
+		dd if=$IMG bs=512 skip=500 count=16 status=none | cmp - $DIR/x16"
+	flip $PROT $((510 * 8))
+	check_fails "EXTENDED COPY from f1, block 510's guard flipped, to rd: the copy fails" \
+		python3 ./xcopy.py copy $disk $disk ${d0:-/dev/none} -- 0:1:16:500:64
+	flip $PROT $((510 * 8))
+	libiscsi_protect 1 "type 1 fileio"
+	libiscsi_protect 0 "rd without PI"
+	check "open-iscsi: logout" logout
+
+	# ---- type 3 ----
+	check "f1 unexported" sh -c "rm $TPG/lun/lun_1/f1 && rmdir $TPG/lun/lun_1"
+	check "f1: pi_prot_type=3 once unexported" write_attr $F1/attrib/pi_prot_type 3
+	check "f1 exported again" sh -c "mkdir $TPG/lun/lun_1 && ln -s $F1 $TPG/lun/lun_1/f1"
+	check "type 3: block 2048's reference tag (2048) is not checked: GOOD" \
+		sense 1 read 2048 1 0/00/00
+	flip $PROT $((2049 * 8))
+	check "type 3: a flipped guard byte of block 2049: B/10/01, INFORMATION 2049" \
+		sense 1 read 2048 8 b/10/01@2049
+	check "type 3: application tag FFFFh alone does not turn the checks off (block 106)" \
+		sense 1 read 106 1 b/10/01@106
+	poke $PROT $((106 * 8 + 4)) ffffffff
+	check "type 3: with the reference tag FFFFFFFFh too it does: GOOD" \
+		sense 1 read 106 1 0/00/00
+	check "rd r1 (8 MiB) with pi_prot_type=3, exported as LUN 2" sh -c "
+		mkdir -p $R1 && echo rd_pages=2048 > $R1/control && echo 1 > $R1/enable &&
+		echo 3 > $R1/attrib/pi_prot_type &&
+		mkdir $TPG/lun/lun_2 && ln -s $R1 $TPG/lun/lun_2/r1"
+	check "rd type 3: WRITE (16) and READ (16) of 16 blocks: GOOD" \
+		sh -c "$KT_LIBSENSE iscsi://127.0.0.1/$KT_IQN/2 write 50 16 0/00/00 >> $LOG &&
+			$KT_LIBSENSE iscsi://127.0.0.1/$KT_IQN/2 read 50 16 0/00/00 >> $LOG"
+	check "open-iscsi: login again" login
+	disk=$(kt_lun_disk 2)
+	sg=$(sg_of "${disk:-/dev/none}")
+	out=$(cmd_out sg_readcap --long ${sg:-/dev/none})
+	check "rd type 3: sg_readcap --long: prot_en=1, p_type=2" \
+		output_has "$out" "prot_en=1, p_type=2, p_i_exponent=0"
+	out=$(cmd_out sg_vpd -p ei ${sg:-/dev/none})
+	check "rd type 3: sg_vpd -p ei: SPT=4 GRD_CHK=1 APP_CHK=0 REF_CHK=0" \
+		output_has "$out" "SPT=4 GRD_CHK=1 APP_CHK=0 REF_CHK=0"
+	check "rd type 3: the Linux initiator writes 1 MiB and reads it back" \
+		write_verify ${disk:-/dev/none}
+	logout
+
+	# ---- iblock ----
+	check "iblock ib1 over a loop device enabled" setup_iblock
+	check_bad_write "iblock: pi_prot_type=1 is refused, and the log says why" \
+		$IB/attrib/pi_prot_type 1 "pi_prot_type.*iblock"
+
+	# ---- teardown of the echo part, then targetcli ----
+	rm -f $TPG/lun/lun_1/f1 $TPG/lun/lun_2/r1
+	rmdir $TPG/lun/lun_1 $TPG/lun/lun_2
+	check "f1 and r1: pi_prot_type=0 once unexported" sh -c \
+		"echo 0 > $F1/attrib/pi_prot_type && echo 0 > $R1/attrib/pi_prot_type"
+	rmdir $F1 $R1 $IB $KT_CFS/core/fileio_1 $KT_CFS/core/rd_mcp_1 $KT_CFS/core/iblock_1
+	[ -n "$LOOPDEV" ] && losetup -d $LOOPDEV
+	kt_iscsi_teardown
+	if command -v targetcli >/dev/null; then
+		tcli_part
+	else
+		skip "targetcli" "not installed" 4
+	fi
+	# targetcli made target/iscsi again, which holds ktarget_iscsi
+	rmdir $KT_CFS/iscsi 2>/dev/null
+	check "modules unload" sh -c "for m in ktarget_iscsi ktarget_fileio ktarget_rd \
+		ktarget_iblock ktarget_core; do [ ! -e /sys/module/\$m ] || rmmod \$m || exit 1; done"
+	rm -rf $DIR
+	kt_dbus_stop
+}
+
+main
