@@ -9,7 +9,8 @@
 #
 # KT_CU_BACKSTORES=user: a user LUN (tcmu-runner's qcow handler over a raw
 # image), ktarget_user against LIO's target_core_user, the same Debian
-# tcmu-runner started for each (ktarget's through ktarget-lio-names.conf).
+# tcmu-runner started for each (ktarget's through ktarget-lio-names.conf);
+# KT_CU_USER_CONTROL adds control tokens (hw_max_sectors=1024).
 #
 # With --iser, the tests of iser-tests.txt run over iser:// (soft-RoCE) on
 # an rd LUN instead: ktarget_isert against LIO's ib_isert.

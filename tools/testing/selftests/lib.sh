@@ -361,7 +361,7 @@ kt_lun0_backstore() {
 	user)	# tcmu-runner's qcow handler over a raw image; the daemon runs
 		dev=$KT_CFS/core/user_0/u0
 		truncate -s 64M /tmp/kt-cu-user.raw && mkdir -p $dev &&
-		echo dev_config=qcow//tmp/kt-cu-user.raw,dev_size=67108864 > $dev/control &&
+		echo dev_config=qcow//tmp/kt-cu-user.raw,dev_size=67108864${KT_CU_USER_CONTROL:+,$KT_CU_USER_CONTROL} > $dev/control &&
 		echo 1 > $dev/enable || return 1 ;;
 	esac
 	for l in $KT_TPG/lun/lun_0/*; do

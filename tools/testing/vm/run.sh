@@ -162,9 +162,9 @@ EOF
 # what a guest test takes from the host's environment: the fuzzer's length
 # and seed (KT_PDU_FUZZ_*), the TMF race's (KT_TMF_RACE_SECONDS), the time
 # a test file gets (KT_FILE_TIMEOUT), the backstores libiscsi/compare.sh runs
-# iscsi-test-cu on (KT_CU_BACKSTORES), a
+# iscsi-test-cu on and a user LU's control tokens (KT_CU_*), a
 # cluster node's place (KT_CLUSTER_*, from cluster.sh)
-for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_TMF_RACE_SECONDS$|KT_FILE_TIMEOUT$|KT_CU_BACKSTORES$|KT_CLUSTER_)'); do
+for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_TMF_RACE_SECONDS$|KT_FILE_TIMEOUT$|KT_CU_|KT_CLUSTER_)'); do
 	printf 'export %s=%q\n' "$v" "${!v}" >> "$out/guest.env"
 done
 
