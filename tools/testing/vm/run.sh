@@ -137,13 +137,16 @@ if [ "$install" = 1 ]; then
 	# over 9p in the guest it would read every module and take a minute.
 	mods=$out/modroot/lib/modules/$kver
 	ln -s "/lib/modules/$kver/kernel" "$mods/kernel"
+	# the kernel's own modules built for the debug kernel
+	# (debug-extra-modules.sh)
+	[ -d "/lib/modules/$kver/extra" ] && ln -s "/lib/modules/$kver/extra" "$mods/extra"
 	cp /lib/modules/"$kver"/modules.{order,builtin,builtin.modinfo} "$mods/" 2>/dev/null
 	if ! depmod -b "$out/modroot" "$kver" >> "$out/install.log" 2>&1; then
 		log "depmod for the guest failed:"
 		tail -20 "$out/install.log" >&2
 		exit 2
 	fi
-	rm "$mods/kernel"
+	rm -f "$mods/kernel" "$mods/extra"
 fi
 
 # the script's arguments, quoted twice: guest.env is sourced, then eval'd
