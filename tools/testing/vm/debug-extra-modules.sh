@@ -76,7 +76,7 @@ fi
 rm -rf "$work"
 mkdir -p "$work"
 say "unpacking $(echo $paths | wc -w) paths of $tarball"
-# shellcheck disable=SC2086 # the paths are words
+# shellcheck disable=SC2046 # the paths are words
 tar -xJf "$tarball" -C "$work" --strip-components=1 \
 	$(for p in $paths; do echo "linux-source-6.1/$p"; done)
 

@@ -162,11 +162,11 @@ KT_SCRIPT_ARGS=$args
 KT_SCRIPT_TIMEOUT=$((timeout_s - 30))
 KT_GUEST_INIT='$top/tools/testing/vm/guest-init.sh'
 EOF
-# what a guest test takes from the host's environment: the fuzzer's length
-# and seed (KT_PDU_FUZZ_*), the TMF race's (KT_TMF_RACE_SECONDS), the time
+# what a guest test takes from the host's environment: the fuzzers' lengths
+# and seeds (KT_PDU_FUZZ_*, KT_USER_FUZZ_*), the TMF race's (KT_TMF_RACE_SECONDS), the time
 # a test file gets (KT_FILE_TIMEOUT), a
 # cluster node's place (KT_CLUSTER_*, from cluster.sh)
-for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_TMF_RACE_SECONDS$|KT_FILE_TIMEOUT$|KT_CLUSTER_)'); do
+for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_USER_FUZZ_|KT_TMF_RACE_SECONDS$|KT_FILE_TIMEOUT$|KT_CLUSTER_)'); do
 	printf 'export %s=%q\n' "$v" "${!v}" >> "$out/guest.env"
 done
 
