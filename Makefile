@@ -63,13 +63,21 @@ DEPMOD ?= /sbin/depmod
 
 PWD := $(CURDIR)
 
+# The debug kernel has no UIO: tools/testing/vm/debug-extra-modules.sh
+# builds the kernel's uio.ko for it under extra/ktdebug, with the symbols
+# ktarget_user links against; the user backstore is built when they are
+# there (its Kbuild tests CONFIG_UIO).
+KT_EXTRA_SYMVERS = $(wildcard /lib/modules/$(KVER)/extra/ktdebug/Module.symvers)
+KT_EXTRA_ARGS = $(if $(KT_EXTRA_SYMVERS),KBUILD_EXTRA_SYMBOLS=$(KT_EXTRA_SYMVERS) \
+	$(if $(shell grep -s '^CONFIG_UIO=' $(KDIR)/.config),,CONFIG_UIO=m))
+
 .PHONY: all modules install clean deps deb unit fuzz test test-6.12 test-debug test-scale test-vhost-qemu debug-kernel soak demo bench powercut cluster cluster-bench check kver kdir fuzz-loop help
 
 all: modules
 
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel build tree$(if $(KDIR), $(KDIR)): run 'make deps' or pass KVER= or KDIR=" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(PWD) KT_WERROR=$(KT_WERROR) modules
+	$(MAKE) -C $(KDIR) M=$(PWD) KT_WERROR=$(KT_WERROR) $(KT_EXTRA_ARGS) modules
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
@@ -116,7 +124,9 @@ test-6.12: deps
 	@test -n "$(KT_612)" || { echo "test-6.12: no 6.12 kernel with headers (make deps installs it)" >&2; exit 1; }
 	@KVER=$(KT_612) tools/testing/run-all.sh
 
-# The debug kernel: installed from ../shared/kernel when it is not yet.
+# The debug kernel: installed from ../shared/kernel when it is not yet; the
+# modules its configuration lacks (UIO, vhost, the SRP initiator) built for
+# it from linux-source-6.1 (tools/testing/vm/debug-extra-modules.sh).
 DEBUG_KVER ?= 6.1.192-ktdebug
 DEBUG_DEBS ?= $(wildcard $(CURDIR)/../shared/kernel/linux-*-$(DEBUG_KVER)_*.deb)
 
@@ -132,6 +142,7 @@ debug-kernel: deps
 	fi; \
 	test -e /boot/vmlinuz-$(DEBUG_KVER) -a -d /lib/modules/$(DEBUG_KVER)/build || \
 		{ echo "no debug kernel: no packages in ../shared/kernel" >&2; exit 1; }
+	@tools/testing/vm/debug-extra-modules.sh $(DEBUG_KVER)
 
 test-debug: debug-kernel
 	@KT_FUZZ_SECONDS=1 KDIR=/lib/modules/$(DEBUG_KVER)/build tools/testing/run-all.sh

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages ktarget needs to build, test and demo.
-# Idempotent and quiet when everything is present.
+# Idempotent and quiet when everything is present. linux-source-6.1: the
+# debug kernel's missing modules are built from it (tools/testing/vm/
+# debug-extra-modules.sh).
 set -e
 
 PKGS="make gcc g++ patch kmod cpio xz-utils zstd busybox-static rsync
@@ -11,7 +13,7 @@ dbus e2fsprogs xfsprogs iproute2 rdma-core ibverbs-providers ibverbs-utils rdmac
 clang libclang-rt-dev sparse libiscsi-dev linux-libc-dev
 dkms dh-dkms debhelper dpkg-dev
 corosync dlm-controld resource-agents multipath-tools fence-agents
-tcmu-runner qemu-utils xorriso"
+tcmu-runner qemu-utils xorriso linux-source-6.1"
 
 missing=
 for p in $PKGS; do

@@ -309,7 +309,8 @@ main() {
 	}
 	lane3_tests() {
 		echo 41-portals 42-hostile 43-lifetimes 44-isolation 47-faults \
-			49-user 49-user-fake 49-user-zbc 52-conn-loss 55-tmf-ua 56-lio-small \
+			49-user 49-user-fake 49-user-fuzz 49-user-zbc 52-conn-loss 55-tmf-ua \
+			56-lio-small \
 			57-teardown-load 58-keepalive 59-sessions
 	}
 

@@ -467,8 +467,16 @@ kt_objects_zero() {
 # for at most SECONDS; its status. For a check of what happens after the
 # action that causes it (a work item, a daemon, the other node): sampled
 # once, such a check races what it checks.
+# On the debug kernel (KASAN, lockdep, kmemleak), which runs 4-5x slower
+# under TCG, the wait is KT_SLOW (4) times as long: a daemon's start, a
+# device's coming and going take that much longer there. Bounds that a test
+# checks (kt_within, a time measured) are not stretched.
+case $(uname -r) in
+*-ktdebug) : "${KT_SLOW:=4}" ;;
+*) : "${KT_SLOW:=1}" ;;
+esac
 kt_wait_for() {
-	local end=$((SECONDS + $1))
+	local end=$((SECONDS + $1 * KT_SLOW))
 	shift
 	until "$@"; do
 		[ $SECONDS -ge $end ] && return 1

@@ -11,11 +11,12 @@
 # another number of results than it planned gets a "not ok" of its own:
 # a test that dies half-way cannot pass.
 
-# A file gets KT_FILE_TIMEOUT seconds (1200, plus the fuzzer's
-# KT_PDU_FUZZ_SECONDS and the TMF race's KT_TMF_RACE_SECONDS): one that hangs fails alone, with the kernel's
+# A file gets KT_FILE_TIMEOUT seconds (1200, plus the fuzzers'
+# KT_PDU_FUZZ_SECONDS and KT_USER_FUZZ_SECONDS and the TMF race's
+# KT_TMF_RACE_SECONDS): one that hangs fails alone, with the kernel's
 # stacks of every blocked task (sysrq w) in the log, and leaves the rest of
 # the suite its time.
-: "${KT_FILE_TIMEOUT:=$((1200 + ${KT_PDU_FUZZ_SECONDS:-0} + ${KT_TMF_RACE_SECONDS:-0}))}"
+: "${KT_FILE_TIMEOUT:=$((1200 + ${KT_PDU_FUZZ_SECONDS:-0} + ${KT_USER_FUZZ_SECONDS:-0} + ${KT_TMF_RACE_SECONDS:-0}))}"
 
 mem_available() {
 	awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo

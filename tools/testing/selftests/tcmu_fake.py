@@ -22,9 +22,31 @@ While it holds, it answers nothing and keeps what it saw.
 
 Prints one line per check, "ok NAME" or "not ok NAME: why"; the caller
 greps them. Exits 0 when every check passed.
+
+  tcmu_fake.py --fuzz SECONDS SEED DEV HOST:PORT TARGET INITIATOR LUN
+               TPG_LUN_DIR DEV_DIR
+
+The fuzzing daemon (issue 44): for SECONDS, seeded by SEED (printed
+first, "# seed N", so that a failure can be replayed), it answers the
+commands of the ring with garbage while the initiator keeps up to eight
+READs, WRITEs and TEST UNIT READYs in flight: answers with the wrong, a
+duplicate or a stale cmd_id, random statuses, flags, READ_LEN and sense;
+entries whose header is rewritten with a random op and length; iovecs
+and cdb_off pointed outside the data area or at each other; cmd_tail
+moved backwards, forwards, past the ring and off its alignment; the
+mailbox's fields scribbled over; action/reset_ring (DEV_DIR's) written
+in the middle; its UIO fd closed and opened again; kicks of the wrong
+size. It writes the data area through /proc/self/mem, so that a page the
+kernel refuses (SIGBUS) is an error it counts, not its end. Then, with
+the ring reset, every command must have had its answer, a good daemon
+must serve READs with the right data, and the LUN must unlink within
+cmd_time_out + 10 s. Checks: fuzz-connection-kept, fuzz-all-answered,
+fuzz-good-daemon-reads, fuzz-unlink-in-bound.
 """
+import ctypes
 import mmap
 import os
+import random
 import select
 import struct
 import sys
@@ -177,7 +199,9 @@ class Initiator(raw.Session):
     the Data-In received, the response's flags and residual count."""
 
     def pump(self, timeout):
-        op, bhs, data = self.recv(timeout)
+        self.take(*self.recv(timeout))
+
+    def take(self, op, bhs, data):
         itt = struct.unpack(">I", bhs[16:20])[0]
         if raw.is_ping(op, bhs):
             self.nop_out_answer(bhs)
@@ -372,7 +396,392 @@ def check_unlink(s, d, lun, lun_dir):
           "the daemon was given LBA 45000")
 
 
+class FuzzDaemon(threading.Thread):
+    """A hostile daemon on the ring of @dev, its choices drawn from @rng.
+    Its own record of the ring (the entries it was given, where its tail
+    is) never trusts what it scribbled."""
+
+    # action: weight
+    ACTIONS = dict(good=50, junk=10, wrong_id=5, dup=5, stale=5, stall=2,
+                   entry=2, iov=5, tail=3, mailbox=3, reset=2, reopen=1,
+                   kick=3, data=3)
+
+    def __init__(self, dev, dev_dir, rng):
+        super().__init__(daemon=True)
+        self.dev, self.dev_dir, self.rng = dev, dev_dir, rng
+        self.stop = False
+        self.error = None
+        self.count = {a: 0 for a in self.ACTIONS}
+        self.count.update(efault=0, reset_failed=0, kick_refused=0)
+        self.done_ids = []	# cmd_ids answered, for stale answers
+        self.fd = None
+        self.memfd = os.open("/proc/self/mem", os.O_RDWR)
+        self.open()
+
+    def open(self):
+        uio = find_uio(self.dev)
+        with open("/sys/class/uio/%s/maps/map0/size" % uio) as f:
+            self.map_size = int(f.read(), 0)
+        self.fd = os.open("/dev/" + uio, os.O_RDWR)
+        self.mm = mmap.mmap(self.fd, self.map_size)
+        c = ctypes.c_char.from_buffer(self.mm)
+        self.addr = ctypes.addressof(c)
+        del c
+        if not hasattr(self, "size"):
+            # the ring as the kernel made it; the mailbox may be
+            # scribbled over by the time the fd is opened again
+            self.off, self.size = struct.unpack_from("<II", self.mm, 4)
+        self.resync()
+
+    def close(self):
+        self.mm.close()
+        os.close(self.fd)
+        self.fd = None
+
+    def resync(self):
+        """Start again from the kernel's view: what is past its tail is
+        what was not answered."""
+        self.tail = struct.unpack_from("<I", self.mm, 64)[0] % self.size
+        self.tail &= ~7
+        self.pos = self.tail
+        self.ents = []		# (pos, len, op, cmd_id, cdb, iovs) past tail
+
+    def u32(self, at):
+        return struct.unpack_from("<I", self.mm, at)[0]
+
+    def mem_write(self, at, data):
+        """@data at offset @at of the map, or a counted refusal."""
+        try:
+            os.pwrite(self.memfd, data, self.addr + at)
+        except OSError:
+            self.count["efault"] += 1
+
+    def scan(self):
+        head = self.u32(12)
+        if head >= self.size or head % 8:
+            return		# scribbled by us: wait for the kernel's next
+        n = 0
+        while self.pos != head and n < 1024:
+            n += 1
+            at = self.off + self.pos
+            len_op = self.u32(at)
+            length = len_op & ~7
+            if length == 0 or length > self.size - self.pos or length % 8:
+                # not an entry the kernel wrote (one of ours): start over
+                self.resync()
+                return
+            cmd_id = struct.unpack_from("<H", self.mm, at + 4)[0]
+            cdb, iovs = b"", []
+            if len_op & 7 == OP_CMD:
+                iov_cnt = min(self.u32(at + 8), 256)
+                cdb_off = struct.unpack_from("<Q", self.mm, at + 24)[0]
+                iovs = [struct.unpack_from("<QQ", self.mm, at + 48 + 16 * i)
+                        for i in range(iov_cnt)
+                        if at + 48 + 16 * i + 16 <= self.off + self.size]
+                if cdb_off < self.off + self.size:
+                    cdb = bytes(self.mm[cdb_off:cdb_off + 16])
+            self.ents.append((self.pos, length, len_op & 7, cmd_id, cdb, iovs))
+            self.pos = (self.pos + length) % self.size
+
+    def set_tail(self, tail):
+        struct.pack_into("<I", self.mm, 64, tail)
+
+    def answer(self, ent, cmd_id=None, status=GOOD, uflags=0, read_len=0,
+               sense=b""):
+        """Complete the entry @ent at our tail (the entries before it,
+        pads or ones we drop, are passed over) with these fields."""
+        pos, length, op, cid, cdb, iovs = ent
+        at = self.off + pos
+        if op == OP_CMD and len(cdb) == 16 and cdb[0] == 0x28 and \
+                status == GOOD:
+            lba, blocks = struct.unpack(">IxH", cdb[2:9])
+            data = pattern(lba, blocks)
+            for base, ln in iovs:
+                if base < self.map_size:
+                    self.mem_write(base, data[:min(ln, self.map_size - base)])
+                data = data[ln:]
+        struct.pack_into("<HBB", self.mm, at + 4,
+                         cid if cmd_id is None else cmd_id, 0, uflags)
+        struct.pack_into("<BBHI", self.mm, at + 8, status, 0, 0, read_len)
+        self.mm[at + 16:at + 16 + 96] = sense.ljust(96, b"\0")[:96]
+        self.done_ids = (self.done_ids + [cid])[-64:]
+
+    def advance(self, upto):
+        """Our tail past the first @upto entries, and the kernel told."""
+        for _ in range(upto):
+            pos, length = self.ents.pop(0)[:2]
+            self.tail = (pos + length) % self.size
+        self.set_tail(self.tail)
+
+    def step(self):
+        r = self.rng
+        self.scan()
+        # the first entry that is a command, past any pads before it
+        k = next((i for i, e in enumerate(self.ents) if e[2] == OP_CMD), None)
+        action = r.choices(list(self.ACTIONS), list(self.ACTIONS.values()))[0]
+        if k is None and action in ("good", "junk", "wrong_id", "dup",
+                                    "stale", "entry", "iov"):
+            return False
+        self.count[action] += 1
+        ent = self.ents[k] if k is not None else None
+        if action == "good":
+            self.answer(ent)
+            self.advance(k + 1)
+        elif action == "junk":
+            self.answer(ent, status=r.randrange(256), uflags=r.randrange(256),
+                        read_len=r.choice([0, 1, 511, 512, 4096, 65536,
+                                           0x7fffffff, 0xffffffff,
+                                           r.randrange(1 << 32)]),
+                        sense=r.randbytes(r.choice([0, 8, 18, 96])))
+            self.advance(k + 1)
+        elif action == "wrong_id":
+            self.answer(ent, cmd_id=r.randrange(1 << 16))
+            self.advance(k + 1)
+        elif action == "stale":
+            self.answer(ent, cmd_id=r.choice(self.done_ids or [0]))
+            self.advance(k + 1)
+        elif action == "dup":
+            # the answer, and the same cmd_id again in the next entry
+            self.answer(ent)
+            nxt = next((e for e in self.ents[k + 1:] if e[2] == OP_CMD), None)
+            if nxt:
+                self.answer(nxt, cmd_id=ent[3])
+                self.advance(self.ents.index(nxt) + 1)
+            else:
+                self.advance(k + 1)
+        elif action == "stall":
+            # nothing answered for up to 4 s: commands reach their
+            # cmd_time_out, and their answers come late
+            time.sleep(r.random() * 4)
+        elif action == "data":
+            # the data area where no command may be: a page never used is
+            # refused (counted as efault)
+            at = self.off + self.size + r.randrange(self.map_size -
+                                                    self.off - self.size)
+            self.mem_write(at, r.randbytes(r.choice([1, 64, 4096])))
+        elif action == "entry":
+            pos = ent[0]
+            struct.pack_into("<I", self.mm, self.off + pos,
+                             r.choice([0, 8, 3, 5, self.size, 1 << 31,
+                                       r.randrange(1 << 32)]) & ~7 |
+                             r.randrange(8))
+            self.advance(k + 1)
+        elif action == "iov":
+            pos = ent[0]
+            at = self.off + pos
+            for i in range(min(len(ent[5]), 4)):
+                struct.pack_into("<QQ", self.mm, at + 48 + 16 * i,
+                                 r.choice([0, self.off, self.map_size - 8,
+                                           self.map_size, 1 << 40,
+                                           r.randrange(1 << 64)]),
+                                 r.choice([0, 512, 1 << 20, 1 << 63,
+                                           r.randrange(1 << 64)]))
+            if r.random() < 0.3:
+                struct.pack_into("<I", self.mm, at + 8, r.randrange(1 << 32))
+            if r.random() < 0.3:
+                struct.pack_into("<Q", self.mm, at + 24, r.randrange(1 << 64))
+            self.answer(ent)
+            self.advance(k + 1)
+        elif action == "tail":
+            self.set_tail(r.choice([
+                (self.tail - 8 * r.randrange(1, 64)) % self.size,
+                (self.tail + 8 * r.randrange(1, 64)) % self.size,
+                self.tail + 1 + r.randrange(7), self.size, self.size + 8,
+                r.randrange(1 << 32)]))
+            self.kick()
+            if r.random() < 0.5:
+                self.set_tail(self.tail)
+        elif action == "mailbox":
+            field = r.choice([0, 2, 4, 8, 12])
+            width = 2 if field < 4 else 4
+            self.mm[field:field + width] = r.randbytes(width)
+        elif action == "reset":
+            self.reset_ring(r.choice([1, 2]))
+        elif action == "reopen":
+            self.close()
+            time.sleep(r.random() / 2)
+            self.open()
+        elif action == "kick":
+            try:
+                os.write(self.fd, r.randbytes(r.choice([1, 3, 4, 8])))
+            except OSError:
+                self.count["kick_refused"] += 1
+        return True
+
+    def reset_ring(self, how=1):
+        try:
+            with open(os.path.join(self.dev_dir, "action/reset_ring"), "w") as f:
+                f.write("%d" % how)
+        except OSError:
+            self.count["reset_failed"] += 1
+        self.resync()
+
+    def kick(self):
+        try:
+            os.write(self.fd, struct.pack("<i", 1))
+        except OSError:
+            self.count["kick_refused"] += 1
+
+    def run(self):
+        try:
+            p = select.poll()
+            p.register(self.fd, select.POLLIN)
+            last_reset = time.monotonic()
+            while not self.stop:
+                got = p.poll(self.rng.choice([1, 5, 20]))
+                if got and got[0][1] & select.POLLIN:
+                    os.read(self.fd, 4)
+                fd = self.fd
+                if self.step():
+                    self.kick()
+                if self.fd != fd:
+                    p = select.poll()
+                    p.register(self.fd, select.POLLIN)
+                # a broken ring (a bad entry) serves nothing until reset
+                if time.monotonic() - last_reset > 3:
+                    self.reset_ring(1)
+                    last_reset = time.monotonic()
+        except Exception as e:		# a failure to report, not to hide
+            self.error = "%s: %s" % (type(e).__name__, e)
+
+
+class FuzzInitiator(Initiator):
+    """Initiator with R2Ts answered at once from the data of its WRITEs."""
+
+    def __init__(self, addr):
+        super().__init__(addr)
+        self.wdata = {}
+
+    def pump_ready(self, seconds):
+        """A whole PDU if one starts within @seconds: a time-out in the
+        middle of one would lose the stream's framing."""
+        p = select.poll()
+        p.register(self.sock, select.POLLIN)
+        if p.poll(seconds * 1000):
+            self.pump(30)
+
+    def take(self, op, bhs, data):
+        if op != raw.OP_R2T:
+            super().take(op, bhs, data)
+            return
+        itt, ttt = struct.unpack(">II", bhs[16:24])
+        offset, length = struct.unpack(">II", bhs[40:48])
+        buf = self.wdata.get(itt, b"")[offset:offset + length]
+        for n, at in enumerate(range(0, len(buf), 8192)):
+            chunk = buf[at:at + 8192]
+            final = 0x80 if at + 8192 >= len(buf) else 0
+            hdr = struct.pack(">BBH", raw.OP_DATA_OUT, final, 0) + \
+                struct.pack(">I", len(chunk)) + bhs[8:16] + \
+                struct.pack(">IIIIIII4x", itt, ttt, 0, self.exp_statsn, 0,
+                            n, offset + at)
+            self.send(hdr, chunk)
+
+
+def fuzz(seconds, seed, dev, addr, target, initiator, lun, lun_dir, dev_dir):
+    print("# seed %d" % seed, flush=True)
+    rng = random.Random(seed + 1)	# the initiator's; the daemon's: seed
+    with open(os.path.join(dev_dir, "attrib/cmd_time_out")) as f:
+        cmd_time_out = int(f.read())
+    d = FuzzDaemon(dev, dev_dir, random.Random(seed))
+    d.start()
+    s = FuzzInitiator(addr)
+    s.login(target, initiator, settle=False)
+    sent = {}			# ITT -> when
+    kinds = {"read": 0, "write": 0, "tur": 0}
+    statuses = {}
+    lost = 0
+    kept = True
+    end = time.monotonic() + seconds
+    wait_for = 60 + cmd_time_out	# the longest an answer may take
+    while time.monotonic() < end and kept:
+        while len(sent) < 8:
+            kind = rng.choice(["read", "read", "write", "tur"])
+            kinds[kind] += 1
+            lba = rng.randrange(0, 100000)
+            if kind == "read":
+                blocks = rng.choice([1, 8, 64, 128])
+                itt = s.read10(lun, lba, blocks)
+            elif kind == "write":
+                blocks = rng.choice([1, 8, 64])
+                itt = s.itt + 1
+                s.wdata[itt] = pattern(lba, blocks)
+                cdb = bytes([0x2A, 0]) + struct.pack(">IxH", lba, blocks) + b"\0"
+                s.command(lun, cdb, write_len=blocks * 512)
+            else:
+                itt = s.command(lun, [0] * 6)
+            sent[itt] = time.monotonic()
+        try:
+            s.pump_ready(0.2)
+        except (OSError, RuntimeError, EOFError) as e:
+            kept = False
+            check("fuzz-connection-kept", False, "%s after %d commands" %
+                  (e, sum(kinds.values())))
+        for itt in [i for i in sent if i in s.rsp]:
+            st = s.rsp.pop(itt)["status"]
+            statuses[st] = statuses.get(st, 0) + 1
+            del sent[itt]
+            s.wdata.pop(itt, None)
+        now = time.monotonic()
+        for itt in [i for i in sent if now - sent[i] > wait_for]:
+            lost += 1
+            del sent[itt]
+        if d.error:
+            break
+    d.stop = True
+    d.join(10)
+    check("fuzz-daemon-ran", d.error is None and not d.is_alive(),
+          d.error or "the daemon did not stop")
+    print("# daemon: %s" % " ".join("%s=%d" % kv for kv in d.count.items()),
+          flush=True)
+    print("# initiator: %s; statuses %s" % (kinds, statuses), flush=True)
+    # what the daemon left in the ring: reset; everything is answered
+    d.reset_ring(1)
+    d.close()
+    if kept:
+        check("fuzz-connection-kept", True)
+        end = time.monotonic() + wait_for
+        while sent and time.monotonic() < end:
+            try:
+                s.pump_ready(0.5)
+            except (OSError, RuntimeError, EOFError) as e:
+                check("fuzz-connection-kept-after", False, str(e))
+                break
+            for itt in [i for i in sent if i in s.rsp]:
+                del sent[itt]
+    check("fuzz-all-answered", kept and not sent and not lost,
+          "%d lost during the run, %d unanswered %d s after the reset" %
+          (lost, len(sent), wait_for))
+    # a good daemon on a fresh fd is served as if nothing had happened
+    good = Daemon(dev)
+    good.start()
+    bad = []
+    if kept:
+        settle(s, lun)
+        for i in range(16):
+            lba = rng.randrange(0, 100000)
+            r = s.get(s.read10(lun, lba, 16), 30) or NONE
+            if r["status"] != GOOD or r["data"] != pattern(lba, 16):
+                bad.append("LBA %d: status %#x, %d bytes" %
+                           (lba, r["status"], len(r["data"])))
+    check("fuzz-good-daemon-reads", kept and not bad, "; ".join(bad[:3]))
+    start = time.monotonic()
+    for e in os.listdir(lun_dir):
+        if os.path.islink(os.path.join(lun_dir, e)):
+            os.unlink(os.path.join(lun_dir, e))
+    os.rmdir(lun_dir)
+    took = time.monotonic() - start
+    check("fuzz-unlink-in-bound", took < cmd_time_out + 10,
+          "%.1f s, cmd_time_out %d" % (took, cmd_time_out))
+    good.stop = True
+    good.join(2)
+    return 1 if FAILED else 0
+
+
 def main():
+    if sys.argv[1] == "--fuzz":
+        a = sys.argv[2:]
+        return fuzz(float(a[0]), int(a[1]), a[2], a[3], a[4], a[5],
+                    int(a[6]), a[7], a[8])
     dev, addr, target, initiator, lun, lun_dir = sys.argv[1:7]
     lun = int(lun)
     d = Daemon(dev)

@@ -137,13 +137,16 @@ if [ "$install" = 1 ]; then
 	# over 9p in the guest it would read every module and take a minute.
 	mods=$out/modroot/lib/modules/$kver
 	ln -s "/lib/modules/$kver/kernel" "$mods/kernel"
+	# the kernel's own modules built for the debug kernel
+	# (debug-extra-modules.sh)
+	[ -d "/lib/modules/$kver/extra" ] && ln -s "/lib/modules/$kver/extra" "$mods/extra"
 	cp /lib/modules/"$kver"/modules.{order,builtin,builtin.modinfo} "$mods/" 2>/dev/null
 	if ! depmod -b "$out/modroot" "$kver" >> "$out/install.log" 2>&1; then
 		log "depmod for the guest failed:"
 		tail -20 "$out/install.log" >&2
 		exit 2
 	fi
-	rm "$mods/kernel"
+	rm -f "$mods/kernel" "$mods/extra"
 fi
 
 # the script's arguments, quoted twice: guest.env is sourced, then eval'd
@@ -159,12 +162,13 @@ KT_SCRIPT_ARGS=$args
 KT_SCRIPT_TIMEOUT=$((timeout_s - 30))
 KT_GUEST_INIT='$top/tools/testing/vm/guest-init.sh'
 EOF
-# what a guest test takes from the host's environment: the fuzzer's length
-# and seed (KT_PDU_FUZZ_*), the TMF race's (KT_TMF_RACE_SECONDS), the time
-# a test file gets (KT_FILE_TIMEOUT), the backstores libiscsi/compare.sh runs
-# iscsi-test-cu on and a user LU's control tokens (KT_CU_*), a
-# cluster node's place (KT_CLUSTER_*, from cluster.sh)
-for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_TMF_RACE_SECONDS$|KT_FILE_TIMEOUT$|KT_CU_|KT_CLUSTER_)'); do
+# what a guest test takes from the host's environment: the fuzzers' lengths
+# and seeds (KT_PDU_FUZZ_*, KT_USER_FUZZ_*), the TMF race's
+# (KT_TMF_RACE_SECONDS), the time a test file gets (KT_FILE_TIMEOUT), the
+# backstores libiscsi/compare.sh runs iscsi-test-cu on and a user LU's
+# control tokens (KT_CU_*), a cluster node's place (KT_CLUSTER_*, from
+# cluster.sh)
+for v in $(compgen -e | grep -E '^(KT_PDU_FUZZ_|KT_USER_FUZZ_|KT_TMF_RACE_SECONDS$|KT_FILE_TIMEOUT$|KT_CU_|KT_CLUSTER_)'); do
 	printf 'export %s=%q\n' "$v" "${!v}" >> "$out/guest.env"
 done
 

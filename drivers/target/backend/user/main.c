@@ -255,11 +255,7 @@ static int kt_user_enable(struct kt_dev *dev)
 	if (ret)
 		goto out_mb;
 
-	mb = udev->mb;
-	mb->version = TCMU_MAILBOX_VERSION;
-	mb->flags = TCMU_MAILBOX_FLAG_CAP_OOOC | TCMU_MAILBOX_FLAG_CAP_READ_LEN;
-	mb->cmdr_off = KT_USER_CMDR_OFF;
-	mb->cmdr_size = udev->ring.size;
+	kt_user_mb_describe(udev);
 
 	spin_lock_irqsave(&udev->lock, flags);
 	udev->up = true;

@@ -18,6 +18,22 @@
 
 #include "user.h"
 
+/*
+ * The mailbox's description of the ring: written at enable, and again at
+ * action/reset_ring and when a daemon opens the device, since the mailbox
+ * is the daemon's to scribble over and the next daemon reads the ring's
+ * place and size from it. The kernel itself never reads these fields.
+ */
+void kt_user_mb_describe(struct kt_user_dev *udev)
+{
+	struct tcmu_mailbox *mb = udev->mb;
+
+	mb->version = TCMU_MAILBOX_VERSION;
+	mb->flags = TCMU_MAILBOX_FLAG_CAP_OOOC | TCMU_MAILBOX_FLAG_CAP_READ_LEN;
+	mb->cmdr_off = KT_USER_CMDR_OFF;
+	mb->cmdr_size = udev->ring.size;
+}
+
 void kt_user_cmd_free(struct kt_user_cmd *ucmd)
 {
 	kfree(ucmd->blocks);
@@ -401,6 +417,7 @@ void kt_user_reset_ring(struct kt_user_dev *udev, bool hard)
 	}
 	udev->ring.head = 0;
 	udev->ring.last = 0;
+	kt_user_mb_describe(udev);
 	WRITE_ONCE(mb->cmd_head, 0);
 	WRITE_ONCE(mb->cmd_tail, 0);
 	clear_bit(KT_USER_BROKEN, &udev->flags);

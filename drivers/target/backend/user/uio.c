@@ -101,13 +101,18 @@ static int kt_user_mmap(struct uio_info *info, struct vm_area_struct *vma)
 	return 0;
 }
 
-/* one daemon at a time */
+/* one daemon at a time; it finds the ring described as it is */
 static int kt_user_open(struct uio_info *info, struct inode *inode)
 {
 	struct kt_user_dev *udev = info_to_udev(info);
+	unsigned long flags;
 
 	if (test_and_set_bit(KT_USER_OPEN, &udev->flags))
 		return -EBUSY;
+	spin_lock_irqsave(&udev->lock, flags);
+	if (udev->up && udev->mb)
+		kt_user_mb_describe(udev);
+	spin_unlock_irqrestore(&udev->lock, flags);
 	return 0;
 }
 

@@ -132,6 +132,7 @@ int kt_user_set_size(struct kt_user_dev *udev, const char *value, bool tell);
 extern int kt_user_global_max_mb;
 
 /* ring.c */
+void kt_user_mb_describe(struct kt_user_dev *udev);
 void kt_user_exec_cdb(struct kt_cmd *cmd);
 void kt_user_handle_completions(struct kt_user_dev *udev);
 void kt_user_reset_ring(struct kt_user_dev *udev, bool hard);
