@@ -1,21 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # user_lib.sh: what the tests of the user backstore with Debian's
-# tcmu-runner share (sourced after lib.sh; TPG, KT_CFS, LOG and RUNNER
+# tcmu-runner share (sourced after lib.sh; TPG, KT_CFS, LOG, CONF and RUNNER
 # are the sourcing file's).
 
-# the sd disk of LUN $1 on the loopback nexus, within 20 s
+# the disk of LUN $1 on the loopback nexus of $TPG, within 20 s
 user_disk() {
-	local a d i
-	for i in $(seq 1 100); do
-		a=$(cat $TPG/address 2>/dev/null)
-		for d in /sys/bus/scsi/devices/$a:$1/block/*; do
-			[ -n "$a" ] && [ -e "$d" ] && [ -b "/dev/${d##*/}" ] &&
-				{ echo "/dev/${d##*/}"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
+	kt_loop_disk "$TPG" "$1"
+}
+
+# user_env_up: what targetcli and tcmu-runner need in the guest: a HOME,
+# D-Bus, and ktarget's modprobe.d file that gives LIO's module names
+user_env_up() {
+	export HOME=/root
+	mkdir -p /root /run/dbus /etc/rtslib-fb-target /etc/modprobe.d
+	kt_dbus_start
+	cp ../../../tools/ktarget-lio-names.modprobe.conf "$CONF"
 }
 
 runner_on_bus() {

@@ -98,10 +98,7 @@ main() {
 	: > $LOG
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
-	export HOME=/root
-	mkdir -p /root /run/dbus /etc/rtslib-fb-target /etc/modprobe.d
-	kt_dbus_start
-	cp ../../../tools/ktarget-lio-names.modprobe.conf $CONF
+	user_env_up
 
 	check "modprobe sd_mod, sr_mod and sg (no udev loads them here)" \
 		sh -c "modprobe sd_mod && modprobe sr_mod && modprobe sg"

@@ -47,10 +47,7 @@ main() {
 	plan 47
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
-	export HOME=/root
-	mkdir -p /root /run/dbus /etc/rtslib-fb-target /etc/modprobe.d
-	kt_dbus_start
-	cp ../../../tools/ktarget-lio-names.modprobe.conf $CONF
+	user_env_up
 
 	check "modprobe sd_mod and sg (no udev loads them here)" \
 		sh -c "modprobe sd_mod && modprobe sg"
