@@ -152,6 +152,11 @@ static int kt_fd_set_live_param(struct kt_dev *dev, const char *key,
 	}
 	if (!apply)
 		return 0;
+	/* a file opened read-only is never truncated, either way */
+	if (!(fd->file->f_mode & FMODE_WRITE)) {
+		WRITE_ONCE(fd->size, size);
+		return 0;
+	}
 	/* no block past the old end may come back with what it held */
 	if (size > old && i_size_read(inode) > old)
 		ret = vfs_truncate(&fd->file->f_path, old);
@@ -600,6 +605,9 @@ static void kt_fd_flush_work(struct work_struct *work)
 	unsigned int noio = memalloc_noio_save();	/* as kt_fd_work() */
 	int ret = vfs_fsync(fd->file, 1);
 
+	/* the blocks' PI is as much the medium as their data */
+	if (!ret && fd->prot_file)
+		ret = vfs_fsync(fd->prot_file, 1);
 	memalloc_noio_restore(noio);
 	kt_be_done(cmd, ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE);
 }
@@ -658,8 +666,12 @@ static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 	if (!ret && fd->prot_file && kt_pi_type(dev)) {
 		u32 bs = dev->attrib.block_size;
 
-		ret = kt_fd_prot_fill(fd, div_u64(pos, bs) * KT_PI_TUPLE_LEN,
-				      div_u64(last + 1, bs) * KT_PI_TUPLE_LEN);
+		loff_t from = div_u64(pos, bs) * KT_PI_TUPLE_LEN;
+		loff_t to = div_u64(last + 1, bs) * KT_PI_TUPLE_LEN;
+
+		ret = kt_fd_prot_fill(fd, from, to);
+		if (!ret && to > from && kt_fd_writes_through(fd))
+			ret = vfs_fsync_range(fd->prot_file, from, to - 1, 1);
 	}
 	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
 }

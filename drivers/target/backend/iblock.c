@@ -219,7 +219,7 @@ static struct bio *kt_ib_bounce_bio(struct kt_cmd *cmd, struct block_device *bde
 	bio = bio_alloc(bdev, nr, opf, GFP_NOIO);
 	for (i = 0; i < nr; i++) {
 		u32 n = min_t(u32, PAGE_SIZE, len - i * PAGE_SIZE);
-		struct page *page = alloc_page(GFP_NOIO);
+		struct page *page = alloc_page(GFP_NOIO | __GFP_ZERO);
 
 		if (!page) {
 			bio_free_pages(bio);
