@@ -107,13 +107,38 @@ static int kt_rd_set_param(struct kt_dev *dev, const char *key,
 	return -ENOKEY;
 }
 
-static void kt_rd_free_pages(struct kt_rd_dev *rd)
+/* the first @n pages of @pages, and the array */
+static void kt_rd_page_array_free(struct page **pages, u64 n)
 {
 	u64 i;
 
-	for (i = 0; i < rd->nr_pages; i++)
-		__free_page(rd->pages[i]);
-	kvfree(rd->pages);
+	for (i = 0; i < n; i++)
+		__free_page(pages[i]);
+	kvfree(pages);
+}
+
+/* an array of @n pages allocated with @gfp, or NULL with none left held */
+static struct page **kt_rd_page_array_alloc(u64 n, gfp_t gfp)
+{
+	struct page **pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL);
+	u64 i;
+
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_page(gfp | __GFP_NOWARN);
+		if (!pages[i]) {
+			kt_rd_page_array_free(pages, i);
+			return NULL;
+		}
+		cond_resched();
+	}
+	return pages;
+}
+
+static void kt_rd_free_pages(struct kt_rd_dev *rd)
+{
+	kt_rd_page_array_free(rd->pages, rd->nr_pages);
 	rd->pages = NULL;
 	rd->nr_pages = 0;
 }
@@ -121,7 +146,6 @@ static void kt_rd_free_pages(struct kt_rd_dev *rd)
 static int kt_rd_enable(struct kt_dev *dev)
 {
 	struct kt_rd_dev *rd = to_rd(dev);
-	u64 i;
 
 	if (!rd->want_pages) {
 		pr_warn_ratelimited("%s: set rd_pages= through control before enabling\n",
@@ -136,20 +160,11 @@ static int kt_rd_enable(struct kt_dev *dev)
 	}
 
 	if (!rd->nullio) {
-		rd->pages = kvcalloc(rd->want_pages, sizeof(*rd->pages),
-				     GFP_KERNEL);
+		rd->pages = kt_rd_page_array_alloc(rd->want_pages,
+						   GFP_KERNEL | __GFP_ZERO);
 		if (!rd->pages)
 			goto nomem;
-		for (i = 0; i < rd->want_pages; i++) {
-			rd->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO |
-						  __GFP_NOWARN);
-			if (!rd->pages[i]) {
-				kt_rd_free_pages(rd);
-				goto nomem;
-			}
-			rd->nr_pages++;
-			cond_resched();
-		}
+		rd->nr_pages = rd->want_pages;
 	}
 
 	dev->attrib.hw_block_size = KT_RD_BLOCK_SIZE;
@@ -169,11 +184,8 @@ nomem:
 static void kt_rd_free_prot(struct kt_dev *dev)
 {
 	struct kt_rd_dev *rd = to_rd(dev);
-	u64 i;
 
-	for (i = 0; i < rd->nr_prot; i++)
-		__free_page(rd->prot[i]);
-	kvfree(rd->prot);
+	kt_rd_page_array_free(rd->prot, rd->nr_prot);
 	rd->prot = NULL;
 	rd->nr_prot = 0;
 }
@@ -203,19 +215,13 @@ static int kt_rd_init_prot(struct kt_dev *dev)
 				    config_item_name(&dev->group.cg_item));
 		return -EINVAL;
 	}
-	rd->prot = kvcalloc(n, sizeof(*rd->prot), GFP_KERNEL);
-	if (!rd->prot)
+	rd->prot = kt_rd_page_array_alloc(n, GFP_KERNEL);
+	if (!rd->prot) {
+		pr_warn_ratelimited("%s: cannot allocate %llu pages of protection information\n",
+				    config_item_name(&dev->group.cg_item), n);
 		return -ENOMEM;
-	for (rd->nr_prot = 0; rd->nr_prot < n; rd->nr_prot++) {
-		rd->prot[rd->nr_prot] = alloc_page(GFP_KERNEL | __GFP_NOWARN);
-		if (!rd->prot[rd->nr_prot]) {
-			kt_rd_free_prot(dev);
-			pr_warn_ratelimited("%s: cannot allocate %llu pages of protection information\n",
-					    config_item_name(&dev->group.cg_item), n);
-			return -ENOMEM;
-		}
-		cond_resched();
 	}
+	rd->nr_prot = n;
 	return kt_rd_format_prot(dev);
 }
 

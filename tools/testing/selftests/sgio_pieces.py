@@ -15,28 +15,11 @@ import mmap
 import os
 import sys
 
-
-class SgIoHdr(ctypes.Structure):
-    # struct sg_io_hdr, <scsi/sg.h>
-    _fields_ = [("interface_id", ctypes.c_int), ("dxfer_direction", ctypes.c_int),
-                ("cmd_len", ctypes.c_ubyte), ("mx_sb_len", ctypes.c_ubyte),
-                ("iovec_count", ctypes.c_ushort), ("dxfer_len", ctypes.c_uint),
-                ("dxferp", ctypes.c_void_p), ("cmdp", ctypes.c_void_p),
-                ("sbp", ctypes.c_void_p), ("timeout", ctypes.c_uint),
-                ("flags", ctypes.c_uint), ("pack_id", ctypes.c_int),
-                ("usr_ptr", ctypes.c_void_p), ("status", ctypes.c_ubyte),
-                ("masked_status", ctypes.c_ubyte), ("msg_status", ctypes.c_ubyte),
-                ("sb_len_wr", ctypes.c_ubyte), ("host_status", ctypes.c_ushort),
-                ("driver_status", ctypes.c_ushort), ("resid", ctypes.c_int),
-                ("duration", ctypes.c_uint), ("info", ctypes.c_uint)]
+from xcopy import SG_DXFER_TO_DEV, SG_IO, SgIoHdr
 
 
 class SgIovec(ctypes.Structure):
     _fields_ = [("iov_base", ctypes.c_void_p), ("iov_len", ctypes.c_size_t)]
-
-
-SG_IO = 0x2285
-SG_DXFER_TO_DEV = -2
 
 
 def main():
