@@ -16,6 +16,7 @@
 # pi_prot_type 0; targetcli sets the attribute on fileio and rd, and
 # saveconfig / restoreconfig keep it.
 . ./lib.sh
+. ./pi_lib.sh
 
 DIR=/tmp/kt-pi
 F1=$KT_CFS/core/fileio_1/f1
@@ -31,57 +32,6 @@ SAVE=/tmp/kt-pi.json
 # pi_tuple LBA: the 8 bytes of PI of block LBA of f1, in hex
 pi_tuple() {
 	od -An -tx1 -j $(($1 * 8)) -N 8 $PROT | tr -d ' \n'
-}
-
-# poke FILE OFFSET HEX: write the bytes HEX at OFFSET of FILE, in place
-poke() {
-	python3 - "$@" <<-'EOF'
-	import os, sys
-	fd = os.open(sys.argv[1], os.O_WRONLY)
-	os.pwrite(fd, bytes.fromhex(sys.argv[3]), int(sys.argv[2]))
-	os.fsync(fd)
-	os.close(fd)
-	EOF
-}
-
-# flip FILE OFFSET: invert the byte at OFFSET of FILE
-flip() {
-	python3 - "$@" <<-'EOF'
-	import os, sys
-	fd = os.open(sys.argv[1], os.O_RDWR)
-	off = int(sys.argv[2])
-	b = os.pread(fd, 1, off)
-	os.pwrite(fd, bytes([b[0] ^ 0xff]), off)
-	os.fsync(fd)
-	os.close(fd)
-	EOF
-}
-
-# pi_ok LBA TYPE: f1's stored PI of block LBA is what SBC-4 says a write
-# with WRPROTECT 0 makes of its data: CRC-16 T10-DIF guard, application
-# tag 0, reference tag the LBA (type 1) or 0 (type 3)
-pi_ok() {
-	python3 - $IMG $PROT "$@" <<-'EOF'
-	import sys
-	img, prot, lba, ptype = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-	def crc(data):
-	    c = 0
-	    for b in data:
-	        c ^= b << 8
-	        for _ in range(8):
-	            c = ((c << 1) ^ 0x8bb7) & 0xffff if c & 0x8000 else (c << 1) & 0xffff
-	    return c
-	with open(img, 'rb') as f:
-	    f.seek(lba * 512)
-	    data = f.read(512)
-	with open(prot, 'rb') as f:
-	    f.seek(lba * 8)
-	    t = f.read(8)
-	want = crc(data).to_bytes(2, 'big') + b'\0\0' + \
-	    ((lba & 0xffffffff) if ptype == 1 else 0).to_bytes(4, 'big')
-	print('block %d: PI %s, want %s' % (lba, t.hex(), want.hex()))
-	sys.exit(0 if t == want else 1)
-	EOF
 }
 
 # sense LUN read|write LBA N WANT: libiscsi's answer to READ / WRITE (16)

@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# T10-PI over the loopback fabric (issue 45, part 2): the loopback's SCSI
+# host offers DIF and DIX of types 1 and 3 with CRC guards, so the Linux
+# sd driver takes a LU with PI as an integrity-capable disk
+# (/sys/block/sdX/integrity), makes the tuples of every block it writes
+# and sends them beside the data with WRPROTECT 001b, and reads them back
+# with RDPROTECT 001b and checks them itself. The target checks a write's
+# tuples before it stores them and a read's before it sends them: fio
+# verifies through a fileio LU of type 1 and an rd LU of type 3; the
+# stored tuples are the initiator's; a byte flipped in the data or in the
+# protection file behind the target fails the next read of that block
+# with the guard's or the reference tag's sense; with the block layer's
+# integrity/write_generate and read_verify off, the target makes and drops
+# the tuples itself (the host's WRITE_INSERT / READ_STRIP); an SG_IO READ
+# with RDPROTECT but no PI buffer is refused as an invalid field.
+. ./lib.sh
+. ./pi_lib.sh
+
+WWN=naa.5001405000000031
+INIT=naa.5001405000000131
+TPG=$KT_CFS/loopback/$WWN/tpgt_1
+F1=$KT_CFS/core/fileio_1/pf1
+R1=$KT_CFS/core/rd_mcp_1/pr1
+DIR=/tmp/kt-pi-loop
+IMG=$DIR/f1.img
+PROT=$DIR/f1.img.protection
+LOG=/ktout/pi-loop.log
+
+# fio_pi DISK NAME ARGS...: fio writes and verifies (crc32c) through DISK
+fio_pi() {
+	local disk=$1 name=$2
+	shift 2
+	timeout 300 fio --name="$name" --filename="$disk" --direct=1 \
+		--ioengine=libaio --iodepth=8 --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 "$@" >> $LOG 2>&1
+}
+
+# read_block DISK LBA: one 512-byte block read past the page cache
+read_block() {
+	timeout 120 dd if="$1" of=/dev/null bs=512 skip="$2" count=1 \
+		iflag=direct status=none
+}
+
+# spoil_data DISK LBA: block LBA written through DISK, then one byte of
+# its data flipped in the image behind the target; its read must fail
+spoil_data() {
+	dd if=/dev/urandom of="$1" bs=512 seek="$2" count=1 oflag=direct \
+		status=none && flip $IMG $(($2 * 512 + 7)) && ! read_block "$1" "$2"
+}
+
+# spoil_ref DISK LBA: the same with the reference tag in the PI file
+spoil_ref() {
+	dd if=/dev/urandom of="$1" bs=512 seek="$2" count=1 oflag=direct \
+		status=none && poke $PROT $(($2 * 8 + 4)) 0000beef &&
+		! read_block "$1" "$2"
+}
+
+# kmsg_says PATTERN: the kernel log since the mark has PATTERN (grep -Ei)
+kmsg_says() {
+	sleep 1
+	kmsg_since | grep -Eiq "$1"
+}
+
+# no_generate DISK SYSDIR: the block layer makes and checks no tuples; a
+# 4k write at block 8000 and its read back still pass
+no_generate() {
+	echo 0 > "$2/integrity/write_generate" &&
+		echo 0 > "$2/integrity/read_verify" &&
+		head -c 4096 /dev/urandom > $DIR/blk &&
+		dd if=$DIR/blk of="$1" bs=4096 seek=1000 oflag=direct status=none &&
+		dd if="$1" bs=4096 skip=1000 count=1 iflag=direct status=none |
+		cmp - $DIR/blk
+}
+
+# raw_protect_read DISK: SG_IO READ (10) of block 0 with RDPROTECT 001b
+raw_protect_read() {
+	local out
+
+	out=$(sg_raw -r 512 "$1" 28 20 00 00 00 00 00 00 01 00 2>&1)
+	echo "$out" >> $LOG
+	echo "$out" | grep -qi 'invalid field in cdb'
+}
+
+setup() {
+	mkdir -p $DIR $F1 $R1 &&
+		echo "fd_dev_name=$IMG,fd_dev_size=$((32 << 20))" > $F1/control &&
+		echo 1 > $F1/attrib/pi_prot_type && echo 1 > $F1/enable &&
+		echo rd_pages=8192 > $R1/control &&
+		echo 3 > $R1/attrib/pi_prot_type && echo 1 > $R1/enable &&
+		mkdir -p $TPG/lun/lun_0 $TPG/lun/lun_1 &&
+		ln -s $F1 $TPG/lun/lun_0/pf1 && ln -s $R1 $TPG/lun/lun_1/pr1 &&
+		echo $INIT > $TPG/nexus
+}
+
+teardown() {
+	echo NULL > $TPG/nexus 2>/dev/null
+	rm -f $TPG/lun/lun_0/pf1 $TPG/lun/lun_1/pr1
+	rmdir $TPG/lun/lun_0 $TPG/lun/lun_1 $TPG $KT_CFS/loopback/$WWN \
+		$F1 $R1 $KT_CFS/core/fileio_1 $KT_CFS/core/rd_mcp_1 2>/dev/null
+	rmdir $KT_CFS/loopback 2>/dev/null
+	rm -rf $DIR
+	true
+}
+
+main() {
+	local d0 d1 b0 b1
+
+	plan 22
+	: > $LOG
+	kmsg_mark
+	local start=$KT_KMSG_MARK
+	check "modprobe ktarget_core, sd_mod and sg" \
+		sh -c "modprobe ktarget_core && modprobe sd_mod && modprobe sg"
+	check "fileio pf1 with PI type 1 and rd pr1 with type 3, LUNs 0 and 1 of a loopback nexus" setup
+	d0=$(kt_loop_disk $TPG 0)
+	d1=$(kt_loop_disk $TPG 1)
+	check "both are sd disks" test -b "$d0" -a -b "$d1"
+	b0=/sys/block/${d0#/dev/}
+	b1=/sys/block/${d1#/dev/}
+	check_eq "LUN 0: the block layer's integrity format" \
+		"$(cat $b0/integrity/format 2>&1)" T10-DIF-TYPE1-CRC
+	check_eq "LUN 1: the block layer's integrity format" \
+		"$(cat $b1/integrity/format 2>&1)" T10-DIF-TYPE3-CRC
+	check_eq "LUN 0: the block layer makes and checks the tuples" \
+		"$(cat $b0/integrity/write_generate $b0/integrity/read_verify 2>&1 | tr '\n' ' ')" "1 1 "
+	check "the sd driver enabled DIF type 1 and DIX on it" \
+		kmsg_says "Enabling DIF Type 1 protection.*|Enabling DIX T10-DIF-TYPE1-CRC"
+
+	check "fio 4k random write + verify, type 1 (fileio)" \
+		fio_pi "$d0" r4k --rw=randwrite --bs=4k --size=16m --number_ios=2048
+	check "fio 1M sequential write + verify, type 1 (fileio)" \
+		fio_pi "$d0" s1m --rw=write --bs=1m --size=16m --offset=16m
+	check "fio 4k random write + verify, type 3 (rd)" \
+		fio_pi "$d1" r4k3 --rw=randwrite --bs=4k --size=16m --number_ios=2048
+	check "the tuples stored for block 40000 are the sd driver's: guard, tag 0, LBA" \
+		pi_ok 40000 1
+
+	kmsg_mark
+	check "a byte flipped in block 100's data behind the target: its read fails" \
+		spoil_data "$d0" 100
+	check "... LOGICAL BLOCK GUARD CHECK FAILED, from the target's check (RDPROTECT 001b)" \
+		kmsg_says "guard check failed"
+	check "... the target's log names LBA 100" \
+		kmsg_says "LBA 100: its protection information.s guard"
+	kmsg_mark
+	check "block 200's reference tag changed in the protection file: its read fails" \
+		spoil_ref "$d0" 200
+	check "... LOGICAL BLOCK REFERENCE TAG CHECK FAILED" \
+		kmsg_says "reference tag check failed"
+
+	check "write_generate and read_verify off: a 4k write and read still pass" \
+		no_generate "$d0" "$b0"
+	check "... the target made the tuples of those blocks itself (8000)" pi_ok 8000 1
+	check "... and of 8007" pi_ok 8007 1
+	check "SG_IO READ (10) with RDPROTECT 001b and no PI buffer: invalid field in CDB" \
+		raw_protect_read "$d0"
+
+	teardown
+	KT_KMSG_MARK=$start
+	check "modules unload" sh -c "for m in ktarget_loop ktarget_fileio ktarget_rd \
+		ktarget_core; do [ ! -e /sys/module/\$m ] || rmmod \$m || exit 1; done"
+	check "the kernel log has no finding" kt_kmsg_clean
+}
+
+trap teardown EXIT
+main
