@@ -498,6 +498,21 @@ void kt_cmd_set_fabric_sgl(struct kt_cmd *cmd, struct scatterlist *sgl,
 }
 EXPORT_SYMBOL_GPL(kt_cmd_set_fabric_sgl);
 
+void kt_cmd_set_fabric_prot(struct kt_cmd *cmd, struct scatterlist *sgl,
+			    unsigned int nents)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	cmd->prot_sgl = sgl;
+	cmd->prot_nents = nents;
+	cmd->prot_by_fabric = !sgl;
+	cmd->prot_len = 0;
+	for_each_sg(sgl, sg, nents, i)
+		cmd->prot_len += sg->length;
+}
+EXPORT_SYMBOL_GPL(kt_cmd_set_fabric_prot);
+
 void kt_cmd_run(struct kt_cmd *cmd)
 {
 	/*

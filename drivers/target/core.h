@@ -144,6 +144,13 @@ sense_reason_t kt_ua_check(struct kt_cmd *cmd);
 void kt_cmd_init_internal(struct kt_cmd *cmd, struct kt_session *sess,
 			  u64 tag, enum kt_data_dir dir);
 
+/*
+ * pi.c: a write with WRPROTECT: the tuples the fabric carried for the
+ * first @len bytes of data, checked as WRPROTECT says against the data,
+ * before any of it goes down
+ */
+sense_reason_t kt_pi_check_out(struct kt_cmd *cmd, u32 len);
+
 /* task_set.c */
 int kt_task_set_init(void);
 void kt_task_set_exit(void);

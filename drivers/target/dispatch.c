@@ -164,6 +164,11 @@ sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		if (reason)
 			return reason;
 	}
+	if (d->flags & KT_CDB_D_PROTECT) {
+		reason = kt_sbc_check_protect(cmd, c);
+		if (reason)
+			return reason;
+	}
 	r = &kt_runs[d->run];
 	if (WARN_ON_ONCE(!r->parse && !r->exec && !r->build)) {
 		cmd->sense_field = KT_FIELD_CDB(0);

@@ -7,9 +7,13 @@
  * makes of each block once the data is up (SBC-4 4.22; the tuple and its
  * CRC are proto/pi.c's).
  *
- * Every command arrives with RDPROTECT / WRPROTECT 000b: no fabric of
- * ktarget carries PI yet (iSCSI/TCP cannot; loopback DIX and iSER are
- * later), and kt_spc_check_cdb() refuses the fields otherwise. So a write
+ * A fabric that carries PI beside the data (DIX: the loopback's SCSI
+ * host) hands it in with kt_cmd_set_fabric_prot(), and only then may
+ * READ and WRITE set RDPROTECT / WRPROTECT (kt_sbc_check_protect()). Such
+ * a write's tuples are checked as WRPROTECT says before any of it goes
+ * down (kt_pi_check_out()), and kept as they came; such a read's are
+ * checked as RDPROTECT says and copied out to the fabric's buffer. Without
+ * PI from the fabric (iSCSI/TCP; RDPROTECT / WRPROTECT 000b), a write
  * makes the PI (application tag 0, reference tag the LBA for type 1) and
  * a read checks the guard, and the reference tag of type 1, of every block
  * it returns, whatever attrib/pi_prot_verify says: LIO checks on the way
@@ -23,6 +27,8 @@
 
 #include <ktarget/backend.h>
 #include <ktarget/proto/pi.h>
+
+#include "core.h"
 
 /*
  * Walk @nr blocks of cmd->sgl from byte @off; each block's CRC goes to
@@ -72,10 +78,17 @@ out:
 }
 
 struct kt_pi_walk_arg {
-	u64	lba;
-	u8	type;
-	u8	*pi;
+	u64		lba;
+	u8		type;
+	unsigned int	checks;
+	u8		*pi;
 };
+
+/* The byte of cmd->prot_sgl where the tuple of the block at data byte @off lies */
+static u32 kt_pi_prot_off(struct kt_cmd *cmd, u32 off)
+{
+	return off / cmd->dev->attrib.block_size * KT_PI_TUPLE_LEN;
+}
 
 static sense_reason_t kt_pi_gen_block(struct kt_cmd *cmd, u32 i, u16 crc,
 				      void *arg)
@@ -92,6 +105,15 @@ void kt_pi_generate(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr, u8 *pi)
 		.lba = lba, .type = kt_pi_type(cmd->dev), .pi = pi,
 	};
 
+	/* the initiator's tuples, checked by kt_pi_check_out() */
+	if (cmd->protect && cmd->prot_sgl) {
+		if (sg_pcopy_to_buffer(cmd->prot_sgl, cmd->prot_nents, pi,
+				       (size_t)nr * KT_PI_TUPLE_LEN,
+				       kt_pi_prot_off(cmd, off)) ==
+		    (size_t)nr * KT_PI_TUPLE_LEN)
+			return;
+		WARN_ON_ONCE(1);
+	}
 	if (kt_pi_walk(cmd, off, nr, kt_pi_gen_block, &a))
 		/* PI no block matches: every read of these fails its guard */
 		memset(pi, 0, (size_t)nr * KT_PI_TUPLE_LEN);
@@ -105,7 +127,7 @@ static sense_reason_t kt_pi_check_block(struct kt_cmd *cmd, u32 i, u16 crc,
 	sense_reason_t reason;
 
 	reason = kt_pi_tuple_check(a->pi + i * KT_PI_TUPLE_LEN, a->type, crc,
-				   a->lba + i, kt_pi_read_checks(a->type), 0, 0);
+				   a->lba + i, a->checks, 0, 0);
 	if (reason) {
 		cmd->sense_info = a->lba + i;
 		cmd->sense_info_valid = true;
@@ -121,10 +143,53 @@ static sense_reason_t kt_pi_check_block(struct kt_cmd *cmd, u32 i, u16 crc,
 sense_reason_t kt_pi_verify(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr,
 			    const u8 *pi)
 {
+	u8 type = kt_pi_type(cmd->dev);
 	struct kt_pi_walk_arg a = {
-		.lba = lba, .type = kt_pi_type(cmd->dev), .pi = (u8 *)pi,
+		.lba = lba, .type = type, .pi = (u8 *)pi,
+		.checks = kt_pi_protect_checks(type, cmd->protect),
 	};
+	sense_reason_t reason = KT_SENSE_NONE;
+	size_t len = (size_t)nr * KT_PI_TUPLE_LEN;
 
-	return kt_pi_walk(cmd, off, nr, kt_pi_check_block, &a);
+	if (a.checks)
+		reason = kt_pi_walk(cmd, off, nr, kt_pi_check_block, &a);
+	/* RDPROTECT: the tuples go to the initiator with the data */
+	if (!reason && cmd->protect && cmd->prot_sgl &&
+	    sg_pcopy_from_buffer(cmd->prot_sgl, cmd->prot_nents, pi, len,
+				 kt_pi_prot_off(cmd, off)) != len)
+		reason = KT_SENSE_LU_COMM_FAILURE;
+	return reason;
 }
 EXPORT_SYMBOL_GPL(kt_pi_verify);
+
+sense_reason_t kt_pi_check_out(struct kt_cmd *cmd, u32 len)
+{
+	u32 bs = cmd->dev->attrib.block_size, nr = len / bs, done, n;
+	u8 type = kt_pi_type(cmd->dev);
+	struct kt_pi_walk_arg a = {
+		.type = type, .checks = kt_pi_protect_checks(type, cmd->protect),
+	};
+	sense_reason_t reason = KT_SENSE_NONE;
+	u8 *buf;
+
+	if (!a.checks)
+		return KT_SENSE_NONE;
+	buf = (u8 *)__get_free_page(GFP_NOIO);
+	if (!buf)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	a.pi = buf;
+	for (done = 0; done < nr && !reason; done += n) {
+		n = min_t(u32, nr - done, PAGE_SIZE / KT_PI_TUPLE_LEN);
+		if (sg_pcopy_to_buffer(cmd->prot_sgl, cmd->prot_nents, buf,
+				       n * KT_PI_TUPLE_LEN,
+				       done * KT_PI_TUPLE_LEN) !=
+		    n * KT_PI_TUPLE_LEN) {
+			reason = KT_SENSE_LU_COMM_FAILURE;
+			break;
+		}
+		a.lba = cmd->lba + done;
+		reason = kt_pi_walk(cmd, done * bs, n, kt_pi_check_block, &a);
+	}
+	free_page((unsigned long)buf);
+	return reason;
+}

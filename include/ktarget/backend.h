@@ -238,10 +238,11 @@ static inline u8 kt_pi_type(const struct kt_dev *dev)
 /*
  * The PI of @nr logical blocks from @lba whose data is in cmd->sgl from
  * byte @off: kt_pi_generate() writes @nr tuples to @pi, as a write without
- * PI makes them; kt_pi_verify() checks the @nr tuples at @pi as a read
- * without PI does, and for the first that fails sets the command's
- * INFORMATION to its LBA and returns the failed check's reason. From any
- * context; they sleep not.
+ * PI makes them (or those the initiator sent, with WRPROTECT); kt_pi_verify()
+ * checks the @nr tuples at @pi as a read does (as RDPROTECT says, and then
+ * copies them out to the initiator), and for the first that fails sets the
+ * command's INFORMATION to its LBA and returns the failed check's reason.
+ * From any context; they sleep not.
  */
 void kt_pi_generate(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr, u8 *pi);
 sense_reason_t kt_pi_verify(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr,

@@ -148,6 +148,17 @@ struct kt_cmd {
 	/* the fabric's buffer (kt_cmd_set_fabric_sgl()), never freed here */
 	struct scatterlist	*fabric_sgl;
 	/*
+	 * T10-PI that travels beside the data (DIX: kt_cmd_set_fabric_prot()),
+	 * 8 bytes per logical block in order, the fabric's buffer; and the
+	 * CDB's RDPROTECT / WRPROTECT / VRPROTECT, which say what the device
+	 * server checks (proto/pi.h, kt_pi_protect_checks())
+	 */
+	struct scatterlist	*prot_sgl;
+	unsigned int		prot_nents;
+	u32			prot_len;
+	bool			prot_by_fabric;	/* it makes and drops the PI */
+	u8			protect;
+	/*
 	 * the core builds the data-in itself (SPC emulation): its buffer is
 	 * allocated at completion for the answer, not for ALLOCATION LENGTH
 	 */

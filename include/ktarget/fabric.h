@@ -297,6 +297,19 @@ sense_reason_t kt_cmd_setup(struct kt_cmd *cmd, const u8 *cdb,
  */
 void kt_cmd_set_fabric_sgl(struct kt_cmd *cmd, struct scatterlist *sgl,
 			   unsigned int nents);
+/*
+ * The command carries T10 protection information in a buffer of the
+ * fabric's beside the data (a SCSI host's DIX list: 8 bytes per logical
+ * block, in order): call it between kt_cmd_init() and kt_cmd_setup().
+ * Only then may its CDB set RDPROTECT or WRPROTECT on a LU with PI: a
+ * write's tuples are checked as WRPROTECT says and kept, a read's are
+ * checked as RDPROTECT says and placed there. Never freed here. @sgl NULL:
+ * the fabric's side makes a write's PI and drops a read's (a SCSI host's
+ * DIF without DIX, the midlayer's WRITE_INSERT / READ_STRIP), so the core
+ * makes the tuples and checks them as the fields say, and moves none.
+ */
+void kt_cmd_set_fabric_prot(struct kt_cmd *cmd, struct scatterlist *sgl,
+			    unsigned int nents);
 /* Instead of kt_cmd_setup(): the fabric refuses @cmd with @reason. */
 sense_reason_t kt_cmd_refuse(struct kt_cmd *cmd, u64 unpacked_lun,
 			     sense_reason_t reason);

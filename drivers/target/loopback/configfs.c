@@ -272,7 +272,11 @@ static ssize_t kt_loop_attrib_fabric_prot_type_show(struct config_item *item,
 	return sysfs_emit(page, "0\n");
 }
 
-/* T10-PI does not travel over the loopback yet (DIX): 0 only */
+/*
+ * LIO's fabric_prot_type makes a LU without PI look like one, the fabric
+ * making and dropping the tuples; not offered: 0 only. A LU with PI of its
+ * own (attrib/pi_prot_type) carries it over the loopback anyway (DIX).
+ */
 static ssize_t kt_loop_attrib_fabric_prot_type_store(struct config_item *item,
 						     const char *page,
 						     size_t count)
@@ -281,7 +285,7 @@ static ssize_t kt_loop_attrib_fabric_prot_type_store(struct config_item *item,
 	u32 val;
 
 	if (kt_cfs_u32(page, count, 0, 0, &val)) {
-		pr_warn_ratelimited("%s/attrib/fabric_prot_type: '%*pE': want 0 (no protection information yet)\n",
+		pr_warn_ratelimited("%s/attrib/fabric_prot_type: '%*pE': want 0 (a LU carries PI only with its own attrib/pi_prot_type)\n",
 				    kt_loop_tpg_path(attrib_to_tpg(item), where,
 						     sizeof(where)),
 				    kt_loop_shown(page, count), page);

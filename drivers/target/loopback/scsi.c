@@ -7,10 +7,11 @@
  * A command: queuecommand() hands the scsi_cmnd to a work item (the core
  * runs commands in process context; queuecommand may not sleep), which
  * gives the core its CDB, LUN, direction and the scsi_cmnd's own
- * scatterlist as the data buffer. The core's answer (status, sense,
- * residual) is copied into the scsi_cmnd by queue_data_in/queue_status;
- * scsi_done() waits for the release of the last reference, since the core
- * may touch the command until then and it lives in the scsi_cmnd.
+ * scatterlist as the data buffer (and its PI list, DIX, as the PI's).
+ * The core's answer (status, sense, residual) is copied into the
+ * scsi_cmnd by queue_data_in/queue_status; scsi_done() waits for the
+ * release of the last reference, since the core may touch the command
+ * until then and it lives in the scsi_cmnd.
  *
  * Error handling: once the midlayer's error handler has a command (it
  * timed out), the scsi_cmnd is the handler's: the release does not call
@@ -163,6 +164,29 @@ static bool kt_loop_eh_has(struct kt_loop_cmd *lc)
 	return owned;
 }
 
+/*
+ * The PI of a command to a LU with PI (the host offers DIF and DIX): the
+ * sd driver's tuples beside the data, or none where the block layer made
+ * none (integrity/write_generate 0, read_verify 0): then this host, the
+ * target, makes and drops them.
+ */
+static void kt_loop_set_prot(struct kt_cmd *cmd, struct scsi_cmnd *sc)
+{
+	switch (scsi_get_prot_op(sc)) {
+	case SCSI_PROT_READ_PASS:
+	case SCSI_PROT_WRITE_PASS:
+		kt_cmd_set_fabric_prot(cmd, scsi_prot_sglist(sc),
+				       scsi_prot_sg_count(sc));
+		break;
+	case SCSI_PROT_READ_STRIP:
+	case SCSI_PROT_WRITE_INSERT:
+		kt_cmd_set_fabric_prot(cmd, NULL, 0);
+		break;
+	default:
+		break;
+	}
+}
+
 static void kt_loop_submit(struct work_struct *work)
 {
 	struct kt_loop_cmd *lc = container_of(work, struct kt_loop_cmd, work);
@@ -195,6 +219,7 @@ static void kt_loop_submit(struct work_struct *work)
 		    scsi_bufflen(sc), KT_TASK_SIMPLE);
 	if (scsi_sg_count(sc))
 		kt_cmd_set_fabric_sgl(cmd, scsi_sglist(sc), scsi_sg_count(sc));
+	kt_loop_set_prot(cmd, sc);
 	/* the write data came with the command */
 	if (dir == KT_DATA_OUT)
 		cmd->data_received = scsi_bufflen(sc);
@@ -484,6 +509,7 @@ static struct scsi_host_template kt_loop_sht = {
 	.cmd_per_lun		= KT_LOOP_CAN_QUEUE,
 	.this_id		= -1,
 	.sg_tablesize		= KT_LOOP_MAX_SECTORS / (PAGE_SIZE >> 9),
+	.sg_prot_tablesize	= KT_LOOP_MAX_SECTORS / (PAGE_SIZE >> 9),
 	.max_sectors		= KT_LOOP_MAX_SECTORS,
 	.cmd_size		= sizeof(struct kt_loop_cmd),
 	.track_queue_depth	= 1,
@@ -523,6 +549,16 @@ int kt_loop_nexus_make(struct kt_loop_tpg *tpg, const char *initiator)
 	 * bits the core refuses as reserved (INQUIRY: INVALID FIELD IN CDB).
 	 */
 	sh->no_scsi2_lun_in_cdb = 1;
+	/*
+	 * T10-PI travels beside the data (DIX) to and from a LU with PI of
+	 * type 1 or 3, and the target checks it (DIF): the sd driver then
+	 * makes and checks the tuples (CRC guards) of every block it moves.
+	 */
+	scsi_host_set_prot(sh, SHOST_DIF_TYPE1_PROTECTION |
+			   SHOST_DIF_TYPE3_PROTECTION |
+			   SHOST_DIX_TYPE1_PROTECTION |
+			   SHOST_DIX_TYPE3_PROTECTION);
+	scsi_host_set_guard(sh, SHOST_DIX_GUARD_CRC);
 
 	nx->sess.tid.proto = KT_LOOP_PROTO_SAS;
 	strscpy(nx->sess.tid.name, initiator, sizeof(nx->sess.tid.name));

@@ -68,6 +68,25 @@ unsigned int kt_pi_read_checks(u8 type)
 	       (type == KT_PI_TYPE1 ? KT_PI_CHECK_REF : 0);
 }
 
+unsigned int kt_pi_protect_checks(u8 type, u8 protect)
+{
+	unsigned int ref = type == KT_PI_TYPE1 ? KT_PI_CHECK_REF : 0;
+
+	switch (protect) {
+	case 0:
+		return kt_pi_read_checks(type);
+	case 1:
+	case 5:
+		return KT_PI_CHECK_GUARD | ref;
+	case 2:
+		return ref;
+	case 4:
+		return KT_PI_CHECK_GUARD;
+	default:
+		return 0;
+	}
+}
+
 sense_reason_t kt_pi_tuple_check(const u8 *tuple, u8 type, u16 guard,
 				 u64 lba, unsigned int checks, u16 app,
 				 u16 app_mask)

@@ -75,6 +75,9 @@ static void kt_spc_usage(const struct kt_lu_info *lu,
 	}
 	if ((c->flags & KT_CDB_D_WS_UNMAP) && !(lu->flags & KT_LU_TPWS))
 		usage[1] &= ~0x08;
+	/* RDPROTECT and its like, on a LU with PI (which of them: sbc.c) */
+	if ((c->flags & KT_CDB_D_PROTECT) && lu->pi_type)
+		usage[1] |= 0xe0;
 }
 
 /*

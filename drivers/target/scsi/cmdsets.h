@@ -66,6 +66,7 @@ void kt_spc_execute_mode_select(struct kt_cmd *cmd);
 void kt_spc_execute_read_capacity(struct kt_cmd *cmd);
 
 /* sbc.c: the parsers dispatch.c calls */
+sense_reason_t kt_sbc_check_protect(struct kt_cmd *cmd, const struct kt_cdb *c);
 sense_reason_t kt_sbc_parse_rw(struct kt_cmd *cmd, const struct kt_cdb *c,
 			       u32 *needed, enum kt_data_dir *dir);
 sense_reason_t kt_sbc_parse_write_atomic(struct kt_cmd *cmd,

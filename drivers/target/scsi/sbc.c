@@ -16,6 +16,7 @@
 #include <ktarget/backend.h>
 #include <ktarget/fabric.h>
 #include <ktarget/proto/cdb.h>
+#include <ktarget/proto/pi.h>
 #include <ktarget/proto/spc.h>
 
 #include "cmdsets.h"
@@ -85,6 +86,15 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 	if (!len) {
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
 		return;
+	}
+	/* WRPROTECT: the initiator's PI is checked before any of it goes down */
+	if (write && cmd->protect && cmd->prot_sgl) {
+		sense_reason_t reason = kt_pi_check_out(cmd, len);
+
+		if (reason) {
+			kt_cmd_complete(cmd, reason);
+			return;
+		}
 	}
 	/* the core's own buffer, and nothing reads it once it is written */
 	cmd->be_take_pages = write && cmd->sgl_owned &&
@@ -721,6 +731,45 @@ static sense_reason_t kt_sbc_transfer_ok(struct kt_cmd *cmd,
 	       kt_sbc_max_xfer(cmd, c) ?:
 	       (write && cmd->write_protected ? KT_SENSE_WRITE_PROTECTED :
 						KT_SENSE_NONE);
+}
+
+/*
+ * RDPROTECT / WRPROTECT / VRPROTECT (SBC-4 4.22.2), which reach here only
+ * on a LU with PI (kt_spc_usage() lets them through): READ, WRITE and
+ * WRITE AND VERIFY may set them where the fabric carries PI beside the
+ * data (kt_cmd_set_fabric_prot()), enough for every block, or makes and
+ * drops it itself. The rest with
+ * PI transferred (interleaved in the data over iSCSI, WRITE SAME's one
+ * block, COMPARE AND WRITE, VERIFY) is not offered, and 110b / 111b are
+ * reserved: an invalid field, as on a LU without PI.
+ */
+sense_reason_t kt_sbc_check_protect(struct kt_cmd *cmd, const struct kt_cdb *c)
+{
+	u8 protect = cmd->cdb[1] >> 5;
+	const char *why;
+
+	if (!protect)
+		return KT_SENSE_NONE;
+	if (protect > 5)
+		why = "is reserved";
+	else if (c->desc->run != KT_RUN_RW)
+		why = "is not offered with this command";
+	else if (!cmd->prot_sgl && !cmd->prot_by_fabric)
+		why = "needs a fabric that carries PI beside the data (DIX)";
+	else if (cmd->prot_sgl &&
+		 cmd->prot_len / KT_PI_TUPLE_LEN < c->nr_blocks)
+		why = "came with less PI than its blocks need";
+	else
+		why = NULL;
+	if (why) {
+		pr_warn_ratelimited("device %u: opcode 0x%02x: protection field %u%u%ub %s\n",
+				    cmd->dev->index, cmd->cdb[0], protect >> 2,
+				    (protect >> 1) & 1, protect & 1, why);
+		cmd->sense_field = KT_FIELD_CDB_BIT(1, 7);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
+	cmd->protect = protect;
+	return KT_SENSE_NONE;
 }
 
 /* READ, WRITE, WRITE AND VERIFY */

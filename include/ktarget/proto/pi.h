@@ -50,6 +50,16 @@ void kt_pi_tuple_make(u8 *tuple, u8 type, u16 guard, u64 lba);
 unsigned int kt_pi_read_checks(u8 type);
 
 /*
+ * What a command with PI transferred checks of each block's tuple, by its
+ * RDPROTECT, WRPROTECT or VRPROTECT field @protect (the tables of SBC-4's
+ * READ (10), WRITE (10) and VERIFY (10)): 001b and 101b the guard and the reference tag of
+ * type 1, 010b that reference tag only, 011b nothing, 100b the guard only;
+ * 000b as kt_pi_read_checks(). The application tag never: the LU does not
+ * set ATO, so it is the application client's.
+ */
+unsigned int kt_pi_protect_checks(u8 type, u8 protect);
+
+/*
  * Check @tuple of the block at @lba whose data has CRC @guard: the fields
  * in @checks, the application tag against @app under @app_mask. The escape
  * values turn every check off: application tag FFFFh for type 1,

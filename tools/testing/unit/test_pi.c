@@ -76,6 +76,25 @@ static void read_checks_guard_and_type1_ref(void)
 	KT_EXPECT_EQ(kt_pi_read_checks(KT_PI_TYPE3), KT_PI_CHECK_GUARD);
 }
 
+static void protect_field_chooses_the_checks(void)
+{
+	const unsigned int g = KT_PI_CHECK_GUARD, r = KT_PI_CHECK_REF;
+
+	/* 000b as a read without PI; 001b and 101b guard and type 1's ref */
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE1, 0), g | r);
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE1, 1), g | r);
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE1, 5), g | r);
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE3, 1), g);
+	/* 010b no guard, 011b nothing, 100b the guard alone */
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE1, 2), r);
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE3, 2), 0);
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE1, 3), 0);
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE1, 4), g);
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE3, 4), g);
+	/* the application tag never: ATO is 0 */
+	KT_EXPECT_EQ(kt_pi_protect_checks(KT_PI_TYPE1, 1) & KT_PI_CHECK_APP, 0);
+}
+
 static void good_tuple_passes(void)
 {
 	u8 t[KT_PI_TUPLE_LEN];
@@ -171,6 +190,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(type1_tuple_has_app_zero_and_lba_low_32_bits),
 	KT_TEST_ENTRY(type3_tuple_has_ref_zero),
 	KT_TEST_ENTRY(read_checks_guard_and_type1_ref),
+	KT_TEST_ENTRY(protect_field_chooses_the_checks),
 	KT_TEST_ENTRY(good_tuple_passes),
 	KT_TEST_ENTRY(bad_guard_is_10_01_before_ref),
 	KT_TEST_ENTRY(type1_wrong_ref_is_10_03),
