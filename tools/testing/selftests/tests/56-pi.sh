@@ -40,6 +40,28 @@ sense() {
 	return ${PIPESTATUS[0]}
 }
 
+# vrprotect SG VRP LBA N PATTERN... [-- sg_verify options]: sg_verify
+# --vrprotect=VRP of N blocks at LBA; with PATTERN "" it must pass, else
+# fail and say every PATTERN
+vrprotect() {
+	local sg=$1 vrp=$2 lba=$3 n=$4 out rc pats=()
+	shift 4
+	while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do
+		pats+=("$1")
+		shift
+	done
+	out=$(sg_verify -v --vrprotect=$vrp --lba=$lba --count=$n "$@" $sg 2>&1)
+	rc=$?
+	printf '### sg_verify --vrprotect=%s --lba=%s --count=%s %s\n%s\n' \
+		$vrp $lba $n "$*" "$out" >> $LOG
+	echo "$out"
+	if [ -z "${pats[0]}" ]; then
+		[ $rc -eq 0 ]
+	else
+		[ $rc -ne 0 ] && output_has "$out" "${pats[@]}"
+	fi
+}
+
 # cmd_out CMD...: CMD's output, logged
 cmd_out() {
 	echo "### $*" >> $LOG
@@ -125,7 +147,7 @@ main() {
 		skip_all "open-iscsi: iscsiadm not installed"
 		return
 	fi
-	plan 67
+	plan 73
 	check "target set up" kt_iscsi_setup
 	check "the libiscsi sense tool builds" kt_libsense_build
 	kt_iscsid_start >/dev/null 2>&1
@@ -186,9 +208,22 @@ main() {
 		sense 1 read 100 8 b/10/01@103
 	flip $PROT $((103 * 8))
 	check "flipped back: the READ is GOOD" sense 1 read 100 8 0/00/00
+	check "sg_verify --vrprotect=1 of blocks 100-107 (BYTCHK 00b): GOOD" \
+		vrprotect ${sg:-/dev/none} 1 100 8 ""
 	flip $IMG $((105 * 512 + 77))
 	check "a flipped data byte of block 105: READ is B/10/01, INFORMATION 105" \
 		sense 1 read 100 8 b/10/01@105
+	check "... sg_verify --vrprotect=1 over it: guard check failed, INFORMATION 105" \
+		vrprotect ${sg:-/dev/none} 1 100 8 "[Gg]uard check failed" "Info fld=0x69"
+	check "... sg_verify --vrprotect=2 (the reference tag only): GOOD" \
+		vrprotect ${sg:-/dev/none} 2 100 8 ""
+	check "... sg_verify --vrprotect=3 (no checks): GOOD" \
+		vrprotect ${sg:-/dev/none} 3 100 8 ""
+	check "... sg_verify --vrprotect=6 (reserved): invalid field in CDB" \
+		vrprotect ${sg:-/dev/none} 6 100 8 "[Ii]nvalid field in cdb"
+	cp $DIR/data $DIR/v512 && truncate -s 4096 $DIR/v512
+	check "... VERIFY with data (BYTCHK 01b) and VRPROTECT: invalid field in CDB" \
+		vrprotect ${sg:-/dev/none} 1 100 8 "[Ii]nvalid field in cdb" --ndo=4096 --in=$DIR/v512
 	flip $IMG $((105 * 512 + 77))
 	poke $PROT $((106 * 8 + 4)) 000003e8
 	check "a wrong reference tag (1000) at block 106: READ is B/10/03, INFORMATION 106" \
