@@ -86,9 +86,9 @@ raw_protect_read() {
 setup() {
 	mkdir -p $DIR $F1 $R1 &&
 		echo "fd_dev_name=$IMG,fd_dev_size=$((32 << 20))" > $F1/control &&
-		echo 1 > $F1/attrib/pi_prot_type && echo 1 > $F1/enable &&
+		echo 1 > $F1/enable && echo 1 > $F1/attrib/pi_prot_type &&
 		echo rd_pages=8192 > $R1/control &&
-		echo 3 > $R1/attrib/pi_prot_type && echo 1 > $R1/enable &&
+		echo 1 > $R1/enable && echo 3 > $R1/attrib/pi_prot_type &&
 		mkdir -p $TPG/lun/lun_0 $TPG/lun/lun_1 &&
 		ln -s $F1 $TPG/lun/lun_0/pf1 && ln -s $R1 $TPG/lun/lun_1/pr1 &&
 		echo $INIT > $TPG/nexus
