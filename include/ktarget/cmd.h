@@ -141,6 +141,7 @@ struct kt_cmd {
 	u64			loop_end;
 	atomic_t		loop_state;
 	sense_reason_t		loop_reason;
+	bool			loop_read;	/* the loop reads (VERIFY) */
 
 	struct scatterlist	*sgl;
 	unsigned int		sg_nents;

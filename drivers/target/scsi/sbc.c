@@ -480,7 +480,7 @@ static void kt_sbc_ws_run(struct kt_cmd *cmd)
 		cmd->loop_pos += len;
 		atomic_set(&cmd->loop_state, 1);
 		cmd->be_done = kt_sbc_ws_step;
-		dev->ops->rw(cmd, true, pos, len, false);
+		dev->ops->rw(cmd, !cmd->loop_read, pos, len, false);
 		if (atomic_xchg(&cmd->loop_state, 0) != 2)
 			return;		/* it completes later, in kt_sbc_ws_step() */
 	}
@@ -524,6 +524,32 @@ static void kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
 	cmd->loop_pos = pos;
 	cmd->loop_end = pos + len;
 	cmd->loop_reason = KT_SENSE_NONE;
+	kt_sbc_ws_run(cmd);
+}
+
+/*
+ * VERIFY with VRPROTECT and BYTCHK 00b: the range read, a chunk at a time,
+ * into a buffer of the core's; the backstore checks each block's stored
+ * PI as VRPROTECT says (kt_pi_verify()), and the first that fails ends it
+ * with its sense and LBA. The data goes nowhere.
+ */
+static void kt_sbc_execute_verify_pi(struct kt_cmd *cmd)
+{
+	u32 bs = cmd->dev->attrib.block_size;
+	u64 len = (u64)cmd->nr_blocks * bs;
+
+	cmd->aux_sgl = sgl_alloc(min_t(u64, len, KT_WS_CHUNK), GFP_KERNEL,
+				 &cmd->aux_nents);
+	if (!cmd->aux_sgl) {
+		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
+		return;
+	}
+	swap(cmd->sgl, cmd->aux_sgl);
+	swap(cmd->sg_nents, cmd->aux_nents);
+	cmd->loop_pos = cmd->lba * bs;
+	cmd->loop_end = cmd->loop_pos + len;
+	cmd->loop_reason = KT_SENSE_NONE;
+	cmd->loop_read = true;
 	kt_sbc_ws_run(cmd);
 }
 
@@ -738,10 +764,10 @@ static sense_reason_t kt_sbc_transfer_ok(struct kt_cmd *cmd,
  * on a LU with PI (kt_spc_usage() lets them through): READ, WRITE and
  * WRITE AND VERIFY may set them where the fabric carries PI beside the
  * data (kt_cmd_set_fabric_prot()), enough for every block, or makes and
- * drops it itself. The rest with
- * PI transferred (interleaved in the data over iSCSI, WRITE SAME's one
- * block, COMPARE AND WRITE, VERIFY) is not offered, and 110b / 111b are
- * reserved: an invalid field, as on a LU without PI.
+ * drops it itself; VERIFY with BYTCHK 00b on any fabric (no PI moves).
+ * The rest with PI transferred (interleaved in the data over iSCSI, WRITE
+ * SAME's one block, COMPARE AND WRITE, VERIFY's data) is not offered, and
+ * 110b / 111b are reserved: an invalid field, as on a LU without PI.
  */
 sense_reason_t kt_sbc_check_protect(struct kt_cmd *cmd, const struct kt_cdb *c)
 {
@@ -752,6 +778,10 @@ sense_reason_t kt_sbc_check_protect(struct kt_cmd *cmd, const struct kt_cdb *c)
 		return KT_SENSE_NONE;
 	if (protect > 5)
 		why = "is reserved";
+	else if (c->desc->run == KT_RUN_VERIFY)
+		/* without data: the medium's PI checked as VRPROTECT says */
+		why = (cmd->cdb[1] & 0x06) ? "is offered with BYTCHK 00b only" :
+					     NULL;
 	else if (c->desc->run != KT_RUN_RW)
 		why = "is not offered with this command";
 	else if (!cmd->prot_sgl && !cmd->prot_by_fabric)
@@ -831,6 +861,10 @@ sense_reason_t kt_sbc_parse_verify(struct kt_cmd *cmd, const struct kt_cdb *c,
 		return reason;
 	/* SBC-3 5.33: BYTCHK 00b checks the medium only; 01b compares */
 	bytchk = (cmd->cdb[1] >> 1) & 0x3;
+	if (bytchk == 0 && cmd->protect && c->nr_blocks) {
+		cmd->execute = kt_sbc_execute_verify_pi;
+		return KT_SENSE_NONE;
+	}
 	if (bytchk == 0 || !c->nr_blocks) {
 		cmd->execute = kt_sbc_execute_good;
 		return KT_SENSE_NONE;
