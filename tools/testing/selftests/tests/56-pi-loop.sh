@@ -83,6 +83,20 @@ raw_protect_read() {
 	echo "$out" | grep -qi 'invalid field in cdb'
 }
 
+# overlap DISK NAME: two writers and a reader on the same 256 KiB, 10 s,
+# direct: with the sd driver checking every tuple it reads, and the
+# target every tuple it stores and returns, no read may fail; afterwards
+# every block's data and PI agree (the whole range reads)
+overlap() {
+	timeout 300 fio --name="$2" --filename="$1" --direct=1 --ioengine=libaio \
+		--iodepth=8 --size=256k --bs=4k --time_based --runtime=10 \
+		--numjobs=2 --rw=randwrite \
+		--name="$2-r" --filename="$1" --direct=1 --ioengine=libaio \
+		--iodepth=8 --size=256k --bs=4k --time_based --runtime=10 \
+		--rw=randread >> $LOG 2>&1 &&
+		dd if="$1" of=/dev/null bs=4k count=64 iflag=direct status=none
+}
+
 setup() {
 	mkdir -p $DIR $F1 $R1 &&
 		echo "fd_dev_name=$IMG,fd_dev_size=$((32 << 20))" > $F1/control &&
@@ -107,7 +121,7 @@ teardown() {
 main() {
 	local d0 d1 b0 b1
 
-	plan 22
+	plan 25
 	: > $LOG
 	kmsg_mark
 	local start=$KT_KMSG_MARK
@@ -134,6 +148,12 @@ main() {
 		fio_pi "$d0" s1m --rw=write --bs=1m --size=16m --offset=16m
 	check "fio 4k random write + verify, type 3 (rd)" \
 		fio_pi "$d1" r4k3 --rw=randwrite --bs=4k --size=16m --number_ios=2048
+	kmsg_mark
+	check "two writers and a reader on the same 256 KiB, type 1 (fileio): no read fails" \
+		overlap "$d0" ovl1
+	check "... the same, type 3 (rd)" overlap "$d1" ovl3
+	check_fails "... and the target found no tuple that did not match" \
+		kmsg_says "protection information.s (guard|reference tag)"
 	check "the tuples stored for block 40000 are the sd driver's: guard, tag 0, LBA" \
 		pi_ok 40000 1
 
