@@ -150,6 +150,7 @@ void kt_cmd_init_internal(struct kt_cmd *cmd, struct kt_session *sess,
  * before any of it goes down
  */
 sense_reason_t kt_pi_check_out(struct kt_cmd *cmd, u32 len);
+void kt_pi_dev_init(struct kt_dev *dev);
 
 /* task_set.c */
 int kt_task_set_init(void);

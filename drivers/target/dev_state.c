@@ -98,6 +98,7 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops)
 	dev->index = index;
 	mutex_init(&dev->cfg_lock);
 	sema_init(&dev->state->caw_sem, 1);
+	kt_pi_dev_init(dev);
 	kt_ua_dev_init(dev);
 	kt_lbp_thresh_dev_init(dev);
 	kt_res_dev_init(dev);

@@ -14,6 +14,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
+#include <linux/rwsem.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -153,8 +154,17 @@ struct kt_task_set {
 	struct work_struct	work;
 };
 
+/*
+ * T10-PI: a write's data and its tuples go down as one, and a read sees
+ * both of one write (pi.c, kt_pi_range_lock()): the device's 1 MiB
+ * regions map onto these by their index modulo KT_PI_STRIPES.
+ */
+#define KT_PI_STRIPES		8	/* lockdep's subclasses: at most 8 */
+#define KT_PI_REGION_SHIFT	20
+
 struct kt_dev_state {
 	struct kt_dev			*dev;		/* whose it is */
+	struct rw_semaphore		pi_stripes[KT_PI_STRIPES];
 	/* one COMPARE AND WRITE or ORWRITE at a time */
 	struct semaphore		caw_sem;
 	struct kt_ua_ring		ua;		/* unit attentions */

@@ -23,6 +23,7 @@
 
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/rwsem.h>
 #include <linux/scatterlist.h>
 
 #include <ktarget/backend.h>
@@ -193,3 +194,58 @@ sense_reason_t kt_pi_check_out(struct kt_cmd *cmd, u32 len)
 	free_page((unsigned long)buf);
 	return reason;
 }
+
+void kt_pi_dev_init(struct kt_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < KT_PI_STRIPES; i++)
+		init_rwsem(&dev->state->pi_stripes[i]);
+}
+
+/* The stripes that the regions of [@pos, @pos + @len) map onto */
+static unsigned long kt_pi_stripes_of(u64 pos, u64 len)
+{
+	u64 first = pos >> KT_PI_REGION_SHIFT;
+	u64 last = (pos + max_t(u64, len, 1) - 1) >> KT_PI_REGION_SHIFT;
+	unsigned long set = 0;
+
+	if (last - first >= KT_PI_STRIPES - 1)
+		return GENMASK(KT_PI_STRIPES - 1, 0);
+	for (; first <= last; first++)
+		set |= BIT(first % KT_PI_STRIPES);
+	return set;
+}
+
+/*
+ * Taken in the order of their index, each stripe its own lockdep
+ * subclass: two ranges that share stripes wait for each other, never the
+ * other way round.
+ */
+void kt_pi_range_lock(struct kt_dev *dev, u64 pos, u64 len, bool write)
+{
+	unsigned long set = kt_pi_stripes_of(pos, len);
+	unsigned int i;
+
+	for_each_set_bit(i, &set, KT_PI_STRIPES) {
+		if (write)
+			down_write_nested(&dev->state->pi_stripes[i], i);
+		else
+			down_read_nested(&dev->state->pi_stripes[i], i);
+	}
+}
+EXPORT_SYMBOL_GPL(kt_pi_range_lock);
+
+void kt_pi_range_unlock(struct kt_dev *dev, u64 pos, u64 len, bool write)
+{
+	unsigned long set = kt_pi_stripes_of(pos, len);
+	unsigned int i;
+
+	for_each_set_bit(i, &set, KT_PI_STRIPES) {
+		if (write)
+			up_write(&dev->state->pi_stripes[i]);
+		else
+			up_read(&dev->state->pi_stripes[i]);
+	}
+}
+EXPORT_SYMBOL_GPL(kt_pi_range_unlock);

@@ -245,6 +245,15 @@ static inline u8 kt_pi_type(const struct kt_dev *dev)
  * From any context; they sleep not.
  */
 void kt_pi_generate(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr, u8 *pi);
+/*
+ * A backstore that keeps data and PI apart writes a block's data and its
+ * tuple in two steps: it holds the bytes [@pos, @pos + @len) of @dev
+ * locked around both (shared for a read, exclusive for a write or a
+ * deallocation), so that neither a write nor a read comes between them.
+ * Sleeps; process context. Unlock with the same arguments.
+ */
+void kt_pi_range_lock(struct kt_dev *dev, u64 pos, u64 len, bool write);
+void kt_pi_range_unlock(struct kt_dev *dev, u64 pos, u64 len, bool write);
 sense_reason_t kt_pi_verify(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr,
 			    const u8 *pi);
 

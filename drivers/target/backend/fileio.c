@@ -543,29 +543,36 @@ static void kt_fd_io(struct kt_cmd *cmd)
 {
 	struct kt_fd_dev *fd = to_fd(cmd->dev);
 	bool write = cmd->be.wq.write;
+	bool pi = fd->prot_file && kt_pi_type(cmd->dev);
 	struct scatterlist *sg = cmd->sgl;
-	loff_t off = cmd->be.wq.pos;
+	loff_t pos = cmd->be.wq.pos, off = pos;
 	u32 len = cmd->be.wq.len, done = 0;
+	sense_reason_t reason = KT_SENSE_NONE;
 	ssize_t ret = -EIO;
 
 	/* an O_DSYNC file writes through by itself */
 	bool dsync = (fd->buffered && cmd->be.wq.fua) || kt_fd_writes_through(fd);
 
+	/* the data and its PI as one, against other writes and reads */
+	if (pi)
+		kt_pi_range_lock(cmd->dev, pos, len, write);
 	while (done < len && sg) {
 		ret = kt_fd_batch(fd, &sg, write, &off, len - done, dsync);
 		if (ret < 0)
 			break;
 		done += ret;
 	}
+	if (done == len && pi)
+		reason = kt_fd_prot_rw(cmd, write, pos, len, dsync);
+	if (pi)
+		kt_pi_range_unlock(cmd->dev, pos, len, write);
 	if (done != len) {
 		kt_fd_fail(cmd, write, off, ret < 0 ? ret : -EIO);
 		return;
 	}
 	if (write)
 		kt_lbp_written(cmd, len);
-	kt_be_done(cmd, fd->prot_file && kt_pi_type(cmd->dev) ?
-			kt_fd_prot_rw(cmd, write, cmd->be.wq.pos, len, dsync) :
-			KT_SENSE_NONE);
+	kt_be_done(cmd, reason);
 }
 
 /*
@@ -638,10 +645,13 @@ static int kt_fd_lbp_available(struct kt_dev *dev, u64 *bytes)
 	return 0;
 }
 
-/* UNMAP, WRITE SAME of zeroes: punch a hole, or write zeroes. */
-static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
+/*
+ * UNMAP, WRITE SAME of zeroes: punch a hole, or write zeroes; with @pi the
+ * blocks' tuples become FFh (SBC-4 4.7.4.5: an unmapped block's PI).
+ */
+static sense_reason_t kt_fd_zero(struct kt_fd_dev *fd, u64 pos, u64 len,
+				 bool pi)
 {
-	struct kt_fd_dev *fd = to_fd(dev);
 	loff_t off = pos, last = pos + len - 1;
 	int ret;
 
@@ -662,9 +672,8 @@ static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 	}
 	if (!ret && kt_fd_writes_through(fd))
 		ret = vfs_fsync_range(fd->file, pos, last, 1);
-	/* SBC-4 4.7.4.5: an unmapped block's PI is FFh */
-	if (!ret && fd->prot_file && kt_pi_type(dev)) {
-		u32 bs = dev->attrib.block_size;
+	if (!ret && pi) {
+		u32 bs = fd->dev.attrib.block_size;
 
 		loff_t from = div_u64(pos, bs) * KT_PI_TUPLE_LEN;
 		loff_t to = div_u64(last + 1, bs) * KT_PI_TUPLE_LEN;
@@ -674,6 +683,21 @@ static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 			ret = vfs_fsync_range(fd->prot_file, from, to - 1, 1);
 	}
 	return ret ? KT_SENSE_WRITE_ERROR : KT_SENSE_NONE;
+}
+
+/* UNMAP, WRITE SAME of zeroes */
+static sense_reason_t kt_fd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
+{
+	struct kt_fd_dev *fd = to_fd(dev);
+	bool pi = fd->prot_file && kt_pi_type(dev);
+	sense_reason_t reason;
+
+	if (!pi)
+		return kt_fd_zero(fd, pos, len, false);
+	kt_pi_range_lock(dev, pos, len, true);
+	reason = kt_fd_zero(fd, pos, len, true);
+	kt_pi_range_unlock(dev, pos, len, true);
+	return reason;
 }
 
 /* rtslib reads "File:", "Size:" (the size now) and "Async:" from here. */

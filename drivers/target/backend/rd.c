@@ -358,10 +358,14 @@ static void kt_rd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 	bool pi = rd->prot && kt_pi_type(cmd->dev);
 	u32 done = 0;
 
+	/* the data and its PI as one, against other writes and reads */
+	if (pi)
+		kt_pi_range_lock(cmd->dev, pos, len, write);
 	/* the PI of the data before the data may trade its pages away */
 	if (write && pi) {
 		reason = kt_rd_prot_rw(rd, cmd, true, pos, len);
 		if (reason) {
+			kt_pi_range_unlock(cmd->dev, pos, len, write);
 			kt_be_done(cmd, reason);
 			return;
 		}
@@ -397,20 +401,27 @@ static void kt_rd_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		}
 	}
 	sg_miter_stop(&miter);
-	if (done != len) {
-		kt_be_done(cmd, KT_SENSE_LU_COMM_FAILURE);
-		return;
-	}
-	kt_be_done(cmd, !write && pi ? kt_rd_prot_rw(rd, cmd, false, pos, len) :
-				       KT_SENSE_NONE);
+	if (done != len)
+		reason = KT_SENSE_LU_COMM_FAILURE;
+	else if (!write && pi)
+		reason = kt_rd_prot_rw(rd, cmd, false, pos, len);
+	else
+		reason = KT_SENSE_NONE;
+	if (pi)
+		kt_pi_range_unlock(cmd->dev, pos, len, write);
+	kt_be_done(cmd, reason);
 }
 
 static sense_reason_t kt_rd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 {
 	struct kt_rd_dev *rd = to_rd(dev);
+	bool pi = rd->prot && kt_pi_type(dev);
+	u64 from = pos, all = len;
 
-	if (rd->prot && kt_pi_type(dev))
+	if (pi) {
+		kt_pi_range_lock(dev, from, all, true);
 		kt_rd_prot_unmap(rd, pos, len);
+	}
 	while (len && !rd->nullio) {
 		size_t poff = offset_in_page(pos);
 		size_t n = min_t(u64, len, PAGE_SIZE - poff);
@@ -423,6 +434,8 @@ static sense_reason_t kt_rd_write_zeroes(struct kt_dev *dev, u64 pos, u64 len)
 		if (!(pos & ((1 << 20) - 1)))
 			cond_resched();
 	}
+	if (pi)
+		kt_pi_range_unlock(dev, from, all, true);
 	return KT_SENSE_NONE;
 }
 
