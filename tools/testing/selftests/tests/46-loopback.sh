@@ -290,7 +290,7 @@ main() {
 		naa.50014050000001zz "only hex digits"
 	check_bad_write "transport_status takes online or offline only" \
 		$TPG/transport_status sleeping "want online or offline"
-	check_bad_write "fabric_prot_type 1 is refused (no T10-PI)" \
+	check_bad_write "fabric_prot_type 1 is refused (a LU carries PI by its own pi_prot_type)" \
 		$TPG/attrib/fabric_prot_type 1 "want 0"
 
 	check "write the nexus" write_attr $TPG/nexus $INIT
