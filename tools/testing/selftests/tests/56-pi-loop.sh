@@ -14,7 +14,10 @@
 # with the guard's or the reference tag's sense; with the block layer's
 # integrity/write_generate and read_verify off, the target makes and drops
 # the tuples itself (the host's WRITE_INSERT / READ_STRIP); an SG_IO READ
-# with RDPROTECT but no PI buffer is refused as an invalid field.
+# with RDPROTECT but no PI buffer is refused as an invalid field. An iblock
+# LU over a scsi_debug disk with DIF type 1 and DIX has the disk's type
+# (hw_pi_prot_type) and passes the initiator's tuples through to it and
+# back; a guard check failure the disk reports reaches the initiator.
 . ./lib.sh
 . ./pi_lib.sh
 
@@ -23,6 +26,8 @@ INIT=naa.5001405000000131
 TPG=$KT_CFS/loopback/$WWN/tpgt_1
 F1=$KT_CFS/core/fileio_1/pf1
 R1=$KT_CFS/core/rd_mcp_1/pr1
+IB=$KT_CFS/core/iblock_1/pib1
+SDEBUG=/sys/bus/pseudo/drivers/scsi_debug
 DIR=/tmp/kt-pi-loop
 IMG=$DIR/f1.img
 PROT=$DIR/f1.img.protection
@@ -97,6 +102,41 @@ overlap() {
 		dd if="$1" of=/dev/null bs=4k count=64 iflag=direct status=none
 }
 
+# sdebug_disk: the sd disk of the scsi_debug device, within 20 s
+sdebug_disk() {
+	local d i
+
+	for i in $(seq 1 100); do
+		for d in $SDEBUG/adapter*/host*/target*/*/block/*; do
+			[ -e "$d" ] && [ -b "/dev/${d##*/}" ] &&
+				{ echo "/dev/${d##*/}"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+# sdebug_guard_fails DISK: scsi_debug answers every READ with ABORTED
+# COMMAND, LOGICAL BLOCK GUARD CHECK FAILED; a read through DISK fails
+sdebug_guard_fails() {
+	echo 1 > $SDEBUG/every_nth && echo 32 > $SDEBUG/opts &&
+		! read_block "$1" 300
+	local rc=$?
+
+	echo 0 > $SDEBUG/opts
+	echo 0 > $SDEBUG/every_nth
+	return $rc
+}
+
+# setup_iblock: pib1 over a scsi_debug disk with DIF type 1 and DIX
+setup_iblock() {
+	local sd
+
+	modprobe scsi_debug dif=1 dix=1 dev_size_mb=32 &&
+		sd=$(sdebug_disk) && mkdir -p $IB &&
+		echo "udev_path=$sd" > $IB/control && echo 1 > $IB/enable
+}
+
 setup() {
 	mkdir -p $DIR $F1 $R1 &&
 		echo "fd_dev_name=$IMG,fd_dev_size=$((32 << 20))" > $F1/control &&
@@ -105,34 +145,42 @@ setup() {
 		echo 1 > $R1/enable && echo 3 > $R1/attrib/pi_prot_type &&
 		mkdir -p $TPG/lun/lun_0 $TPG/lun/lun_1 &&
 		ln -s $F1 $TPG/lun/lun_0/pf1 && ln -s $R1 $TPG/lun/lun_1/pr1 &&
+		mkdir -p $TPG/lun/lun_2 && ln -s $IB $TPG/lun/lun_2/pib1 &&
 		echo $INIT > $TPG/nexus
 }
 
 teardown() {
 	echo NULL > $TPG/nexus 2>/dev/null
-	rm -f $TPG/lun/lun_0/pf1 $TPG/lun/lun_1/pr1
-	rmdir $TPG/lun/lun_0 $TPG/lun/lun_1 $TPG $KT_CFS/loopback/$WWN \
-		$F1 $R1 $KT_CFS/core/fileio_1 $KT_CFS/core/rd_mcp_1 2>/dev/null
+	rm -f $TPG/lun/lun_0/pf1 $TPG/lun/lun_1/pr1 $TPG/lun/lun_2/pib1
+	rmdir $TPG/lun/lun_0 $TPG/lun/lun_1 $TPG/lun/lun_2 $TPG \
+		$KT_CFS/loopback/$WWN $F1 $R1 $IB $KT_CFS/core/fileio_1 \
+		$KT_CFS/core/rd_mcp_1 $KT_CFS/core/iblock_1 2>/dev/null
+	rmmod scsi_debug 2>/dev/null
 	rmdir $KT_CFS/loopback 2>/dev/null
 	rm -rf $DIR
 	true
 }
 
 main() {
-	local d0 d1 b0 b1
+	local d0 d1 d2 b0 b1 b2
 
-	plan 25
+	plan 33
 	: > $LOG
 	kmsg_mark
 	local start=$KT_KMSG_MARK
 	check "modprobe ktarget_core, sd_mod and sg" \
 		sh -c "modprobe ktarget_core && modprobe sd_mod && modprobe sg"
-	check "fileio pf1 with PI type 1 and rd pr1 with type 3, LUNs 0 and 1 of a loopback nexus" setup
+	check "scsi_debug with DIF type 1 and DIX; iblock pib1 over its disk" setup_iblock
+	check_eq "pib1: hw_pi_prot_type and pi_prot_type are the disk's" \
+		"$(cat $IB/attrib/hw_pi_prot_type $IB/attrib/pi_prot_type 2>&1 | tr '\n' ' ')" "1 1 "
+	check "fileio pf1 with PI type 1, rd pr1 with type 3 and pib1: LUNs 0-2 of a loopback nexus" setup
 	d0=$(kt_loop_disk $TPG 0)
 	d1=$(kt_loop_disk $TPG 1)
-	check "both are sd disks" test -b "$d0" -a -b "$d1"
+	d2=$(kt_loop_disk $TPG 2)
+	check "the three are sd disks" test -b "$d0" -a -b "$d1" -a -b "$d2"
 	b0=/sys/block/${d0#/dev/}
 	b1=/sys/block/${d1#/dev/}
+	b2=/sys/block/${d2#/dev/}
 	check_eq "LUN 0: the block layer's integrity format" \
 		"$(cat $b0/integrity/format 2>&1)" T10-DIF-TYPE1-CRC
 	check_eq "LUN 1: the block layer's integrity format" \
@@ -140,7 +188,7 @@ main() {
 	check_eq "LUN 0: the block layer makes and checks the tuples" \
 		"$(cat $b0/integrity/write_generate $b0/integrity/read_verify 2>&1 | tr '\n' ' ')" "1 1 "
 	check "the sd driver enabled DIF type 1 and DIX on it" \
-		kmsg_says "Enabling DIF Type 1 protection.*|Enabling DIX T10-DIF-TYPE1-CRC"
+		kmsg_says "\[${d0#/dev/}\] Enabling (DIF Type 1 protection|DIX T10-DIF-TYPE1-CRC)"
 
 	check "fio 4k random write + verify, type 1 (fileio)" \
 		fio_pi "$d0" r4k --rw=randwrite --bs=4k --size=16m --number_ios=2048
@@ -154,6 +202,18 @@ main() {
 	check "... the same, type 3 (rd)" overlap "$d1" ovl3
 	check_fails "... and the target found no tuple that did not match" \
 		kmsg_says "protection information.s (guard|reference tag)"
+	check_eq "LUN 2 (iblock): the block layer's integrity format" \
+		"$(cat $b2/integrity/format 2>&1)" T10-DIF-TYPE1-CRC
+	check "fio 4k random write + verify, type 1 (iblock over scsi_debug's DIF)" \
+		fio_pi "$d2" r4ki --rw=randwrite --bs=4k --size=16m --number_ios=2048
+	check "fio 1M sequential write + verify (iblock)" \
+		fio_pi "$d2" s1mi --rw=write --bs=1m --size=8m
+	kmsg_mark
+	check "scsi_debug fails a READ's guard check: the read through the LU fails" \
+		sdebug_guard_fails "$d2"
+	check "... and the initiator hears LOGICAL BLOCK GUARD CHECK FAILED" \
+		kmsg_says "$(basename $d2).*guard check failed"
+	check "... then it reads again" read_block "$d2" 300
 	check "the tuples stored for block 40000 are the sd driver's: guard, tag 0, LBA" \
 		pi_ok 40000 1
 
@@ -180,7 +240,7 @@ main() {
 	teardown
 	KT_KMSG_MARK=$start
 	check "modules unload" sh -c "for m in ktarget_loop ktarget_fileio ktarget_rd \
-		ktarget_core; do [ ! -e /sys/module/\$m ] || rmmod \$m || exit 1; done"
+		ktarget_iblock ktarget_core; do [ ! -e /sys/module/\$m ] || rmmod \$m || exit 1; done"
 	check "the kernel log has no finding" kt_kmsg_clean
 }
 
