@@ -144,12 +144,7 @@ sense_reason_t kt_ua_check(struct kt_cmd *cmd);
 void kt_cmd_init_internal(struct kt_cmd *cmd, struct kt_session *sess,
 			  u64 tag, enum kt_data_dir dir);
 
-/*
- * pi.c: a write with WRPROTECT: the tuples the fabric carried for the
- * first @len bytes of data, checked as WRPROTECT says against the data,
- * before any of it goes down
- */
-sense_reason_t kt_pi_check_out(struct kt_cmd *cmd, u32 len);
+/* pi.c */
 void kt_pi_dev_init(struct kt_dev *dev);
 
 /* task_set.c */

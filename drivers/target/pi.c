@@ -11,7 +11,7 @@
  * host) hands it in with kt_cmd_set_fabric_prot(), and only then may
  * READ and WRITE set RDPROTECT / WRPROTECT (kt_sbc_check_protect()). Such
  * a write's tuples are checked as WRPROTECT says before any of it goes
- * down (kt_pi_check_out()), and kept as they came; such a read's are
+ * down (kt_pi_check_carried()), and kept as they came; such a read's are
  * checked as RDPROTECT says and copied out to the fabric's buffer. Without
  * PI from the fabric (iSCSI/TCP; RDPROTECT / WRPROTECT 000b), a write
  * makes the PI (application tag 0, reference tag the LBA for type 1) and
@@ -106,7 +106,7 @@ void kt_pi_generate(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr, u8 *pi)
 		.lba = lba, .type = kt_pi_type(cmd->dev), .pi = pi,
 	};
 
-	/* the initiator's tuples, checked by kt_pi_check_out() */
+	/* the initiator's tuples, checked by kt_pi_check_carried() */
 	if (cmd->protect && cmd->prot_sgl) {
 		if (sg_pcopy_to_buffer(cmd->prot_sgl, cmd->prot_nents, pi,
 				       (size_t)nr * KT_PI_TUPLE_LEN,
@@ -163,37 +163,34 @@ sense_reason_t kt_pi_verify(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr,
 }
 EXPORT_SYMBOL_GPL(kt_pi_verify);
 
-sense_reason_t kt_pi_check_out(struct kt_cmd *cmd, u32 len)
+/* tuples of the fabric's list checked at a time, from the stack */
+#define KT_PI_CHECK_BATCH	32
+
+sense_reason_t kt_pi_check_carried(struct kt_cmd *cmd, u32 len)
 {
 	u32 bs = cmd->dev->attrib.block_size, nr = len / bs, done, n;
-	u8 type = kt_pi_type(cmd->dev);
+	u8 type = kt_pi_type(cmd->dev), buf[KT_PI_CHECK_BATCH * KT_PI_TUPLE_LEN];
 	struct kt_pi_walk_arg a = {
-		.type = type, .checks = kt_pi_protect_checks(type, cmd->protect),
+		.type = type, .pi = buf,
+		.checks = kt_pi_protect_checks(type, cmd->protect),
 	};
 	sense_reason_t reason = KT_SENSE_NONE;
-	u8 *buf;
 
-	if (!a.checks)
+	if (!a.checks || !cmd->prot_sgl)
 		return KT_SENSE_NONE;
-	buf = (u8 *)__get_free_page(GFP_NOIO);
-	if (!buf)
-		return KT_SENSE_OUT_OF_RESOURCES;
-	a.pi = buf;
 	for (done = 0; done < nr && !reason; done += n) {
-		n = min_t(u32, nr - done, PAGE_SIZE / KT_PI_TUPLE_LEN);
+		n = min_t(u32, nr - done, KT_PI_CHECK_BATCH);
 		if (sg_pcopy_to_buffer(cmd->prot_sgl, cmd->prot_nents, buf,
 				       n * KT_PI_TUPLE_LEN,
 				       done * KT_PI_TUPLE_LEN) !=
-		    n * KT_PI_TUPLE_LEN) {
-			reason = KT_SENSE_LU_COMM_FAILURE;
-			break;
-		}
+		    n * KT_PI_TUPLE_LEN)
+			return KT_SENSE_LU_COMM_FAILURE;
 		a.lba = cmd->lba + done;
 		reason = kt_pi_walk(cmd, done * bs, n, kt_pi_check_block, &a);
 	}
-	free_page((unsigned long)buf);
 	return reason;
 }
+EXPORT_SYMBOL_GPL(kt_pi_check_carried);
 
 void kt_pi_dev_init(struct kt_dev *dev)
 {

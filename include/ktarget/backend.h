@@ -246,6 +246,15 @@ static inline u8 kt_pi_type(const struct kt_dev *dev)
  */
 void kt_pi_generate(struct kt_cmd *cmd, u32 off, u64 lba, u32 nr, u8 *pi);
 /*
+ * A command whose PI the fabric carried (cmd->prot_sgl; RDPROTECT or
+ * WRPROTECT set): the tuples of the first @len bytes of data, checked
+ * against the data in cmd->sgl as the field says. The core checks a
+ * write's before rw(); a backstore that reads the tuples straight into
+ * the fabric's list (iblock) checks a read's with it. Any context.
+ */
+sense_reason_t kt_pi_check_carried(struct kt_cmd *cmd, u32 len);
+
+/*
  * A backstore that keeps data and PI apart writes a block's data and its
  * tuple in two steps: it holds the bytes [@pos, @pos + @len) of @dev
  * locked around both (shared for a read, exclusive for a write or a

@@ -106,6 +106,8 @@ struct kt_cmd {
 		struct {
 			atomic_t	pending;
 			sense_reason_t	reason;
+			u32		len;
+			bool		write;
 		} bio;
 		/* I/O run from a work item */
 		struct {

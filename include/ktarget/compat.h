@@ -19,6 +19,7 @@
 #ifndef KTARGET_COMPAT_H
 #define KTARGET_COMPAT_H
 
+#include <linux/blk-integrity.h>
 #include <linux/blkdev.h>
 #include <linux/eventfd.h>
 #include <linux/fs.h>
@@ -138,6 +139,36 @@ static inline void kt_bdev_atomic_limits(struct block_device *bdev,
 	*boundary = 0;
 }
 #endif
+
+/*
+ * The T10-PI type (1 or 3) of @bdev's integrity, where the block layer
+ * keeps 8-byte tuples with CRC guards at the start of each interval of one
+ * logical block, as the SCSI and NVMe drivers register them; else 0. The
+ * integrity profile of 6.1, which names the type, became a checksum type
+ * and flags (BLK_INTEGRITY_REF_TAG for type 1) with the integrity limits'
+ * move into queue_limits (6.11).
+ */
+static inline u8 kt_bdev_pi_type(struct block_device *bdev)
+{
+	struct blk_integrity *bi = bdev_get_integrity(bdev);
+
+	if (!bi || bi->tuple_size != 8 ||
+	    (1U << bi->interval_exp) != bdev_logical_block_size(bdev))
+		return 0;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	if (bi->csum_type != BLK_INTEGRITY_CSUM_CRC || bi->pi_offset)
+		return 0;
+	return (bi->flags & BLK_INTEGRITY_REF_TAG) ? 1 : 3;
+#else
+	if (!bi->profile || !bi->profile->name)
+		return 0;
+	if (!strcmp(bi->profile->name, "T10-DIF-TYPE1-CRC"))
+		return 1;
+	if (!strcmp(bi->profile->name, "T10-DIF-TYPE3-CRC"))
+		return 3;
+	return 0;
+#endif
+}
 
 /* Eventfds */
 

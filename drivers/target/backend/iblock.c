@@ -6,10 +6,21 @@
  * cluster application on this host, as LIO 6.17). Completion runs from the
  * bios' end_io, with no context switch. Over a device with atomic writes
  * (6.11 on) a WRITE ATOMIC goes down as one bio with REQ_ATOMIC.
+ *
+ * Over a device with T10-PI integrity of type 1 or 3 (a SCSI disk with DIF
+ * and DIX, an NVMe namespace with PI), the LU has that type
+ * (hw_pi_prot_type, and pi_prot_type unless set to 0), as LIO's iblock.
+ * Without PI from the fabric the block layer makes a write's tuples and
+ * checks a read's below; a failed check is the guard's sense here. With
+ * the fabric's tuples (loopback DIX: RDPROTECT / WRPROTECT), each bio
+ * carries the pages of the fabric's list for its blocks as its integrity
+ * payload: a write's go down as the initiator sent them (the core checked
+ * them), a read's come up into them and are checked as RDPROTECT says.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
+#include <linux/blk-integrity.h>
 #include <linux/blkdev.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
@@ -18,6 +29,7 @@
 
 #include <ktarget/backend.h>
 #include <ktarget/compat.h>
+#include <ktarget/proto/pi.h>
 #include <ktarget/version.h>
 
 struct kt_ib_dev {
@@ -127,6 +139,12 @@ static int kt_ib_enable(struct kt_dev *dev)
 		dev->attrib.emulate_write_cache = 1;
 	dev->nr_blocks = div_u64(bdev_nr_bytes(bdev), dev->attrib.hw_block_size);
 	kt_ib_atomic_limits(dev, bdev);
+	dev->attrib.hw_pi_prot_type = kt_bdev_pi_type(bdev);
+	dev->attrib.pi_prot_type = dev->attrib.hw_pi_prot_type;
+	dev->attrib.pi_prot_verify = !!dev->attrib.pi_prot_type;
+	if (dev->attrib.hw_pi_prot_type)
+		pr_info("%s: %s keeps T10-PI of type %u: the LU has it too\n",
+			name, dev->udev_path, dev->attrib.hw_pi_prot_type);
 	return 0;
 }
 
@@ -137,6 +155,9 @@ static void kt_ib_disable(struct kt_dev *dev)
 	kt_bdev_close(&ib->handle);
 	ib->bdev = NULL;
 	dev->attrib.atomic_max_len = 0;
+	dev->attrib.hw_pi_prot_type = 0;
+	dev->attrib.pi_prot_type = 0;
+	dev->attrib.pi_prot_verify = 0;
 }
 
 /*
@@ -151,6 +172,72 @@ static bool kt_ib_writes_through(struct kt_dev *dev)
 }
 
 /*
+ * The command's bios are done: a read whose tuples came up into the
+ * fabric's list has them checked as RDPROTECT says.
+ */
+static void kt_ib_done(struct kt_cmd *cmd)
+{
+	sense_reason_t reason = READ_ONCE(cmd->be.bio.reason);
+
+	if (!reason && cmd->protect && cmd->prot_sgl &&
+	    cmd->be.bio.len && !cmd->be.bio.write)
+		reason = kt_pi_check_carried(cmd, cmd->be.bio.len);
+	kt_be_done(cmd, reason);
+}
+
+/*
+ * The bytes [@off, @off + @len) of the fabric's PI list, the tuples of the
+ * blocks of @bio, as its integrity payload (seeded with its first block,
+ * which the block layer maps to the device's LBA for type 1).
+ */
+static int kt_ib_bio_add_pi(struct kt_cmd *cmd, struct bio *bio, u32 off,
+			    u32 len)
+{
+	struct bio_integrity_payload *bip;
+	struct scatterlist *sg;
+	unsigned int i, pieces = 0;
+	u32 skip, at, n;
+
+	/* the pages of the list that the bytes lie in */
+	for (skip = off, at = 0, i = 0, sg = cmd->prot_sgl;
+	     sg && i < cmd->prot_nents && at < off + len; sg = sg_next(sg), i++) {
+		u32 from = max(at, off), to = min(at + sg->length, off + len);
+
+		if (from < to)
+			pieces += DIV_ROUND_UP(offset_in_page(sg->offset + from - at) +
+					       to - from, PAGE_SIZE);
+		at += sg->length;
+	}
+	bip = bio_integrity_alloc(bio, GFP_NOIO, max(pieces, 1U));
+	if (IS_ERR_OR_NULL(bip))
+		return -ENOMEM;
+	bip_set_seed(bip, div_u64((u64)bio->bi_iter.bi_sector << SECTOR_SHIFT,
+				  cmd->dev->attrib.block_size));
+	for_each_sg(cmd->prot_sgl, sg, cmd->prot_nents, i) {
+		if (!len)
+			break;
+		if (skip >= sg->length) {
+			skip -= sg->length;
+			continue;
+		}
+		while (skip < sg->length && len) {
+			u32 pos = sg->offset + skip;
+
+			n = min3(sg->length - skip, len,
+				 (u32)(PAGE_SIZE - offset_in_page(pos)));
+			if (bio_integrity_add_page(bio, nth_page(sg_page(sg),
+								 pos >> PAGE_SHIFT),
+						   n, offset_in_page(pos)) != n)
+				return -EIO;
+			skip += n;
+			len -= n;
+		}
+		skip = 0;
+	}
+	return len ? -EIO : 0;
+}
+
+/*
  * The last bio of a command completes it, with what a failed one said:
  * thin storage (dm-thin) out of space, or the read or write that failed.
  */
@@ -160,12 +247,14 @@ static void kt_ib_end_io(struct bio *bio)
 
 	if (bio->bi_status == BLK_STS_NOSPC)
 		WRITE_ONCE(cmd->be.bio.reason, KT_SENSE_SPACE_ALLOC_FAILED);
+	else if (bio->bi_status == BLK_STS_PROTECTION)
+		WRITE_ONCE(cmd->be.bio.reason, KT_SENSE_PI_GUARD);
 	else if (bio->bi_status)
 		WRITE_ONCE(cmd->be.bio.reason, op_is_write(bio_op(bio)) ?
 			   KT_SENSE_WRITE_ERROR : KT_SENSE_MEDIUM_ERROR);
 	bio_put(bio);
 	if (atomic_dec_and_test(&cmd->be.bio.pending))
-		kt_be_done(cmd, READ_ONCE(cmd->be.bio.reason));
+		kt_ib_done(cmd);
 }
 
 /*
@@ -277,6 +366,29 @@ static void kt_ib_write_atomic(struct kt_cmd *cmd, blk_opf_t opf, u64 pos,
 	submit_bio(bio);
 }
 
+/*
+ * Send @bio of a command whose data starts at byte @pos of the device,
+ * with its blocks' tuples where the fabric carried them.
+ */
+static void kt_ib_submit(struct kt_cmd *cmd, struct bio *bio, u64 pos)
+{
+	u32 bs = cmd->dev->attrib.block_size;
+	u32 off = ((u64)bio->bi_iter.bi_sector << SECTOR_SHIFT) - pos;
+
+	if (cmd->protect && cmd->prot_sgl &&
+	    (bio->bi_iter.bi_size % bs || off % bs ||
+	     kt_ib_bio_add_pi(cmd, bio, off / bs * KT_PI_TUPLE_LEN,
+			      bio->bi_iter.bi_size / bs * KT_PI_TUPLE_LEN))) {
+		pr_warn_ratelimited("device %u: the PI of %u bytes at %llu does not fit a bio\n",
+				    cmd->dev->index, bio->bi_iter.bi_size,
+				    pos + off);
+		bio->bi_status = BLK_STS_IOERR;
+		bio_endio(bio);
+		return;
+	}
+	submit_bio(bio);
+}
+
 static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		     bool fua)
 {
@@ -310,6 +422,8 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 	/* one reference held while bios are built, dropped at the end */
 	atomic_set(&cmd->be.bio.pending, 1);
 	cmd->be.bio.reason = KT_SENSE_NONE;
+	cmd->be.bio.len = len;
+	cmd->be.bio.write = write;
 	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
 		u32 n = min(sg->length, len - done);
 
@@ -318,7 +432,7 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		while (!bio || !bio_add_page(bio, sg_page(sg), n, sg->offset)) {
 			if (bio) {
 				sector = bio_end_sector(bio);
-				submit_bio(bio);
+				kt_ib_submit(cmd, bio, pos);
 			}
 			bio = bio_alloc(ib->bdev, bio_max_segs(cmd->sg_nents - i),
 					opf, GFP_NOIO);
@@ -330,9 +444,9 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		done += n;
 	}
 	if (bio)
-		submit_bio(bio);
+		kt_ib_submit(cmd, bio, pos);
 	if (atomic_dec_and_test(&cmd->be.bio.pending))
-		kt_be_done(cmd, READ_ONCE(cmd->be.bio.reason));
+		kt_ib_done(cmd);
 }
 
 static void kt_ib_flush_end_io(struct bio *bio)

@@ -259,7 +259,8 @@ static int kt_set_model_alias(struct kt_dev *dev, u32 val)
 /*
  * T10-PI (drivers/target/pi.c), with LIO's rules: pi_prot_type 0, 1 or 3
  * on an enabled device that no LUN exports, where the backstore emulates
- * PI (fileio, rd); a change from 0 makes the backstore's room for it, one
+ * PI (fileio, rd), or 0 and the type of the device below (iblock over a
+ * device with integrity, hw_pi_prot_type, which enabling sets); a change from 0 makes the backstore's room for it, one
  * to 0 lets it go, and pi_prot_verify follows (1 with PI). Type 2 needs
  * the 32-byte CDBs, which ktarget does not decode.
  */
@@ -293,9 +294,18 @@ static int kt_set_pi_prot_type(struct kt_dev *dev, u32 val)
 	}
 	if (val == old)
 		return 0;
+	/* iblock: the PI of the device below, or none shown (LIO's rule) */
+	if (!dev->ops->init_prot && dev->attrib.hw_pi_prot_type &&
+	    (!val || val == dev->attrib.hw_pi_prot_type)) {
+		ret = kt_pi_change_ok(dev, "pi_prot_type");
+		if (!ret)
+			dev->attrib.pi_prot_verify = !!val;
+		return ret;
+	}
 	if (!dev->ops->init_prot) {
-		pr_warn_ratelimited("%s: attrib/pi_prot_type: the %s backstore keeps no protection information: 0 only\n",
-				    name, dev->ops->name);
+		pr_warn_ratelimited("%s: attrib/pi_prot_type: the %s backstore keeps no protection information: 0 or its device's type (hw_pi_prot_type %u) only\n",
+				    name, dev->ops->name,
+				    dev->attrib.hw_pi_prot_type);
 		return -EINVAL;
 	}
 	if (dev->attrib.emulate_cdrom) {

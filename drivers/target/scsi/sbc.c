@@ -89,7 +89,7 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 	}
 	/* WRPROTECT: the initiator's PI is checked before any of it goes down */
 	if (write && cmd->protect && cmd->prot_sgl) {
-		sense_reason_t reason = kt_pi_check_out(cmd, len);
+		sense_reason_t reason = kt_pi_check_carried(cmd, len);
 
 		if (reason) {
 			kt_cmd_complete(cmd, reason);
