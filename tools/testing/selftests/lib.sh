@@ -576,10 +576,10 @@ kt_dbus_stop() {
 }
 
 # kt_loop_disk TPG LUN: the sd disk of LUN on the host of the loopback
-# nexus of TPG (its configfs directory), within 20 s
+# nexus of TPG (its configfs directory), within 20 s (KT_SLOW times that)
 kt_loop_disk() {
 	local a d i
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * KT_SLOW))); do
 		a=$(cat "$1/address" 2>/dev/null)
 		for d in /sys/bus/scsi/devices/$a:$2/block/*; do
 			[ -n "$a" ] && [ -e "$d" ] && [ -b "/dev/${d##*/}" ] &&

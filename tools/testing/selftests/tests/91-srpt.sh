@@ -253,21 +253,26 @@ foreign_reset_credits() {
 		wait $pid
 		kt_wait_for 10 sh -c "[ \$(cat /sys/class/scsi_host/host$hb/req_lim) = $lim0 ]"
 	done
+	# too slow a guest (a debug kernel beside other guests) never has
+	# them out together before the delay answers them: nothing to test
+	[ $i -lt 3 ] || { st=2; pid=; }
 	sleep 1
 	lim=$(cat /sys/class/scsi_host/host$hb/req_lim)
 	echo "req_lim of the second login: $lim0 idle, $lim under fio"
-	sg_reset -d "$sg" || st=1
-	for ((i = 0; i < 25; i++)); do
-		lim=$(cat /sys/class/scsi_host/host$hb/req_lim)
-		[ "$lim" = "$lim0" ] && break
-		sleep 0.2
-	done
-	echo "req_lim 5 s after the LUN RESET: $lim"
-	[ "$lim" = "$lim0" ] || st=1
-	# ... and the writes were aborted, unanswered: fio still waits
-	kill -0 $pid 2>/dev/null || { echo "the writes were answered"; st=1; }
-	kill $pid
-	wait $pid
+	if [ -n "$pid" ]; then
+		sg_reset -d "$sg" || st=1
+		for ((i = 0; i < 25; i++)); do
+			lim=$(cat /sys/class/scsi_host/host$hb/req_lim)
+			[ "$lim" = "$lim0" ] && break
+			sleep 0.2
+		done
+		echo "req_lim 5 s after the LUN RESET: $lim"
+		[ "$lim" = "$lim0" ] || st=1
+		# ... and the writes were aborted, unanswered: fio still waits
+		kill -0 $pid 2>/dev/null || { echo "the writes were answered"; st=1; }
+		kill $pid
+		wait $pid
+	fi
 	for p in /sys/class/srp_remote_ports/port-$hb:*; do echo 1 > $p/delete; done
 	kt_wait_for 30 sh -c "! ls -d /sys/class/scsi_host/host$hb >/dev/null 2>&1"
 	echo 1 > /sys/block/${da#/dev/}/device/delete
@@ -461,8 +466,14 @@ main() {
 	echo 4096 > $TPG/attrib/srp_sq_size
 	logout_all
 	check "login again with srp_sq_size 4096" login 0
-	check "a LUN RESET with TAS off: the other login's credits come back" \
-		foreign_reset_credits
+	credits_out=$(foreign_reset_credits 2>&1)
+	case $? in
+	0) ok "a LUN RESET with TAS off: the other login's credits come back" ;;
+	2) skip "a LUN RESET with TAS off: the other login's credits come back" \
+		"the guest never had 16 writes out at once (too slow)" ;;
+	*) not_ok "a LUN RESET with TAS off: the other login's credits come back" \
+		"command failed: foreign_reset_credits" "$credits_out" ;;
+	esac
 	multipath_cut
 	lun_rmdir_under_fio
 	acl_rmdir_under_fio
