@@ -288,13 +288,16 @@ main() {
 	# RDMA (iSER's file; SRP's sets up the same verbs), the SCSI midlayer
 	# and the sr driver through the loopback fabric, user memory for
 	# vhost, UIO and generic netlink for the user backstore, block-layer
-	# atomic writes, which only 6.12 has; fileio's protection file, written
-	# and read with kernel_write() / kernel_read()). The others
+	# atomic writes, which only 6.12 has; T10-PI through the block layer's
+	# integrity, the midlayer's DIX list and iblock's integrity payloads,
+	# and fileio's protection file, written and read with kernel_write() /
+	# kernel_read(): 56-pi-loop). The others
 	# exercise the core's own logic on the same calls; `make test-6.12`
 	# runs every file there.
 	also_default_tests() {
 		echo 10-core-configfs 12-kunit 45-backstores-iscsi \
-			49-user-guards 53-resize 54-cdrom 56-atomic 56-pi 75-pr 90-iser 92-vhost
+			49-user-guards 53-resize 54-cdrom 56-atomic 56-pi-loop 75-pr 90-iser \
+			92-vhost
 	}
 
 	# The lanes' 6.1 files. The first lane takes every file no other
