@@ -147,7 +147,7 @@ main() {
 		skip_all "open-iscsi: iscsiadm not installed"
 		return
 	fi
-	plan 73
+	plan 74
 	check "target set up" kt_iscsi_setup
 	check "the libiscsi sense tool builds" kt_libsense_build
 	kt_iscsid_start >/dev/null 2>&1
@@ -164,6 +164,8 @@ main() {
 	check "f1: pi_prot_type=1" write_attr $F1/attrib/pi_prot_type 1
 	check_eq "f1: pi_prot_type 1, pi_prot_verify 1 (as LIO sets it)" \
 		"$(cat $F1/attrib/pi_prot_type $F1/attrib/pi_prot_verify 2>&1 | tr '\n' ' ')" "1 1 "
+	check_bad_write "f1 keeps its own PI: cluster/enable is refused, and the log says why" \
+		$F1/cluster/enable 1 "cluster/enable.*protection information"
 	check_eq "f1: $PROT holds 8 bytes per block" \
 		"$(stat -c %s $PROT 2>&1)" "$((32768 * 8))"
 	check_eq "f1: a new protection file is formatted (FFh: no block checked)" \
