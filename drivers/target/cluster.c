@@ -32,6 +32,7 @@
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 
+#include <ktarget/backend.h>
 #include <ktarget/cluster.h>
 
 #include "alua/alua.h"
@@ -236,6 +237,17 @@ static int kt_cluster_join(struct kt_dev *dev)
 	char name[KT_CLUSTER_NAME_LEN + 1];
 	int ret;
 
+	/*
+	 * PI the backstore keeps beside the data (fileio, rd) is this
+	 * node's: another node's write would leave it stale. A device's own
+	 * (iblock over a disk with DIF) goes with the data.
+	 */
+	if (dev->attrib.pi_prot_type && dev->ops->init_prot) {
+		pr_warn_ratelimited("%s: cluster/enable: the device keeps protection information of its own (pi_prot_type %u), which other nodes' writes would leave stale: set pi_prot_type to 0 first\n",
+				    kt_cluster_dev_name(dev),
+				    dev->attrib.pi_prot_type);
+		return -EINVAL;
+	}
 	if (c->lockspace[0]) {
 		strscpy(name, c->lockspace, sizeof(name));
 	} else {

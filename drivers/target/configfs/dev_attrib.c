@@ -260,9 +260,11 @@ static int kt_set_model_alias(struct kt_dev *dev, u32 val)
  * T10-PI (drivers/target/pi.c), with LIO's rules: pi_prot_type 0, 1 or 3
  * on an enabled device that no LUN exports, where the backstore emulates
  * PI (fileio, rd), or 0 and the type of the device below (iblock over a
- * device with integrity, hw_pi_prot_type, which enabling sets); a change from 0 makes the backstore's room for it, one
- * to 0 lets it go, and pi_prot_verify follows (1 with PI). Type 2 needs
- * the 32-byte CDBs, which ktarget does not decode.
+ * device with integrity, hw_pi_prot_type, which enabling sets); a change
+ * from 0 makes the backstore's room for it, one to 0 lets it go, and
+ * pi_prot_verify follows (1 with PI). Emulated PI and cluster mode exclude
+ * each other. Type 2 needs the 32-byte CDBs, which ktarget does not
+ * decode.
  */
 static int kt_pi_change_ok(struct kt_dev *dev, const char *attr)
 {
@@ -310,6 +312,12 @@ static int kt_set_pi_prot_type(struct kt_dev *dev, u32 val)
 	}
 	if (dev->attrib.emulate_cdrom) {
 		pr_warn_ratelimited("%s: attrib/pi_prot_type: a CD/DVD device (emulate_cdrom) has no protection information\n",
+				    name);
+		return -EINVAL;
+	}
+	if (val && (READ_ONCE(dev->state->cluster.lu) ||
+		    dev->state->cluster.join_on_export)) {
+		pr_warn_ratelimited("%s: attrib/pi_prot_type: the device is in cluster mode, where PI kept beside the data would go stale\n",
 				    name);
 		return -EINVAL;
 	}
