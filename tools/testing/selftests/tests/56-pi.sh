@@ -147,7 +147,7 @@ main() {
 		skip_all "open-iscsi: iscsiadm not installed"
 		return
 	fi
-	plan 74
+	plan 78
 	check "target set up" kt_iscsi_setup
 	check "the libiscsi sense tool builds" kt_libsense_build
 	kt_iscsid_start >/dev/null 2>&1
@@ -282,6 +282,16 @@ main() {
 	poke $PROT $((106 * 8 + 4)) ffffffff
 	check "type 3: with the reference tag FFFFFFFFh too it does: GOOD" \
 		sense 1 read 106 1 0/00/00
+	check "type 3: WRITE (16) of block 600 (its reference tag 0)" \
+		sense 1 write 600 1 0/00/00
+	check "f1: back to pi_prot_type=1 once unexported" sh -c "
+		rm $TPG/lun/lun_1/f1 && echo 1 > $F1/attrib/pi_prot_type &&
+		ln -s $F1 $TPG/lun/lun_1/f1"
+	check "type 1 again: block 600, written under type 3, reads GOOD (no stale reference tag)" \
+		sense 1 read 600 1 0/00/00
+	check "f1: pi_prot_type=3 again" sh -c "
+		rm $TPG/lun/lun_1/f1 && echo 3 > $F1/attrib/pi_prot_type &&
+		ln -s $F1 $TPG/lun/lun_1/f1"
 	check "rd r1 (8 MiB) with pi_prot_type=3, exported as LUN 2" sh -c "
 		mkdir -p $R1 && echo rd_pages=2048 > $R1/control && echo 1 > $R1/enable &&
 		echo 3 > $R1/attrib/pi_prot_type &&
