@@ -14,6 +14,7 @@
 
 #include <ktarget/backend.h>
 #include <ktarget/proto/mmc.h>
+#include <ktarget/proto/pi.h>
 #include <ktarget/proto/rod.h>
 #include <ktarget/target.h>
 
@@ -330,6 +331,17 @@ static int kt_set_pi_prot_type(struct kt_dev *dev, u32 val)
 			return ret;
 	} else if (!val) {
 		dev->ops->free_prot(dev);
+	} else if (val == KT_PI_TYPE1) {
+		/*
+		 * From type 3, whose reference tags are the application
+		 * client's (0 when the LU made them), not type 1's LBAs:
+		 * every block unchecked until written again
+		 */
+		ret = dev->ops->format_prot(dev);
+		if (ret)
+			return ret;
+		pr_info("%s: attrib/pi_prot_type: type 3 to 1: protection information formatted\n",
+			name);
 	}
 	dev->attrib.pi_prot_verify = !!val;
 	return 0;
