@@ -79,6 +79,15 @@ no_generate() {
 		cmp - $DIR/blk
 }
 
+# verify_refused DISK VRP: sg_verify --vrprotect=VRP is INVALID FIELD IN CDB
+verify_refused() {
+	local out
+
+	out=$(sg_verify -v --vrprotect=$2 --lba=0 --count=8 "$1" 2>&1)
+	echo "$out" >> $LOG
+	echo "$out" | grep -qi 'invalid field in cdb'
+}
+
 # raw_protect_read DISK: SG_IO READ (10) of block 0 with RDPROTECT 001b
 raw_protect_read() {
 	local out
@@ -164,7 +173,7 @@ teardown() {
 main() {
 	local d0 d1 d2 b0 b1 b2
 
-	plan 33
+	plan 38
 	: > $LOG
 	kmsg_mark
 	local start=$KT_KMSG_MARK
@@ -173,6 +182,12 @@ main() {
 	check "scsi_debug with DIF type 1 and DIX; iblock pib1 over its disk" setup_iblock
 	check_eq "pib1: hw_pi_prot_type and pi_prot_type are the disk's" \
 		"$(cat $IB/attrib/hw_pi_prot_type $IB/attrib/pi_prot_type 2>&1 | tr '\n' ' ')" "1 1 "
+	check "pib1: pi_prot_type 0, then block_size 4096" sh -c "
+		echo 0 > $IB/attrib/pi_prot_type && echo 4096 > $IB/attrib/block_size"
+	check_bad_write "pib1: pi_prot_type 1 over 4096-byte LU blocks (the disk's are 512) is refused" \
+		$IB/attrib/pi_prot_type 1 "pi_prot_type.*block size"
+	check "pib1: block_size 512 and pi_prot_type 1 again" sh -c "
+		echo 512 > $IB/attrib/block_size && echo 1 > $IB/attrib/pi_prot_type"
 	check "fileio pf1 with PI type 1, rd pr1 with type 3 and pib1: LUNs 0-2 of a loopback nexus" setup
 	d0=$(kt_loop_disk $TPG 0)
 	d1=$(kt_loop_disk $TPG 1)
@@ -208,6 +223,10 @@ main() {
 		fio_pi "$d2" r4ki --rw=randwrite --bs=4k --size=16m --number_ios=2048
 	check "fio 1M sequential write + verify (iblock)" \
 		fio_pi "$d2" s1mi --rw=write --bs=1m --size=8m
+	check "sg_verify --vrprotect=1 through the iblock LU: GOOD" \
+		sg_verify --vrprotect=1 --lba=0 --count=64 "$d2"
+	check "sg_verify --vrprotect=3 (no checks) where the disk keeps the PI: invalid field in CDB" \
+		verify_refused "$d2" 3
 	kmsg_mark
 	check "scsi_debug fails a READ's guard check: the read through the LU fails" \
 		sdebug_guard_fails "$d2"
