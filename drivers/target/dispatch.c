@@ -262,6 +262,17 @@ sense_reason_t kt_passthrough_setup(struct kt_cmd *cmd, unsigned int cdb_len)
 	cmd->desc = kt_cdb_desc_find(cmd->cdb, cdb_len) ?: &kt_passthrough_desc;
 	if (cmd->write_protected && kt_passthrough_changes(cmd))
 		return KT_SENSE_WRITE_PROTECTED;
+	/*
+	 * PI beside the data (the loopback's DIX) has no place in what a
+	 * passthrough backstore hands on: its device server would get
+	 * RDPROTECT / WRPROTECT without the tuples
+	 */
+	if (cmd->prot_sgl || cmd->prot_by_fabric) {
+		pr_warn_ratelimited("device %u: opcode %#x comes with protection information, which a passthrough backstore cannot carry: refused\n",
+				    cmd->dev->index, cmd->cdb[0]);
+		cmd->sense_field = KT_FIELD_CDB_BIT(1, 7);
+		return KT_SENSE_INVALID_CDB_FIELD;
+	}
 	cmd->data_in_built = false;
 	cmd->execute = cmd->dev->ops->exec_cdb;
 	if (cmd->dir == KT_DATA_NONE)

@@ -140,7 +140,9 @@ static int kt_ib_enable(struct kt_dev *dev)
 	dev->nr_blocks = div_u64(bdev_nr_bytes(bdev), dev->attrib.hw_block_size);
 	kt_ib_atomic_limits(dev, bdev);
 	dev->attrib.hw_pi_prot_type = kt_bdev_pi_type(bdev);
-	dev->attrib.pi_prot_type = dev->attrib.hw_pi_prot_type;
+	/* a CD/DVD LU has no PI (configfs/dev_attrib.c kt_cdrom_busy()) */
+	dev->attrib.pi_prot_type = dev->attrib.emulate_cdrom ? 0 :
+				   dev->attrib.hw_pi_prot_type;
 	dev->attrib.pi_prot_verify = !!dev->attrib.pi_prot_type;
 	if (dev->attrib.hw_pi_prot_type)
 		pr_info("%s: %s keeps T10-PI of type %u: the LU has it too\n",
@@ -196,7 +198,7 @@ static int kt_ib_bio_add_pi(struct kt_cmd *cmd, struct bio *bio, u32 off,
 	struct bio_integrity_payload *bip;
 	struct scatterlist *sg;
 	unsigned int i, pieces = 0;
-	u32 skip, at, n;
+	u32 skip, at, n, total;
 
 	/* the pages of the list that the bytes lie in */
 	for (skip = off, at = 0, i = 0, sg = cmd->prot_sgl;
@@ -211,6 +213,12 @@ static int kt_ib_bio_add_pi(struct kt_cmd *cmd, struct bio *bio, u32 off,
 	bip = bio_integrity_alloc(bio, GFP_NOIO, max(pieces, 1U));
 	if (IS_ERR_OR_NULL(bip))
 		return -ENOMEM;
+	/*
+	 * The payload's size: 6.1's bio_integrity_add_page() does not count
+	 * it (the caller does, as bio_integrity_prep() there); later kernels
+	 * count it themselves, to the same total
+	 */
+	total = len;
 	bip_set_seed(bip, div_u64((u64)bio->bi_iter.bi_sector << SECTOR_SHIFT,
 				  cmd->dev->attrib.block_size));
 	for_each_sg(cmd->prot_sgl, sg, cmd->prot_nents, i) {
@@ -234,7 +242,10 @@ static int kt_ib_bio_add_pi(struct kt_cmd *cmd, struct bio *bio, u32 off,
 		}
 		skip = 0;
 	}
-	return len ? -EIO : 0;
+	if (len)
+		return -EIO;
+	bip->bip_iter.bi_size = total;
+	return 0;
 }
 
 /*

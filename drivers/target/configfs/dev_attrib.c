@@ -297,16 +297,21 @@ static int kt_set_pi_prot_type(struct kt_dev *dev, u32 val)
 	}
 	if (val == old)
 		return 0;
-	/* iblock: the PI of the device below, or none shown (LIO's rule) */
+	/*
+	 * iblock: the PI of the device below, or none shown (LIO's rule);
+	 * its tuples are one per device block, so one per LU block only
+	 */
 	if (!dev->ops->init_prot && dev->attrib.hw_pi_prot_type &&
-	    (!val || val == dev->attrib.hw_pi_prot_type)) {
+	    (!val || (val == dev->attrib.hw_pi_prot_type &&
+		      dev->attrib.block_size == dev->attrib.hw_block_size &&
+		      !dev->attrib.emulate_cdrom))) {
 		ret = kt_pi_change_ok(dev, "pi_prot_type");
 		if (!ret)
 			dev->attrib.pi_prot_verify = !!val;
 		return ret;
 	}
 	if (!dev->ops->init_prot) {
-		pr_warn_ratelimited("%s: attrib/pi_prot_type: the %s backstore keeps no protection information: 0 or its device's type (hw_pi_prot_type %u) only\n",
+		pr_warn_ratelimited("%s: attrib/pi_prot_type: the %s backstore keeps no protection information: 0 or its device's type (hw_pi_prot_type %u) only, with the device's block size, not on a CD/DVD LU\n",
 				    name, dev->ops->name,
 				    dev->attrib.hw_pi_prot_type);
 		return -EINVAL;

@@ -778,10 +778,15 @@ sense_reason_t kt_sbc_check_protect(struct kt_cmd *cmd, const struct kt_cdb *c)
 		return KT_SENSE_NONE;
 	if (protect > 5)
 		why = "is reserved";
+	else if (c->desc->run == KT_RUN_VERIFY && (cmd->cdb[1] & 0x06))
+		why = "is offered with BYTCHK 00b only";
+	/*
+	 * without data: the medium's PI checked as VRPROTECT says; where the
+	 * device keeps it (iblock), the block layer checks what 001b asks
+	 */
 	else if (c->desc->run == KT_RUN_VERIFY)
-		/* without data: the medium's PI checked as VRPROTECT says */
-		why = (cmd->cdb[1] & 0x06) ? "is offered with BYTCHK 00b only" :
-					     NULL;
+		why = cmd->dev->ops->init_prot || protect == 1 || protect == 5 ?
+		      NULL : "is 001b or 101b only where the device below keeps the PI";
 	else if (c->desc->run != KT_RUN_RW)
 		why = "is not offered with this command";
 	else if (!cmd->prot_sgl && !cmd->prot_by_fabric)
