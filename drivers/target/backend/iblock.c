@@ -29,7 +29,6 @@
 
 #include <ktarget/backend.h>
 #include <ktarget/compat.h>
-#include <ktarget/proto/pi.h>
 #include <ktarget/version.h>
 
 struct kt_ib_dev {
