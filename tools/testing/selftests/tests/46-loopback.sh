@@ -27,6 +27,25 @@ LOG=/ktout/loopback.log
 # loop_disk LUN: the sd disk of LUN on the nexus's host, within 20 s
 loop_disk() { kt_loop_disk "$TPG" "$1"; }
 
+# gone_disk_leaves_no_file: fio_load on a disk node that does not exist
+# (a disk removed under it) must end with an error and create nothing: a
+# regular file left in /dev (devtmpfs) takes the place of the next disk
+# of that name, which then never appears as a block device
+gone_disk_leaves_no_file() {
+	local p=/dev/kt-gone-disk pid st=0
+
+	rm -f $p
+	fio_load $p gone
+	pid=$!
+	ends_failed_within 60 $pid || st=1
+	if [ -e $p ]; then
+		ls -l $p
+		rm -f $p
+		return 1
+	fi
+	return $st
+}
+
 # no_scsi_device H:C:T:L: it is gone, within 20 s
 no_scsi_device() {
 	kt_wait_for 20 test ! -e /sys/bus/scsi/devices/$1
@@ -257,13 +276,15 @@ xcopy_between() {
 main() {
 	local d0 d1 addr pid
 
-	plan 84
+	plan 85
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
 
 	check "modprobe ktarget_core, sd_mod and sg (no udev loads them here)" \
 		sh -c "modprobe ktarget_core && modprobe sd_mod && modprobe sg"
+	check "fio on a disk that is gone ends with an error and leaves no file in /dev" \
+		gone_disk_leaves_no_file
 	check "rd device r0, 64 MiB, thin-provisioned" sh -c "mkdir -p $RD &&
 		echo rd_pages=16384 > $RD/control && echo 1 > $RD/attrib/emulate_tpu &&
 		echo 1 > $RD/enable"
