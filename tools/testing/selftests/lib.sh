@@ -529,14 +529,16 @@ kt_kmsg_clean() {
 fio_verify() {
 	local disk=$1 name=$2
 	shift 2
-	fio --output=$LOG.$name --filename=$disk --direct=1 --ioengine=libaio \
+	fio --output=$LOG.$name --filename=$disk --allow_file_create=0 \
+		--direct=1 --ioengine=libaio \
 		--iodepth=16 --name=$name --verify=crc32c --verify_fatal=1 "$@"
 }
 
 # fio_load DISK NAME: 60 s of 4k random writes that verify, in the
 # background ($!), for what is taken away under it
 fio_load() {
-	fio --output=$LOG.$2 --filename=$1 --direct=1 --ioengine=libaio \
+	fio --output=$LOG.$2 --filename=$1 --allow_file_create=0 \
+		--direct=1 --ioengine=libaio \
 		--iodepth=16 --name=$2 --rw=randwrite --bs=4k --size=16m \
 		--time_based --runtime=60 --verify=crc32c --verify_backlog=64 &
 }
@@ -586,6 +588,10 @@ kt_loop_disk() {
 				{ echo "/dev/${d##*/}"; return 0; }
 		done
 		sleep 0.2
+	done
+	for d in /sys/bus/scsi/devices/$a:$2/block/*; do
+		[ -e "/dev/${d##*/}" ] && ! [ -b "/dev/${d##*/}" ] &&
+			echo "/dev/${d##*/} is there but is no block device"
 	done
 	return 1
 }

@@ -152,6 +152,7 @@ fio_rounds() {
 	while [ $i -lt "$LOOPS" ]; do
 		i=$((i + 1))
 		fio --name=failover --filename=$mp --direct=1 --ioengine=libaio \
+			--allow_file_create=0 \
 			--rw=randwrite --bs=4k --iodepth=4 --size=16M \
 			--verify=crc32c --verify_fatal=1 \
 			--write_iops_log=/ktout/failover-$i --log_avg_msec=100 \
@@ -316,6 +317,7 @@ fi
 
 # both paths in use again: a registrant writes through node 1's too
 fio --name=rejoin --filename=$mp --direct=1 --ioengine=libaio \
+	--allow_file_create=0 \
 	--rw=randwrite --bs=4k --iodepth=4 --size=16M --verify=crc32c \
 	--verify_fatal=1 --output=/ktout/fio-rejoin.txt > /ktout/fio-rejoin.log 2>&1
 st=$?

@@ -70,6 +70,7 @@ kt_barrier registered
 
 if [ "$KT_NODE" = 2 ]; then
 	fio --name=fenced --filename="$d" --direct=1 --ioengine=libaio \
+		--allow_file_create=0 \
 		--iodepth=16 --rw=randwrite --bs=4k --size=${REGION_MB}M \
 		--time_based --runtime=600 --continue_on_error=all \
 		--output=/ktout/fio-fenced.txt > /dev/null 2>&1 &

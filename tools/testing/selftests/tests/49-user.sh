@@ -153,6 +153,7 @@ main() {
 	echo 3 > $UHBA/uraw/attrib/cmd_time_out
 	check "build kt_tcmu_hostile" gcc -Wall -O2 -o /run/kt_tcmu_hostile kt_tcmu_hostile.c
 	fio --output=$LOG.hostile-fio --filename=${d0:-none} --direct=1 \
+		--allow_file_create=0 \
 		--ioengine=libaio --iodepth=16 --name=hostile --rw=randrw --bs=4k \
 		--size=16m --time_based --runtime=22 --continue_on_error=all &
 	pid=$!

@@ -13,7 +13,8 @@
 # commands: a read copying from one reused meanwhile would see other data.
 rewrite_while_read() {
 	local disk=$1 pat=--verify_pattern=0x6b74a55a
-	local io="--filename=$disk --direct=1 --ioengine=libaio --iodepth=8"
+	local io="--filename=$disk --allow_file_create=0 --direct=1
+		--ioengine=libaio --iodepth=8"
 
 	check "fio: the pattern over the first 32 MiB" \
 		fio --output=/dev/null $io --name=fill --rw=write --bs=1m \

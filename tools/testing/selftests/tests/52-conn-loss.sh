@@ -17,6 +17,7 @@ fio_rounds() {
 	while [ ! -e /tmp/kt-cuts-done ] || [ $n = 0 ]; do
 		n=$((n + 1))
 		fio --name=cut$n --filename="$disk" --direct=1 --ioengine=libaio \
+			--allow_file_create=0 \
 			--iodepth=16 --rw=randwrite --bs=4k --size=32M \
 			--randseed=$n --verify=crc32c --verify_backlog=256 \
 			--verify_fatal=1 --output=/tmp/kt-fio-$n.txt > /dev/null 2>&1 ||

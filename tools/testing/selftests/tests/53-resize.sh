@@ -104,6 +104,7 @@ rd_grow_under_fio() {
 	local pid st
 
 	fio --output=$LOG.rdgrow --filename=$1 --direct=1 --ioengine=libaio \
+		--allow_file_create=0 \
 		--iodepth=16 --name=rdgrow --rw=randwrite --bs=64k --size=16m \
 		--time_based --runtime=8 --verify=crc32c --verify_fatal=1 \
 		--verify_backlog=64 &

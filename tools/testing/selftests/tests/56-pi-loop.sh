@@ -39,6 +39,7 @@ fio_pi() {
 	local disk=$1 name=$2
 	shift 2
 	timeout 300 fio --name="$name" --filename="$disk" --direct=1 \
+		--allow_file_create=0 \
 		--ioengine=libaio --iodepth=8 --verify=crc32c --do_verify=1 \
 		--verify_fatal=1 "$@" >> $LOG 2>&1
 }
@@ -104,6 +105,7 @@ raw_protect_read() {
 # every block's data and PI agree (the whole range reads)
 overlap() {
 	timeout 300 fio --name="$2" --filename="$1" --direct=1 --ioengine=libaio \
+		--allow_file_create=0 \
 		--iodepth=8 --size=256k --bs=4k --time_based --runtime=10 \
 		--numjobs=2 --rw=randwrite \
 		--name="$2-r" --filename="$1" --direct=1 --ioengine=libaio \

@@ -245,6 +245,7 @@ foreign_reset_credits() {
 	# then again, up to three times
 	for ((i = 0; i < 3; i++)); do
 		fio --output=$LOG.credits --filename=$db --direct=1 --ioengine=libaio \
+			--allow_file_create=0 \
 			--iodepth=16 --name=credits --rw=randwrite --bs=4k --size=64k &
 		pid=$!
 		kt_wait_for 10 sh -c "[ \$(cat /sys/class/scsi_host/host$hb/req_lim) = $((lim0 - 16)) ]" &&
