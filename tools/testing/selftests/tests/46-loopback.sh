@@ -113,9 +113,35 @@ iblock_fio() {
 	check "fio: 4k random read/write, crc32c verified, 10 s (iblock)" \
 		fio_verify "${d3:-none}" iblock --rw=randrw --bs=4k --size=32m \
 			--time_based --runtime=10 --verify_backlog=256
+	check "fio: 1280 KiB writes from buffers 64 bytes into a page, verified (iblock)" \
+		fio_verify "${d3:-none}" unaligned --rw=write --bs=1280k \
+			--size=32m --iomem_align=64 --iodepth=4
 	check "unlink LUN 3, remove the RAM disk" sh -c "rm $TPG/lun/lun_3/b1 &&
 		rmdir $TPG/lun/lun_3 $IB $KT_CFS/core/iblock_1 &&
 		{ rmmod brd 2>/dev/null || true; }"
+}
+
+# iblock_4k: LUN 4, an iblock LU over a null_blk disk of 4096-byte blocks.
+# Writes of 1280 KiB from buffers 512 bytes into a page come in more pieces
+# than a bio holds, none of them whole blocks: each bio must still end on
+# a block's end.
+iblock_4k() {
+	local d4
+	local NB=/sys/kernel/config/nullb/kt4k IB=$KT_CFS/core/iblock_2/b2
+
+	check "LUN 4: iblock over a null_blk disk of 4096-byte blocks" sh -c "
+		modprobe null_blk nr_devices=0 && mkdir $NB &&
+		echo 4096 > $NB/blocksize && echo 1 > $NB/memory_backed &&
+		echo 64 > $NB/size && echo 1 > $NB/power &&
+		mkdir -p $IB &&
+		echo udev_path=/dev/kt4k > $IB/control &&
+		echo 1 > $IB/enable && mkdir $TPG/lun/lun_4 && ln -s $IB $TPG/lun/lun_4/b2"
+	d4=$(loop_disk 4)
+	check "fio: 1280 KiB writes from buffers 512 bytes into a page, verified (iblock, 4096-byte blocks)" \
+		fio_verify "${d4:-none}" unaligned4k --rw=write --bs=1280k \
+			--size=32m --iomem_align=512 --iodepth=4
+	check "unlink LUN 4, remove the null_blk disk" sh -c "rm $TPG/lun/lun_4/b2 &&
+		rmdir $TPG/lun/lun_4 $IB $KT_CFS/core/iblock_2 $NB && rmmod null_blk"
 }
 
 targetcli_loopback() {
@@ -276,7 +302,7 @@ xcopy_between() {
 main() {
 	local d0 d1 addr pid
 
-	plan 85
+	plan 89
 	: > $LOG
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
@@ -359,6 +385,7 @@ main() {
 
 	error_handler
 	iblock_fio
+	iblock_4k
 
 	fio_load "$d1" unlink
 	pid=$!
