@@ -29,29 +29,10 @@ flip() {
 	EOF
 }
 
-# pi_ok LBA TYPE: f1's stored PI of block LBA is what SBC-4 says a write
-# with WRPROTECT 0 makes of its data: CRC-16 T10-DIF guard, application
-# tag 0, reference tag the LBA (type 1) or 0 (type 3)
+# pi_ok LBA TYPE [APP [REF]]: f1's stored PI of block LBA is what SBC-4
+# says a write with WRPROTECT 0 makes of its data: CRC-16 T10-DIF guard,
+# application tag 0, reference tag the LBA (type 1) or 0 (type 3); or the
+# application tag APP and reference tag REF given
 pi_ok() {
-	python3 - $IMG $PROT "$@" <<-'EOF'
-	import sys
-	img, prot, lba, ptype = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-	def crc(data):
-	    c = 0
-	    for b in data:
-	        c ^= b << 8
-	        for _ in range(8):
-	            c = ((c << 1) ^ 0x8bb7) & 0xffff if c & 0x8000 else (c << 1) & 0xffff
-	    return c
-	with open(img, 'rb') as f:
-	    f.seek(lba * 512)
-	    data = f.read(512)
-	with open(prot, 'rb') as f:
-	    f.seek(lba * 8)
-	    t = f.read(8)
-	want = crc(data).to_bytes(2, 'big') + b'\0\0' + \
-	    ((lba & 0xffffffff) if ptype == 1 else 0).to_bytes(4, 'big')
-	print('block %d: PI %s, want %s' % (lba, t.hex(), want.hex()))
-	sys.exit(0 if t == want else 1)
-	EOF
+	python3 ./pi_tuple.py check $IMG $PROT "$@"
 }
