@@ -108,6 +108,9 @@ struct kt_cmd {
 			sense_reason_t	reason;
 			u32		len;
 			bool		write;
+			/* whole pages the data went through, or NULL */
+			struct scatterlist *bounce;
+			unsigned int	bounce_nents;
 		} bio;
 		/* I/O run from a work item */
 		struct {

@@ -176,10 +176,66 @@ static bool kt_ib_writes_through(struct kt_dev *dev)
  * The command's bios are done: a read whose tuples came up into the
  * fabric's list has them checked as RDPROTECT says.
  */
+/*
+ * Copy @len bytes from @src to @dst, one of which holds whole pages
+ * (sgl_alloc()'s): a page at a time, mapped atomically, so a bio's
+ * completion may call it.
+ */
+static void kt_ib_copy_sgl(struct scatterlist *dst, unsigned int dst_nents,
+			   struct scatterlist *src, unsigned int src_nents,
+			   u32 len)
+{
+	struct sg_mapping_iter m;
+	u32 off = 0;
+
+	sg_miter_start(&m, dst, dst_nents, SG_MITER_ATOMIC | SG_MITER_TO_SG);
+	while (off < len && sg_miter_next(&m)) {
+		size_t n = min_t(size_t, m.length, len - off);
+
+		sg_pcopy_to_buffer(src, src_nents, m.addr, n, off);
+		off += n;
+	}
+	sg_miter_stop(&m);
+}
+
+/*
+ * Whether every piece of the command's first @len bytes starts and ends
+ * where @bdev's DMA alignment lets a bio carry it. A fabric's own buffer
+ * (a loopback initiator's O_DIRECT buffer, which the SCSI midlayer lets
+ * start at any 4 bytes) may not: a device that needs whole sectors would
+ * read or write the wrong bytes of such a piece.
+ */
+static bool kt_ib_sgl_aligned(struct kt_cmd *cmd, struct block_device *bdev,
+			      u32 len)
+{
+	unsigned int mask = bdev_dma_alignment(bdev);
+	struct scatterlist *sg;
+	u32 done = 0, n;
+	unsigned int i;
+
+	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
+		n = min(sg->length, len - done);
+		if (!n)
+			break;
+		if ((sg->offset | n) & mask)
+			return false;
+		done += n;
+	}
+	return true;
+}
+
 static void kt_ib_done(struct kt_cmd *cmd)
 {
 	sense_reason_t reason = READ_ONCE(cmd->be.bio.reason);
+	struct scatterlist *bounce = cmd->be.bio.bounce;
 
+	if (bounce) {
+		if (!reason && !cmd->be.bio.write)
+			kt_ib_copy_sgl(cmd->sgl, cmd->sg_nents, bounce,
+				       cmd->be.bio.bounce_nents, cmd->be.bio.len);
+		cmd->be.bio.bounce = NULL;
+		sgl_free(bounce);
+	}
 	if (!reason && cmd->protect && cmd->prot_sgl &&
 	    cmd->be.bio.len && !cmd->be.bio.write)
 		reason = kt_pi_check_carried(cmd, cmd->be.bio.len);
@@ -349,7 +405,8 @@ static void kt_ib_write_atomic(struct kt_cmd *cmd, blk_opf_t opf, u64 pos,
 	unsigned int i;
 
 	opf |= KT_REQ_ATOMIC;
-	if (!kt_ib_sgl_is_one_bio(cmd, len)) {
+	if (!kt_ib_sgl_is_one_bio(cmd, len) ||
+	    !kt_ib_sgl_aligned(cmd, ib->bdev, len)) {
 		bio = kt_ib_bounce_bio(cmd, ib->bdev, opf, len);
 		if (!bio) {
 			pr_warn_ratelimited("%s: no memory to copy a WRITE ATOMIC of %u bytes in %u pieces into one bio\n",
@@ -373,6 +430,7 @@ static void kt_ib_write_atomic(struct kt_cmd *cmd, blk_opf_t opf, u64 pos,
 	bio->bi_private = cmd;
 	atomic_set(&cmd->be.bio.pending, 1);
 	cmd->be.bio.reason = KT_SENSE_NONE;
+	cmd->be.bio.bounce = NULL;
 	submit_bio(bio);
 }
 
@@ -399,17 +457,63 @@ static void kt_ib_submit(struct kt_cmd *cmd, struct bio *bio, u64 pos)
 	submit_bio(bio);
 }
 
+/*
+ * Put the command's pages from @*sg (@*skip bytes into it) into @bio, as
+ * many as it holds, and up to @left bytes. When the bio fills before the
+ * end, it is cut back to the last whole block: a fabric's pieces (a
+ * loopback initiator's buffer 512 bytes into a page, say) need not end on
+ * a block of the device, yet each bio must, or the device refuses it and
+ * a block's PI would be split. Moves @*sg / @*skip past what the bio took;
+ * returns its bytes (0: not one block fitted).
+ */
+static u32 kt_ib_fill_bio(struct bio *bio, struct scatterlist **sg, u32 *skip,
+			  u32 left, u32 bs)
+{
+	struct scatterlist *s = *sg;
+	u32 off = *skip, took = 0, n;
+
+	while (s && took < left) {
+		n = min(s->length - off, left - took);
+		if (!bio_add_page(bio, sg_page(s), n, s->offset + off))
+			break;
+		took += n;
+		off += n;
+		if (off == s->length) {
+			s = sg_next(s);
+			off = 0;
+		}
+	}
+	if (took < left && took % bs) {
+		took = rounddown(took, bs);
+		if (!took)
+			return 0;
+		bio_trim(bio, 0, took >> SECTOR_SHIFT);
+	}
+	/* move past the bytes taken, from where this bio began */
+	for (n = took; n; ) {
+		u32 m = min((*sg)->length - *skip, n);
+
+		n -= m;
+		*skip += m;
+		if (*skip == (*sg)->length) {
+			*sg = sg_next(*sg);
+			*skip = 0;
+		}
+	}
+	return took;
+}
+
 static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 		     bool fua)
 {
 	struct kt_ib_dev *ib = to_ib(cmd->dev);
 	blk_opf_t opf = write ? REQ_OP_WRITE | (fua ? REQ_FUA : 0) : REQ_OP_READ;
-	struct scatterlist *sg;
-	struct bio *bio = NULL;
-	sector_t sector = pos >> SECTOR_SHIFT;
+	u32 bs = cmd->dev->attrib.block_size;
+	struct scatterlist *sg = cmd->sgl;
 	u64 end = bdev_nr_bytes(ib->bdev);
-	u32 done = 0;
-	unsigned int i;
+	u32 done = 0, skip = 0, took;
+	unsigned int nents;
+	struct bio *bio;
 
 	if (write && ib->readonly) {
 		kt_be_done(cmd, KT_SENSE_WRITE_PROTECTED);
@@ -434,27 +538,38 @@ static void kt_ib_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len,
 	cmd->be.bio.reason = KT_SENSE_NONE;
 	cmd->be.bio.len = len;
 	cmd->be.bio.write = write;
-	for_each_sg(cmd->sgl, sg, cmd->sg_nents, i) {
-		u32 n = min(sg->length, len - done);
-
-		if (!n)
-			break;
-		while (!bio || !bio_add_page(bio, sg_page(sg), n, sg->offset)) {
-			if (bio) {
-				sector = bio_end_sector(bio);
-				kt_ib_submit(cmd, bio, pos);
-			}
-			bio = bio_alloc(ib->bdev, bio_max_segs(cmd->sg_nents - i),
-					opf, GFP_NOIO);
-			bio->bi_iter.bi_sector = sector;
-			bio->bi_private = cmd;
-			bio->bi_end_io = kt_ib_end_io;
-			atomic_inc(&cmd->be.bio.pending);
+	cmd->be.bio.bounce = NULL;
+	nents = cmd->sg_nents;
+	if (!kt_ib_sgl_aligned(cmd, ib->bdev, len)) {
+		sg = sgl_alloc(len, GFP_NOIO, &nents);
+		if (!sg) {
+			pr_warn_ratelimited("device %u: no memory to copy %u bytes the device cannot take as they lie\n",
+					    cmd->dev->index, len);
+			kt_be_done(cmd, KT_SENSE_OUT_OF_RESOURCES);
+			return;
 		}
-		done += n;
+		if (write)
+			kt_ib_copy_sgl(sg, nents, cmd->sgl, cmd->sg_nents, len);
+		cmd->be.bio.bounce = sg;
+		cmd->be.bio.bounce_nents = nents;
 	}
-	if (bio)
+	while (done < len) {
+		bio = bio_alloc(ib->bdev, bio_max_segs(nents), opf, GFP_NOIO);
+		bio->bi_iter.bi_sector = (pos + done) >> SECTOR_SHIFT;
+		bio->bi_private = cmd;
+		bio->bi_end_io = kt_ib_end_io;
+		atomic_inc(&cmd->be.bio.pending);
+		took = kt_ib_fill_bio(bio, &sg, &skip, len - done, bs);
+		if (!took) {
+			pr_warn_ratelimited("device %u: a block of %u bytes at %llu comes in more pieces than a bio holds\n",
+					    cmd->dev->index, bs, pos + done);
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+			break;
+		}
 		kt_ib_submit(cmd, bio, pos);
+		done += took;
+	}
 	if (atomic_dec_and_test(&cmd->be.bio.pending))
 		kt_ib_done(cmd);
 }

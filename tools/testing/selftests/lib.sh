@@ -577,6 +577,20 @@ kt_dbus_stop() {
 	KT_DBUS_PID=
 }
 
+# kt_sdebug_disk: the sd disk of the (one) scsi_debug device, within 20 s
+kt_sdebug_disk() {
+	local d i
+
+	for i in $(seq 1 100); do
+		for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
+			[ -e "$d" ] && [ -b "/dev/${d##*/}" ] &&
+				{ echo "/dev/${d##*/}"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
 # kt_loop_disk TPG LUN: the sd disk of LUN on the host of the loopback
 # nexus of TPG (its configfs directory), within 20 s (KT_SLOW times that)
 kt_loop_disk() {

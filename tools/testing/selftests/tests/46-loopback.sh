@@ -121,27 +121,28 @@ iblock_fio() {
 		{ rmmod brd 2>/dev/null || true; }"
 }
 
-# iblock_4k: LUN 4, an iblock LU over a null_blk disk of 4096-byte blocks.
-# Writes of 1280 KiB from buffers 512 bytes into a page come in more pieces
-# than a bio holds, none of them whole blocks: each bio must still end on
-# a block's end.
+# iblock_4k: LUN 4, an iblock LU over a scsi_debug disk of 4096-byte
+# blocks. Writes of 1280 KiB from buffers 512 bytes into a page come in
+# more pieces than a bio holds, none of them whole blocks: each bio must
+# still end on a block's end, or sd refuses the request.
 iblock_4k() {
-	local d4
-	local NB=/sys/kernel/config/nullb/kt4k IB=$KT_CFS/core/iblock_2/b2
+	local d4 sd
+	local IB=$KT_CFS/core/iblock_2/b2
 
-	check "LUN 4: iblock over a null_blk disk of 4096-byte blocks" sh -c "
-		modprobe null_blk nr_devices=0 && mkdir $NB &&
-		echo 4096 > $NB/blocksize && echo 1 > $NB/memory_backed &&
-		echo 64 > $NB/size && echo 1 > $NB/power &&
-		mkdir -p $IB &&
-		echo udev_path=/dev/kt4k > $IB/control &&
+	if ! modinfo scsi_debug >/dev/null 2>&1; then
+		skip "iblock over a disk of 4096-byte blocks" "no scsi_debug in this kernel" 3
+		return
+	fi
+	modprobe scsi_debug sector_size=4096 dev_size_mb=64 && sd=$(kt_sdebug_disk)
+	check "LUN 4: iblock over a scsi_debug disk of 4096-byte blocks" sh -c "
+		test -b '$sd' && mkdir -p $IB && echo udev_path=$sd > $IB/control &&
 		echo 1 > $IB/enable && mkdir $TPG/lun/lun_4 && ln -s $IB $TPG/lun/lun_4/b2"
 	d4=$(loop_disk 4)
 	check "fio: 1280 KiB writes from buffers 512 bytes into a page, verified (iblock, 4096-byte blocks)" \
 		fio_verify "${d4:-none}" unaligned4k --rw=write --bs=1280k \
 			--size=32m --iomem_align=512 --iodepth=4
-	check "unlink LUN 4, remove the null_blk disk" sh -c "rm $TPG/lun/lun_4/b2 &&
-		rmdir $TPG/lun/lun_4 $IB $KT_CFS/core/iblock_2 $NB && rmmod null_blk"
+	check "unlink LUN 4, remove the scsi_debug disk" sh -c "rm $TPG/lun/lun_4/b2 &&
+		rmdir $TPG/lun/lun_4 $IB $KT_CFS/core/iblock_2 && rmmod scsi_debug"
 }
 
 targetcli_loopback() {

@@ -114,20 +114,6 @@ overlap() {
 		dd if="$1" of=/dev/null bs=4k count=64 iflag=direct status=none
 }
 
-# sdebug_disk: the sd disk of the scsi_debug device, within 20 s
-sdebug_disk() {
-	local d i
-
-	for i in $(seq 1 100); do
-		for d in $SDEBUG/adapter*/host*/target*/*/block/*; do
-			[ -e "$d" ] && [ -b "/dev/${d##*/}" ] &&
-				{ echo "/dev/${d##*/}"; return 0; }
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
 # sdebug_guard_fails DISK: scsi_debug answers every READ with ABORTED
 # COMMAND, LOGICAL BLOCK GUARD CHECK FAILED; a read through DISK fails
 sdebug_guard_fails() {
@@ -145,7 +131,7 @@ setup_iblock() {
 	local sd
 
 	modprobe scsi_debug dif=1 dix=1 dev_size_mb=32 &&
-		sd=$(sdebug_disk) && mkdir -p $IB &&
+		sd=$(kt_sdebug_disk) && mkdir -p $IB &&
 		echo "udev_path=$sd" > $IB/control && echo 1 > $IB/enable
 }
 
