@@ -243,6 +243,27 @@ static void write_same_decodes_lba_blocks_and_flags(void)
 	KT_EXPECT_EQ(ws.flags, KT_SBC_WS_NDOB | KT_SBC_WS_UNMAP);
 }
 
+static void write_same_wrprotect_needs_pi_and_a_block(void)
+{
+	struct kt_lu_info lu = test_lu();
+	struct kt_sense_field f;
+	struct kt_sbc_ws ws;
+
+	/* no PI: WRPROTECT is a field in error, named by its first bit */
+	KT_EXPECT_EQ(ws10(&lu, 0x20, 0, 8, &ws, &f),
+		     KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT(f.valid && f.in_cdb && f.bit_valid);
+	KT_EXPECT_EQ(f.byte, 1);
+	KT_EXPECT_EQ(f.bit, 7);
+	lu.pi_type = 1;
+	KT_EXPECT_EQ(ws10(&lu, 0x20, 0, 8, &ws, &f), KT_SENSE_NONE);
+	KT_EXPECT_EQ(ws16(&lu, 0xa0, 100, 8, &ws, &f), KT_SENSE_NONE);
+	/* NDOB sends no block, so no tuple either */
+	KT_EXPECT_EQ(ws16(&lu, 0x21, 0, 8, &ws, &f),
+		     KT_SENSE_INVALID_CDB_FIELD);
+	KT_EXPECT_EQ(f.bit, 7);
+}
+
 static void write_same_zero_blocks_is_invalid_field_wsnz(void)
 {
 	struct kt_lu_info lu = test_lu();
@@ -879,6 +900,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(read_capacity16_allocation_0_to_32_truncates_exactly),
 	KT_TEST_ENTRY(read_capacity16_lba_without_pmi_is_invalid_field_byte_2),
 	KT_TEST_ENTRY(write_same_decodes_lba_blocks_and_flags),
+	KT_TEST_ENTRY(write_same_wrprotect_needs_pi_and_a_block),
 	KT_TEST_ENTRY(write_same_zero_blocks_is_invalid_field_wsnz),
 	KT_TEST_ENTRY(write_same_zero_blocks_past_the_end_is_lba_out_of_range),
 	KT_TEST_ENTRY(write_same_beyond_the_end_is_lba_out_of_range_overflow_safe),
