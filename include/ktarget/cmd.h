@@ -21,6 +21,7 @@ struct kt_cdb_desc;
 struct kt_dev;
 struct kt_fabric_ops;
 struct kt_lun;
+struct kt_sbc_ws_pi;
 struct kt_session;
 struct kt_tmr;
 
@@ -147,6 +148,8 @@ struct kt_cmd {
 	atomic_t		loop_state;
 	sense_reason_t		loop_reason;
 	bool			loop_read;	/* the loop reads (VERIFY) */
+	/* WRITE SAME with WRPROTECT: the tuples its chunks carry (prot_sgl) */
+	struct kt_sbc_ws_pi	*loop_pi;
 
 	struct scatterlist	*sgl;
 	unsigned int		sg_nents;

@@ -92,8 +92,11 @@ sense_reason_t kt_sbc_write_same(const struct kt_lu_info *lu, const u8 *cdb,
 	*ws = (struct kt_sbc_ws){ 0 };
 	*field = (struct kt_sense_field){ 0 };
 
-	/* no protection information, PBDATA/LBDATA obsolete, no ANC_SUP */
-	if (b1 & 0xe0)
+	/*
+	 * WRPROTECT only where the LU has PI, and with a block to carry it
+	 * (not NDOB); PBDATA/LBDATA obsolete, no ANC_SUP
+	 */
+	if ((b1 & 0xe0) && (!lu->pi_type || (!ten && (b1 & 0x01))))
 		return kt_sbc_bad_cdb(field, 1, 7);
 	if (b1 & 0x10)
 		return kt_sbc_bad_cdb(field, 1, 4);

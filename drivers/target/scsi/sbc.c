@@ -428,10 +428,48 @@ static void kt_sbc_execute_verify(struct kt_cmd *cmd)
 
 static void kt_sbc_ws_run(struct kt_cmd *cmd);
 
+/*
+ * WRITE SAME with WRPROTECT: the initiator's tuple for every block of a
+ * chunk, which the backstore stores as it stores a fabric's (prot_sgl).
+ */
+struct kt_sbc_ws_pi {
+	struct scatterlist	sg;
+	u32			nr;
+	u8			tuples[];
+};
+
+static void kt_sbc_ws_pi_free(struct kt_cmd *cmd)
+{
+	if (!cmd->loop_pi)
+		return;
+	cmd->prot_sgl = NULL;
+	cmd->prot_nents = 0;
+	kfree(cmd->loop_pi);
+	cmd->loop_pi = NULL;
+}
+
+/*
+ * SBC-4 5.50: the blocks after the first take the tuple with a reference
+ * tag one more each (type 1); type 3 keeps the initiator's for all.
+ */
+static void kt_sbc_ws_pi_refs(struct kt_cmd *cmd, u64 pos)
+{
+	struct kt_sbc_ws_pi *p = cmd->loop_pi;
+	u64 lba = div_u64(pos, cmd->dev->attrib.block_size);
+	u32 i;
+
+	if (kt_pi_type(cmd->dev) != KT_PI_TYPE1)
+		return;
+	for (i = 0; i < p->nr; i++)
+		put_unaligned_be32((u32)(lba + i),
+				   p->tuples + i * KT_PI_TUPLE_LEN + 4);
+}
+
 static void kt_sbc_ws_finish(struct kt_cmd *cmd)
 {
 	swap(cmd->sgl, cmd->aux_sgl);
 	swap(cmd->sg_nents, cmd->aux_nents);
+	kt_sbc_ws_pi_free(cmd);
 	kt_cmd_complete(cmd, cmd->loop_reason);
 }
 
@@ -478,6 +516,8 @@ static void kt_sbc_ws_run(struct kt_cmd *cmd)
 		u64 pos = cmd->loop_pos;
 
 		cmd->loop_pos += len;
+		if (cmd->loop_pi)
+			kt_sbc_ws_pi_refs(cmd, pos);
 		atomic_set(&cmd->loop_state, 1);
 		cmd->be_done = kt_sbc_ws_step;
 		dev->ops->rw(cmd, !cmd->loop_read, pos, len, false);
@@ -489,11 +529,52 @@ static void kt_sbc_ws_run(struct kt_cmd *cmd)
 
 #define KT_WS_CHUNK	(1024 * 1024)
 
+/*
+ * WRPROTECT: the tuple after the block, checked as the field says against
+ * the block and the first LBA, then set up to go with every chunk.
+ */
+static sense_reason_t kt_sbc_ws_pi_setup(struct kt_cmd *cmd, const u8 *block,
+					 u64 pos, u32 chunk)
+{
+	u32 bs = cmd->dev->attrib.block_size, i;
+	u8 type = kt_pi_type(cmd->dev), tuple[KT_PI_TUPLE_LEN];
+	u64 lba = div_u64(pos, bs);
+	struct kt_sbc_ws_pi *p;
+	sense_reason_t reason;
+
+	sg_pcopy_to_buffer(cmd->sgl, cmd->sg_nents, tuple, sizeof(tuple), bs);
+	reason = kt_pi_tuple_check(tuple, type, kt_pi_crc(0, block, bs), lba,
+				   kt_pi_protect_checks(type, cmd->protect),
+				   0, 0);
+	if (reason) {
+		cmd->sense_info = lba;
+		cmd->sense_info_valid = true;
+		pr_warn_ratelimited("device %u: WRITE SAME at LBA %llu: its protection information's %s does not match\n",
+				    cmd->dev->index, lba,
+				    reason == KT_SENSE_PI_GUARD ? "guard" :
+				    "reference tag");
+		return reason;
+	}
+	p = kmalloc(struct_size(p, tuples, chunk / bs * KT_PI_TUPLE_LEN),
+		    GFP_KERNEL);
+	if (!p)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	p->nr = chunk / bs;
+	for (i = 0; i < p->nr; i++)
+		memcpy(p->tuples + i * KT_PI_TUPLE_LEN, tuple, sizeof(tuple));
+	sg_init_one(&p->sg, p->tuples, p->nr * KT_PI_TUPLE_LEN);
+	cmd->loop_pi = p;
+	cmd->prot_sgl = &p->sg;
+	cmd->prot_nents = 1;
+	return KT_SENSE_NONE;
+}
+
 static void kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
 {
 	u32 bs = cmd->dev->attrib.block_size;
 	u32 chunk = min_t(u64, len, KT_WS_CHUNK);
 	struct sg_mapping_iter m;
+	sense_reason_t reason;
 	u8 *block;
 
 	block = kmalloc(bs, GFP_KERNEL);
@@ -502,9 +583,18 @@ static void kt_sbc_ws_pattern(struct kt_cmd *cmd, u64 pos, u64 len)
 		return;
 	}
 	sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, block, bs);
+	if (cmd->protect) {
+		reason = kt_sbc_ws_pi_setup(cmd, block, pos, chunk);
+		if (reason) {
+			kfree(block);
+			kt_cmd_complete(cmd, reason);
+			return;
+		}
+	}
 	cmd->aux_sgl = sgl_alloc(chunk, GFP_KERNEL, &cmd->aux_nents);
 	if (!cmd->aux_sgl) {
 		kfree(block);
+		kt_sbc_ws_pi_free(cmd);
 		kt_cmd_complete(cmd, KT_SENSE_OUT_OF_RESOURCES);
 		return;
 	}
@@ -609,7 +699,9 @@ static void kt_sbc_execute_write_same(struct kt_cmd *cmd)
 		kt_cmd_complete(cmd, reason);
 		return;
 	}
-	if ((ws.flags & KT_SBC_WS_NDOB) || kt_sbc_data_is_zero(cmd, bs)) {
+	/* zeroes with WRPROTECT are written: their tuples are the initiator's */
+	if ((ws.flags & KT_SBC_WS_NDOB) ||
+	    (!cmd->protect && kt_sbc_data_is_zero(cmd, bs))) {
 		/* zeroes: deallocate where the backstore can (LBPRZ) */
 		cmd->loop_pos = ws.lba * bs;
 		cmd->loop_end = cmd->loop_pos + (u64)ws.nr_blocks * bs;
@@ -787,6 +879,11 @@ sense_reason_t kt_sbc_check_protect(struct kt_cmd *cmd, const struct kt_cdb *c)
 	else if (c->desc->run == KT_RUN_VERIFY)
 		why = cmd->dev->ops->init_prot || protect == 1 || protect == 5 ?
 		      NULL : "is 001b or 101b only where the device below keeps the PI";
+	/* WRITE SAME: its block's tuple follows it in the data-out buffer */
+	else if (c->desc->run == KT_RUN_WRITE_SAME)
+		why = cmd->prot_sgl || cmd->prot_by_fabric ?
+		      "is offered with the tuple after the block, not beside it" :
+		      NULL;
 	else if (c->desc->run != KT_RUN_RW)
 		why = "is not offered with this command";
 	else if (!cmd->prot_sgl && !cmd->prot_by_fabric)
@@ -985,9 +1082,11 @@ sense_reason_t kt_sbc_parse_write_same(struct kt_cmd *cmd,
 		 * else exactly one logical block: with less there is
 		 * no block to repeat, more is no block at all
 		 */
-		if (cmd->expected_len != bs)
+		u32 len = bs + (cmd->protect ? KT_PI_TUPLE_LEN : 0);
+
+		if (cmd->expected_len != len)
 			return KT_SENSE_INVALID_CDB_FIELD;
-		*needed = bs;
+		*needed = len;
 		*dir = KT_DATA_OUT;
 	}
 	cmd->execute = kt_sbc_execute_write_same;

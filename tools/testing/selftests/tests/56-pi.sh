@@ -255,7 +255,7 @@ main() {
 		dd if=$IMG bs=512 skip=1015 count=1 status=none | cmp - $DIR/pattern"
 	check "... READ (16) of them checks every tuple: GOOD" sense 1 read 1000 16 0/00/00
 	python3 ./pi_tuple.py block $DIR/pattern 0 1100 0x0100 > $DIR/wsp-guard
-	out=$(cmd_out sg_write_same --lba=1100 --num=4 --wrprotect=1 \
+	out=$(cmd_out sg_write_same -v --lba=1100 --num=4 --wrprotect=1 \
 		--in=$DIR/wsp-guard ${sg:-/dev/none})
 	check "... a tuple whose guard is not the block's, WRPROTECT 1: guard check failed, INFORMATION 1100" \
 		output_has "$out" "[Gg]uard check failed" "Info fld=0x44c"
@@ -263,16 +263,18 @@ main() {
 		! dd if=$IMG bs=512 skip=1100 count=1 status=none | cmp -s - $DIR/pattern"
 	out=$(cmd_out sg_write_same --lba=1100 --num=4 --wrprotect=3 \
 		--in=$DIR/wsp-guard ${sg:-/dev/none})
-	check "... WRPROTECT 3 (no checks) writes it as it is" pi_ok 1103 1 0 1103
+	check_eq "... WRPROTECT 3 (no checks) stores that tuple as it came" \
+		"$(dd if=$PROT bs=8 skip=1100 count=1 status=none | od -An -tx1)" \
+		"$(tail -c 8 $DIR/wsp-guard | od -An -tx1)"
 	check "... and a READ of block 1100 then fails its guard check" \
 		sense 1 read 1100 1 b/10/01@1100
 	python3 ./pi_tuple.py block $DIR/pattern 0 5 > $DIR/wsp-ref
-	out=$(cmd_out sg_write_same --lba=1200 --num=4 --wrprotect=1 \
+	out=$(cmd_out sg_write_same -v --lba=1200 --num=4 --wrprotect=1 \
 		--in=$DIR/wsp-ref ${sg:-/dev/none})
 	check "... a reference tag not the LBA, WRPROTECT 1: reference tag check failed" \
 		output_has "$out" "[Rr]eference tag check failed" "Info fld=0x4b0"
 	check "... WRITE SAME with WRPROTECT and the block alone (512 bytes): invalid field in CDB" \
-		sh -c "sg_write_same --lba=1300 --num=2 --wrprotect=1 --xferlen=512 \
+		sh -c "sg_write_same -v --lba=1300 --num=2 --wrprotect=1 --xferlen=512 \
 			--in=$DIR/pattern ${sg:-/dev/none} 2>&1 | tee -a $LOG |
 			grep -qi 'invalid field in cdb'"
 	check "UNMAP of blocks 300-307 (emulate_tpu=1)" bash -o pipefail -c "
@@ -315,12 +317,6 @@ main() {
 		sense 1 read 106 1 0/00/00
 	check "type 3: WRITE (16) of block 600 (its reference tag 0)" \
 		sense 1 write 600 1 0/00/00
-	python3 ./pi_tuple.py block $DIR/pattern 7 0xdeadbeef > $DIR/wsp3
-	check "type 3: sg_write_same --wrprotect=1 of blocks 700-703, reference tag DEADBEEFh: GOOD" \
-		sh -c "sg_write_same --lba=700 --num=4 --wrprotect=1 --in=$DIR/wsp3 \
-			${sg:-/dev/none} >> $LOG 2>&1"
-	check "... block 703 keeps that reference tag, not one more per block" \
-		pi_ok 703 3 7 0xdeadbeef
 	check "f1: back to pi_prot_type=1 once unexported" sh -c "
 		rm $TPG/lun/lun_1/f1 && echo 1 > $F1/attrib/pi_prot_type &&
 		ln -s $F1 $TPG/lun/lun_1/f1"
@@ -347,6 +343,13 @@ main() {
 		output_has "$out" "SPT=4 GRD_CHK=1 APP_CHK=0 REF_CHK=0"
 	check "rd type 3: the Linux initiator writes 1 MiB and reads it back" \
 		write_verify ${disk:-/dev/none}
+	python3 ./pi_tuple.py block $DIR/pattern 7 0xdeadbeef > $DIR/wsp3
+	sg=$(sg_of "$(kt_lun_disk 1)")
+	check "type 3 (f1): sg_write_same --wrprotect=1 of blocks 700-703, reference tag DEADBEEFh: GOOD" \
+		sh -c "sg_write_same --lba=700 --num=4 --wrprotect=1 --in=$DIR/wsp3 \
+			${sg:-/dev/none} >> $LOG 2>&1"
+	check "... block 703 keeps that reference tag, not one more per block" \
+		pi_ok 703 3 7 0xdeadbeef
 	logout
 
 	# ---- iblock ----
