@@ -170,8 +170,9 @@ unsigned int kt_user_data_iovs(struct kt_user_dev *udev,
 
 /*
  * Copy @len bytes between @cmd's buffer and @ucmd's blocks: into the data
- * area (@to_area, a write's data) or out of it (a read's). Under
- * udev->lock, so atomic.
+ * area (@to_area, a write's data) or out of it (a read's). Without
+ * udev->lock, from any context: @ucmd holds its blocks throughout, whose
+ * pages stay; a page at a time is mapped atomically.
  */
 void kt_user_data_copy(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
 		       struct kt_cmd *cmd, u32 len, bool to_area)

@@ -89,8 +89,9 @@ static struct kt_dev *kt_user_alloc_dev(const char *name)
 	udev->qfull_time_out = -1;
 	xa_init_flags(&udev->cmds, XA_FLAGS_ALLOC1);
 	xa_init(&udev->pages);
-	INIT_LIST_HEAD(&udev->inflight);
 	INIT_LIST_HEAD(&udev->qfull);
+	INIT_LIST_HEAD(&udev->pending);
+	INIT_LIST_HEAD(&udev->inflight);
 	kt_user_timer_init(udev);
 	return &udev->dev;
 }
@@ -249,6 +250,7 @@ static int kt_user_enable(struct kt_dev *dev)
 				    KT_USER_ALIGN);
 	udev->ring.head = 0;
 	udev->ring.last = 0;
+	udev->ring.shown = 0;
 	udev->data_off = udev->mb_size;
 	udev->map_size = udev->data_off + ((size_t)udev->data_area_mb << 20);
 	ret = kt_user_data_init(udev);
@@ -312,7 +314,7 @@ static void kt_user_disable(struct kt_dev *dev)
 	kt_user_uio_unregister(udev);
 	spin_lock_irqsave(&udev->lock, flags);
 	udev->up = false;
-	kt_user_run_qfull(udev, &done, true);
+	kt_user_run_qfull(udev, &done, NULL, true);
 	xa_for_each(&udev->cmds, i, ucmd) {
 		xa_erase(&udev->cmds, i);
 		kt_user_data_free(udev, ucmd);

@@ -48,6 +48,7 @@
 
 enum kt_user_cmd_state {
 	KT_UCMD_QUEUED,		/* waiting for ring or data space */
+	KT_UCMD_PENDING,	/* its entry written, not yet shown */
 	KT_UCMD_RING,		/* in the ring, the daemon's */
 	KT_UCMD_EXPIRED,	/* in the ring, its SCSI command ended */
 };
@@ -58,9 +59,14 @@ struct kt_user_dev;
 struct kt_user_cmd {
 	struct kt_user_dev	*udev;
 	struct kt_cmd		*cmd;		/* NULL once expired */
-	struct list_head	node;		/* inflight, qfull or done */
+	struct list_head	node;	/* qfull, pending, inflight or done */
+	struct list_head	fill;	/* a caller's: data to copy in */
 	enum kt_user_cmd_state	state;
 	u16			id;		/* ring cmd_id, while in the ring */
+	u32			ring_end;	/* the head past its entry */
+	bool			filled;		/* its data is in its blocks */
+	bool			orphan;		/* reset_ring while filled */
+	u32			copy_len;	/* answered: data-in to copy */
 	unsigned long		deadline;	/* jiffies */
 	bool			cut;		/* deadline: aborted, LUN gone */
 	u32			data_len;
@@ -110,8 +116,9 @@ struct kt_user_dev {
 	struct xarray		pages;		/* data area page index -> page */
 	struct xarray		cmds;		/* ring cmd_id -> kt_user_cmd */
 	u32			next_id;
-	struct list_head	inflight;
 	struct list_head	qfull;
+	struct list_head	pending;	/* in ring order */
+	struct list_head	inflight;
 	struct timer_list	timer;
 	u64			bad_entries;	/* the daemon's, ignored */
 };
@@ -139,7 +146,8 @@ void kt_user_reset_ring(struct kt_user_dev *udev, bool hard);
 void kt_user_block(struct kt_user_dev *udev, bool block);
 void kt_user_finish(struct list_head *done);
 void kt_user_run_qfull(struct kt_user_dev *udev, struct list_head *done,
-		       bool fail);
+		       struct list_head *fill, bool fail);
+void kt_user_fill(struct kt_user_dev *udev, struct list_head *fill);
 void kt_user_cmd_free(struct kt_user_cmd *ucmd);
 
 /* data.c */
