@@ -4,24 +4,116 @@
  * mapping. It is cut into blocks of data_pages_per_blk pages; a command
  * holds the blocks of its data until the daemon answers it (or the ring
  * is reset), whatever happened to its SCSI command meanwhile, since the
- * daemon may still be writing them. Pages are allocated when a block is
- * first used and kept until the device goes, at most max_data_area_mb of
- * them: the daemon's faults find them in @pages, never anything else.
- * They are allocated under udev->lock without waiting and without the
- * atomic reserves (GFP_NOWAIT): a command that gets none waits for room,
- * tried again each second (timeout.c).
- * Only data moves through here; the iovecs the kernel gives the daemon
- * are its own, computed from the blocks it holds, never read back.
+ * daemon may still be writing them. Only data moves through here; the
+ * iovecs the kernel gives the daemon are its own, computed from the
+ * blocks it holds, never read back.
+ *
+ * Pages. A block gets its pages when first used, under udev->lock without
+ * waiting (GFP_NOWAIT), and the daemon's faults find them in @pages, never
+ * anything else. All devices together hold at most global_max_data_area_mb
+ * of them (kt_user_pages, the module's data_area_pages): a command that
+ * would pass that bound, or gets no page, waits for room as it does for a
+ * full ring (timeout.c tries it again each second, the reclaim work as
+ * soon as it gave pages back). A page whose block is free is idle, and
+ * goes back to the system (kt_user_data_reclaim()):
+ *   - of every device, when a command found the bound reached, or the
+ *     total is over it (global_max_data_area_mb lowered);
+ *   - of a device that had no block in use for KT_USER_IDLE_FREE seconds;
+ *   - at action/reset_ring, and when the device is disabled.
+ * A page in use never goes: a command's blocks keep theirs from the
+ * allocation until the blocks are freed, so copies (ring.c, outside
+ * udev->lock) find the pages there. Giving a page back: out of @pages
+ * under udev->lock, so no fault finds it any more; its lock taken and
+ * dropped, so a fault that found it before has its PTE in place
+ * (kt_user_vma_fault() returns it locked once it saw it still in
+ * @pages); then the daemon's PTEs over it zapped, and the last reference
+ * goes with the last of them. The daemon never keeps a page the device
+ * gave back: its next touch of a block used again faults in the fresh
+ * page the block got.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
 #include <linux/highmem.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/target_core_user.h>
+#include <linux/workqueue.h>
 
 #include "user.h"
+
+#define KT_USER_GLOBAL_MB_DEF	2048	/* LIO's */
+#define KT_USER_RECLAIM_BATCH	32	/* pages per zap */
+
+static int kt_user_global_mb = KT_USER_GLOBAL_MB_DEF;
+static atomic_long_t kt_user_pages = ATOMIC_LONG_INIT(0);
+/* a command found no room within the bound: reclaim as blocks free */
+static atomic_t kt_user_starved = ATOMIC_INIT(0);
+
+/* the enabled devices, for the reclaim work */
+static LIST_HEAD(kt_user_devs);
+static DEFINE_MUTEX(kt_user_devs_lock);
+
+static void kt_user_reclaim_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kt_user_reclaim_work, kt_user_reclaim_fn);
+
+u32 kt_user_global_max_mb(void)
+{
+	return READ_ONCE(kt_user_global_mb);
+}
+
+static unsigned long kt_user_max_pages(void)
+{
+	return (unsigned long)kt_user_global_max_mb() << (20 - PAGE_SHIFT);
+}
+
+static void kt_user_reclaim_now(void)
+{
+	mod_delayed_work(system_wq, &kt_user_reclaim_work, 0);
+}
+
+/*
+ * LIO's module parameter, with LIO's meaning: the pages of all devices'
+ * data areas together. A device's max_data_area_mb may not be larger.
+ */
+static int kt_user_global_mb_set(const char *val, const struct kernel_param *kp)
+{
+	int mb;
+
+	if (kstrtoint(val, 0, &mb) || mb < 1 || mb > (INT_MAX >> 1)) {
+		pr_warn_ratelimited("global_max_data_area_mb: MiB, 1 or more\n");
+		return -EINVAL;
+	}
+	WRITE_ONCE(kt_user_global_mb, mb);
+	if (atomic_long_read(&kt_user_pages) > kt_user_max_pages())
+		kt_user_reclaim_now();
+	return 0;
+}
+
+static const struct kernel_param_ops kt_user_global_mb_ops = {
+	.set	= kt_user_global_mb_set,
+	.get	= param_get_int,
+};
+module_param_cb(global_max_data_area_mb, &kt_user_global_mb_ops,
+		&kt_user_global_mb, 0644);
+MODULE_PARM_DESC(global_max_data_area_mb,
+		 "the pages all devices' data areas hold together, at most (MiB)");
+
+static int kt_user_pages_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&kt_user_pages));
+}
+
+static const struct kernel_param_ops kt_user_pages_ops = {
+	.get	= kt_user_pages_get,
+};
+module_param_cb(data_area_pages, &kt_user_pages_ops, NULL, 0444);
+MODULE_PARM_DESC(data_area_pages,
+		 "the pages all devices' data areas hold now (read-only)");
 
 int kt_user_data_init(struct kt_user_dev *udev)
 {
@@ -31,26 +123,52 @@ int kt_user_data_init(struct kt_user_dev *udev)
 	udev->bitmap = bitmap_zalloc(udev->max_blocks, GFP_KERNEL);
 	if (!udev->bitmap)
 		return -ENOMEM;
+	mutex_lock(&kt_user_devs_lock);
+	list_add_tail(&udev->devs, &kt_user_devs);
+	mutex_unlock(&kt_user_devs_lock);
 	return 0;
 }
 
-/* the device is gone and no mapping is left (or it was never enabled) */
+static void kt_user_data_unlist(struct kt_user_dev *udev)
+{
+	mutex_lock(&kt_user_devs_lock);
+	list_del_init(&udev->devs);
+	mutex_unlock(&kt_user_devs_lock);
+}
+
+/* disabled: no block is in use any more, every page goes back */
+void kt_user_data_stop(struct kt_user_dev *udev)
+{
+	kt_user_data_unlist(udev);
+	kt_user_data_reclaim(udev);
+}
+
+/*
+ * The device is gone and no mapping is left (or it was never enabled, or
+ * the enable failed: then the pages a daemon mapped meanwhile stay its
+ * own, by their PTEs' references, until it unmaps them).
+ */
 void kt_user_data_exit(struct kt_user_dev *udev)
 {
 	struct page *page;
 	unsigned long i;
 
+	kt_user_data_unlist(udev);
 	xa_for_each(&udev->pages, i, page)
-		__free_page(page);
+		put_page(page);
 	xa_destroy(&udev->pages);
+	atomic_long_sub(udev->nr_pages, &kt_user_pages);
+	udev->nr_pages = 0;
 	bitmap_free(udev->bitmap);
 	udev->bitmap = NULL;
 }
 
-/*
- * The page at data area page @idx, referenced, or NULL: from a fault.
- * Pages are only freed with the last mapping, so none goes meanwhile.
- */
+void kt_user_data_mod_exit(void)
+{
+	cancel_delayed_work_sync(&kt_user_reclaim_work);
+}
+
+/* The page at data area page @idx, referenced, or NULL: from a fault. */
 struct page *kt_user_data_page(struct kt_user_dev *udev, unsigned long idx)
 {
 	struct page *page = xa_load(&udev->pages, idx);
@@ -58,6 +176,17 @@ struct page *kt_user_data_page(struct kt_user_dev *udev, unsigned long idx)
 	if (page)
 		get_page(page);
 	return page;
+}
+
+/* one more page within the global bound, or false */
+static bool kt_user_page_charge(void)
+{
+	if (atomic_long_inc_return(&kt_user_pages) <= kt_user_max_pages())
+		return true;
+	atomic_long_dec(&kt_user_pages);
+	atomic_set(&kt_user_starved, 1);
+	kt_user_reclaim_now();
+	return false;
 }
 
 /* under udev->lock: block @blk's pages exist */
@@ -71,16 +200,23 @@ static int kt_user_block_pages(struct kt_user_dev *udev, u32 blk)
 
 		if (xa_load(&udev->pages, idx))
 			continue;
+		if (!kt_user_page_charge())
+			return -ENOSPC;
 		page = alloc_page(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO);
 		if (!page)
-			return -ENOMEM;
+			goto uncharge;
 		if (xa_err(xa_store(&udev->pages, idx, page,
 				    GFP_NOWAIT | __GFP_NOWARN))) {
 			__free_page(page);
-			return -ENOMEM;
+			goto uncharge;
 		}
+		udev->nr_pages++;
 	}
 	return 0;
+
+uncharge:
+	atomic_long_dec(&kt_user_pages);
+	return -ENOSPC;
 }
 
 /*
@@ -118,16 +254,122 @@ int kt_user_data_alloc(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 	return 0;
 }
 
-/* under udev->lock */
+/*
+ * Under udev->lock: @ucmd's blocks are free again. A device left with no
+ * block in use gives its pages back after KT_USER_IDLE_FREE, and all
+ * devices give idle ones back now if a command waits for room within the
+ * global bound or the total is over it.
+ */
 void kt_user_data_free(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 {
 	u32 i;
 
+	if (!ucmd->nr_blocks)
+		return;
 	for (i = 0; i < ucmd->nr_blocks; i++) {
 		__clear_bit(ucmd->blocks[i], udev->bitmap);
 		udev->free_blocks++;
 	}
 	ucmd->nr_blocks = 0;
+	if (atomic_read(&kt_user_starved) ||
+	    atomic_long_read(&kt_user_pages) > kt_user_max_pages()) {
+		kt_user_reclaim_now();
+	} else if (udev->free_blocks == udev->max_blocks && udev->nr_pages) {
+		udev->idle_since = jiffies;
+		queue_delayed_work(system_wq, &kt_user_reclaim_work,
+				   KT_USER_IDLE_FREE * HZ);
+	}
+}
+
+/*
+ * Give @udev's idle pages back (the opening comment says how), in
+ * batches; process context. Returns how many went.
+ */
+unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
+{
+	struct page *batch[KT_USER_RECLAIM_BATCH];
+	struct address_space *mapping;
+	unsigned long i, first = 0, last = 0, from = 0, total = 0;
+	unsigned long flags;
+	struct page *page;
+	unsigned int n, k;
+
+	do {
+		n = 0;
+		spin_lock_irqsave(&udev->lock, flags);
+		if (udev->bitmap) {
+			xa_for_each_start(&udev->pages, i, page, from) {
+				if (test_bit(i / udev->pages_per_blk,
+					     udev->bitmap))
+					continue;
+				xa_erase(&udev->pages, i);
+				if (!n)
+					first = i;
+				last = i;
+				batch[n++] = page;
+				if (n == KT_USER_RECLAIM_BATCH)
+					break;
+			}
+		}
+		udev->nr_pages -= n;
+		atomic_long_sub(n, &kt_user_pages);
+		mapping = udev->mapping;
+		spin_unlock_irqrestore(&udev->lock, flags);
+		if (!n)
+			break;
+		from = last + 1;
+		/* a fault that found one before has its PTE in place now */
+		for (k = 0; k < n; k++) {
+			lock_page(batch[k]);
+			unlock_page(batch[k]);
+		}
+		/* pages in use in the range only fault in again */
+		if (mapping)
+			unmap_mapping_range(mapping,
+					    udev->data_off + (first << PAGE_SHIFT),
+					    (last - first + 1) << PAGE_SHIFT, 1);
+		for (k = 0; k < n; k++)
+			put_page(batch[k]);
+		total += n;
+	} while (n == KT_USER_RECLAIM_BATCH);
+	return total;
+}
+
+/*
+ * The reclaim work: idle pages of every device back when a command found
+ * the global bound reached or the total is over it, else those of the
+ * devices idle for KT_USER_IDLE_FREE; then, if any went, the waiting
+ * commands are tried again. Runs again for the next idle device.
+ */
+static void kt_user_reclaim_fn(struct work_struct *work)
+{
+	unsigned long now = jiffies, next = 0, since, flags;
+	bool press, idle, rearm = false, freed = false;
+	struct kt_user_dev *udev;
+
+	press = atomic_xchg(&kt_user_starved, 0) ||
+		atomic_long_read(&kt_user_pages) > kt_user_max_pages();
+	mutex_lock(&kt_user_devs_lock);
+	list_for_each_entry(udev, &kt_user_devs, devs) {
+		spin_lock_irqsave(&udev->lock, flags);
+		idle = udev->free_blocks == udev->max_blocks && udev->nr_pages;
+		since = udev->idle_since + KT_USER_IDLE_FREE * HZ;
+		spin_unlock_irqrestore(&udev->lock, flags);
+		if (press || (idle && time_after_eq(now, since))) {
+			if (kt_user_data_reclaim(udev))
+				freed = true;
+		} else if (idle && (!rearm || time_before(since, next))) {
+			next = since;
+			rearm = true;
+		}
+	}
+	if (freed)
+		list_for_each_entry(udev, &kt_user_devs, devs)
+			kt_user_run_waiting(udev);
+	mutex_unlock(&kt_user_devs_lock);
+	if (rearm)
+		queue_delayed_work(system_wq, &kt_user_reclaim_work,
+				   time_after(next, now) ? next - now : 0);
 }
 
 /*
@@ -171,8 +413,9 @@ unsigned int kt_user_data_iovs(struct kt_user_dev *udev,
 /*
  * Copy @len bytes between @cmd's buffer and @ucmd's blocks: into the data
  * area (@to_area, a write's data) or out of it (a read's). Without
- * udev->lock, from any context: @ucmd holds its blocks throughout, whose
- * pages stay; a page at a time is mapped atomically.
+ * udev->lock, from any context: @ucmd holds its blocks throughout, so
+ * their pages stay (the opening comment); a page at a time is mapped
+ * atomically.
  */
 void kt_user_data_copy(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
 		       struct kt_cmd *cmd, u32 len, bool to_area)

@@ -24,14 +24,9 @@
  * LIO's module parameters, by name, under this module's name: tcmu-runner
  * writes /sys/module/target_core_user/parameters/, which does not exist
  * here (the module is ktarget_user, loaded through an alias), so its
- * writes fail and it goes on without them. global_max_data_area_mb
- * bounds each device's max_data_area_mb here, not the sum as in LIO;
- * pages are not reclaimed across devices.
+ * writes fail and it goes on without them. global_max_data_area_mb and
+ * data_area_pages are data.c's.
  */
-int kt_user_global_max_mb = 2048;
-module_param_named(global_max_data_area_mb, kt_user_global_max_mb, int, 0644);
-MODULE_PARM_DESC(global_max_data_area_mb,
-		 "the largest max_data_area_mb a device may have (MiB)");
 
 static int kt_user_block_nl_set(const char *val, const struct kernel_param *kp)
 {
@@ -89,6 +84,7 @@ static struct kt_dev *kt_user_alloc_dev(const char *name)
 	udev->qfull_time_out = -1;
 	xa_init_flags(&udev->cmds, XA_FLAGS_ALLOC1);
 	xa_init(&udev->pages);
+	INIT_LIST_HEAD(&udev->devs);
 	INIT_LIST_HEAD(&udev->qfull);
 	INIT_LIST_HEAD(&udev->pending);
 	INIT_LIST_HEAD(&udev->inflight);
@@ -101,6 +97,8 @@ static void kt_user_dev_release(struct kref *kref)
 	struct kt_user_dev *udev = container_of(kref, struct kt_user_dev, kref);
 
 	kt_user_data_exit(udev);
+	if (udev->mapping)
+		iput(udev->mapping->host);
 	vfree(udev->mb);
 	kfree(udev);
 }
@@ -176,7 +174,7 @@ static int kt_user_set_param(struct kt_dev *dev, const char *key,
 		return 0;
 	}
 	if (!strcmp(key, "max_data_area_mb"))
-		return kt_user_u32(value, 1, max(kt_user_global_max_mb, 1),
+		return kt_user_u32(value, 1, kt_user_global_max_mb(),
 				   &udev->data_area_mb);
 	if (!strcmp(key, "data_pages_per_blk"))
 		return kt_user_u32(value, 1, 256, &udev->pages_per_blk);
@@ -331,6 +329,7 @@ static void kt_user_disable(struct kt_dev *dev)
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_finish(&done);
 	timer_shutdown_sync(&udev->timer);
+	kt_user_data_stop(udev);
 }
 
 static ssize_t kt_user_show_info(struct kt_dev *dev, char *page, size_t size)
@@ -338,10 +337,11 @@ static ssize_t kt_user_show_info(struct kt_dev *dev, char *page, size_t size)
 	struct kt_user_dev *udev = to_udev(dev);
 
 	return scnprintf(page, size,
-			 "Config: %s Size: %llu MaxDataAreaMB: %u DataPagesPerBlk: %u CmdRingSizeMB: %u\n",
+			 "Config: %s Size: %llu MaxDataAreaMB: %u DataPagesPerBlk: %u CmdRingSizeMB: %u DataAreaPages: %u\n",
 			 udev->config[0] ? udev->config : "NULL",
 			 udev->dev_size, udev->data_area_mb,
-			 udev->pages_per_blk, udev->ring_mb);
+			 udev->pages_per_blk, udev->ring_mb,
+			 READ_ONCE(udev->nr_pages));
 }
 
 static const struct kt_backend_ops kt_user_ops = {
@@ -387,6 +387,7 @@ out_nl:
 static void __exit kt_user_exit(void)
 {
 	kt_backend_unregister(&kt_user_ops);
+	kt_user_data_mod_exit();
 	kt_user_uio_exit();
 	kt_user_nl_exit();
 }

@@ -15,8 +15,8 @@
  * copy of data. Into the ring, in three steps: under the lock, blocks,
  * cmd_id and ring space are taken and the entry written (PENDING, on
  * @pending in ring order); without it, a write's data is copied into the
- * blocks (kt_user_fill(), whoever took them: exec_cdb, a kick, the
- * timer); under it again the entries at the front of @pending
+ * blocks (kt_user_fill(), whoever took them: exec_cdb, a kick, the timer,
+ * the reclaim work); under it again the entries at the front of @pending
  * whose data is in place are shown, cmd_head moved past them with a
  * release (kt_user_show()). So the daemon never sees an entry before its
  * data, nor one out of ring order, and it may pass (cmd_tail) only what
@@ -318,6 +318,12 @@ void kt_user_exec_cdb(struct kt_cmd *cmd)
 				    kt_user_name(udev), ucmd->data_len,
 				    udev->data_area_mb);
 		reason = KT_SENSE_INVALID_CDB_FIELD;
+	} else if (DIV_ROUND_UP(ucmd->data_len, udev->blk_size) >
+		   ((u64)kt_user_global_max_mb() << 20) / udev->blk_size) {
+		pr_warn_ratelimited("%s: a command of %u bytes is larger than all data areas may be (global_max_data_area_mb %u)\n",
+				    kt_user_name(udev), ucmd->data_len,
+				    kt_user_global_max_mb());
+		reason = KT_SENSE_INVALID_CDB_FIELD;
 	} else {
 		ret = list_empty(&udev->qfull) ?
 		      kt_user_ring_put(udev, ucmd, &fill) : -ENOSPC;
@@ -493,11 +499,30 @@ void kt_user_handle_completions(struct kt_user_dev *udev)
 	kt_user_complete(udev, &done);
 }
 
+/* The reclaim work gave pages back: the waiting commands, if any, in. */
+void kt_user_run_waiting(struct kt_user_dev *udev)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+	LIST_HEAD(fill);
+
+	spin_lock_irqsave(&udev->lock, flags);
+	if (udev->up && !test_bit(KT_USER_BROKEN, &udev->flags) &&
+	    !test_bit(KT_USER_BLOCKED, &udev->flags)) {
+		kt_user_run_qfull(udev, &done, &fill, false);
+		kt_user_timer_arm(udev);
+	}
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_fill(udev, &fill);
+	kt_user_finish(&done);
+}
+
 /*
  * action/reset_ring: every command in the ring ends (BUSY, which the
  * initiator retries, or with @hard LOGICAL UNIT COMMUNICATION FAILURE),
  * its blocks and cmd_id come back, and the ring starts empty; one whose
- * data is being copied in ends as its filler is done (orphan).
+ * data is being copied in ends as its filler is done (orphan). The pages
+ * of the blocks free then go back.
  */
 void kt_user_reset_ring(struct kt_user_dev *udev, bool hard)
 {
@@ -542,6 +567,7 @@ out:
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_fill(udev, &fill);
 	kt_user_finish(&done);
+	kt_user_data_reclaim(udev);
 }
 
 /*

@@ -12,7 +12,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -48,7 +50,10 @@ static void kt_user_vma_close(struct vm_area_struct *vma)
 
 /*
  * Under udev->lock: a failed enable takes the memory away (map_size 0)
- * while a daemon may have the device mapped already.
+ * while a daemon may have the device mapped already. A data area page is
+ * returned locked, once seen still in udev->pages with its lock held: a
+ * page given back meanwhile (data.c) is not mapped, and one given back
+ * later is not zapped before its PTE is in place.
  */
 static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 {
@@ -56,7 +61,8 @@ static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 	size_t off = (size_t)vmf->pgoff << PAGE_SHIFT;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	struct page *page = NULL;
-	unsigned long flags;
+	unsigned long flags, idx;
+	bool kept;
 
 	spin_lock_irqsave(&udev->lock, flags);
 	if (off >= udev->map_size || !udev->mb)
@@ -64,18 +70,33 @@ static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 	if (off < udev->data_off) {
 		page = vmalloc_to_page(udev->mb + off);
 		get_page(page);
-	} else {
-		/* a page no command ever had: the daemon's mistake */
-		page = kt_user_data_page(udev, (off - udev->data_off) >> PAGE_SHIFT);
-		if (!page) {
-			pr_warn_ratelimited("%s: the daemon touched data area page %zu, never used\n",
-					    kt_user_name(udev),
-					    (off - udev->data_off) >> PAGE_SHIFT);
-			goto out;
-		}
+		vmf->page = page;
+		ret = 0;
+		goto out;
+	}
+	/* a page no command has now: the daemon's mistake */
+	idx = (off - udev->data_off) >> PAGE_SHIFT;
+	page = kt_user_data_page(udev, idx);
+	if (!page) {
+		pr_warn_ratelimited("%s: the daemon touched data area page %lu, which no command has\n",
+				    kt_user_name(udev), idx);
+		goto out;
+	}
+	spin_unlock_irqrestore(&udev->lock, flags);
+
+	lock_page(page);
+	spin_lock_irqsave(&udev->lock, flags);
+	kept = xa_load(&udev->pages, idx) == page;
+	spin_unlock_irqrestore(&udev->lock, flags);
+	if (!kept) {
+		/* given back: the touch faults again, on what is there now */
+		unlock_page(page);
+		put_page(page);
+		return VM_FAULT_NOPAGE;
 	}
 	vmf->page = page;
-	ret = 0;
+	return VM_FAULT_LOCKED;
+
 out:
 	spin_unlock_irqrestore(&udev->lock, flags);
 	return ret;
@@ -90,10 +111,30 @@ static const struct vm_operations_struct kt_user_vm_ops = {
 static int kt_user_mmap(struct uio_info *info, struct vm_area_struct *vma)
 {
 	struct kt_user_dev *udev = info_to_udev(info);
+	struct address_space *mapping = vma->vm_file->f_mapping;
+	unsigned long flags;
+	int ret = 0;
 
 	/* the whole mapping, from its start: offsets are the ring's */
 	if (vma->vm_pgoff || vma_pages(vma) != udev->map_size >> PAGE_SHIFT)
 		return -EINVAL;
+	/*
+	 * Pages given back are zapped in the one address space the daemon
+	 * maps, its device node's, held until the device goes.
+	 */
+	spin_lock_irqsave(&udev->lock, flags);
+	if (!udev->mapping) {
+		ihold(mapping->host);
+		udev->mapping = mapping;
+	} else if (udev->mapping != mapping) {
+		ret = -EBUSY;
+	}
+	spin_unlock_irqrestore(&udev->lock, flags);
+	if (ret) {
+		pr_warn_ratelimited("%s: mapped through another device node than before: refused\n",
+				    kt_user_name(udev));
+		return ret;
+	}
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &kt_user_vm_ops;
 	vma->vm_private_data = udev;

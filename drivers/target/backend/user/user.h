@@ -13,7 +13,8 @@
  *
  *   main.c      the module, the backend ops, device set-up and teardown
  *   ring.c      commands into the ring, completions out, ring reset
- *   data.c      the data area: blocks, their pages, copies to and from
+ *   data.c      the data area: blocks, their pages (a bound across all
+ *               devices, idle ones given back), copies to and from
  *   timeout.c   the deadlines: cmd_time_out and qfull_time_out
  *   uio.c       the UIO device: mmap, open/release, the daemon's kick
  *   netlink.c   the TCM-USER family
@@ -23,6 +24,7 @@
 #ifndef KTARGET_USER_H
 #define KTARGET_USER_H
 
+#include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -39,6 +41,7 @@
 #define KT_USER_RING_MB_MAX	8	/* mailbox and command ring */
 #define KT_USER_DATA_MB_DEF	1024	/* max_data_area_mb default */
 #define KT_USER_TIME_OUT_DEF	30	/* cmd_time_out default, seconds */
+#define KT_USER_IDLE_FREE	10	/* s: an idle device's pages go back */
 #define KT_USER_CMDR_OFF	((u32)sizeof(struct tcmu_mailbox))
 
 /* udev->flags */
@@ -114,6 +117,10 @@ struct kt_user_dev {
 	u32			free_blocks;
 	unsigned long		*bitmap;
 	struct xarray		pages;		/* data area page index -> page */
+	u32			nr_pages;	/* in @pages */
+	unsigned long		idle_since;	/* jiffies: no block in use */
+	struct address_space	*mapping;	/* the daemon's mmap(), held */
+	struct list_head	devs;		/* data.c's list, while enabled */
 	struct xarray		cmds;		/* ring cmd_id -> kt_user_cmd */
 	u32			next_id;
 	struct list_head	qfull;
@@ -136,12 +143,12 @@ static inline const char *kt_user_name(struct kt_user_dev *udev)
 /* main.c */
 void kt_user_dev_put(struct kt_user_dev *udev);
 int kt_user_set_size(struct kt_user_dev *udev, const char *value, bool tell);
-extern int kt_user_global_max_mb;
 
 /* ring.c */
 void kt_user_mb_describe(struct kt_user_dev *udev);
 void kt_user_exec_cdb(struct kt_cmd *cmd);
 void kt_user_handle_completions(struct kt_user_dev *udev);
+void kt_user_run_waiting(struct kt_user_dev *udev);
 void kt_user_reset_ring(struct kt_user_dev *udev, bool hard);
 void kt_user_block(struct kt_user_dev *udev, bool block);
 void kt_user_finish(struct list_head *done);
@@ -152,7 +159,11 @@ void kt_user_cmd_free(struct kt_user_cmd *ucmd);
 
 /* data.c */
 int kt_user_data_init(struct kt_user_dev *udev);
+void kt_user_data_stop(struct kt_user_dev *udev);
 void kt_user_data_exit(struct kt_user_dev *udev);
+void kt_user_data_mod_exit(void);
+u32 kt_user_global_max_mb(void);
+unsigned long kt_user_data_reclaim(struct kt_user_dev *udev);
 int kt_user_data_alloc(struct kt_user_dev *udev, struct kt_user_cmd *ucmd);
 void kt_user_data_free(struct kt_user_dev *udev, struct kt_user_cmd *ucmd);
 unsigned int kt_user_data_iovs(struct kt_user_dev *udev,
