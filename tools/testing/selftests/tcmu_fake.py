@@ -923,13 +923,14 @@ def pages(devs, addr, target, initiator, dev_dirs, idle):
     bad = wrong(reads(3, 9500, 1))
     check("reset-ring-then-own-data", not bad, "the read after it: wrong")
 
-    # a lower global_max_data_area_mb gives idle pages back at once
+    # a lower global_max_data_area_mb gives idle pages back at once (some
+    # may have gone already, idle for KT_USER_IDLE_FREE on a slow guest)
     bad = wrong(reads(1, 20000, 4) + reads(2, 30000, 2))
     before = total()
     with open(PARAMS + "global_max_data_area_mb", "w") as f:
         f.write("1")
     ok = wait_until(lambda: (total() or 0) <= 256, 3)
-    check("lower-limit-gives-pages-back", before and before >= 768 and ok
+    check("lower-limit-gives-pages-back", before and before > 256 and ok
           and not bad, "data_area_pages %s before, %s after "
           "global_max_data_area_mb 1; %d reads wrong" % (before, total(), bad))
     bad = wrong(reads(2, 40000, 1))
