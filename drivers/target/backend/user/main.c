@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -217,6 +218,7 @@ static u64 kt_user_size(struct kt_dev *dev)
 static int kt_user_enable(struct kt_dev *dev)
 {
 	struct kt_user_dev *udev = to_udev(dev);
+	struct address_space *mapping;
 	struct tcmu_mailbox *mb;
 	unsigned long flags;
 	int ret;
@@ -278,15 +280,23 @@ out_uio:
 out_down:
 	/*
 	 * The daemon may have mapped the device already: its faults find
-	 * nothing from here on (map_size 0, under the lock), and the pages
-	 * it has mapped stay its own until it unmaps them.
+	 * nothing from here on (map_size 0, under the lock), and what it
+	 * mapped is zapped; a page it still holds stays its own until it
+	 * drops it. Its device node goes with the UIO device: an enable
+	 * tried again is mapped through the next one.
 	 */
 	spin_lock_irqsave(&udev->lock, flags);
 	udev->up = false;
 	udev->map_size = 0;
 	mb = udev->mb;
 	udev->mb = NULL;
+	mapping = udev->mapping;
+	udev->mapping = NULL;
 	spin_unlock_irqrestore(&udev->lock, flags);
+	if (mapping) {
+		unmap_mapping_range(mapping, 0, 0, 1);
+		iput(mapping->host);
+	}
 	kt_user_data_exit(udev);
 	vfree(mb);
 	return ret < 0 ? ret : -EIO;
