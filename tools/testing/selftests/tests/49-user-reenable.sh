@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The user backstore's device mapping across a disable (issue 44, review
+# finding 3 of the data-area pages). A daemon that keeps its mmap() of a
+# device after the device is removed gets SIGBUS on the next touch of it,
+# not the memory the device had. With Debian's tcmu-runner: an enable
+# that the core turns back after the backstore enabled (attrib/
+# emulate_cdrom over 4096-byte blocks: the backstore is disabled again,
+# tcmu-runner had mapped it meanwhile) is followed by one that works, and
+# tcmu-runner maps the device again through its new device node and
+# serves it (a loopback LUN reads back what was written). About a minute.
+. ./lib.sh
+. ./user_lib.sh
+
+WWN=naa.5001405000000391
+TPG=$KT_CFS/loopback/$WWN/tpgt_1
+UHBA=$KT_CFS/core/user_0
+IMGS=/tmp/kt-user-re
+FS=/run/kt-user-re.ext4
+RAW=$IMGS/raw.img
+LOG=/ktout/user-reenable.log
+CONF=/etc/modprobe.d/ktarget-lio-names.conf
+RUNNER=
+
+# map_then_removed DEV: maps the device's UIO device, has the shell
+# remove the device, then touches the mailbox from a child: its fate
+map_then_removed() {
+	python3 - "$1" "$UHBA/$1" <<-'EOF'
+	import mmap, os, signal, sys
+	dev, ddir = sys.argv[1], sys.argv[2]
+	uio = None
+	for d in sorted(os.listdir("/sys/class/uio")):
+	    with open("/sys/class/uio/%s/name" % d) as f:
+	        if "/%s/" % dev in f.read():
+	            uio = d
+	with open("/sys/class/uio/%s/maps/map0/size" % uio) as f:
+	    size = int(f.read(), 0)
+	fd = os.open("/dev/" + uio, os.O_RDWR)
+	mm = mmap.mmap(fd, size)
+	print("mapped, mailbox version", mm[0])
+	os.close(fd)
+	os.rmdir(ddir)
+	pid = os.fork()
+	if pid == 0:
+	    os._exit(100 + mm[0])
+	_, st = os.waitpid(pid, 0)
+	if os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGBUS:
+	    print("SIGBUS")
+	else:
+	    print("read it: status %#x" % st)
+	EOF
+}
+
+loop_setup() {
+	mkdir -p $TPG/lun/lun_0 && ln -s $UHBA/ur $TPG/lun/lun_0/u &&
+		echo naa.5001405000000392 > $TPG/nexus
+}
+
+main() {
+	local out d start_mark
+
+	if ! command -v tcmu-runner >/dev/null || ! command -v python3 >/dev/null; then
+		skip_all "tcmu-runner or python3 not installed"
+		return
+	fi
+	plan 12
+	kmsg_mark
+	start_mark=$KT_KMSG_MARK
+
+	# no daemon: a mapping kept past the device's removal
+	check "modprobe ktarget_user" modprobe ktarget_user
+	check "user device us, no daemon" sh -c "mkdir -p $UHBA/us &&
+		echo dev_config=fake/none,dev_size=1048576,max_data_area_mb=1 > $UHBA/us/control &&
+		echo 1 > $UHBA/us/enable"
+	out=$(map_then_removed us 2>&1)
+	printf '%s\n' "$out" > $LOG.sigbus
+	check "a mapping kept past the device's removal: SIGBUS, not its memory" \
+		output_has "$out" "mapped, mailbox version 2" SIGBUS
+	check "the device went" test ! -e $UHBA/us
+
+	# tcmu-runner: an enable turned back, then one that works
+	user_env_up
+	check "modprobe sd_mod and sg, images on ext4" sh -c "
+		modprobe sd_mod && modprobe sg && modprobe loop &&
+		mkdir -p $IMGS && truncate -s 64M $FS && mkfs.ext4 -q -F $FS &&
+		mount -o loop $FS $IMGS && truncate -s 16M $RAW"
+	runner_start
+	check "tcmu-runner starts" runner_on_bus
+	check "user device ur over 4096-byte blocks, emulate_cdrom 1" sh -c "
+		mkdir -p $UHBA/ur &&
+		echo dev_config=qcow/$RAW,dev_size=16777216,hw_block_size=4096 > $UHBA/ur/control &&
+		echo 1 > $UHBA/ur/attrib/emulate_cdrom"
+	check "enable turned back by the core (a CD's blocks are 2048 bytes)" \
+		sh -c "! (echo 1 > $UHBA/ur/enable) 2>/dev/null"
+	check "emulate_cdrom 0, enable again" sh -c "
+		echo 0 > $UHBA/ur/attrib/emulate_cdrom && echo 1 > $UHBA/ur/enable"
+	check "tcmu-runner maps it again, through the new device node" \
+		kt_wait_for 20 bash -c "$(declare -f runner_has); RUNNER=$RUNNER; runner_has ur"
+	check "a loopback LUN over it reads back what was written" bash -c "
+		$(declare -f loop_setup kt_loop_disk); KT_SLOW=${KT_SLOW:-1}
+		TPG=$TPG UHBA=$UHBA loop_setup || exit 1
+		d=\$(kt_loop_disk $TPG 0) || exit 1
+		dd if=/dev/urandom of=/tmp/kt-re-pat bs=1M count=1 2>/dev/null &&
+		dd if=/tmp/kt-re-pat of=\$d bs=1M oflag=direct 2>/dev/null &&
+		cmp -n 1048576 /tmp/kt-re-pat \$d"
+
+	rm -f $TPG/lun/lun_0/u
+	rmdir $TPG/lun/lun_0 2>/dev/null
+	rmdir $TPG $KT_CFS/loopback/$WWN 2>/dev/null
+	rmdir $UHBA/ur 2>/dev/null
+	runner_kill
+	rmdir $UHBA $KT_CFS/loopback 2>/dev/null
+	umount $IMGS
+	rm -f $FS /tmp/kt-re-pat $CONF
+	kt_dbus_stop
+	rmmod ktarget_loop 2>/dev/null
+	rmmod ktarget_user && rmmod ktarget_core
+	KT_KMSG_MARK=$start_mark
+	check "the kernel log shows no finding" kt_kmsg_clean
+}
+
+main "$@"
