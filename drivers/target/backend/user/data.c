@@ -19,7 +19,8 @@
  *   - of every device, when a command found the bound reached, or the
  *     total is over it (global_max_data_area_mb lowered);
  *   - of a device that had no block in use for KT_USER_IDLE_FREE seconds;
- *   - at action/reset_ring, and when the device is disabled.
+ *   - at action/reset_ring, and when the device is disabled (all of
+ *     them, and the daemon's whole mapping zapped: kt_user_data_exit()).
  * A page in use never goes: a command's blocks keep theirs from the
  * allocation until the blocks are freed, so copies (ring.c, outside
  * udev->lock) find the pages there. Giving a page back: out of @pages
@@ -136,31 +137,38 @@ static void kt_user_data_unlist(struct kt_user_dev *udev)
 	mutex_unlock(&kt_user_devs_lock);
 }
 
-/* disabled: no block is in use any more, every page goes back */
-void kt_user_data_stop(struct kt_user_dev *udev)
-{
-	kt_user_data_unlist(udev);
-	kt_user_data_reclaim(udev);
-}
-
 /*
- * The device is gone and no mapping is left (or it was never enabled, or
- * the enable failed: then the pages a daemon mapped meanwhile stay its
- * own, by their PTEs' references, until it unmaps them).
+ * The device is disabled, or its enable failed, or it goes: no block is
+ * in use, every page goes back. If a daemon mapped the device (@mapping,
+ * the caller's now: no fault finds a page any more), what it mapped is
+ * zapped first, after any fault that found a page has its PTE in place
+ * (the opening comment); a page a daemon still holds otherwise stays its
+ * own, by its PTE's reference, until it drops it.
  */
-void kt_user_data_exit(struct kt_user_dev *udev)
+void kt_user_data_exit(struct kt_user_dev *udev, struct address_space *mapping)
 {
+	unsigned long i, flags;
+	unsigned long *bitmap;
 	struct page *page;
-	unsigned long i;
 
 	kt_user_data_unlist(udev);
+	if (mapping) {
+		xa_for_each(&udev->pages, i, page) {
+			lock_page(page);
+			unlock_page(page);
+		}
+		unmap_mapping_range(mapping, 0, 0, 1);
+	}
 	xa_for_each(&udev->pages, i, page)
 		put_page(page);
 	xa_destroy(&udev->pages);
+	spin_lock_irqsave(&udev->lock, flags);
 	atomic_long_sub(udev->nr_pages, &kt_user_pages);
 	udev->nr_pages = 0;
-	bitmap_free(udev->bitmap);
+	bitmap = udev->bitmap;
 	udev->bitmap = NULL;
+	spin_unlock_irqrestore(&udev->lock, flags);
+	bitmap_free(bitmap);
 }
 
 void kt_user_data_mod_exit(void)

@@ -97,7 +97,7 @@ static void kt_user_dev_release(struct kref *kref)
 {
 	struct kt_user_dev *udev = container_of(kref, struct kt_user_dev, kref);
 
-	kt_user_data_exit(udev);
+	kt_user_data_exit(udev, NULL);
 	if (udev->mapping)
 		iput(udev->mapping->host);
 	vfree(udev->mb);
@@ -215,11 +215,37 @@ static u64 kt_user_size(struct kt_dev *dev)
 	return READ_ONCE(to_udev(dev)->dev_size);
 }
 
+/*
+ * A failed enable, or a disable: the daemon may have the device mapped.
+ * Its faults find nothing from here on (map_size 0 and no mapping, under
+ * the lock: SIGBUS), what it mapped is zapped before the pages go, and
+ * its device node is let go with the UIO device, so the next enable is
+ * mapped through the next one. A page it still holds stays its own until
+ * it drops it; the kernel never uses it again.
+ */
+static void kt_user_take_down(struct kt_user_dev *udev)
+{
+	struct address_space *mapping;
+	unsigned long flags;
+	void *mb;
+
+	spin_lock_irqsave(&udev->lock, flags);
+	udev->up = false;
+	udev->map_size = 0;
+	mb = udev->mb;
+	udev->mb = NULL;
+	mapping = udev->mapping;
+	udev->mapping = NULL;
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_data_exit(udev, mapping);
+	if (mapping)
+		iput(mapping->host);
+	vfree(mb);
+}
+
 static int kt_user_enable(struct kt_dev *dev)
 {
 	struct kt_user_dev *udev = to_udev(dev);
-	struct address_space *mapping;
-	struct tcmu_mailbox *mb;
 	unsigned long flags;
 	int ret;
 
@@ -258,6 +284,8 @@ static int kt_user_enable(struct kt_dev *dev)
 		goto out_mb;
 
 	kt_user_mb_describe(udev);
+	/* a disable before this enable shut it down */
+	kt_user_timer_init(udev);
 
 	spin_lock_irqsave(&udev->lock, flags);
 	udev->up = true;
@@ -278,27 +306,7 @@ static int kt_user_enable(struct kt_dev *dev)
 out_uio:
 	kt_user_uio_unregister(udev);
 out_down:
-	/*
-	 * The daemon may have mapped the device already: its faults find
-	 * nothing from here on (map_size 0, under the lock), and what it
-	 * mapped is zapped; a page it still holds stays its own until it
-	 * drops it. Its device node goes with the UIO device: an enable
-	 * tried again is mapped through the next one.
-	 */
-	spin_lock_irqsave(&udev->lock, flags);
-	udev->up = false;
-	udev->map_size = 0;
-	mb = udev->mb;
-	udev->mb = NULL;
-	mapping = udev->mapping;
-	udev->mapping = NULL;
-	spin_unlock_irqrestore(&udev->lock, flags);
-	if (mapping) {
-		unmap_mapping_range(mapping, 0, 0, 1);
-		iput(mapping->host);
-	}
-	kt_user_data_exit(udev);
-	vfree(mb);
+	kt_user_take_down(udev);
 	return ret < 0 ? ret : -EIO;
 out_mb:
 	vfree(udev->mb);
@@ -307,9 +315,11 @@ out_mb:
 }
 
 /*
- * The device's release: no LUN is left, so no command but expired ones
- * (whose SCSI commands ended) is in the ring. The mapping, if the daemon
- * keeps one, holds the memory until it goes (kt_user_dev_release()).
+ * The device's release, or an enable the core turned back: no LUN is
+ * left, so no command but expired ones (whose SCSI commands ended) is in
+ * the ring. A mapping the daemon keeps holds the device structure, not
+ * its memory: the ring and the pages go now (kt_user_take_down()), and an
+ * enable after this one is mapped afresh.
  */
 static void kt_user_disable(struct kt_dev *dev)
 {
@@ -339,7 +349,7 @@ static void kt_user_disable(struct kt_dev *dev)
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_finish(&done);
 	timer_shutdown_sync(&udev->timer);
-	kt_user_data_stop(udev);
+	kt_user_take_down(udev);
 }
 
 static ssize_t kt_user_show_info(struct kt_dev *dev, char *page, size_t size)

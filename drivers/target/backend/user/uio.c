@@ -49,8 +49,10 @@ static void kt_user_vma_close(struct vm_area_struct *vma)
 }
 
 /*
- * Under udev->lock: a failed enable takes the memory away (map_size 0)
- * while a daemon may have the device mapped already. A data area page is
+ * Under udev->lock: a failed enable or a disable takes the memory away
+ * (map_size 0, no mapping) while a daemon may have the device mapped; a
+ * mapping made before a disable is not the device's any more (SIGBUS),
+ * whatever is mapped after it is enabled again. A data area page is
  * returned locked, once seen still in udev->pages with its lock held: a
  * page given back meanwhile (data.c) is not mapped, and one given back
  * later is not zapped before its PTE is in place.
@@ -58,6 +60,7 @@ static void kt_user_vma_close(struct vm_area_struct *vma)
 static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 {
 	struct kt_user_dev *udev = vmf->vma->vm_private_data;
+	struct address_space *mapping = vmf->vma->vm_file->f_mapping;
 	size_t off = (size_t)vmf->pgoff << PAGE_SHIFT;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	struct page *page = NULL;
@@ -65,7 +68,7 @@ static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 	bool kept;
 
 	spin_lock_irqsave(&udev->lock, flags);
-	if (off >= udev->map_size || !udev->mb)
+	if (off >= udev->map_size || !udev->mb || udev->mapping != mapping)
 		goto out;
 	if (off < udev->data_off) {
 		page = vmalloc_to_page(udev->mb + off);
@@ -86,7 +89,8 @@ static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 
 	lock_page(page);
 	spin_lock_irqsave(&udev->lock, flags);
-	kept = xa_load(&udev->pages, idx) == page;
+	kept = xa_load(&udev->pages, idx) == page &&
+	       udev->mapping == mapping;
 	spin_unlock_irqrestore(&udev->lock, flags);
 	if (!kept) {
 		/* given back: the touch faults again, on what is there now */
@@ -120,7 +124,7 @@ static int kt_user_mmap(struct uio_info *info, struct vm_area_struct *vma)
 		return -EINVAL;
 	/*
 	 * Pages given back are zapped in the one address space the daemon
-	 * maps, its device node's, held until the device goes.
+	 * maps, its device node's, held until the device is disabled.
 	 */
 	spin_lock_irqsave(&udev->lock, flags);
 	if (!udev->mapping) {

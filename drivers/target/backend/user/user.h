@@ -119,7 +119,7 @@ struct kt_user_dev {
 	struct xarray		pages;		/* data area page index -> page */
 	u32			nr_pages;	/* in @pages */
 	unsigned long		idle_since;	/* jiffies: no block in use */
-	struct address_space	*mapping;	/* the daemon's mmap(), held */
+	struct address_space	*mapping;	/* the daemon's mmap(), while enabled */
 	struct list_head	devs;		/* data.c's list, while enabled */
 	struct xarray		cmds;		/* ring cmd_id -> kt_user_cmd */
 	u32			next_id;
@@ -159,8 +159,7 @@ void kt_user_cmd_free(struct kt_user_cmd *ucmd);
 
 /* data.c */
 int kt_user_data_init(struct kt_user_dev *udev);
-void kt_user_data_stop(struct kt_user_dev *udev);
-void kt_user_data_exit(struct kt_user_dev *udev);
+void kt_user_data_exit(struct kt_user_dev *udev, struct address_space *mapping);
 void kt_user_data_mod_exit(void);
 u32 kt_user_global_max_mb(void);
 unsigned long kt_user_data_reclaim(struct kt_user_dev *udev);
