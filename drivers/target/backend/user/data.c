@@ -23,14 +23,21 @@
  *     them, and the daemon's whole mapping zapped: kt_user_data_exit()).
  * A page in use never goes: a command's blocks keep theirs from the
  * allocation until the blocks are freed, so copies (ring.c, outside
- * udev->lock) find the pages there. Giving a page back: out of @pages
- * under udev->lock, so no fault finds it any more; its lock taken and
- * dropped, so a fault that found it before has its PTE in place
- * (kt_user_vma_fault() returns it locked once it saw it still in
- * @pages); then the daemon's PTEs over it zapped, and the last reference
- * goes with the last of them. The daemon never keeps a page the device
- * gave back: its next touch of a block used again faults in the fresh
- * page the block got.
+ * udev->lock) find the pages there. Giving a free block's pages back,
+ * in this order:
+ *   1. under udev->lock, the block is set in the bitmap again (reserved:
+ *      no command gets it) and its pages go out of @pages, so no fault
+ *      finds them any more;
+ *   2. each page's lock taken and dropped, so a fault that found it
+ *      before has its PTE in place (kt_user_vma_fault() returns it locked
+ *      once it saw it still in @pages);
+ *   3. the daemon's PTEs over the range zapped, and the pages put: the
+ *      last reference goes with the last PTE;
+ *   4. under udev->lock, the block cleared in the bitmap.
+ * So a block is handed to a command only once no PTE of the daemon's
+ * points at the page it had: its next touch faults in the fresh page the
+ * block gets, and it never sees or alters another command's data through
+ * a stale mapping, nor a page freed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -263,6 +270,19 @@ int kt_user_data_alloc(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 }
 
 /*
+ * Under udev->lock: a device left with no block in use (and pages) gives
+ * them back after KT_USER_IDLE_FREE.
+ */
+static void kt_user_data_idle(struct kt_user_dev *udev)
+{
+	if (udev->free_blocks == udev->max_blocks && udev->nr_pages) {
+		udev->idle_since = jiffies;
+		queue_delayed_work(system_wq, &kt_user_reclaim_work,
+				   KT_USER_IDLE_FREE * HZ);
+	}
+}
+
+/*
  * Under udev->lock: @ucmd's blocks are free again. A device left with no
  * block in use gives its pages back after KT_USER_IDLE_FREE, and all
  * devices give idle ones back now if a command waits for room within the
@@ -280,43 +300,59 @@ void kt_user_data_free(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 	}
 	ucmd->nr_blocks = 0;
 	if (atomic_read(&kt_user_starved) ||
-	    atomic_long_read(&kt_user_pages) > kt_user_max_pages()) {
+	    atomic_long_read(&kt_user_pages) > kt_user_max_pages())
 		kt_user_reclaim_now();
-	} else if (udev->free_blocks == udev->max_blocks && udev->nr_pages) {
-		udev->idle_since = jiffies;
-		queue_delayed_work(system_wq, &kt_user_reclaim_work,
-				   KT_USER_IDLE_FREE * HZ);
-	}
+	else
+		kt_user_data_idle(udev);
 }
 
 /*
  * Give @udev's idle pages back (the opening comment says how), in
- * batches; process context. Returns how many went.
+ * batches of whole blocks; process context. Returns how many went.
  */
 unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 {
-	struct page *batch[KT_USER_RECLAIM_BATCH];
-	struct address_space *mapping;
+	u32 ppb = udev->pages_per_blk;
+	unsigned int cap = max_t(u32, KT_USER_RECLAIM_BATCH, ppb);
 	unsigned long i, first = 0, last = 0, from = 0, total = 0;
+	struct address_space *mapping;
+	unsigned int n, nb, k;
 	unsigned long flags;
+	struct page **batch;
 	struct page *page;
-	unsigned int n, k;
+	bool full;
+	u32 *blks;
 
+	batch = kmalloc_array(cap, sizeof(*batch), GFP_KERNEL);
+	blks = kmalloc_array(cap, sizeof(*blks), GFP_KERNEL);
+	if (!batch || !blks)
+		goto out;
 	do {
 		n = 0;
+		nb = 0;
+		full = false;
 		spin_lock_irqsave(&udev->lock, flags);
 		if (udev->bitmap) {
 			xa_for_each_start(&udev->pages, i, page, from) {
-				if (test_bit(i / udev->pages_per_blk,
-					     udev->bitmap))
-					continue;
+				u32 blk = i / ppb;
+
+				if (!nb || blk != blks[nb - 1]) {
+					if (n + ppb > cap) {
+						full = true;
+						break;
+					}
+					if (test_bit(blk, udev->bitmap))
+						continue;
+					/* no command gets it until zapped */
+					__set_bit(blk, udev->bitmap);
+					udev->free_blocks--;
+					blks[nb++] = blk;
+				}
 				xa_erase(&udev->pages, i);
 				if (!n)
 					first = i;
 				last = i;
 				batch[n++] = page;
-				if (n == KT_USER_RECLAIM_BATCH)
-					break;
 			}
 		}
 		udev->nr_pages -= n;
@@ -338,8 +374,20 @@ unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 					    (last - first + 1) << PAGE_SHIFT, 1);
 		for (k = 0; k < n; k++)
 			put_page(batch[k]);
+		/* zapped and gone: the blocks may be used again */
+		spin_lock_irqsave(&udev->lock, flags);
+		if (udev->bitmap) {
+			for (k = 0; k < nb; k++)
+				__clear_bit(blks[k], udev->bitmap);
+			udev->free_blocks += nb;
+			kt_user_data_idle(udev);
+		}
+		spin_unlock_irqrestore(&udev->lock, flags);
 		total += n;
-	} while (n == KT_USER_RECLAIM_BATCH);
+	} while (full);
+out:
+	kfree(blks);
+	kfree(batch);
 	return total;
 }
 

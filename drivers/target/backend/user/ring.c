@@ -567,7 +567,9 @@ out:
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_fill(udev, &fill);
 	kt_user_finish(&done);
-	kt_user_data_reclaim(udev);
+	/* its blocks are reserved meanwhile: who waited for them, in */
+	if (kt_user_data_reclaim(udev))
+		kt_user_run_waiting(udev);
 }
 
 /*
