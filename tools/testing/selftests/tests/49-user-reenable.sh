@@ -4,12 +4,13 @@
 # The user backstore's device mapping across a disable (issue 44, review
 # finding 3 of the data-area pages). A daemon that keeps its mmap() of a
 # device after the device is removed gets SIGBUS on the next touch of it,
-# not the memory the device had. With Debian's tcmu-runner: an enable
-# that the core turns back after the backstore enabled (attrib/
-# emulate_cdrom over 4096-byte blocks: the backstore is disabled again,
-# tcmu-runner had mapped it meanwhile) is followed by one that works, and
-# tcmu-runner maps the device again through its new device node and
-# serves it (a loopback LUN reads back what was written). About a minute.
+# not the memory the device had (the mailbox read from a child). With
+# Debian's tcmu-runner: an enable it refuses after mapping the device (its
+# image is not there) is followed by one that works, and tcmu-runner maps
+# the device again through its new device node and serves it (a loopback
+# LUN reads back what was written). A user device is disabled only as it
+# goes or as such an enable fails (the core turns back no enable of a
+# passthrough backstore after it enabled). About a minute.
 . ./lib.sh
 . ./user_lib.sh
 
@@ -87,14 +88,13 @@ main() {
 		mount -o loop $FS $IMGS && truncate -s 16M $RAW"
 	runner_start
 	check "tcmu-runner starts" runner_on_bus
-	check "user device ur over 4096-byte blocks, emulate_cdrom 1" sh -c "
+	check "user device ur over an image that is not there" sh -c "
 		mkdir -p $UHBA/ur &&
-		echo dev_config=qcow/$RAW,dev_size=16777216,hw_block_size=4096 > $UHBA/ur/control &&
-		echo 1 > $UHBA/ur/attrib/emulate_cdrom"
-	check "enable turned back by the core (a CD's blocks are 2048 bytes)" \
+		echo dev_config=qcow/$IMGS/none.img,dev_size=16777216 > $UHBA/ur/control"
+	check "enable refused by tcmu-runner (it mapped the device first)" \
 		sh -c "! (echo 1 > $UHBA/ur/enable) 2>/dev/null"
-	check "emulate_cdrom 0, enable again" sh -c "
-		echo 0 > $UHBA/ur/attrib/emulate_cdrom && echo 1 > $UHBA/ur/enable"
+	check "the image made, dev_config set, enable again" sh -c "
+		echo dev_config=qcow/$RAW > $UHBA/ur/control && echo 1 > $UHBA/ur/enable"
 	check "tcmu-runner maps it again, through the new device node" \
 		kt_wait_for 20 bash -c "$(declare -f runner_has); RUNNER=$RUNNER; runner_has ur"
 	check "a loopback LUN over it reads back what was written" bash -c "
