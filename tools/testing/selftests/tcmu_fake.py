@@ -55,6 +55,9 @@ global-count-within-after); IDLE_SECONDS after the last command every
 page is given back and gone from the daemons' mappings
 (idle-pages-given-back, idle-mappings-zapped), and the next READ's data
 comes through fresh pages (fresh-pages-own-data, fresh-pages-mapped);
+before that, with 960 of the 1024 pages held by A, B's READ of 128 pages
+takes none and waits with the CPU mostly idle, then gets room and its
+data (partial-room-waits-idle, partial-room-then-own-data);
 action/reset_ring (reset-ring-gives-pages-back, reset-ring-then-own-data)
 and a lower global_max_data_area_mb (lower-limit-gives-pages-back,
 lower-limit-then-own-data) give idle pages back at once.
@@ -833,6 +836,18 @@ def read_int(path, pattern=None):
         return None
 
 
+def cpu_times():
+    """/proc/stat's first line: (all jiffies, idle and iowait ones)"""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return sum(v), v[3] + v[4]
+
+
+def cpu_busy(before, after):
+    total = after[0] - before[0]
+    return 1 - (after[1] - before[1]) / total if total else 1
+
+
 def pages(devs, addr, target, initiator, dev_dirs, idle):
     """Issue 44, finding 8: the data areas' pages, LUNs 1, 2 and 3 over
     devices @devs (max_data_area_mb 4, hw_max_sectors 1024) with
@@ -905,6 +920,37 @@ def pages(devs, addr, target, initiator, dev_dirs, idle):
     check("idle-mappings-zapped", a.mapped() == 0 and b.mapped() == 0,
           "the daemons still map %d and %d pages of their data areas" %
           (a.mapped(), b.mapped()))
+    # room for part of a command: it takes none and waits, without the
+    # reclaim work spinning (giving back and taking again the pages it
+    # got, each time it is tried): 960 of the 1024 pages held by A, a
+    # READ of B needing 128
+    a.hold = b.hold = True
+    held = reads(1, 60000, 7) + [(s.read10(1, 70000, 512), 70000)]
+    wait_until(lambda: len(a.held) == 8, 10)
+    waiting = reads(2, 80000, 1)
+    s.pump_for(1)
+    before = cpu_times()
+    s.pump_for(4)
+    busy = cpu_busy(before, cpu_times())
+    check("partial-room-waits-idle", len(a.held) == 8 and not b.held and
+          busy < 0.6, "the daemon of A holds %d, of B %d; the CPU was "
+          "busy %.0f%% of 4 s while B's READ waited" %
+          (len(a.held), len(b.held), 100 * busy))
+    a.release(order=list)
+    bad = 0
+    for itt, lba in held:
+        r = s.get(itt, 30) or NONE
+        blocks = 512 if lba == 70000 else 1024
+        if r["status"] != GOOD or r["data"] != pattern(lba, blocks):
+            bad += 1
+    b.release(order=list)
+    bad += wrong(waiting)
+    check("partial-room-then-own-data", not bad,
+          "%d of 9 wrong or missing" % bad)
+    a.hold = b.hold = False
+    a.release(order=list)
+    b.release(order=list)
+
     # a page touched again is a fresh one, the data the daemon's
     bad = wrong(reads(1, 5000, 2))
     check("fresh-pages-own-data", not bad, "%d of 2 wrong or missing" % bad)

@@ -7,9 +7,10 @@
 # together stay within the global bound (a device's command waits for room
 # while another's hold it all, and gets it once they are answered); a
 # device idle for the idle time gives its pages back and the daemon's
-# mapping of them is gone, the next command's data going through fresh
-# pages; action/reset_ring and a lower global_max_data_area_mb give idle
-# pages back at once. About a minute.
+# mapping of them is gone; a command that fits only in part takes no
+# page and waits without the reclaim spinning; the next command's data
+# goes through fresh pages; action/reset_ring and a lower
+# global_max_data_area_mb give idle pages back at once. About a minute.
 . ./lib.sh
 
 TPG=$KT_CFS/iscsi/$KT_IQN/tpgt_1
@@ -33,7 +34,7 @@ main() {
 	local name start_mark n d
 
 	command -v python3 >/dev/null || { skip_all "python3 not installed"; return; }
-	plan 24
+	plan 26
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 
@@ -53,7 +54,8 @@ main() {
 		$KT_IQN.pages $HBA/pa $HBA/pb $HBA/pc $IDLE > $LOG 2>&1
 	for name in global-bound-held global-count-within held-own-data \
 		waiting-given-room waiting-own-data global-count-within-after \
-		idle-pages-given-back idle-mappings-zapped fresh-pages-own-data \
+		idle-pages-given-back idle-mappings-zapped \
+		partial-room-waits-idle partial-room-then-own-data fresh-pages-own-data \
 		fresh-pages-mapped reset-ring-gives-pages-back \
 		reset-ring-then-own-data lower-limit-gives-pages-back \
 		lower-limit-then-own-data; do
