@@ -11,11 +11,12 @@
  * Pages. A block gets its pages when first used, under udev->lock without
  * waiting (GFP_NOWAIT), and the daemon's faults find them in @pages, never
  * anything else. All devices together hold at most global_max_data_area_mb
- * of them (kt_user_pages, the module's data_area_pages): a command that
- * would pass that bound, or gets no page, waits for room as it does for a
- * full ring (timeout.c tries it again each second, the reclaim work as
- * soon as it gave pages back). A page whose block is free is idle, and
- * goes back to the system (kt_user_data_reclaim()):
+ * of them (kt_user_pages, the module's data_area_pages). The pages a
+ * command's blocks lack are charged all at once: one that would pass the
+ * bound takes none, and it, or one that gets no page, waits for room as
+ * it does for a full ring (timeout.c tries it again each second, the
+ * reclaim work as soon as it gave pages back). A page whose block is
+ * free is idle, and goes back to the system (kt_user_data_reclaim()):
  *   - of every device, when a command found the bound reached, or the
  *     total is over it (global_max_data_area_mb lowered);
  *   - of a device that had no block in use for KT_USER_IDLE_FREE seconds;
@@ -193,19 +194,42 @@ struct page *kt_user_data_page(struct kt_user_dev *udev, unsigned long idx)
 	return page;
 }
 
-/* one more page within the global bound, or false */
-static bool kt_user_page_charge(void)
+/*
+ * @n more pages within the global bound, all of them or none: a command
+ * that does not fit as a whole takes nothing, and waits. The reclaim work
+ * is asked for room, unless this is the reclaim work itself (trying the
+ * waiting commands after it gave pages back): it then ends, the waiting
+ * command's next try (timeout.c, each second) asking again.
+ */
+static bool kt_user_pages_charge(unsigned long n)
 {
-	if (atomic_long_inc_return(&kt_user_pages) <= kt_user_max_pages())
+	if (atomic_long_add_return(n, &kt_user_pages) <= kt_user_max_pages())
 		return true;
-	atomic_long_dec(&kt_user_pages);
+	atomic_long_sub(n, &kt_user_pages);
 	atomic_set(&kt_user_starved, 1);
-	kt_user_reclaim_now();
+	if (current_work() != &kt_user_reclaim_work.work)
+		kt_user_reclaim_now();
 	return false;
 }
 
-/* under udev->lock: block @blk's pages exist */
-static int kt_user_block_pages(struct kt_user_dev *udev, u32 blk)
+/* under udev->lock: how many pages block @blk lacks */
+static u32 kt_user_block_lacks(struct kt_user_dev *udev, u32 blk)
+{
+	unsigned long idx = (unsigned long)blk * udev->pages_per_blk;
+	u32 i, n = 0;
+
+	for (i = 0; i < udev->pages_per_blk; i++)
+		if (!xa_load(&udev->pages, idx + i))
+			n++;
+	return n;
+}
+
+/*
+ * Under udev->lock: block @blk's pages exist, those it lacked taken from
+ * the @charged ones (each one made takes one), or -ENOMEM.
+ */
+static int kt_user_block_pages(struct kt_user_dev *udev, u32 blk,
+			       unsigned long *charged)
 {
 	unsigned long idx = (unsigned long)blk * udev->pages_per_blk;
 	unsigned int i;
@@ -215,33 +239,31 @@ static int kt_user_block_pages(struct kt_user_dev *udev, u32 blk)
 
 		if (xa_load(&udev->pages, idx))
 			continue;
-		if (!kt_user_page_charge())
-			return -ENOSPC;
+		if (WARN_ON_ONCE(!*charged))
+			return -ENOMEM;
 		page = alloc_page(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO);
 		if (!page)
-			goto uncharge;
+			return -ENOMEM;
 		if (xa_err(xa_store(&udev->pages, idx, page,
 				    GFP_NOWAIT | __GFP_NOWARN))) {
 			__free_page(page);
-			goto uncharge;
+			return -ENOMEM;
 		}
 		udev->nr_pages++;
+		(*charged)--;
 	}
 	return 0;
-
-uncharge:
-	atomic_long_dec(&kt_user_pages);
-	return -ENOSPC;
 }
 
 /*
  * Under udev->lock: blocks for @ucmd's data, the lowest free ones (the
- * daemon touches fewer pages). -ENOSPC while there are not enough.
+ * daemon touches fewer pages), and the pages they lack charged against
+ * the global bound at once. -ENOSPC while there are not enough.
  */
 int kt_user_data_alloc(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 {
 	u32 nr = DIV_ROUND_UP(ucmd->data_len, udev->blk_size);
-	unsigned long bit = 0;
+	unsigned long bit = 0, charged = 0;
 	u32 i;
 
 	ucmd->nr_blocks = 0;
@@ -255,15 +277,24 @@ int kt_user_data_alloc(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 		if (!ucmd->blocks)
 			return -ENOSPC;
 	}
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < nr; i++, bit++) {
 		bit = find_next_zero_bit(udev->bitmap, udev->max_blocks, bit);
-		if (WARN_ON_ONCE(bit >= udev->max_blocks) ||
-		    kt_user_block_pages(udev, bit)) {
+		if (WARN_ON_ONCE(bit >= udev->max_blocks))
+			return -ENOSPC;
+		ucmd->blocks[i] = bit;
+		charged += kt_user_block_lacks(udev, bit);
+	}
+	if (charged && !kt_user_pages_charge(charged))
+		return -ENOSPC;
+	for (i = 0; i < nr; i++) {
+		if (kt_user_block_pages(udev, ucmd->blocks[i], &charged)) {
+			/* the pages made stay, idle; the rest uncharged */
+			atomic_long_sub(charged, &kt_user_pages);
 			kt_user_data_free(udev, ucmd);
 			return -ENOSPC;
 		}
-		__set_bit(bit, udev->bitmap);
-		ucmd->blocks[ucmd->nr_blocks++] = bit;
+		__set_bit(ucmd->blocks[i], udev->bitmap);
+		ucmd->nr_blocks++;
 		udev->free_blocks--;
 	}
 	return 0;
@@ -395,7 +426,9 @@ out:
  * The reclaim work: idle pages of every device back when a command found
  * the global bound reached or the total is over it, else those of the
  * devices idle for KT_USER_IDLE_FREE; then, if any went, the waiting
- * commands are tried again. Runs again for the next idle device.
+ * commands are tried again. Runs again for the next idle device, never
+ * because it found nothing to give back: a command that still does not
+ * fit waits for its next try (kt_user_pages_charge()).
  */
 static void kt_user_reclaim_fn(struct work_struct *work)
 {
