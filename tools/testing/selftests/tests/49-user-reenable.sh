@@ -10,7 +10,11 @@
 # the device again through its new device node and serves it (a loopback
 # LUN reads back what was written). A user device is disabled only as it
 # goes or as such an enable fails (the core turns back no enable of a
-# passthrough backstore after it enabled). About a minute.
+# passthrough backstore after it enabled). A device node made on a tmpfs
+# (a container's /dev) that is unmounted (lazily) while the device is
+# mapped through it: the tmpfs stays until the device goes, so no inode of
+# it is left busy when its superblock would go (a use-after-free at the
+# removal). About a minute.
 . ./lib.sh
 . ./user_lib.sh
 
@@ -53,6 +57,37 @@ map_then_removed() {
 	EOF
 }
 
+# map_through_tmpfs DEV: maps DEV's UIO device through a node made on a
+# tmpfs, unmounts the tmpfs lazily, drops the mapping and the node, then
+# has the shell remove the device
+map_through_tmpfs() {
+	mkdir -p /tmp/kt-user-devfs &&
+		mount -t tmpfs -o size=64k none /tmp/kt-user-devfs || return 1
+	python3 - "$1" /tmp/kt-user-devfs <<-'EOF'
+	import mmap, os, stat, subprocess, sys
+	dev, devfs = sys.argv[1], sys.argv[2]
+	uio = None
+	for d in sorted(os.listdir("/sys/class/uio")):
+	    with open("/sys/class/uio/%s/name" % d) as f:
+	        if "/%s/" % dev in f.read():
+	            uio = d
+	with open("/sys/class/uio/%s/maps/map0/size" % uio) as f:
+	    size = int(f.read(), 0)
+	with open("/sys/class/uio/%s/dev" % uio) as f:
+	    major, minor = (int(x) for x in f.read().split(":"))
+	node = devfs + "/" + uio
+	os.mknod(node, 0o600 | stat.S_IFCHR, os.makedev(major, minor))
+	fd = os.open(node, os.O_RDWR)
+	mm = mmap.mmap(fd, size)
+	print("mapped through the tmpfs, mailbox version", mm[0])
+	os.close(fd)
+	os.unlink(node)
+	subprocess.run(["umount", "-l", devfs], check=True)
+	mm.close()
+	print("unmapped")
+	EOF
+}
+
 loop_setup() {
 	mkdir -p $TPG/lun/lun_0 && ln -s $UHBA/ur $TPG/lun/lun_0/u &&
 		echo naa.5001405000000392 > $TPG/nexus
@@ -65,7 +100,7 @@ main() {
 		skip_all "tcmu-runner or python3 not installed"
 		return
 	fi
-	plan 12
+	plan 15
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 
@@ -79,6 +114,19 @@ main() {
 	check "a mapping kept past the device's removal: SIGBUS, not its memory" \
 		output_has "$out" "mapped, mailbox version 2" SIGBUS
 	check "the device went" test ! -e $UHBA/us
+
+	# no daemon: the device node on a tmpfs unmounted while mapped
+	check "user device ut, no daemon" sh -c "mkdir -p $UHBA/ut &&
+		echo dev_config=fake/none,dev_size=1048576,max_data_area_mb=1 > $UHBA/ut/control &&
+		echo 1 > $UHBA/ut/enable"
+	out=$(map_through_tmpfs ut 2>&1)
+	printf '%s\n' "$out" > $LOG.tmpfs
+	sleep 1
+	check "mapped through a node on a tmpfs, the tmpfs unmounted, unmapped" \
+		output_has "$out" "mapped through the tmpfs, mailbox version 2" unmapped
+	check "the device goes after, no inode of the tmpfs left busy" sh -c "
+		rmdir $UHBA/ut && sleep 1 &&
+		! dmesg | sed -n '/$KT_KMSG_MARK/,\$p' | grep 'Busy inodes'"
 
 	# tcmu-runner: an enable turned back, then one that works
 	user_env_up
