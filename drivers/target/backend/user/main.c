@@ -14,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/path.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -99,7 +100,7 @@ static void kt_user_dev_release(struct kref *kref)
 
 	kt_user_data_exit(udev, NULL);
 	if (udev->mapping)
-		iput(udev->mapping->host);
+		path_put(&udev->map_path);
 	vfree(udev->mb);
 	kfree(udev);
 }
@@ -219,13 +220,14 @@ static u64 kt_user_size(struct kt_dev *dev)
  * A failed enable, or a disable: the daemon may have the device mapped.
  * Its faults find nothing from here on (map_size 0 and no mapping, under
  * the lock: SIGBUS), what it mapped is zapped before the pages go, and
- * its device node is let go with the UIO device, so the next enable is
- * mapped through the next one. A page it still holds stays its own until
+ * its device node (its path: the mount it is on too) is let go with the
+ * UIO device, so the next enable is mapped through the next one. A page it still holds stays its own until
  * it drops it; the kernel never uses it again.
  */
 static void kt_user_take_down(struct kt_user_dev *udev)
 {
 	struct address_space *mapping;
+	struct path path = {};
 	unsigned long flags;
 	void *mb;
 
@@ -236,10 +238,13 @@ static void kt_user_take_down(struct kt_user_dev *udev)
 	udev->mb = NULL;
 	mapping = udev->mapping;
 	udev->mapping = NULL;
+	if (mapping)
+		swap(path, udev->map_path);
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_data_exit(udev, mapping);
+	/* the node last: @mapping is its inode's */
 	if (mapping)
-		iput(mapping->host);
+		path_put(&path);
 	vfree(mb);
 }
 

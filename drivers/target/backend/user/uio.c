@@ -124,11 +124,15 @@ static int kt_user_mmap(struct uio_info *info, struct vm_area_struct *vma)
 		return -EINVAL;
 	/*
 	 * Pages given back are zapped in the one address space the daemon
-	 * maps, its device node's, held until the device is disabled.
+	 * maps, its device node's, held until the device is disabled. The
+	 * node is held by its path: its inode, and the mount and superblock
+	 * it is on (a tmpfs /dev may be unmounted meanwhile), not the file,
+	 * which the daemon closes as it likes.
 	 */
 	spin_lock_irqsave(&udev->lock, flags);
 	if (!udev->mapping) {
-		ihold(mapping->host);
+		udev->map_path = vma->vm_file->f_path;
+		path_get(&udev->map_path);
 		udev->mapping = mapping;
 	} else if (udev->mapping != mapping) {
 		ret = -EBUSY;

@@ -27,6 +27,7 @@
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/path.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/uio_driver.h>
@@ -120,6 +121,7 @@ struct kt_user_dev {
 	u32			nr_pages;	/* in @pages */
 	unsigned long		idle_since;	/* jiffies: no block in use */
 	struct address_space	*mapping;	/* the daemon's mmap(), while enabled */
+	struct path		map_path;	/* its device node, held with it */
 	struct list_head	devs;		/* data.c's list, while enabled */
 	struct xarray		cmds;		/* ring cmd_id -> kt_user_cmd */
 	u32			next_id;
