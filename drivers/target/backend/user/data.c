@@ -317,7 +317,8 @@ static void kt_user_data_idle(struct kt_user_dev *udev)
  * Under udev->lock: @ucmd's blocks are free again. A device left with no
  * block in use gives its pages back after KT_USER_IDLE_FREE, and all
  * devices give idle ones back now if a command waits for room within the
- * global bound or the total is over it.
+ * global bound or the total is over it, unless this is the reclaim work
+ * itself, trying the waiting commands (as kt_user_pages_charge()).
  */
 void kt_user_data_free(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 {
@@ -330,8 +331,10 @@ void kt_user_data_free(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 		udev->free_blocks++;
 	}
 	ucmd->nr_blocks = 0;
-	if (atomic_read(&kt_user_starved) ||
-	    atomic_long_read(&kt_user_pages) > kt_user_max_pages())
+	/* not from the reclaim work trying the waiting: it would loop */
+	if (current_work() != &kt_user_reclaim_work.work &&
+	    (atomic_read(&kt_user_starved) ||
+	     atomic_long_read(&kt_user_pages) > kt_user_max_pages()))
 		kt_user_reclaim_now();
 	else
 		kt_user_data_idle(udev);

@@ -103,6 +103,14 @@ static void kt_user_show(struct kt_user_dev *udev)
  * @fill, for kt_user_fill(), the others shown by the next kt_user_show().
  * 0, or -ENOSPC without room (it may wait), or another -errno with
  * ucmd->reason set (it ends).
+ *
+ * Room in the ring and a cmd_id come first, data blocks last: a command
+ * that waits for the ring (a daemon that answers nothing) takes no page
+ * and gives none back, so it never has the reclaim work run for it. The
+ * room is that of the entry with an iovec per block, the most it can
+ * need (adjacent blocks merge); unless that is more than half the ring,
+ * when only the entry with its actual iovecs, known once the blocks are
+ * taken, says whether it fits at all.
  */
 static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
 			    struct list_head *fill)
@@ -115,9 +123,18 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
 	u32 size, pad, id, cdb_off;
 	int ret;
 
+	iovs = DIV_ROUND_UP(ucmd->data_len, udev->blk_size);
+	size = kt_user_entry_size(iovs, cdb_len);
+	if (size <= r->size / 2 && !kt_user_ring_fits(r, size, &pad))
+		return -ENOSPC;
+	ret = xa_alloc_cyclic(&udev->cmds, &id, ucmd, XA_LIMIT(1, U16_MAX),
+			      &udev->next_id, GFP_NOWAIT | __GFP_NOWARN);
+	if (ret < 0)
+		return -ENOSPC;
+	ucmd->id = id;
 	ret = kt_user_data_alloc(udev, ucmd);
 	if (ret)
-		return ret;
+		goto out_id;
 	iovs = kt_user_data_iovs(udev, ucmd, NULL);
 	size = kt_user_entry_size(iovs, cdb_len);
 	if (size > r->size / 2) {
@@ -132,13 +149,6 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
 		ret = -ENOSPC;
 		goto out_free;
 	}
-	ret = xa_alloc_cyclic(&udev->cmds, &id, ucmd, XA_LIMIT(1, U16_MAX),
-			      &udev->next_id, GFP_NOWAIT | __GFP_NOWARN);
-	if (ret < 0) {
-		ret = -ENOSPC;
-		goto out_free;
-	}
-	ucmd->id = id;
 
 	if (pad) {
 		struct tcmu_cmd_entry_hdr *hdr = udev->cmdr + r->head;
@@ -175,6 +185,8 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
 
 out_free:
 	kt_user_data_free(udev, ucmd);
+out_id:
+	xa_erase(&udev->cmds, id);
 	return ret;
 }
 
