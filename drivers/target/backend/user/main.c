@@ -14,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/pagemap.h>
 #include <linux/path.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -229,6 +230,7 @@ static void kt_user_take_down(struct kt_user_dev *udev)
 	struct address_space *mapping;
 	struct path path = {};
 	unsigned long flags;
+	size_t off;
 	void *mb;
 
 	spin_lock_irqsave(&udev->lock, flags);
@@ -241,6 +243,14 @@ static void kt_user_take_down(struct kt_user_dev *udev)
 	if (mapping)
 		swap(path, udev->map_path);
 	spin_unlock_irqrestore(&udev->lock, flags);
+	/* a fault that found a ring page has its PTE in place: zapped next */
+	if (mapping && mb)
+		for (off = 0; off < udev->mb_size; off += PAGE_SIZE) {
+			struct page *page = vmalloc_to_page(mb + off);
+
+			lock_page(page);
+			unlock_page(page);
+		}
 	kt_user_data_exit(udev, mapping);
 	/* the node last: @mapping is its inode's */
 	if (mapping)

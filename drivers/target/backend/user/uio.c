@@ -52,10 +52,12 @@ static void kt_user_vma_close(struct vm_area_struct *vma)
  * Under udev->lock: a failed enable or a disable takes the memory away
  * (map_size 0, no mapping) while a daemon may have the device mapped; a
  * mapping made before a disable is not the device's any more (SIGBUS),
- * whatever is mapped after it is enabled again. A data area page is
- * returned locked, once seen still in udev->pages with its lock held: a
- * page given back meanwhile (data.c) is not mapped, and one given back
- * later is not zapped before its PTE is in place.
+ * whatever is mapped after it is enabled again. A page is returned
+ * locked, once seen still the device's with its lock held (a data area
+ * page still in udev->pages, a ring page still in udev->mb): a page given
+ * back or taken down meanwhile (data.c, kt_user_take_down()) is not
+ * mapped, and one that goes later is not zapped before its PTE is in
+ * place.
  */
 static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 {
@@ -64,33 +66,36 @@ static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 	size_t off = (size_t)vmf->pgoff << PAGE_SHIFT;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	struct page *page = NULL;
-	unsigned long flags, idx;
+	unsigned long flags, idx = 0;
+	void *mb = NULL;
 	bool kept;
 
 	spin_lock_irqsave(&udev->lock, flags);
 	if (off >= udev->map_size || !udev->mb || udev->mapping != mapping)
 		goto out;
 	if (off < udev->data_off) {
-		page = vmalloc_to_page(udev->mb + off);
+		mb = udev->mb;
+		page = vmalloc_to_page(mb + off);
 		get_page(page);
-		vmf->page = page;
-		ret = 0;
-		goto out;
-	}
-	/* a page no command has now: the daemon's mistake */
-	idx = (off - udev->data_off) >> PAGE_SHIFT;
-	page = kt_user_data_page(udev, idx);
-	if (!page) {
-		pr_warn_ratelimited("%s: the daemon touched data area page %lu, which no command has\n",
-				    kt_user_name(udev), idx);
-		goto out;
+	} else {
+		/* a page no command has now: the daemon's mistake */
+		idx = (off - udev->data_off) >> PAGE_SHIFT;
+		page = kt_user_data_page(udev, idx);
+		if (!page) {
+			pr_warn_ratelimited("%s: the daemon touched data area page %lu, which no command has\n",
+					    kt_user_name(udev), idx);
+			goto out;
+		}
 	}
 	spin_unlock_irqrestore(&udev->lock, flags);
 
 	lock_page(page);
 	spin_lock_irqsave(&udev->lock, flags);
-	kept = xa_load(&udev->pages, idx) == page &&
-	       udev->mapping == mapping;
+	if (mb)
+		kept = udev->mb == mb;
+	else
+		kept = xa_load(&udev->pages, idx) == page;
+	kept = kept && udev->mapping == mapping;
 	spin_unlock_irqrestore(&udev->lock, flags);
 	if (!kept) {
 		/* given back: the touch faults again, on what is there now */
