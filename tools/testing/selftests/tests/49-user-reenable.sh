@@ -14,7 +14,8 @@
 # (a container's /dev) that is unmounted (lazily) while the device is
 # mapped through it: the tmpfs stays until the device goes, so no inode of
 # it is left busy when its superblock would go (a use-after-free at the
-# removal). About a minute.
+# removal). A max_data_area_mb of 16 TiB, more blocks than the kernel
+# counts, is refused at enable. About a minute.
 . ./lib.sh
 . ./user_lib.sh
 
@@ -100,7 +101,7 @@ main() {
 		skip_all "tcmu-runner or python3 not installed"
 		return
 	fi
-	plan 15
+	plan 19
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 
@@ -127,6 +128,15 @@ main() {
 	check "the device goes after, no inode of the tmpfs left busy" sh -c "
 		rmdir $UHBA/ut && sleep 1 &&
 		! dmesg | sed -n '/$KT_KMSG_MARK/,\$p' | grep 'Busy inodes'"
+
+	# no daemon: a data area of 2^32 blocks of 4 KiB
+	check "global_max_data_area_mb 16777216 (16 TiB)" sh -c \
+		"echo 16777216 > /sys/module/ktarget_user/parameters/global_max_data_area_mb"
+	check "user device uh, max_data_area_mb 16777216" sh -c "mkdir -p $UHBA/uh &&
+		echo dev_config=fake/none,dev_size=1048576,max_data_area_mb=16777216 > $UHBA/uh/control"
+	check_fails "its enable is refused (2^32 blocks)" sh -c "echo 1 > $UHBA/uh/enable"
+	check "it goes, global_max_data_area_mb 2048 again" sh -c "rmdir $UHBA/uh &&
+		echo 2048 > /sys/module/ktarget_user/parameters/global_max_data_area_mb"
 
 	# tcmu-runner: an enable turned back, then one that works
 	user_env_up
