@@ -45,6 +45,7 @@
 #include <linux/bitmap.h>
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -127,9 +128,13 @@ MODULE_PARM_DESC(data_area_pages,
 int kt_user_data_init(struct kt_user_dev *udev)
 {
 	udev->blk_size = udev->pages_per_blk * PAGE_SIZE;
-	udev->max_blocks = ((size_t)udev->data_area_mb << 20) / udev->blk_size;
+	/* at most U32_MAX: kt_user_enable() refused more */
+	udev->max_blocks = div_u64((u64)udev->data_area_mb << 20,
+				   udev->blk_size);
 	udev->free_blocks = udev->max_blocks;
-	udev->bitmap = bitmap_zalloc(udev->max_blocks, GFP_KERNEL);
+	/* a large one may be more than kmalloc() gives: ENOMEM, no warning */
+	udev->bitmap = bitmap_zalloc(udev->max_blocks,
+				     GFP_KERNEL | __GFP_NOWARN);
 	if (!udev->bitmap)
 		return -ENOMEM;
 	mutex_lock(&kt_user_devs_lock);
@@ -404,8 +409,10 @@ unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 		/* pages in use in the range only fault in again */
 		if (mapping)
 			unmap_mapping_range(mapping,
-					    udev->data_off + (first << PAGE_SHIFT),
-					    (last - first + 1) << PAGE_SHIFT, 1);
+					    (loff_t)udev->data_off +
+					    ((loff_t)first << PAGE_SHIFT),
+					    (loff_t)(last - first + 1) << PAGE_SHIFT,
+					    1);
 		for (k = 0; k < n; k++)
 			put_page(batch[k]);
 		/* zapped and gone: the blocks may be used again */

@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -274,6 +275,14 @@ static int kt_user_enable(struct kt_dev *dev)
 		pr_warn_ratelimited("%s: data_pages_per_blk %u is more than max_data_area_mb %u\n",
 				    kt_user_name(udev), udev->pages_per_blk,
 				    udev->data_area_mb);
+		return -EINVAL;
+	}
+	/* the kernel counts blocks in a u32 (16 TiB of 4 KiB ones) */
+	if (div_u64((u64)udev->data_area_mb << 20,
+		    udev->pages_per_blk * PAGE_SIZE) > U32_MAX) {
+		pr_warn_ratelimited("%s: max_data_area_mb %u makes more than %u blocks of data_pages_per_blk %u\n",
+				    kt_user_name(udev), udev->data_area_mb,
+				    U32_MAX, udev->pages_per_blk);
 		return -EINVAL;
 	}
 	/* LIO's defaults */
