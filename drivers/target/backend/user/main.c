@@ -92,6 +92,7 @@ static struct kt_dev *kt_user_alloc_dev(const char *name)
 	INIT_LIST_HEAD(&udev->qfull);
 	INIT_LIST_HEAD(&udev->pending);
 	INIT_LIST_HEAD(&udev->inflight);
+	init_waitqueue_head(&udev->fill_wq);
 	kt_user_timer_init(udev);
 	return &udev->dev;
 }
@@ -341,7 +342,9 @@ out_mb:
 /*
  * The device's release, or an enable the core turned back: no LUN is
  * left, so no command but expired ones (whose SCSI commands ended) is in
- * the ring. A mapping the daemon keeps holds the device structure, not
+ * the ring. Should one be (a bug), it ends; one whose data is being
+ * copied in is left to its filler (orphan, as reset_ring does), and the
+ * pages go only once every filler is done. A mapping the daemon keeps holds the device structure, not
  * its memory: the ring and the pages go now (kt_user_take_down()), and an
  * enable after this one is mapped afresh.
  */
@@ -359,8 +362,8 @@ static void kt_user_disable(struct kt_dev *dev)
 	kt_user_run_qfull(udev, &done, NULL, true);
 	xa_for_each(&udev->cmds, i, ucmd) {
 		xa_erase(&udev->cmds, i);
-		kt_user_data_free(udev, ucmd);
 		if (ucmd->state == KT_UCMD_EXPIRED) {
+			kt_user_data_free(udev, ucmd);
 			kt_user_cmd_free(ucmd);
 			continue;
 		}
@@ -368,10 +371,18 @@ static void kt_user_disable(struct kt_dev *dev)
 		WARN_ON_ONCE(1);
 		list_del_init(&ucmd->node);
 		ucmd->reason = KT_SENSE_LU_COMM_FAILURE;
+		if (ucmd->state == KT_UCMD_PENDING && !ucmd->filled) {
+			/* its filler copies into its blocks: it ends it */
+			ucmd->orphan = true;
+			continue;
+		}
+		kt_user_data_free(udev, ucmd);
 		list_add_tail(&ucmd->node, &done);
 	}
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_finish(&done);
+	/* no filler touches the blocks or pages that go next */
+	wait_event(udev->fill_wq, !READ_ONCE(udev->filling));
 	timer_shutdown_sync(&udev->timer);
 	kt_user_take_down(udev);
 }

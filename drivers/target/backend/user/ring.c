@@ -179,8 +179,10 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
 	ucmd->deadline = kt_user_deadline(udev->cmd_time_out);
 	list_add_tail(&ucmd->node, &udev->pending);
 	ucmd->filled = !(cmd->dir == KT_DATA_OUT && ucmd->data_len);
-	if (!ucmd->filled)
+	if (!ucmd->filled) {
 		list_add_tail(&ucmd->fill, fill);
+		udev->filling++;
+	}
 	return 0;
 
 out_free:
@@ -239,7 +241,8 @@ void kt_user_run_qfull(struct kt_user_dev *udev, struct list_head *done,
 /*
  * Without udev->lock: the data of the writes on @fill (kt_user_ring_put()
  * put them there) into their blocks, then their entries shown. One that
- * reset_ring took out of the ring meanwhile (orphan) ends here.
+ * reset_ring or a disable took out of the ring meanwhile (orphan) ends
+ * here; a disable waits for the last one (udev->filling).
  */
 void kt_user_fill(struct kt_user_dev *udev, struct list_head *fill)
 {
@@ -254,6 +257,7 @@ void kt_user_fill(struct kt_user_dev *udev, struct list_head *fill)
 	spin_lock_irqsave(&udev->lock, flags);
 	list_for_each_entry_safe(ucmd, tmp, fill, fill) {
 		list_del_init(&ucmd->fill);
+		udev->filling--;
 		if (ucmd->orphan) {
 			kt_user_data_free(udev, ucmd);
 			list_add_tail(&ucmd->node, &done);
@@ -262,6 +266,8 @@ void kt_user_fill(struct kt_user_dev *udev, struct list_head *fill)
 		ucmd->filled = true;
 	}
 	kt_user_show(udev);
+	if (!udev->filling)
+		wake_up_all(&udev->fill_wq);
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_finish(&done);
 }

@@ -31,6 +31,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/uio_driver.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 #include <linux/target_core_user.h>
 
@@ -130,6 +131,8 @@ struct kt_user_dev {
 	struct list_head	inflight;
 	struct timer_list	timer;
 	u64			bad_entries;	/* the daemon's, ignored */
+	u32			filling;	/* on a caller's @fill */
+	wait_queue_head_t	fill_wq;	/* @filling back to 0 */
 };
 
 static inline struct kt_user_dev *to_udev(struct kt_dev *dev)
