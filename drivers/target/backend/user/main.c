@@ -224,8 +224,9 @@ static u64 kt_user_size(struct kt_dev *dev)
  * Its faults find nothing from here on (map_size 0 and no mapping, under
  * the lock: SIGBUS), what it mapped is zapped before the pages go, and
  * its device node (its path: the mount it is on too) is let go with the
- * UIO device, so the next enable is mapped through the next one. A page it still holds stays its own until
- * it drops it; the kernel never uses it again.
+ * UIO device, so the next enable is mapped through the next one. A page
+ * it still holds stays its own until it drops it; the kernel never uses
+ * it again.
  */
 static void kt_user_take_down(struct kt_user_dev *udev)
 {
@@ -344,9 +345,10 @@ out_mb:
  * left, so no command but expired ones (whose SCSI commands ended) is in
  * the ring. Should one be (a bug), it ends; one whose data is being
  * copied in is left to its filler (orphan, as reset_ring does), and the
- * pages go only once every filler is done. A mapping the daemon keeps holds the device structure, not
- * its memory: the ring and the pages go now (kt_user_take_down()), and an
- * enable after this one is mapped afresh.
+ * pages go only once every filler is done. A mapping the daemon keeps
+ * holds the device structure, not its memory: the ring and the pages go
+ * now (kt_user_take_down()), and an enable after this one is mapped
+ * afresh.
  */
 static void kt_user_disable(struct kt_dev *dev)
 {
