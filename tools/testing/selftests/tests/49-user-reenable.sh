@@ -15,7 +15,8 @@
 # mapped through it: the tmpfs stays until the device goes, so no inode of
 # it is left busy when its superblock would go (a use-after-free at the
 # removal). A max_data_area_mb of 16 TiB, more blocks than the kernel
-# counts, is refused at enable. About a minute.
+# counts, is refused at enable. A daemon that unmapped the device (a
+# restart) maps it again through another node of it. About a minute.
 . ./lib.sh
 . ./user_lib.sh
 
@@ -89,6 +90,40 @@ map_through_tmpfs() {
 	EOF
 }
 
+# remap_other_node DEV: maps DEV's UIO device through /dev, unmaps it and
+# closes it, then maps it through another node of the same device
+remap_other_node() {
+	python3 - "$1" <<-'EOF'
+	import mmap, os, stat, sys
+	dev = sys.argv[1]
+	uio = None
+	for d in sorted(os.listdir("/sys/class/uio")):
+	    with open("/sys/class/uio/%s/name" % d) as f:
+	        if "/%s/" % dev in f.read():
+	            uio = d
+	with open("/sys/class/uio/%s/maps/map0/size" % uio) as f:
+	    size = int(f.read(), 0)
+	with open("/sys/class/uio/%s/dev" % uio) as f:
+	    major, minor = (int(x) for x in f.read().split(":"))
+	fd = os.open("/dev/" + uio, os.O_RDWR)
+	mm = mmap.mmap(fd, size)
+	print("mapped through /dev, mailbox version", mm[0])
+	mm.close()
+	os.close(fd)
+	node = "/tmp/kt-user-node-" + uio
+	os.mknod(node, 0o600 | stat.S_IFCHR, os.makedev(major, minor))
+	fd = os.open(node, os.O_RDWR)
+	try:
+	    mm = mmap.mmap(fd, size)
+	    print("mapped again through another node, mailbox version", mm[0])
+	    mm.close()
+	except OSError as e:
+	    print("mmap through another node refused:", e)
+	os.close(fd)
+	os.unlink(node)
+	EOF
+}
+
 loop_setup() {
 	mkdir -p $TPG/lun/lun_0 && ln -s $UHBA/ur $TPG/lun/lun_0/u &&
 		echo naa.5001405000000392 > $TPG/nexus
@@ -101,7 +136,7 @@ main() {
 		skip_all "tcmu-runner or python3 not installed"
 		return
 	fi
-	plan 19
+	plan 22
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 
@@ -137,6 +172,17 @@ main() {
 	check_fails "its enable is refused (2^32 blocks)" sh -c "echo 1 > $UHBA/uh/enable"
 	check "it goes, global_max_data_area_mb 2048 again" sh -c "rmdir $UHBA/uh &&
 		echo 2048 > /sys/module/ktarget_user/parameters/global_max_data_area_mb"
+
+	# no daemon: a restarted daemon maps through another node
+	check "user device um, no daemon" sh -c "mkdir -p $UHBA/um &&
+		echo dev_config=fake/none,dev_size=1048576,max_data_area_mb=1 > $UHBA/um/control &&
+		echo 1 > $UHBA/um/enable"
+	out=$(remap_other_node um 2>&1)
+	printf '%s\n' "$out" > $LOG.remap
+	check "unmapped, it maps again through another node of the device" \
+		output_has "$out" "mapped through /dev, mailbox version 2" \
+		"mapped again through another node, mailbox version 2"
+	check "the device goes" rmdir $UHBA/um
 
 	# tcmu-runner: an enable turned back, then one that works
 	user_env_up
