@@ -50,6 +50,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
+#include <linux/path.h>
 #include <linux/slab.h>
 #include <linux/target_core_user.h>
 #include <linux/workqueue.h>
@@ -356,6 +357,7 @@ unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 	unsigned long i, first = 0, last = 0, from = 0, total = 0;
 	struct address_space *mapping;
 	unsigned int n, nb, k;
+	struct path path;
 	unsigned long flags;
 	struct page **batch;
 	struct page *page;
@@ -396,7 +398,12 @@ unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 		}
 		udev->nr_pages -= n;
 		atomic_long_sub(n, &kt_user_pages);
+		/* held for the zap: an mmap() may switch nodes meanwhile */
 		mapping = udev->mapping;
+		if (mapping && n) {
+			path = udev->map_path;
+			path_get(&path);
+		}
 		spin_unlock_irqrestore(&udev->lock, flags);
 		if (!n)
 			break;
@@ -413,6 +420,8 @@ unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 					    ((loff_t)first << PAGE_SHIFT),
 					    (loff_t)(last - first + 1) << PAGE_SHIFT,
 					    1);
+		if (mapping)
+			path_put(&path);
 		for (k = 0; k < n; k++)
 			put_page(batch[k]);
 		/* zapped and gone: the blocks may be used again */

@@ -245,6 +245,9 @@ static void kt_user_take_down(struct kt_user_dev *udev)
 	udev->mapping = NULL;
 	if (mapping)
 		swap(path, udev->map_path);
+	/* a VMA of this enable faults SIGBUS from now, whatever its node */
+	udev->map_gen++;
+	udev->map_vmas = 0;
 	spin_unlock_irqrestore(&udev->lock, flags);
 	/* a fault that found a ring page has its PTE in place: zapped next */
 	if (mapping && mb)

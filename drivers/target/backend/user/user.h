@@ -123,6 +123,8 @@ struct kt_user_dev {
 	unsigned long		idle_since;	/* jiffies: no block in use */
 	struct address_space	*mapping;	/* the daemon's mmap(), while enabled */
 	struct path		map_path;	/* its device node, held with it */
+	u64			map_gen;	/* one more at each take_down */
+	u32			map_vmas;	/* VMAs of this enable (uio.c) */
 	struct list_head	devs;		/* data.c's list, while enabled */
 	struct xarray		cmds;		/* ring cmd_id -> kt_user_cmd */
 	u32			next_id;
