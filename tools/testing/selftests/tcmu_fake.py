@@ -42,6 +42,25 @@ the ring reset, every command must have had its answer, a good daemon
 must serve READs with the right data, and the LUN must unlink within
 cmd_time_out + 10 s. Checks: fuzz-connection-kept, fuzz-all-answered,
 fuzz-good-daemon-reads, fuzz-unlink-in-bound.
+
+  tcmu_fake.py --pages DEV_A DEV_B DEV_C HOST:PORT TARGET INITIATOR
+               DIR_A DIR_B DIR_C IDLE_SECONDS
+
+The data areas' pages (issue 44): three devices, LUNs 1 to 3, each with
+max_data_area_mb 4 and hw_max_sectors 1024, global_max_data_area_mb 4.
+While A's daemon holds 4 MiB of READs, B's READs wait for room, and get
+it once A's are answered (global-bound-held, global-count-within,
+held-own-data, waiting-given-room, waiting-own-data,
+global-count-within-after); IDLE_SECONDS after the last command every
+page is given back and gone from the daemons' mappings
+(idle-pages-given-back, idle-mappings-zapped), and the next READ's data
+comes through fresh pages (fresh-pages-own-data, fresh-pages-mapped);
+before that, with 960 of the 1024 pages held by A, B's READ of 128 pages
+takes none and waits with the CPU mostly idle, then gets room and its
+data (partial-room-waits-idle, partial-room-then-own-data);
+action/reset_ring (reset-ring-gives-pages-back, reset-ring-then-own-data)
+and a lower global_max_data_area_mb (lower-limit-gives-pages-back,
+lower-limit-then-own-data) give idle pages back at once.
 """
 import ctypes
 import mmap
@@ -147,6 +166,25 @@ class Daemon(threading.Thread):
 
     def kick(self):
         os.write(self.fd, struct.pack("<i", 1))
+
+    def resync(self):
+        """After action/reset_ring: the ring starts empty."""
+        with self.lock:
+            self.pos = self.tail = 0
+            self.held = []
+
+    def mapped(self):
+        """How many pages of the data area this process has mapped now
+        (present in its page tables, /proc/self/pagemap)."""
+        if not hasattr(self, "addr"):
+            self.view = (ctypes.c_char * len(self.mm)).from_buffer(self.mm)
+            self.addr = ctypes.addressof(self.view)
+        start = (self.addr + self.off + self.size) // mmap.PAGESIZE
+        end = (self.addr + len(self.mm)) // mmap.PAGESIZE
+        with open("/proc/self/pagemap", "rb") as f:
+            f.seek(start * 8)
+            raw = f.read((end - start) * 8)
+        return sum(1 for (e,) in struct.iter_unpack("<Q", raw) if e >> 63)
 
     def scan(self):
         answered = False
@@ -777,7 +815,185 @@ def fuzz(seconds, seed, dev, addr, target, initiator, lun, lun_dir, dev_dir):
     return 1 if FAILED else 0
 
 
+PARAMS = "/sys/module/ktarget_user/parameters/"
+
+
+def read_int(path, pattern=None):
+    """The number in file @path (after "@pattern: " in it), or None."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return None
+    if pattern:
+        at = text.find(pattern + ": ")
+        if at < 0:
+            return None
+        text = text[at + len(pattern) + 2:].split()[0]
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def cpu_times():
+    """/proc/stat's first line: (all jiffies, idle and iowait ones)"""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return sum(v), v[3] + v[4]
+
+
+def cpu_busy(before, after):
+    total = after[0] - before[0]
+    return 1 - (after[1] - before[1]) / total if total else 1
+
+
+def pages(devs, addr, target, initiator, dev_dirs, idle):
+    """Issue 44, finding 8: the data areas' pages, LUNs 1, 2 and 3 over
+    devices @devs (max_data_area_mb 4, hw_max_sectors 1024) with
+    global_max_data_area_mb 4: 1024 pages of 4 KiB for all of them."""
+    ds = [Daemon(d) for d in devs]
+    for d in ds:
+        d.start()
+    a, b, c = ds
+    s = Initiator(addr)
+    s.login(target, initiator)
+    for lun in (1, 2, 3):
+        settle(s, lun)
+
+    def total():
+        return read_int(PARAMS + "data_area_pages")
+
+    def dev_pages(i):
+        return read_int(os.path.join(dev_dirs[i], "info"), "DataAreaPages")
+
+    def reads(lun, base, n):
+        """n READs of 512 KiB from LBA @base on: their ITTs and LBAs"""
+        return [(s.read10(lun, base + 1024 * i, 1024), base + 1024 * i)
+                for i in range(n)]
+
+    def wrong(cmds, timeout=30):
+        """how many of @cmds ended without GOOD and their own data"""
+        bad = 0
+        for itt, lba in cmds:
+            r = s.get(itt, timeout) or NONE
+            if r["status"] != GOOD or r["data"] != pattern(lba, 1024):
+                bad += 1
+        return bad
+
+    # the whole global bound held by device A's commands: device B's wait
+    a.hold = b.hold = True
+    held = reads(1, 0, 8)
+    wait_until(lambda: len(a.held) == 8, 10)
+    waiting = reads(2, 100000, 2)
+    s.pump_for(3)
+    check("global-bound-held", len(a.held) == 8 and not b.held,
+          "the daemon of A holds %d commands of 512 KiB (4 MiB, all of "
+          "global_max_data_area_mb), the daemon of B was given %d more" %
+          (len(a.held), len(b.held)))
+    t = total()
+    check("global-count-within", t is not None and t <= 1024,
+          "data_area_pages %s, global_max_data_area_mb 4 is 1024" % t)
+    a.hold = False
+    a.release(order=list)
+    bad = wrong(held)
+    check("held-own-data", not bad, "%d of 8 wrong or missing" % bad)
+    check("waiting-given-room", wait_until(lambda: len(b.held) == 2, 15),
+          "the daemon of B was given %d of 2" % len(b.held))
+    b.hold = False
+    b.release(order=list)
+    bad = wrong(waiting)
+    check("waiting-own-data", not bad, "%d of 2 wrong or missing" % bad)
+    t = total()
+    check("global-count-within-after", t is not None and t <= 1024,
+          "data_area_pages %s" % t)
+
+    # idle: every page given back, the daemon's mappings of them gone
+    start = time.monotonic()
+    end = start + idle + 10
+    while time.monotonic() < end and \
+            (total() != 0 or a.mapped() or b.mapped()):
+        s.pump_for(0.5)
+    check("idle-pages-given-back", total() == 0,
+          "data_area_pages %s %.0f s after the last command (A %s, B %s)" %
+          (total(), time.monotonic() - start, dev_pages(0), dev_pages(1)))
+    check("idle-mappings-zapped", a.mapped() == 0 and b.mapped() == 0,
+          "the daemons still map %d and %d pages of their data areas" %
+          (a.mapped(), b.mapped()))
+    # room for part of a command: it takes none and waits, without the
+    # reclaim work spinning (giving back and taking again the pages it
+    # got, each time it is tried): 960 of the 1024 pages held by A, a
+    # READ of B needing 128
+    a.hold = b.hold = True
+    held = reads(1, 60000, 7) + [(s.read10(1, 70000, 512), 70000)]
+    wait_until(lambda: len(a.held) == 8, 10)
+    waiting = reads(2, 80000, 1)
+    s.pump_for(1)
+    before = cpu_times()
+    s.pump_for(4)
+    busy = cpu_busy(before, cpu_times())
+    check("partial-room-waits-idle", len(a.held) == 8 and not b.held and
+          busy < 0.6, "the daemon of A holds %d, of B %d; the CPU was "
+          "busy %.0f%% of 4 s while B's READ waited" %
+          (len(a.held), len(b.held), 100 * busy))
+    a.release(order=list)
+    bad = 0
+    for itt, lba in held:
+        r = s.get(itt, 30) or NONE
+        blocks = 512 if lba == 70000 else 1024
+        if r["status"] != GOOD or r["data"] != pattern(lba, blocks):
+            bad += 1
+    b.release(order=list)
+    bad += wrong(waiting)
+    check("partial-room-then-own-data", not bad,
+          "%d of 9 wrong or missing" % bad)
+    a.hold = b.hold = False
+    a.release(order=list)
+    b.release(order=list)
+
+    # a page touched again is a fresh one, the data the daemon's
+    bad = wrong(reads(1, 5000, 2))
+    check("fresh-pages-own-data", not bad, "%d of 2 wrong or missing" % bad)
+    check("fresh-pages-mapped", a.mapped() > 0, "none mapped")
+
+    # action/reset_ring gives them back at once
+    bad = wrong(reads(3, 9000, 2))
+    before = dev_pages(2)
+    with open(os.path.join(dev_dirs[2], "action/reset_ring"), "w") as f:
+        f.write("1")
+    c.resync()
+    check("reset-ring-gives-pages-back", before and dev_pages(2) == 0 and
+          c.mapped() == 0 and not bad,
+          "DataAreaPages %s before, %s after; %d mapped; %d reads wrong" %
+          (before, dev_pages(2), c.mapped(), bad))
+    bad = wrong(reads(3, 9500, 1))
+    check("reset-ring-then-own-data", not bad, "the read after it: wrong")
+
+    # a lower global_max_data_area_mb gives idle pages back at once (some
+    # may have gone already, idle for KT_USER_IDLE_FREE on a slow guest)
+    bad = wrong(reads(1, 20000, 4) + reads(2, 30000, 2))
+    before = total()
+    with open(PARAMS + "global_max_data_area_mb", "w") as f:
+        f.write("1")
+    ok = wait_until(lambda: (total() or 0) <= 256, 3)
+    check("lower-limit-gives-pages-back", before and before > 256 and ok
+          and not bad, "data_area_pages %s before, %s after "
+          "global_max_data_area_mb 1; %d reads wrong" % (before, total(), bad))
+    bad = wrong(reads(2, 40000, 1))
+    check("lower-limit-then-own-data", not bad and (total() or 0) <= 256,
+          "the read after it: %d wrong, data_area_pages %s" % (bad, total()))
+    with open(PARAMS + "global_max_data_area_mb", "w") as f:
+        f.write("4")
+    for d in ds:
+        d.stop = True
+        d.join(2)
+    return 1 if FAILED else 0
+
+
 def main():
+    if sys.argv[1] == "--pages":
+        a = sys.argv[2:]
+        return pages(a[0:3], a[3], a[4], a[5], a[6:9], int(a[9]))
     if sys.argv[1] == "--fuzz":
         a = sys.argv[2:]
         return fuzz(float(a[0]), int(a[1]), a[2], a[3], a[4], a[5],

@@ -58,7 +58,8 @@ static void a_pad_counts_toward_the_room(void)
 
 static void a_tail_in_the_answered_part_is_taken(void)
 {
-	struct kt_user_ring r = { .size = SIZE, .head = 1024, .last = 256 };
+	struct kt_user_ring r = { .size = SIZE, .head = 1024, .shown = 1024,
+				  .last = 256 };
 
 	KT_EXPECT_EQ(kt_user_tail_dist(&r, 256), 0);
 	KT_EXPECT_EQ(kt_user_tail_dist(&r, 512), 256);
@@ -67,7 +68,8 @@ static void a_tail_in_the_answered_part_is_taken(void)
 
 static void a_tail_past_head_or_unaligned_or_outside_is_refused(void)
 {
-	struct kt_user_ring r = { .size = SIZE, .head = 1024, .last = 256 };
+	struct kt_user_ring r = { .size = SIZE, .head = 1024, .shown = 1024,
+				  .last = 256 };
 
 	KT_EXPECT_EQ(kt_user_tail_dist(&r, 1032), -1);
 	KT_EXPECT_EQ(kt_user_tail_dist(&r, 128), -1);	/* behind last */
@@ -78,11 +80,26 @@ static void a_tail_past_head_or_unaligned_or_outside_is_refused(void)
 
 static void a_tail_going_round_is_taken(void)
 {
-	struct kt_user_ring r = { .size = SIZE, .head = 256, .last = SIZE - 512 };
+	struct kt_user_ring r = { .size = SIZE, .head = 256, .shown = 256,
+				  .last = SIZE - 512 };
 
 	KT_EXPECT_EQ(kt_user_tail_dist(&r, 0), 512);
 	KT_EXPECT_EQ(kt_user_tail_dist(&r, 128), 640);
 	KT_EXPECT_EQ(kt_user_tail_dist(&r, 512), -1);
+}
+
+/* entries past shown are written, their data still being copied in */
+static void a_tail_past_what_was_shown_is_refused(void)
+{
+	struct kt_user_ring r = { .size = SIZE, .head = 1024, .shown = 512,
+				  .last = 256 };
+
+	KT_EXPECT_EQ(kt_user_tail_dist(&r, 512), 256);
+	KT_EXPECT_EQ(kt_user_tail_dist(&r, 520), -1);
+	KT_EXPECT_EQ(kt_user_tail_dist(&r, 1024), -1);
+	r.shown = 256;
+	KT_EXPECT_EQ(kt_user_tail_dist(&r, 256), 0);
+	KT_EXPECT_EQ(kt_user_tail_dist(&r, 264), -1);
 }
 
 static void a_command_answer_is_taken(void)
@@ -193,6 +210,7 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(a_tail_in_the_answered_part_is_taken),
 	KT_TEST_ENTRY(a_tail_past_head_or_unaligned_or_outside_is_refused),
 	KT_TEST_ENTRY(a_tail_going_round_is_taken),
+	KT_TEST_ENTRY(a_tail_past_what_was_shown_is_refused),
 	KT_TEST_ENTRY(a_command_answer_is_taken),
 	KT_TEST_ENTRY(pads_and_tmrs_are_skipped),
 	KT_TEST_ENTRY(entries_that_are_none_break_the_ring),

@@ -29,7 +29,7 @@ s64 kt_user_tail_dist(const struct kt_user_ring *r, u32 tail)
 	if (tail >= r->size || tail % KT_USER_ALIGN)
 		return -1;
 	dist = kt_user_ring_dist(r->last, tail, r->size);
-	if (dist > kt_user_ring_dist(r->last, r->head, r->size))
+	if (dist > kt_user_ring_dist(r->last, r->shown, r->size))
 		return -1;
 	return dist;
 }

@@ -21,6 +21,7 @@
 struct kt_user_ring {
 	u32	size;		/* cmdr_size, a multiple of KT_USER_ALIGN */
 	u32	head;		/* where the next entry goes */
+	u32	shown;		/* cmd_head: the entries the daemon may see */
 	u32	last;		/* up to where answers were consumed */
 };
 
@@ -40,7 +41,8 @@ bool kt_user_ring_fits(const struct kt_user_ring *r, u32 len, u32 *pad);
 /*
  * The daemon's cmd_tail @tail: how many bytes of entries it answered
  * beyond last, or -1 when @tail is no place an answer can end (unaligned,
- * outside the ring, past head).
+ * outside the ring, past what it was shown: entries between shown and
+ * head are still being written).
  */
 s64 kt_user_tail_dist(const struct kt_user_ring *r, u32 tail);
 

@@ -11,8 +11,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/pagemap.h>
+#include <linux/path.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -24,14 +28,9 @@
  * LIO's module parameters, by name, under this module's name: tcmu-runner
  * writes /sys/module/target_core_user/parameters/, which does not exist
  * here (the module is ktarget_user, loaded through an alias), so its
- * writes fail and it goes on without them. global_max_data_area_mb
- * bounds each device's max_data_area_mb here, not the sum as in LIO;
- * pages are not reclaimed across devices.
+ * writes fail and it goes on without them. global_max_data_area_mb and
+ * data_area_pages are data.c's.
  */
-int kt_user_global_max_mb = 2048;
-module_param_named(global_max_data_area_mb, kt_user_global_max_mb, int, 0644);
-MODULE_PARM_DESC(global_max_data_area_mb,
-		 "the largest max_data_area_mb a device may have (MiB)");
 
 static int kt_user_block_nl_set(const char *val, const struct kernel_param *kp)
 {
@@ -89,8 +88,11 @@ static struct kt_dev *kt_user_alloc_dev(const char *name)
 	udev->qfull_time_out = -1;
 	xa_init_flags(&udev->cmds, XA_FLAGS_ALLOC1);
 	xa_init(&udev->pages);
-	INIT_LIST_HEAD(&udev->inflight);
+	INIT_LIST_HEAD(&udev->devs);
 	INIT_LIST_HEAD(&udev->qfull);
+	INIT_LIST_HEAD(&udev->pending);
+	INIT_LIST_HEAD(&udev->inflight);
+	init_waitqueue_head(&udev->fill_wq);
 	kt_user_timer_init(udev);
 	return &udev->dev;
 }
@@ -99,7 +101,9 @@ static void kt_user_dev_release(struct kref *kref)
 {
 	struct kt_user_dev *udev = container_of(kref, struct kt_user_dev, kref);
 
-	kt_user_data_exit(udev);
+	kt_user_data_exit(udev, NULL);
+	if (udev->mapping)
+		path_put(&udev->map_path);
 	vfree(udev->mb);
 	kfree(udev);
 }
@@ -175,7 +179,7 @@ static int kt_user_set_param(struct kt_dev *dev, const char *key,
 		return 0;
 	}
 	if (!strcmp(key, "max_data_area_mb"))
-		return kt_user_u32(value, 1, max(kt_user_global_max_mb, 1),
+		return kt_user_u32(value, 1, kt_user_global_max_mb(),
 				   &udev->data_area_mb);
 	if (!strcmp(key, "data_pages_per_blk"))
 		return kt_user_u32(value, 1, 256, &udev->pages_per_blk);
@@ -215,10 +219,54 @@ static u64 kt_user_size(struct kt_dev *dev)
 	return READ_ONCE(to_udev(dev)->dev_size);
 }
 
+/*
+ * A failed enable, or a disable: the daemon may have the device mapped.
+ * Its faults find nothing from here on (map_size 0 and no mapping, under
+ * the lock: SIGBUS), what it mapped is zapped before the pages go, and
+ * its device node (its path: the mount it is on too) is let go with the
+ * UIO device, so the next enable is mapped through the next one. A page
+ * it still holds stays its own until it drops it; the kernel never uses
+ * it again.
+ */
+static void kt_user_take_down(struct kt_user_dev *udev)
+{
+	struct address_space *mapping;
+	struct path path = {};
+	unsigned long flags;
+	size_t off;
+	void *mb;
+
+	spin_lock_irqsave(&udev->lock, flags);
+	udev->up = false;
+	udev->map_size = 0;
+	mb = udev->mb;
+	udev->mb = NULL;
+	mapping = udev->mapping;
+	udev->mapping = NULL;
+	if (mapping)
+		swap(path, udev->map_path);
+	/* a VMA of this enable faults SIGBUS from now, whatever its node */
+	udev->map_gen++;
+	udev->map_vmas = 0;
+	spin_unlock_irqrestore(&udev->lock, flags);
+	/* a fault that found a ring page has its PTE in place: zapped next */
+	if (mapping && mb)
+		for (off = 0; off < udev->mb_size; off += PAGE_SIZE) {
+			struct page *page = vmalloc_to_page(mb + off);
+
+			lock_page(page);
+			unlock_page(page);
+		}
+	kt_user_data_exit(udev, mapping);
+	/* the node last: @mapping is its inode's */
+	if (mapping)
+		path_put(&path);
+	vfree(mb);
+}
+
 static int kt_user_enable(struct kt_dev *dev)
 {
 	struct kt_user_dev *udev = to_udev(dev);
-	struct tcmu_mailbox *mb;
 	unsigned long flags;
 	int ret;
 
@@ -232,6 +280,14 @@ static int kt_user_enable(struct kt_dev *dev)
 		pr_warn_ratelimited("%s: data_pages_per_blk %u is more than max_data_area_mb %u\n",
 				    kt_user_name(udev), udev->pages_per_blk,
 				    udev->data_area_mb);
+		return -EINVAL;
+	}
+	/* the kernel counts blocks in a u32 (16 TiB of 4 KiB ones) */
+	if (div_u64((u64)udev->data_area_mb << 20,
+		    udev->pages_per_blk * PAGE_SIZE) > U32_MAX) {
+		pr_warn_ratelimited("%s: max_data_area_mb %u makes more than %u blocks of data_pages_per_blk %u\n",
+				    kt_user_name(udev), udev->data_area_mb,
+				    U32_MAX, udev->pages_per_blk);
 		return -EINVAL;
 	}
 	/* LIO's defaults */
@@ -249,6 +305,7 @@ static int kt_user_enable(struct kt_dev *dev)
 				    KT_USER_ALIGN);
 	udev->ring.head = 0;
 	udev->ring.last = 0;
+	udev->ring.shown = 0;
 	udev->data_off = udev->mb_size;
 	udev->map_size = udev->data_off + ((size_t)udev->data_area_mb << 20);
 	ret = kt_user_data_init(udev);
@@ -256,6 +313,8 @@ static int kt_user_enable(struct kt_dev *dev)
 		goto out_mb;
 
 	kt_user_mb_describe(udev);
+	/* a disable before this enable shut it down */
+	kt_user_timer_init(udev);
 
 	spin_lock_irqsave(&udev->lock, flags);
 	udev->up = true;
@@ -276,19 +335,7 @@ static int kt_user_enable(struct kt_dev *dev)
 out_uio:
 	kt_user_uio_unregister(udev);
 out_down:
-	/*
-	 * The daemon may have mapped the device already: its faults find
-	 * nothing from here on (map_size 0, under the lock), and the pages
-	 * it has mapped stay its own until it unmaps them.
-	 */
-	spin_lock_irqsave(&udev->lock, flags);
-	udev->up = false;
-	udev->map_size = 0;
-	mb = udev->mb;
-	udev->mb = NULL;
-	spin_unlock_irqrestore(&udev->lock, flags);
-	kt_user_data_exit(udev);
-	vfree(mb);
+	kt_user_take_down(udev);
 	return ret < 0 ? ret : -EIO;
 out_mb:
 	vfree(udev->mb);
@@ -297,9 +344,14 @@ out_mb:
 }
 
 /*
- * The device's release: no LUN is left, so no command but expired ones
- * (whose SCSI commands ended) is in the ring. The mapping, if the daemon
- * keeps one, holds the memory until it goes (kt_user_dev_release()).
+ * The device's release, or an enable the core turned back: no LUN is
+ * left, so no command but expired ones (whose SCSI commands ended) is in
+ * the ring. Should one be (a bug), it ends; one whose data is being
+ * copied in is left to its filler (orphan, as reset_ring does), and the
+ * pages go only once every filler is done. A mapping the daemon keeps
+ * holds the device structure, not its memory: the ring and the pages go
+ * now (kt_user_take_down()), and an enable after this one is mapped
+ * afresh.
  */
 static void kt_user_disable(struct kt_dev *dev)
 {
@@ -312,11 +364,11 @@ static void kt_user_disable(struct kt_dev *dev)
 	kt_user_uio_unregister(udev);
 	spin_lock_irqsave(&udev->lock, flags);
 	udev->up = false;
-	kt_user_run_qfull(udev, &done, true);
+	kt_user_run_qfull(udev, &done, NULL, true);
 	xa_for_each(&udev->cmds, i, ucmd) {
 		xa_erase(&udev->cmds, i);
-		kt_user_data_free(udev, ucmd);
 		if (ucmd->state == KT_UCMD_EXPIRED) {
+			kt_user_data_free(udev, ucmd);
 			kt_user_cmd_free(ucmd);
 			continue;
 		}
@@ -324,11 +376,20 @@ static void kt_user_disable(struct kt_dev *dev)
 		WARN_ON_ONCE(1);
 		list_del_init(&ucmd->node);
 		ucmd->reason = KT_SENSE_LU_COMM_FAILURE;
+		if (ucmd->state == KT_UCMD_PENDING && !ucmd->filled) {
+			/* its filler copies into its blocks: it ends it */
+			ucmd->orphan = true;
+			continue;
+		}
+		kt_user_data_free(udev, ucmd);
 		list_add_tail(&ucmd->node, &done);
 	}
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_finish(&done);
+	/* no filler touches the blocks or pages that go next */
+	wait_event(udev->fill_wq, !READ_ONCE(udev->filling));
 	timer_shutdown_sync(&udev->timer);
+	kt_user_take_down(udev);
 }
 
 static ssize_t kt_user_show_info(struct kt_dev *dev, char *page, size_t size)
@@ -336,10 +397,11 @@ static ssize_t kt_user_show_info(struct kt_dev *dev, char *page, size_t size)
 	struct kt_user_dev *udev = to_udev(dev);
 
 	return scnprintf(page, size,
-			 "Config: %s Size: %llu MaxDataAreaMB: %u DataPagesPerBlk: %u CmdRingSizeMB: %u\n",
+			 "Config: %s Size: %llu MaxDataAreaMB: %u DataPagesPerBlk: %u CmdRingSizeMB: %u DataAreaPages: %u\n",
 			 udev->config[0] ? udev->config : "NULL",
 			 udev->dev_size, udev->data_area_mb,
-			 udev->pages_per_blk, udev->ring_mb);
+			 udev->pages_per_blk, udev->ring_mb,
+			 READ_ONCE(udev->nr_pages));
 }
 
 static const struct kt_backend_ops kt_user_ops = {
@@ -385,6 +447,7 @@ out_nl:
 static void __exit kt_user_exit(void)
 {
 	kt_backend_unregister(&kt_user_ops);
+	kt_user_data_mod_exit();
 	kt_user_uio_exit();
 	kt_user_nl_exit();
 }

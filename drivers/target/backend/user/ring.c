@@ -10,6 +10,23 @@
  * ignored, or, for an entry that is no entry, stops the ring (BROKEN)
  * until action/reset_ring. Commands end outside udev->lock (a completion
  * may bring the next command in), collected on a done list.
+ *
+ * udev->lock covers the ring's and the data area's accounting, never a
+ * copy of data. Into the ring, in three steps: under the lock, blocks,
+ * cmd_id and ring space are taken and the entry written (PENDING, on
+ * @pending in ring order); without it, a write's data is copied into the
+ * blocks (kt_user_fill(), whoever took them: exec_cdb, a kick, the timer,
+ * the reclaim work); under it again the entries at the front of @pending
+ * whose data is in place are shown, cmd_head moved past them with a
+ * release (kt_user_show()). So the daemon never sees an entry before its
+ * data, nor one out of ring order, and it may pass (cmd_tail) only what
+ * it was shown (ring.shown). Out of it likewise: an answer is taken under
+ * the lock, the command keeping its blocks; a read's data is copied out
+ * without it; the blocks are freed under it again (kt_user_complete()).
+ * Meanwhile nothing else ends the command or frees its blocks: the timer
+ * ends only commands shown (inflight), an abort only shortens a PENDING
+ * one's deadline, a reset_ring leaves one being filled to its filler
+ * (orphan), and an answer is taken once, off every list.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,6 +53,7 @@ void kt_user_mb_describe(struct kt_user_dev *udev)
 
 void kt_user_cmd_free(struct kt_user_cmd *ucmd)
 {
+	WARN_ON_ONCE(ucmd->nr_blocks);
 	kfree(ucmd->blocks);
 	kfree(ucmd);
 }
@@ -50,23 +68,73 @@ static u32 kt_user_entry_size(unsigned int iovs, u32 cdb_len)
 }
 
 /*
- * Under udev->lock: @ucmd into the ring. 0, or -ENOSPC without room (it
- * may wait), or another -errno with ucmd->reason set (it ends).
+ * Under udev->lock: the entries at the front of @pending whose data is in
+ * place shown to the daemon, in ring order, and the daemon kicked.
  */
-static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
+static void kt_user_show(struct kt_user_dev *udev)
+{
+	struct tcmu_mailbox *mb = udev->mb;
+	struct kt_user_cmd *ucmd, *tmp;
+	bool shown = false;
+
+	list_for_each_entry_safe(ucmd, tmp, &udev->pending, node) {
+		if (!ucmd->filled)
+			break;
+		ucmd->state = KT_UCMD_RING;
+		list_move_tail(&ucmd->node, &udev->inflight);
+		udev->ring.shown = ucmd->ring_end;
+		shown = true;
+	}
+	if (!shown)
+		return;
+	/*
+	 * The entries and their data before the head that shows them: the
+	 * data of a command filled on another CPU came before its filler's
+	 * unlock, which this lock's holder acquired.
+	 */
+	smp_store_release(&mb->cmd_head, udev->ring.shown);
+	kt_user_timer_arm(udev);
+	if (udev->uio_up)
+		uio_event_notify(&udev->uio);
+}
+
+/*
+ * Under udev->lock: @ucmd's entry into the ring, PENDING; a write's onto
+ * @fill, for kt_user_fill(), the others shown by the next kt_user_show().
+ * 0, or -ENOSPC without room (it may wait), or another -errno with
+ * ucmd->reason set (it ends).
+ *
+ * Room in the ring and a cmd_id come first, data blocks last: a command
+ * that waits for the ring (a daemon that answers nothing) takes no page
+ * and gives none back, so it never has the reclaim work run for it. The
+ * room is that of the entry with an iovec per block, the most it can
+ * need (adjacent blocks merge); unless that is more than half the ring,
+ * when only the entry with its actual iovecs, known once the blocks are
+ * taken, says whether it fits at all.
+ */
+static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
+			    struct list_head *fill)
 {
 	struct kt_cmd *cmd = ucmd->cmd;
 	struct kt_user_ring *r = &udev->ring;
-	struct tcmu_mailbox *mb = udev->mb;
 	struct tcmu_cmd_entry *ent;
 	u32 cdb_len = cmd->cdb_len;	/* the core's, kt_passthrough_setup() */
 	unsigned int iovs;
 	u32 size, pad, id, cdb_off;
 	int ret;
 
+	iovs = DIV_ROUND_UP(ucmd->data_len, udev->blk_size);
+	size = kt_user_entry_size(iovs, cdb_len);
+	if (size <= r->size / 2 && !kt_user_ring_fits(r, size, &pad))
+		return -ENOSPC;
+	ret = xa_alloc_cyclic(&udev->cmds, &id, ucmd, XA_LIMIT(1, U16_MAX),
+			      &udev->next_id, GFP_NOWAIT | __GFP_NOWARN);
+	if (ret < 0)
+		return -ENOSPC;
+	ucmd->id = id;
 	ret = kt_user_data_alloc(udev, ucmd);
 	if (ret)
-		return ret;
+		goto out_id;
 	iovs = kt_user_data_iovs(udev, ucmd, NULL);
 	size = kt_user_entry_size(iovs, cdb_len);
 	if (size > r->size / 2) {
@@ -81,13 +149,6 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 		ret = -ENOSPC;
 		goto out_free;
 	}
-	ret = xa_alloc_cyclic(&udev->cmds, &id, ucmd, XA_LIMIT(1, U16_MAX),
-			      &udev->next_id, GFP_NOWAIT | __GFP_NOWARN);
-	if (ret < 0) {
-		ret = -ENOSPC;
-		goto out_free;
-	}
-	ucmd->id = id;
 
 	if (pad) {
 		struct tcmu_cmd_entry_hdr *hdr = udev->cmdr + r->head;
@@ -111,20 +172,23 @@ static int kt_user_ring_put(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 		  round_up(cdb_len, KT_USER_ALIGN);
 	ent->req.cdb_off = cdb_off;
 	memcpy(udev->mb + cdb_off, cmd->cdb, cdb_len);
-	if (cmd->dir == KT_DATA_OUT && ucmd->data_len)
-		kt_user_data_copy(udev, ucmd, cmd, ucmd->data_len, true);
 
 	r->head = (r->head + size) % r->size;
-	/* the entry and the data before the head that shows them */
-	smp_store_release(&mb->cmd_head, r->head);
-
-	ucmd->state = KT_UCMD_RING;
+	ucmd->ring_end = r->head;
+	ucmd->state = KT_UCMD_PENDING;
 	ucmd->deadline = kt_user_deadline(udev->cmd_time_out);
-	list_add_tail(&ucmd->node, &udev->inflight);
+	list_add_tail(&ucmd->node, &udev->pending);
+	ucmd->filled = !(cmd->dir == KT_DATA_OUT && ucmd->data_len);
+	if (!ucmd->filled) {
+		list_add_tail(&ucmd->fill, fill);
+		udev->filling++;
+	}
 	return 0;
 
 out_free:
 	kt_user_data_free(udev, ucmd);
+out_id:
+	xa_erase(&udev->cmds, id);
 	return ret;
 }
 
@@ -147,13 +211,13 @@ static int kt_user_qfull_add(struct kt_user_dev *udev, struct kt_user_cmd *ucmd)
 
 /*
  * Under udev->lock: the waiting commands into the ring, in order, while
- * there is room; or all of them onto @done, BUSY, when @fail.
+ * there is room (those with data to copy in onto @fill); or all of them
+ * onto @done, BUSY, when @fail.
  */
 void kt_user_run_qfull(struct kt_user_dev *udev, struct list_head *done,
-		       bool fail)
+		       struct list_head *fill, bool fail)
 {
 	struct kt_user_cmd *ucmd, *tmp;
-	bool kick = false;
 	int ret;
 
 	list_for_each_entry_safe(ucmd, tmp, &udev->qfull, node) {
@@ -163,18 +227,49 @@ void kt_user_run_qfull(struct kt_user_dev *udev, struct list_head *done,
 			list_add_tail(&ucmd->node, done);
 			continue;
 		}
-		ret = kt_user_ring_put(udev, ucmd);
+		ret = kt_user_ring_put(udev, ucmd, fill);
 		if (ret == -ENOSPC) {
 			list_add(&ucmd->node, &udev->qfull);
 			break;
 		}
 		if (ret)
 			list_add_tail(&ucmd->node, done);
-		else
-			kick = true;
 	}
-	if (kick && udev->uio_up)
-		uio_event_notify(&udev->uio);
+	kt_user_show(udev);
+}
+
+/*
+ * Without udev->lock: the data of the writes on @fill (kt_user_ring_put()
+ * put them there) into their blocks, then their entries shown. One that
+ * reset_ring or a disable took out of the ring meanwhile (orphan) ends
+ * here; a disable waits for the last one (udev->filling).
+ */
+void kt_user_fill(struct kt_user_dev *udev, struct list_head *fill)
+{
+	struct kt_user_cmd *ucmd, *tmp;
+	unsigned long flags;
+	LIST_HEAD(done);
+
+	if (list_empty(fill))
+		return;
+	list_for_each_entry(ucmd, fill, fill)
+		kt_user_data_copy(udev, ucmd, ucmd->cmd, ucmd->data_len, true);
+	spin_lock_irqsave(&udev->lock, flags);
+	list_for_each_entry_safe(ucmd, tmp, fill, fill) {
+		list_del_init(&ucmd->fill);
+		udev->filling--;
+		if (ucmd->orphan) {
+			kt_user_data_free(udev, ucmd);
+			list_add_tail(&ucmd->node, &done);
+			continue;
+		}
+		ucmd->filled = true;
+	}
+	kt_user_show(udev);
+	if (!udev->filling)
+		wake_up_all(&udev->fill_wq);
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_finish(&done);
 }
 
 /* End the commands on @done, outside udev->lock, and free them. */
@@ -210,7 +305,7 @@ void kt_user_exec_cdb(struct kt_cmd *cmd)
 	struct kt_user_cmd *ucmd;
 	sense_reason_t reason = KT_SENSE_NONE;
 	unsigned long flags;
-	bool kick = false;
+	LIST_HEAD(fill);
 	int ret;
 
 	ucmd = kzalloc(sizeof(*ucmd), GFP_ATOMIC);
@@ -222,6 +317,7 @@ void kt_user_exec_cdb(struct kt_cmd *cmd)
 	ucmd->cmd = cmd;
 	ucmd->data_len = cmd->dir == KT_DATA_NONE ? 0 : cmd->data_length;
 	INIT_LIST_HEAD(&ucmd->node);
+	INIT_LIST_HEAD(&ucmd->fill);
 
 	spin_lock_irqsave(&udev->lock, flags);
 	if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
@@ -240,9 +336,15 @@ void kt_user_exec_cdb(struct kt_cmd *cmd)
 				    kt_user_name(udev), ucmd->data_len,
 				    udev->data_area_mb);
 		reason = KT_SENSE_INVALID_CDB_FIELD;
+	} else if (DIV_ROUND_UP(ucmd->data_len, udev->blk_size) >
+		   ((u64)kt_user_global_max_mb() << 20) / udev->blk_size) {
+		pr_warn_ratelimited("%s: a command of %u bytes is larger than all data areas may be (global_max_data_area_mb %u)\n",
+				    kt_user_name(udev), ucmd->data_len,
+				    kt_user_global_max_mb());
+		reason = KT_SENSE_INVALID_CDB_FIELD;
 	} else {
 		ret = list_empty(&udev->qfull) ?
-		      kt_user_ring_put(udev, ucmd) : -ENOSPC;
+		      kt_user_ring_put(udev, ucmd, &fill) : -ENOSPC;
 		if (ret == -ENOSPC) {
 			if (kt_user_qfull_add(udev, ucmd))
 				reason = KT_SENSE_TASK_SET_FULL;
@@ -251,23 +353,24 @@ void kt_user_exec_cdb(struct kt_cmd *cmd)
 		} else if (ret) {
 			reason = ucmd->reason;
 		} else {
-			kick = udev->uio_up;
-			kt_user_timer_arm(udev);
+			kt_user_show(udev);
 		}
 	}
-	if (kick)
-		uio_event_notify(&udev->uio);
 	spin_unlock_irqrestore(&udev->lock, flags);
 
 	if (reason) {
 		kt_user_cmd_free(ucmd);
 		kt_be_done(cmd, reason);
+		return;
 	}
+	kt_user_fill(udev, &fill);
 }
 
 /*
  * Under udev->lock: the answer in @ent (copied out of the ring) for the
- * command it names. A command that expired only gives its blocks back.
+ * command it names, onto @done; a read's data still in its blocks
+ * (copy_len), for kt_user_complete(). A command that expired only gives
+ * its blocks back.
  */
 static void kt_user_answer(struct kt_user_dev *udev,
 			   const struct tcmu_cmd_entry *ent,
@@ -277,7 +380,8 @@ static void kt_user_answer(struct kt_user_dev *udev,
 	struct kt_cmd *cmd;
 	u32 len;
 
-	if (!ucmd || ucmd->state == KT_UCMD_QUEUED) {
+	if (!ucmd || ucmd->state == KT_UCMD_QUEUED ||
+	    ucmd->state == KT_UCMD_PENDING) {
 		udev->bad_entries++;
 		pr_warn_ratelimited("%s: the daemon answered cmd_id %u, which is no command in the ring: ignored\n",
 				    kt_user_name(udev), ent->hdr.cmd_id);
@@ -321,10 +425,11 @@ static void kt_user_answer(struct kt_user_dev *udev,
 			if (ucmd->status == KT_SAM_GOOD ||
 			    (ucmd->status == KT_SAM_CHECK_CONDITION &&
 			     ucmd->read_len_valid))
-				kt_user_data_copy(udev, ucmd, cmd, len, false);
+				ucmd->copy_len = len;
 		}
 	}
-	kt_user_data_free(udev, ucmd);
+	if (!ucmd->copy_len)
+		kt_user_data_free(udev, ucmd);
 	list_add_tail(&ucmd->node, done);
 }
 
@@ -372,6 +477,33 @@ static void kt_user_consume(struct kt_user_dev *udev, struct list_head *done)
 	}
 }
 
+/*
+ * The answers on @done, taken out of the ring: a read's data out of its
+ * blocks without udev->lock, then under it their blocks free and the
+ * waiting commands in; then they end.
+ */
+static void kt_user_complete(struct kt_user_dev *udev, struct list_head *done)
+{
+	struct kt_user_cmd *ucmd;
+	unsigned long flags;
+	LIST_HEAD(fill);
+
+	list_for_each_entry(ucmd, done, node)
+		if (ucmd->copy_len)
+			kt_user_data_copy(udev, ucmd, ucmd->cmd,
+					  ucmd->copy_len, false);
+	spin_lock_irqsave(&udev->lock, flags);
+	list_for_each_entry(ucmd, done, node)
+		kt_user_data_free(udev, ucmd);
+	if (udev->up) {
+		kt_user_run_qfull(udev, done, &fill, false);
+		kt_user_timer_arm(udev);
+	}
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_fill(udev, &fill);
+	kt_user_finish(done);
+}
+
 /* The daemon's kick (uio write): its answers, then who waited for room. */
 void kt_user_handle_completions(struct kt_user_dev *udev)
 {
@@ -379,19 +511,36 @@ void kt_user_handle_completions(struct kt_user_dev *udev)
 	LIST_HEAD(done);
 
 	spin_lock_irqsave(&udev->lock, flags);
-	if (udev->up) {
+	if (udev->up)
 		kt_user_consume(udev, &done);
-		kt_user_run_qfull(udev, &done, false);
+	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_complete(udev, &done);
+}
+
+/* The reclaim work gave pages back: the waiting commands, if any, in. */
+void kt_user_run_waiting(struct kt_user_dev *udev)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+	LIST_HEAD(fill);
+
+	spin_lock_irqsave(&udev->lock, flags);
+	if (udev->up && !test_bit(KT_USER_BROKEN, &udev->flags) &&
+	    !test_bit(KT_USER_BLOCKED, &udev->flags)) {
+		kt_user_run_qfull(udev, &done, &fill, false);
 		kt_user_timer_arm(udev);
 	}
 	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_fill(udev, &fill);
 	kt_user_finish(&done);
 }
 
 /*
  * action/reset_ring: every command in the ring ends (BUSY, which the
  * initiator retries, or with @hard LOGICAL UNIT COMMUNICATION FAILURE),
- * its blocks and cmd_id come back, and the ring starts empty.
+ * its blocks and cmd_id come back, and the ring starts empty; one whose
+ * data is being copied in ends as its filler is done (orphan). The pages
+ * of the blocks free then go back.
  */
 void kt_user_reset_ring(struct kt_user_dev *udev, bool hard)
 {
@@ -399,12 +548,20 @@ void kt_user_reset_ring(struct kt_user_dev *udev, bool hard)
 	struct kt_user_cmd *ucmd;
 	unsigned long flags, i;
 	LIST_HEAD(done);
+	LIST_HEAD(fill);
 
 	spin_lock_irqsave(&udev->lock, flags);
 	if (!udev->up)
 		goto out;
 	xa_for_each(&udev->cmds, i, ucmd) {
 		xa_erase(&udev->cmds, i);
+		if (ucmd->state == KT_UCMD_PENDING && !ucmd->filled) {
+			list_del_init(&ucmd->node);
+			ucmd->orphan = true;
+			ucmd->reason = hard ? KT_SENSE_LU_COMM_FAILURE :
+					      KT_SENSE_OUT_OF_RESOURCES;
+			continue;
+		}
 		kt_user_data_free(udev, ucmd);
 		if (ucmd->state == KT_UCMD_EXPIRED) {
 			kt_user_cmd_free(ucmd);
@@ -417,15 +574,20 @@ void kt_user_reset_ring(struct kt_user_dev *udev, bool hard)
 	}
 	udev->ring.head = 0;
 	udev->ring.last = 0;
+	udev->ring.shown = 0;
 	kt_user_mb_describe(udev);
 	WRITE_ONCE(mb->cmd_head, 0);
 	WRITE_ONCE(mb->cmd_tail, 0);
 	clear_bit(KT_USER_BROKEN, &udev->flags);
-	kt_user_run_qfull(udev, &done, false);
+	kt_user_run_qfull(udev, &done, &fill, false);
 	kt_user_timer_arm(udev);
 out:
 	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_fill(udev, &fill);
 	kt_user_finish(&done);
+	/* its blocks are reserved meanwhile: who waited for them, in */
+	if (kt_user_data_reclaim(udev))
+		kt_user_run_waiting(udev);
 }
 
 /*
@@ -443,8 +605,8 @@ void kt_user_block(struct kt_user_dev *udev, bool block)
 	} else if (!test_and_set_bit(KT_USER_BLOCKED, &udev->flags) &&
 		   udev->up) {
 		kt_user_consume(udev, &done);
-		kt_user_run_qfull(udev, &done, true);
+		kt_user_run_qfull(udev, &done, NULL, true);
 	}
 	spin_unlock_irqrestore(&udev->lock, flags);
-	kt_user_finish(&done);
+	kt_user_complete(udev, &done);
 }

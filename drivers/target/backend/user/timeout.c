@@ -83,6 +83,7 @@ static void kt_user_timeout(struct timer_list *t)
 	unsigned long flags, now = jiffies;
 	unsigned long next;
 	LIST_HEAD(done);
+	LIST_HEAD(fill);
 
 	spin_lock_irqsave(&udev->lock, flags);
 	list_for_each_entry_safe(ucmd, tmp, &udev->inflight, node) {
@@ -116,7 +117,7 @@ static void kt_user_timeout(struct timer_list *t)
 	/* room may have come without a kick: the waiting ones first */
 	if (udev->up && !test_bit(KT_USER_BROKEN, &udev->flags) &&
 	    !test_bit(KT_USER_BLOCKED, &udev->flags))
-		kt_user_run_qfull(udev, &done, false);
+		kt_user_run_qfull(udev, &done, &fill, false);
 	list_for_each_entry_safe(ucmd, tmp, &udev->qfull, node) {
 		if (ucmd->deadline == KT_USER_NEVER ||
 		    time_before(now, ucmd->deadline))
@@ -127,6 +128,7 @@ static void kt_user_timeout(struct timer_list *t)
 	if (kt_user_next(udev, &next))
 		mod_timer(&udev->timer, time_after(next, now) ? next : now + HZ / 10);
 	spin_unlock_irqrestore(&udev->lock, flags);
+	kt_user_fill(udev, &fill);
 	kt_user_finish(&done);
 }
 
@@ -137,8 +139,9 @@ void kt_user_timer_init(struct kt_user_dev *udev)
 
 /*
  * Under udev->lock: @ucmd was aborted, or its LUN is going (@reason, what
- * it ends with): waiting for room, it ends now; in the ring, within
- * KT_USER_CUT_TIME_OUT, or by its own deadline if that is sooner.
+ * it ends with): waiting for room, it ends now; in the ring (or on its way
+ * there, PENDING), within KT_USER_CUT_TIME_OUT, or by its own deadline if
+ * that is sooner.
  */
 static void kt_user_cut(struct kt_user_dev *udev, struct kt_user_cmd *ucmd,
 			sense_reason_t reason, struct list_head *done)
@@ -165,7 +168,9 @@ static void kt_user_cut_all(struct kt_user_dev *udev, sense_reason_t reason,
 			    bool (*match)(struct kt_cmd *cmd, const void *arg),
 			    const void *arg)
 {
-	struct list_head *lists[] = { &udev->inflight, &udev->qfull };
+	struct list_head *lists[] = {
+		&udev->inflight, &udev->qfull, &udev->pending
+	};
 	struct kt_user_cmd *ucmd, *tmp;
 	unsigned long flags;
 	unsigned int i;

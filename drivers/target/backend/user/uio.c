@@ -12,7 +12,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -34,48 +36,110 @@ static int kt_user_irqcontrol(struct uio_info *info, s32 on)
 	return 0;
 }
 
+/*
+ * One mmap() of the device, shared by the VMAs it splits or forks into:
+ * the enable it was made in (@gen, udev->map_gen then), and how many VMAs
+ * have it (under udev->lock). The VMAs of the current enable are counted
+ * in udev->map_vmas too: when none is left (the daemon unmapped, or
+ * died), the next mmap() may come through another device node.
+ */
+struct kt_user_vma {
+	struct kt_user_dev	*udev;
+	u64			gen;
+	unsigned int		users;
+};
+
 static void kt_user_vma_open(struct vm_area_struct *vma)
 {
-	struct kt_user_dev *udev = vma->vm_private_data;
+	struct kt_user_vma *uv = vma->vm_private_data;
+	struct kt_user_dev *udev = uv->udev;
+	unsigned long flags;
 
 	kref_get(&udev->kref);
+	spin_lock_irqsave(&udev->lock, flags);
+	uv->users++;
+	if (uv->gen == udev->map_gen)
+		udev->map_vmas++;
+	spin_unlock_irqrestore(&udev->lock, flags);
 }
 
 static void kt_user_vma_close(struct vm_area_struct *vma)
 {
-	kt_user_dev_put(vma->vm_private_data);
+	struct kt_user_vma *uv = vma->vm_private_data;
+	struct kt_user_dev *udev = uv->udev;
+	unsigned long flags;
+	bool last;
+
+	spin_lock_irqsave(&udev->lock, flags);
+	if (uv->gen == udev->map_gen && !WARN_ON_ONCE(!udev->map_vmas))
+		udev->map_vmas--;
+	last = !--uv->users;
+	spin_unlock_irqrestore(&udev->lock, flags);
+	if (last)
+		kfree(uv);
+	kt_user_dev_put(udev);
 }
 
 /*
- * Under udev->lock: a failed enable takes the memory away (map_size 0)
- * while a daemon may have the device mapped already.
+ * Under udev->lock: a failed enable or a disable takes the memory away
+ * (map_size 0, no mapping) while a daemon may have the device mapped; a
+ * mapping made before a disable is not the device's any more (SIGBUS),
+ * whatever is mapped after it is enabled again. A page is returned
+ * locked, once seen still the device's with its lock held (a data area
+ * page still in udev->pages, a ring page still in udev->mb): a page given
+ * back or taken down meanwhile (data.c, kt_user_take_down()) is not
+ * mapped, and one that goes later is not zapped before its PTE is in
+ * place.
  */
 static vm_fault_t kt_user_vma_fault(struct vm_fault *vmf)
 {
-	struct kt_user_dev *udev = vmf->vma->vm_private_data;
+	struct kt_user_vma *uv = vmf->vma->vm_private_data;
+	struct kt_user_dev *udev = uv->udev;
+	struct address_space *mapping = vmf->vma->vm_file->f_mapping;
 	size_t off = (size_t)vmf->pgoff << PAGE_SHIFT;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	struct page *page = NULL;
-	unsigned long flags;
+	unsigned long flags, idx = 0;
+	void *mb = NULL;
+	bool kept;
 
 	spin_lock_irqsave(&udev->lock, flags);
-	if (off >= udev->map_size || !udev->mb)
+	if (off >= udev->map_size || !udev->mb || udev->mapping != mapping ||
+	    uv->gen != udev->map_gen)
 		goto out;
 	if (off < udev->data_off) {
-		page = vmalloc_to_page(udev->mb + off);
+		mb = udev->mb;
+		page = vmalloc_to_page(mb + off);
 		get_page(page);
 	} else {
-		/* a page no command ever had: the daemon's mistake */
-		page = kt_user_data_page(udev, (off - udev->data_off) >> PAGE_SHIFT);
+		/* a page no command has now: the daemon's mistake */
+		idx = (off - udev->data_off) >> PAGE_SHIFT;
+		page = kt_user_data_page(udev, idx);
 		if (!page) {
-			pr_warn_ratelimited("%s: the daemon touched data area page %zu, never used\n",
-					    kt_user_name(udev),
-					    (off - udev->data_off) >> PAGE_SHIFT);
+			pr_warn_ratelimited("%s: the daemon touched data area page %lu, which no command has\n",
+					    kt_user_name(udev), idx);
 			goto out;
 		}
 	}
+	spin_unlock_irqrestore(&udev->lock, flags);
+
+	lock_page(page);
+	spin_lock_irqsave(&udev->lock, flags);
+	if (mb)
+		kept = udev->mb == mb;
+	else
+		kept = xa_load(&udev->pages, idx) == page;
+	kept = kept && udev->mapping == mapping && uv->gen == udev->map_gen;
+	spin_unlock_irqrestore(&udev->lock, flags);
+	if (!kept) {
+		/* given back: the touch faults again, on what is there now */
+		unlock_page(page);
+		put_page(page);
+		return VM_FAULT_NOPAGE;
+	}
 	vmf->page = page;
-	ret = 0;
+	return VM_FAULT_LOCKED;
+
 out:
 	spin_unlock_irqrestore(&udev->lock, flags);
 	return ret;
@@ -90,14 +154,58 @@ static const struct vm_operations_struct kt_user_vm_ops = {
 static int kt_user_mmap(struct uio_info *info, struct vm_area_struct *vma)
 {
 	struct kt_user_dev *udev = info_to_udev(info);
+	struct address_space *mapping = vma->vm_file->f_mapping;
+	struct path old = {};
+	struct kt_user_vma *uv;
+	unsigned long flags;
+	int ret = 0;
 
 	/* the whole mapping, from its start: offsets are the ring's */
 	if (vma->vm_pgoff || vma_pages(vma) != udev->map_size >> PAGE_SHIFT)
 		return -EINVAL;
+	uv = kzalloc(sizeof(*uv), GFP_KERNEL);
+	if (!uv)
+		return -ENOMEM;
+	uv->udev = udev;
+	uv->users = 1;
+	/*
+	 * Pages given back are zapped in the one address space the daemon
+	 * maps, its device node's, held until the device is disabled or no
+	 * VMA of it is left (a daemon restarted may come through another
+	 * node). The node is held by its path: its inode, and the mount and
+	 * superblock it is on (a tmpfs /dev may be unmounted meanwhile), not
+	 * the file, which the daemon closes as it likes.
+	 */
+	spin_lock_irqsave(&udev->lock, flags);
+	if (udev->mapping && udev->mapping != mapping && !udev->map_vmas) {
+		swap(old, udev->map_path);
+		udev->mapping = NULL;
+	}
+	if (!udev->mapping) {
+		udev->map_path = vma->vm_file->f_path;
+		path_get(&udev->map_path);
+		udev->mapping = mapping;
+	} else if (udev->mapping != mapping) {
+		ret = -EBUSY;
+	}
+	if (!ret) {
+		uv->gen = udev->map_gen;
+		udev->map_vmas++;
+	}
+	spin_unlock_irqrestore(&udev->lock, flags);
+	/* no PTE is left in it: a reclaim zaps it with a path of its own */
+	if (old.dentry)
+		path_put(&old);
+	if (ret) {
+		kfree(uv);
+		pr_warn_ratelimited("%s: mapped through another device node while one is mapped: refused\n",
+				    kt_user_name(udev));
+		return ret;
+	}
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &kt_user_vm_ops;
-	vma->vm_private_data = udev;
-	kt_user_vma_open(vma);
+	vma->vm_private_data = uv;
+	kref_get(&udev->kref);
 	return 0;
 }
 

@@ -13,7 +13,8 @@
  *
  *   main.c      the module, the backend ops, device set-up and teardown
  *   ring.c      commands into the ring, completions out, ring reset
- *   data.c      the data area: blocks, their pages, copies to and from
+ *   data.c      the data area: blocks, their pages (a bound across all
+ *               devices, idle ones given back), copies to and from
  *   timeout.c   the deadlines: cmd_time_out and qfull_time_out
  *   uio.c       the UIO device: mmap, open/release, the daemon's kick
  *   netlink.c   the TCM-USER family
@@ -23,11 +24,14 @@
 #ifndef KTARGET_USER_H
 #define KTARGET_USER_H
 
+#include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/path.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/uio_driver.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 #include <linux/target_core_user.h>
 
@@ -39,6 +43,7 @@
 #define KT_USER_RING_MB_MAX	8	/* mailbox and command ring */
 #define KT_USER_DATA_MB_DEF	1024	/* max_data_area_mb default */
 #define KT_USER_TIME_OUT_DEF	30	/* cmd_time_out default, seconds */
+#define KT_USER_IDLE_FREE	10	/* s: an idle device's pages go back */
 #define KT_USER_CMDR_OFF	((u32)sizeof(struct tcmu_mailbox))
 
 /* udev->flags */
@@ -48,6 +53,7 @@
 
 enum kt_user_cmd_state {
 	KT_UCMD_QUEUED,		/* waiting for ring or data space */
+	KT_UCMD_PENDING,	/* its entry written, not yet shown */
 	KT_UCMD_RING,		/* in the ring, the daemon's */
 	KT_UCMD_EXPIRED,	/* in the ring, its SCSI command ended */
 };
@@ -58,9 +64,14 @@ struct kt_user_dev;
 struct kt_user_cmd {
 	struct kt_user_dev	*udev;
 	struct kt_cmd		*cmd;		/* NULL once expired */
-	struct list_head	node;		/* inflight, qfull or done */
+	struct list_head	node;	/* qfull, pending, inflight or done */
+	struct list_head	fill;	/* a caller's: data to copy in */
 	enum kt_user_cmd_state	state;
 	u16			id;		/* ring cmd_id, while in the ring */
+	u32			ring_end;	/* the head past its entry */
+	bool			filled;		/* its data is in its blocks */
+	bool			orphan;		/* reset_ring while filled */
+	u32			copy_len;	/* answered: data-in to copy */
 	unsigned long		deadline;	/* jiffies */
 	bool			cut;		/* deadline: aborted, LUN gone */
 	u32			data_len;
@@ -108,12 +119,22 @@ struct kt_user_dev {
 	u32			free_blocks;
 	unsigned long		*bitmap;
 	struct xarray		pages;		/* data area page index -> page */
+	u32			nr_pages;	/* in @pages */
+	unsigned long		idle_since;	/* jiffies: no block in use */
+	struct address_space	*mapping;	/* the daemon's mmap(), while enabled */
+	struct path		map_path;	/* its device node, held with it */
+	u64			map_gen;	/* one more at each take_down */
+	u32			map_vmas;	/* VMAs of this enable (uio.c) */
+	struct list_head	devs;		/* data.c's list, while enabled */
 	struct xarray		cmds;		/* ring cmd_id -> kt_user_cmd */
 	u32			next_id;
-	struct list_head	inflight;
 	struct list_head	qfull;
+	struct list_head	pending;	/* in ring order */
+	struct list_head	inflight;
 	struct timer_list	timer;
 	u64			bad_entries;	/* the daemon's, ignored */
+	u32			filling;	/* on a caller's @fill */
+	wait_queue_head_t	fill_wq;	/* @filling back to 0 */
 };
 
 static inline struct kt_user_dev *to_udev(struct kt_dev *dev)
@@ -129,22 +150,26 @@ static inline const char *kt_user_name(struct kt_user_dev *udev)
 /* main.c */
 void kt_user_dev_put(struct kt_user_dev *udev);
 int kt_user_set_size(struct kt_user_dev *udev, const char *value, bool tell);
-extern int kt_user_global_max_mb;
 
 /* ring.c */
 void kt_user_mb_describe(struct kt_user_dev *udev);
 void kt_user_exec_cdb(struct kt_cmd *cmd);
 void kt_user_handle_completions(struct kt_user_dev *udev);
+void kt_user_run_waiting(struct kt_user_dev *udev);
 void kt_user_reset_ring(struct kt_user_dev *udev, bool hard);
 void kt_user_block(struct kt_user_dev *udev, bool block);
 void kt_user_finish(struct list_head *done);
 void kt_user_run_qfull(struct kt_user_dev *udev, struct list_head *done,
-		       bool fail);
+		       struct list_head *fill, bool fail);
+void kt_user_fill(struct kt_user_dev *udev, struct list_head *fill);
 void kt_user_cmd_free(struct kt_user_cmd *ucmd);
 
 /* data.c */
 int kt_user_data_init(struct kt_user_dev *udev);
-void kt_user_data_exit(struct kt_user_dev *udev);
+void kt_user_data_exit(struct kt_user_dev *udev, struct address_space *mapping);
+void kt_user_data_mod_exit(void);
+u32 kt_user_global_max_mb(void);
+unsigned long kt_user_data_reclaim(struct kt_user_dev *udev);
 int kt_user_data_alloc(struct kt_user_dev *udev, struct kt_user_cmd *ucmd);
 void kt_user_data_free(struct kt_user_dev *udev, struct kt_user_cmd *ucmd);
 unsigned int kt_user_data_iovs(struct kt_user_dev *udev,

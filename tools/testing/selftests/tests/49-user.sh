@@ -7,7 +7,11 @@
 # backstores over a raw image and a qcow2 image and exports them through
 # the loopback fabric; sg_inq and sg_readcap answer, fio verifies data
 # (4k random, 1M sequential, crc32c); saveconfig, clearconfig and
-# restoreconfig keep them and their data. Faults: tcmu-runner killed (-9)
+# restoreconfig keep them and their data. Two loopback nexuses to the raw
+# LU at once, fio verifying 64 KiB random writes (one command each) through
+# both, the submissions and answers of each interleaved with the other's
+# (issue 44, review finding 7: data copied outside the ring's lock).
+# Faults: tcmu-runner killed (-9)
 # under fio ends fio's commands with errors within cmd_time_out; started
 # again it takes the device back (block_dev, reset_ring) and the same LUN
 # verifies data; with the daemon dead, a LUN under fio unlinks within
@@ -22,6 +26,7 @@
 . ./user_lib.sh
 
 WWN=naa.5001405000000301
+WWN2=naa.5001405000000302
 TPG=$KT_CFS/loopback/$WWN/tpgt_1
 UHBA=$KT_CFS/core/user_0
 # on ext4 (over a loop device): the qcow handler allocates clusters with
@@ -37,14 +42,14 @@ TMO=10			# cmd_time_out for the fault checks, seconds
 RUNNER=
 
 main() {
-	local out d0 d1 sg pid start_mark
+	local out d0 d1 d2 sg pid start_mark
 
 	if ! command -v tcmu-runner >/dev/null || ! command -v targetcli >/dev/null ||
 	   ! command -v qemu-img >/dev/null; then
 		skip_all "tcmu-runner, targetcli or qemu-img not installed"
 		return
 	fi
-	plan 47
+	plan 50
 	kmsg_mark
 	start_mark=$KT_KMSG_MARK
 	user_env_up
@@ -96,6 +101,24 @@ main() {
 		fio_verify "${d1:-none}" qc4k --rw=randwrite --bs=4k --size=16m
 	check "fio 1M sequential write+verify on the qcow2 image" \
 		fio_verify "${d1:-none}" qc1m --rw=write --bs=1m --size=48m
+	# two nexuses, one LU: commands of both in the ring at once
+	out=$(targetcli 2>&1 <<-EOF
+	/loopback create $WWN2
+	/loopback/$WWN2/luns create /backstores/user:qcow/uraw
+	exit
+	EOF
+	)
+	printf '%s\n' "$out" >> $LOG.targetcli
+	d2=$(kt_loop_disk $KT_CFS/loopback/$WWN2/tpgt_1 0)
+	check "a second loopback nexus to the raw LU" test -b "$d2"
+	check "fio through both nexuses at once, 64k random writes verify" \
+		fio --output=$LOG.twonexus --direct=1 --ioengine=libaio \
+		--iodepth=32 --verify=crc32c --verify_fatal=1 --rw=randwrite \
+		--bs=64k --size=24m --name=n1 --filename=${d0:-none} --offset=0 \
+		--name=n2 --filename=${d2:-none} --offset=32m
+	out=$(targetcli /loopback delete $WWN2 2>&1)
+	printf '%s\n' "$out" >> $LOG.targetcli
+	check "the second nexus goes" test ! -e $KT_CFS/loopback/$WWN2
 	check "a pattern on both disks" sh -c "
 		dd if=/dev/urandom of=/tmp/kt-user-pat bs=1M count=4 2>/dev/null &&
 		dd if=/tmp/kt-user-pat of=$d0 bs=1M oflag=direct 2>/dev/null &&
