@@ -257,6 +257,18 @@ void kt_cmd_execute(struct kt_cmd *cmd)
 		kt_cmd_complete(cmd, KT_SENSE_ABORTED_COMMAND);
 		return;
 	}
+	/*
+	 * a FORMAT UNIT that began after its gates: it must not reach the
+	 * backstore (format.c); SANITIZE's is the same check
+	 */
+	if (cmd->dev) {
+		sense_reason_t reason = kt_sanitize_check(cmd);
+
+		if (unlikely(reason)) {
+			kt_cmd_complete(cmd, reason);
+			return;
+		}
+	}
 	/* a write held back below changes its blocks all the same */
 	kt_rod_cmd_begin(cmd);
 	/* its checks wait for its LU's reservations to load */

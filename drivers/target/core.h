@@ -157,5 +157,6 @@ bool kt_task_set_may_run(struct kt_cmd *cmd);
 void kt_task_set_leave(struct kt_cmd *cmd);
 void kt_task_set_abort(struct kt_cmd *cmd);
 void kt_task_set_show(struct seq_file *m, struct kt_cmd *cmd);
+unsigned int kt_task_set_nr_running(struct kt_dev *dev);
 
 #endif /* KTARGET_CORE_H */

@@ -124,11 +124,15 @@ struct kt_res {
 	struct kt_pr_cluster	*clustered;	/* pr_cluster.c, cluster mode */
 };
 
-/* SANITIZE (SBC-3 4.11): the LU's one sanitize operation */
+/*
+ * SANITIZE (SBC-3 4.11): the LU's one sanitize operation, or the FORMAT
+ * UNIT that runs in its place (KT_SANITIZE_FORMATTING)
+ */
 enum kt_sanitize_state {
 	KT_SANITIZE_IDLE,
 	KT_SANITIZE_RUNNING,
 	KT_SANITIZE_FAILED,		/* failure mode until a sanitize works */
+	KT_SANITIZE_FORMATTING,		/* FORMAT UNIT's turn (format.c) */
 };
 
 struct kt_sanitize {

@@ -178,8 +178,10 @@ struct kt_backend_ops {
 	 * Optional, T10-PI emulation (attrib/pi_prot_type 1 or 3): the
 	 * backstore keeps KT_PI_TUPLE_LEN bytes of protection information
 	 * per logical block of attrib.block_size beside the data. From the
-	 * configfs write of the attribute, device enabled and unexported, so
-	 * no command is under way; may sleep.
+	 * configfs write of the attribute, device enabled and unexported, or
+	 * from a FORMAT UNIT once no command of the device is in the
+	 * backstore (the core's scsi/format.c); under dev->cfg_lock either
+	 * way; may sleep.
 	 * init_prot: make room for the PI of every block; PI it creates
 	 * reads FFh (the escape: not checked, as after format_prot). PI kept
 	 * from before (a <file>.protection of LIO's) is kept as it is.
@@ -228,7 +230,8 @@ void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason);
 
 /*
  * T10-PI (drivers/target/pi.c): the device's protection type now, 0 for
- * none. It changes only while no LUN exports the device.
+ * none. It changes while no LUN exports the device, or by FORMAT UNIT
+ * while none of its commands is in the backstore.
  */
 static inline u8 kt_pi_type(const struct kt_dev *dev)
 {

@@ -11,6 +11,12 @@
  * connection that sent it keeps serving other commands; with IMMED the
  * command returns GOOD as soon as the operation has started.
  *
+ * FORMAT UNIT (format.c) is the LU's other long operation: it takes the
+ * same slot (kt_sanitize_slot_start(), KT_SANITIZE_FORMATTING), so that a
+ * LU runs one of the two at a time, the same commands wait for it (FORMAT
+ * IN PROGRESS), REQUEST SENSE reports it, and it runs on this file's
+ * workqueue.
+ *
  * Task management ends the SANITIZE command but not the operation. A
  * sanitize that fails (a backstore error, or its LUN removed) leaves the
  * LU in failure mode: block commands end with MEDIUM ERROR, SANITIZE
@@ -42,15 +48,59 @@ void kt_sanitize_dev_init(struct kt_dev *dev)
 	atomic_set(&dev->state->sanitize.state, KT_SANITIZE_IDLE);
 }
 
-/* Called for every command with a LU, after the unit attention check. */
+/* What a command meets while the LU's long operation in @state runs */
+static sense_reason_t kt_sanitize_busy(int state)
+{
+	switch (state) {
+	case KT_SANITIZE_RUNNING:
+		return KT_SENSE_SANITIZE_IN_PROGRESS;
+	case KT_SANITIZE_FORMATTING:
+		return KT_SENSE_FORMAT_IN_PROGRESS;
+	default:
+		return KT_SENSE_NONE;
+	}
+}
+
+/*
+ * Called for every command with a LU, after the unit attention check, and
+ * again before it runs (kt_cmd_execute()): one set up before a FORMAT UNIT
+ * began and held behind it must not reach the backstore (format.c).
+ */
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd)
 {
-	if (likely(atomic_read(&cmd->dev->state->sanitize.state) !=
-		   KT_SANITIZE_RUNNING))
+	sense_reason_t reason;
+
+	reason = kt_sanitize_busy(atomic_read(&cmd->dev->state->sanitize.state));
+	if (likely(!reason))
 		return KT_SENSE_NONE;
 	if (cmd->desc->flags & KT_CDB_D_IN_SANITIZE)
 		return KT_SENSE_NONE;
-	return KT_SENSE_SANITIZE_IN_PROGRESS;
+	return reason;
+}
+
+/*
+ * Take the LU's long operation for @state (KT_SANITIZE_FORMATTING) with
+ * @total units of progress; why not when another runs or a sanitize
+ * failed. kt_sanitize_queue() runs its work, kt_sanitize_slot_end() lets
+ * it go.
+ */
+sense_reason_t kt_sanitize_slot_start(struct kt_dev *dev, int state,
+				      u64 total)
+{
+	struct kt_sanitize *s = &dev->state->sanitize;
+	int old = atomic_cmpxchg(&s->state, KT_SANITIZE_IDLE, state);
+
+	if (old != KT_SANITIZE_IDLE)
+		return old == KT_SANITIZE_FAILED ? KT_SENSE_SANITIZE_FAILED :
+						   kt_sanitize_busy(old);
+	WRITE_ONCE(s->done, 0);
+	WRITE_ONCE(s->total, total);
+	return KT_SENSE_NONE;
+}
+
+void kt_sanitize_slot_end(struct kt_dev *dev)
+{
+	atomic_set(&dev->state->sanitize.state, KT_SANITIZE_IDLE);
 }
 
 /*
@@ -67,16 +117,19 @@ sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd)
 }
 
 /*
- * SPC-4 4.5.2.4.4: the progress of a running sanitize, in 65536ths, for
- * REQUEST SENSE. False when none runs.
+ * SPC-4 4.5.2.4.4: the progress of a running sanitize or format, in
+ * 65536ths, for REQUEST SENSE, and the sense that goes with it; none when
+ * neither runs.
  */
-bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress)
+sense_reason_t kt_sanitize_progress(struct kt_dev *dev, u16 *progress)
 {
 	struct kt_sanitize *s = &dev->state->sanitize;
+	sense_reason_t reason;
 	u64 done, total;
 
-	if (atomic_read(&s->state) != KT_SANITIZE_RUNNING)
-		return false;
+	reason = kt_sanitize_busy(atomic_read(&s->state));
+	if (!reason)
+		return KT_SENSE_NONE;
 	done = READ_ONCE(s->done);
 	total = READ_ONCE(s->total);
 	/* done <= total: scaled down until done * 65535 fits in 64 bits */
@@ -85,7 +138,7 @@ bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress)
 		done >>= 1;
 	}
 	*progress = total ? div64_u64(done * 0xffff, total) : 0;
-	return true;
+	return reason;
 }
 
 /*
@@ -370,10 +423,11 @@ static void kt_sanitize_execute(struct kt_cmd *cmd)
 		goto out;
 
 	old = atomic_read(&s->state);
-	if (old == KT_SANITIZE_RUNNING ||
+	if (kt_sanitize_busy(old) ||
 	    atomic_cmpxchg(&s->state, old, KT_SANITIZE_RUNNING) != old) {
 		kt_sanitize_free(op);
-		reason = KT_SENSE_SANITIZE_IN_PROGRESS;
+		reason = kt_sanitize_busy(atomic_read(&s->state)) ?:
+			 KT_SENSE_SANITIZE_IN_PROGRESS;
 		goto out;
 	}
 	WRITE_ONCE(s->done, 0);
@@ -416,6 +470,12 @@ sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*dir = KT_DATA_OUT;
 	cmd->execute = kt_sanitize_execute;
 	return KT_SENSE_NONE;
+}
+
+/* Run a long operation's work (format.c) where SANITIZE's runs */
+void kt_sanitize_queue(struct work_struct *work)
+{
+	queue_work(kt_sanitize_wq, work);
 }
 
 int kt_sanitize_init(void)

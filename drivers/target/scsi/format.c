@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktarget_core: FORMAT UNIT (SBC-4 5.3) of an emulated LU, which has no
+ * medium to lay out: what a format changes is the LU's T10-PI type
+ * (FMTPINFO with PROTECTION FIELD USAGE, SBC-4 5.3.2), as sg_format
+ * --fmtpinfo asks. Type 1 (10b/000b) and type 3 (11b/001b) on a backstore
+ * that keeps PI (fileio, rd), none (00b/000b) anywhere; type 2 and the
+ * rest are refused. The data stays; every block's PI reads FFh (no check)
+ * until it is written, as after attrib/pi_prot_format. A LU without PI
+ * asked for none has nothing to format: GOOD at once.
+ *
+ * The format takes the LU's one long operation, SANITIZE's (sanitize.c):
+ * while it runs, every command but INQUIRY, REPORT LUNS and REQUEST SENSE
+ * ends with NOT READY, FORMAT IN PROGRESS, and with IMMED the command is
+ * GOOD as soon as it has started. Its work item changes the backstore's
+ * PI storage (init_prot / format_prot / free_prot) only once no command
+ * of the LU can be in the backstore any more; kt_format_quiesce() says
+ * why none can. Afterwards attrib/pi_prot_type (and pi_prot_verify, as a
+ * configfs write sets it) say the new type, so a saved configuration
+ * keeps it, and every other I_T nexus hears of the change: CAPACITY DATA
+ * HAS CHANGED for READ CAPACITY (16)'s PROT_EN and P_TYPE, INQUIRY DATA
+ * HAS CHANGED for the PROTECT bit and the Extended INQUIRY page.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/workqueue.h>
+
+#include <ktarget/backend.h>
+#include <ktarget/fabric.h>
+#include <ktarget/proto/cdb.h>
+#include <ktarget/proto/spc.h>
+
+#include "cmdsets.h"
+#include "core.h"
+
+struct kt_format_op {
+	struct work_struct	work;
+	struct kt_dev		*dev;
+	struct kt_lun		*lun;		/* referenced */
+	struct kt_cmd		*cmd;		/* the FORMAT UNIT, until it ends */
+	u64			nexus;		/* ... its I_T nexus: no UA there */
+	u16			port;
+	u8			type;		/* the protection type asked for */
+};
+
+/*
+ * Before the PI storage changes, no command of the LU may be in the
+ * backstore: a READ's kt_pi_verify() over PI that free_prot() let go of
+ * would read freed memory. None is, by these steps:
+ *
+ * - FORMAT UNIT enters the task set as ORDERED whatever its task
+ *   attribute (kt_format_parse()), so it runs only once every command that
+ *   came before it has completed, and the SIMPLE and ORDERED ones after it
+ *   are held until it completes;
+ * - it takes the LU's long operation before it completes (IMMED or not):
+ *   a command set up after that fails its gates (kt_cmd_lu_gates()), and
+ *   one set up before it, held until the FORMAT UNIT completed, fails the
+ *   same check at kt_cmd_execute(), before the backstore sees it;
+ * - that leaves HEAD OF QUEUE commands, which run at once; the task set
+ *   counts them (an ORDERED command is in it), and the work waits here
+ *   until none but the FORMAT UNIT itself is counted.
+ *
+ * The core's own commands to the LU (EXTENDED COPY's and the ROD tokens'
+ * reads and writes) enter no task set: they look at the long operation
+ * before each step (kt_sanitize_check()), but one may still be under way
+ * when the format begins. Copy into or out of a LU being formatted is
+ * not expected of an initiator.
+ */
+static void kt_format_quiesce(struct kt_format_op *op)
+{
+	for (;;) {
+		if (op->cmd && test_bit(KT_CMD_ABORTED, &op->cmd->flags)) {
+			pr_info("device %u: FORMAT UNIT command aborted; the format goes on\n",
+				op->dev->index);
+			kt_cmd_complete(op->cmd, KT_SENSE_ABORTED_COMMAND);
+			op->cmd = NULL;
+		}
+		if (kt_task_set_nr_running(op->dev) <= (op->cmd ? 1 : 0))
+			return;
+		msleep(1);
+	}
+}
+
+/* The PI storage from type @old to @type; under dev->cfg_lock */
+static int kt_format_prot(struct kt_dev *dev, u8 old, u8 type)
+{
+	int ret;
+
+	lockdep_assert_held(&dev->cfg_lock);
+	if (!type) {
+		dev->ops->free_prot(dev);
+		return 0;
+	}
+	/* init_prot keeps the PI a protection file of LIO's holds: format */
+	if (!old) {
+		ret = dev->ops->init_prot(dev);
+		if (ret)
+			return ret;
+	}
+	ret = dev->ops->format_prot(dev);
+	if (ret && !old)
+		dev->ops->free_prot(dev);
+	return ret;
+}
+
+static void kt_format_work(struct work_struct *work)
+{
+	struct kt_format_op *op = container_of(work, struct kt_format_op, work);
+	struct kt_dev *dev = op->dev;
+	unsigned int noio = memalloc_noio_save();
+	sense_reason_t reason = KT_SENSE_NONE;
+	u8 old;
+	int ret;
+
+	kt_format_quiesce(op);
+	mutex_lock(&dev->cfg_lock);
+	old = dev->attrib.pi_prot_type;
+	ret = kt_format_prot(dev, old, op->type);
+	if (!ret) {
+		WRITE_ONCE(dev->attrib.pi_prot_type, op->type);
+		dev->attrib.pi_prot_verify = !!op->type;
+	}
+	mutex_unlock(&dev->cfg_lock);
+
+	if (ret) {
+		pr_warn_ratelimited("device %u: FORMAT UNIT to protection type %u failed (%pe): type %u kept\n",
+				    dev->index, op->type, ERR_PTR(ret), old);
+		reason = KT_SENSE_FORMAT_FAILED;
+	} else {
+		pr_info("device %u: formatted, protection type %u (was %u)\n",
+			dev->index, op->type, old);
+		if (old != op->type) {
+			kt_ua_raise_nexus(dev, KT_ASC_CAPACITY_CHANGED,
+					  KT_UA_OTHERS, op->nexus, op->port);
+			kt_ua_raise_nexus(dev, KT_ASC_INQUIRY_CHANGED,
+					  KT_UA_OTHERS, op->nexus, op->port);
+		}
+	}
+	kt_sanitize_slot_end(dev);
+	if (op->cmd)
+		kt_cmd_complete(op->cmd, reason);
+	kt_lun_put(op->lun);
+	kfree(op);
+	memalloc_noio_restore(noio);
+}
+
+/*
+ * Whether the LU can take protection type @type; why not is logged. The
+ * field at fault is FMTPINFO: ktarget offers no such format.
+ */
+static sense_reason_t kt_format_type_ok(struct kt_cmd *cmd, u8 type)
+{
+	struct kt_dev *dev = cmd->dev;
+	const char *why = NULL;
+
+	if (type == 2)
+		why = "type 2 protection (32-byte CDBs) is not supported: FMTPINFO 10b for type 1, 11b with PROTECTION FIELD USAGE 001b for type 3";
+	else if (type && !dev->ops->init_prot)
+		why = "its backstore keeps no protection information: FMTPINFO 00b only";
+	else if (type && dev->attrib.emulate_cdrom)
+		why = "a CD/DVD device keeps no protection information";
+	else if (type != kt_pi_type(dev) && READ_ONCE(dev->state->cluster.lu))
+		why = "in cluster mode the protection type cannot change";
+	if (!why)
+		return KT_SENSE_NONE;
+	pr_warn_ratelimited("device %u (%s): FORMAT UNIT with FMTPINFO %u refused: %s\n",
+			    dev->index, dev->ops->name, cmd->cdb[1] >> 6, why);
+	cmd->sense_field = KT_FIELD_CDB_BIT(1, 7);
+	return KT_SENSE_INVALID_CDB_FIELD;
+}
+
+/* The protection type the CDB and its parameter list header ask for */
+static sense_reason_t kt_format_decode(struct kt_cmd *cmd, u8 *type,
+					bool *immed)
+{
+	u8 hdr[KT_SBC_FORMAT_LONG_HDR];
+	struct kt_sbc_format f;
+	sense_reason_t reason;
+	int t;
+
+	kt_sbc_format_cdb(cmd->cdb, &f);
+	if (f.param_len) {
+		if (cmd->data_length < f.param_len)
+			return KT_SENSE_PARAM_LIST_LENGTH;
+		sg_copy_to_buffer(cmd->sgl, cmd->sg_nents, hdr, f.param_len);
+		reason = kt_sbc_format_param(hdr, f.param_len, &f,
+					     &cmd->sense_field);
+		if (reason)
+			return reason;
+	}
+	t = kt_sbc_format_pi_type(&f, &cmd->sense_field);
+	if (t < 0) {
+		pr_warn_ratelimited("device %u: FORMAT UNIT with FMTPINFO %u and PROTECTION FIELD USAGE %u: no protection type SBC-4 defines\n",
+				    cmd->dev->index, f.fmtpinfo, f.pfu);
+		return cmd->sense_field.in_cdb ? KT_SENSE_INVALID_CDB_FIELD :
+						 KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	*type = t;
+	*immed = f.immed;
+	return kt_format_type_ok(cmd, t);
+}
+
+static void kt_format_execute(struct kt_cmd *cmd)
+{
+	struct kt_dev *dev = cmd->dev;
+	struct kt_format_op *op;
+	sense_reason_t reason;
+	bool immed = false;
+	u8 type = 0;
+
+	reason = kt_format_decode(cmd, &type, &immed);
+	if (reason)
+		goto out;
+	/* no PI before or after: nothing to format, the data stays */
+	if (!type && !kt_pi_type(dev))
+		goto out;
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op) {
+		reason = KT_SENSE_OUT_OF_RESOURCES;
+		goto out;
+	}
+	op->dev = dev;
+	op->type = type;
+	op->nexus = cmd->sess->nexus_key;
+	op->port = cmd->sess->tpg->tag;
+	INIT_WORK(&op->work, kt_format_work);
+	reason = kt_sanitize_slot_start(dev, KT_SANITIZE_FORMATTING, 1);
+	if (reason) {
+		kfree(op);
+		goto out;
+	}
+	pr_info("device %u: FORMAT UNIT to protection type %u started%s\n",
+		dev->index, type,
+		immed ? ", status returned at once (IMMED)" : "");
+	kt_lun_get(cmd->lun);
+	op->lun = cmd->lun;
+	/* IMMED: GOOD now; REQUEST SENSE tells it is under way */
+	if (immed)
+		kt_cmd_complete(cmd, KT_SENSE_NONE);
+	else
+		op->cmd = cmd;
+	kt_sanitize_queue(&op->work);
+	return;
+out:
+	kt_cmd_complete(cmd, reason);
+}
+
+/* The transfer FORMAT UNIT implies (kt_exec_parse() calls it) */
+sense_reason_t kt_format_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+			       u32 *needed, enum kt_data_dir *dir)
+{
+	struct kt_sbc_format f;
+
+	if (cmd->write_protected)
+		return KT_SENSE_WRITE_PROTECTED;
+	kt_sbc_format_cdb(cmd->cdb, &f);
+	*needed = f.param_len;
+	if (f.param_len)
+		*dir = KT_DATA_OUT;
+	/* see kt_format_quiesce() */
+	cmd->task_attr = KT_TASK_ORDERED;
+	cmd->execute = kt_format_execute;
+	return KT_SENSE_NONE;
+}
