@@ -81,7 +81,7 @@ static void kt_format_quiesce(struct kt_format_op *op)
 		}
 		if (kt_task_set_nr_running(op->dev) <= (op->cmd ? 1 : 0))
 			return;
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 }
 
@@ -158,7 +158,7 @@ static sense_reason_t kt_format_type_ok(struct kt_cmd *cmd, u8 type)
 	const char *why = NULL;
 
 	if (type == 2)
-		why = "type 2 protection (32-byte CDBs) is not supported: FMTPINFO 10b for type 1, 11b with PROTECTION FIELD USAGE 001b for type 3";
+		why = "type 2 (32-byte CDBs) is not supported: 10b: type 1, 11b, PFU 001b: type 3";
 	else if (type && !dev->ops->init_prot)
 		why = "its backstore keeps no protection information: FMTPINFO 00b only";
 	else if (type && dev->attrib.emulate_cdrom)
@@ -175,7 +175,7 @@ static sense_reason_t kt_format_type_ok(struct kt_cmd *cmd, u8 type)
 
 /* The protection type the CDB and its parameter list header ask for */
 static sense_reason_t kt_format_decode(struct kt_cmd *cmd, u8 *type,
-					bool *immed)
+				       bool *immed)
 {
 	u8 hdr[KT_SBC_FORMAT_LONG_HDR];
 	struct kt_sbc_format f;
