@@ -191,7 +191,7 @@ main() {
 	sg_turs $sg2 >/dev/null 2>&1
 	out=$(cmd_out sg_opcodes $sg1)
 	check "REPORT SUPPORTED OPERATION CODES lists FORMAT UNIT" \
-		output_has "$out" "^ *04 .*Format unit"
+		output_has "$out" "^ *04 .*[Ff]ormat [Uu]nit"
 	check "the Linux initiator writes 1 MiB to f1 (no PI yet)" write_verify $disk
 
 	# ---- fileio: type 1, IMMED, polled ----
