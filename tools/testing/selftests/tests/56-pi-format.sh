@@ -11,7 +11,9 @@
 # attrib/pi_prot_type says the new type (targetcli's saveconfig keeps
 # it), READ CAPACITY (16) and INQUIRY follow, every block's PI reads FFh
 # (no check) until written, the data stays, and the other I_T nexus hears
-# of it as a unit attention. The same on rd.
+# of it as a unit attention. While a format runs (an 8 GiB fileio LU has
+# 128 MiB of PI to write), TEST UNIT READY and REQUEST SENSE say FORMAT IN
+# PROGRESS. The same on rd.
 . ./lib.sh
 . ./pi_lib.sh
 
@@ -62,6 +64,12 @@ early_fmt() {
 	local sg=$1
 	shift
 	fmt $sg --early "$@" && wait_ready $sg
+}
+
+# ready_as SG PROT: TEST UNIT READY is GOOD within 60 s, then
+# readcap SG says PROT
+ready_as() {
+	wait_ready "$1" && [ "$(readcap "$1")" = "$2" ]
 }
 
 # readcap SG: sg_readcap --long's protection line
@@ -117,7 +125,8 @@ setup() {
 		LOOPDEV=$(losetup -f --show $DIR/ib.img) &&
 		kt_export_lun 1 fileio_1/f1 "fd_dev_name=$IMG,fd_dev_size=$((16 << 20))" &&
 		kt_export_lun 2 rd_mcp_1/r1 rd_pages=2048 &&
-		kt_export_lun 3 iblock_1/ib1 "udev_path=$LOOPDEV"
+		kt_export_lun 3 iblock_1/ib1 "udev_path=$LOOPDEV" &&
+		kt_export_lun 4 fileio_2/f2 "fd_dev_name=$DIR/f2.img,fd_dev_size=$((8 << 30))"
 }
 
 login() {
@@ -168,18 +177,18 @@ refused() {
 }
 
 main() {
-	local out sg1 sg2 disk rsg rdisk isg
+	local out sg1 sg2 disk rsg rdisk isg fsg
 
 	if ! command -v iscsiadm >/dev/null || ! command -v sg_format >/dev/null; then
 		skip_all "open-iscsi or sg3-utils not installed"
 		return
 	fi
-	plan 40
+	plan 42
 	: > $LOG
 	check "target set up" kt_iscsi_setup
 	kt_iscsid_start >/dev/null 2>&1
 	modprobe sg
-	check "fileio f1 (16 MiB), rd r1 (8 MiB), iblock ib1 (8 MiB) as LUNs 1-3" setup
+	check "fileio f1 (16 MiB), rd r1 (8 MiB), iblock ib1 (8 MiB), fileio f2 (8 GiB, sparse) as LUNs 1-4" setup
 	check "two sessions log in (two initiator names)" login
 	sg1=$(lun_sg $INI1 1)
 	sg2=$(lun_sg $INI2 1)
@@ -255,6 +264,16 @@ main() {
 		"$(readcap ${rsg:-/dev/none}) $(cat $R1/attrib/pi_prot_type 2>&1)" "prot_en=1, p_type=2 3"
 	check "rd type 3: the data stays" still_there ${rdisk:-/dev/none}
 
+	# ---- while it runs: f2 has 128 MiB of PI to write ----
+	fsg=$(lun_sg $INI1 4)
+	fsg=${fsg:-/dev/none}
+	out=$( (sg_format --format --quick --early --fmtpinfo=2 $fsg &&
+		sg_turs -v $fsg; sg_requests $fsg) 2>&1)
+	echo "$out" >> $LOG
+	check "IMMED: right after GOOD, TEST UNIT READY and REQUEST SENSE say FORMAT IN PROGRESS" \
+		test "$(echo "$out" | grep -ci 'format in progress')" -ge 2
+	check "... then the LU is ready, with type 1" ready_as $fsg "prot_en=1, p_type=0"
+
 	# ---- iblock ----
 	isg=$(lun_sg $INI1 3)
 	refused "iblock: --fmtpinfo=2 is refused, and the log says why" \
@@ -265,7 +284,9 @@ main() {
 	kt_unexport_lun 1 fileio_1/f1
 	kt_unexport_lun 2 rd_mcp_1/r1
 	kt_unexport_lun 3 iblock_1/ib1
-	rmdir $KT_CFS/core/fileio_1 $KT_CFS/core/rd_mcp_1 $KT_CFS/core/iblock_1
+	kt_unexport_lun 4 fileio_2/f2
+	rmdir $KT_CFS/core/fileio_1 $KT_CFS/core/rd_mcp_1 $KT_CFS/core/iblock_1 \
+		$KT_CFS/core/fileio_2
 	[ -n "$LOOPDEV" ] && losetup -d $LOOPDEV
 	kt_iscsi_teardown
 	check "modules unload" sh -c "for m in ktarget_iscsi ktarget_fileio ktarget_rd \
