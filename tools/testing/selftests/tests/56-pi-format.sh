@@ -126,7 +126,42 @@ setup() {
 		kt_export_lun 1 fileio_1/f1 "fd_dev_name=$IMG,fd_dev_size=$((16 << 20))" &&
 		kt_export_lun 2 rd_mcp_1/r1 rd_pages=2048 &&
 		kt_export_lun 3 iblock_1/ib1 "udev_path=$LOOPDEV" &&
-		kt_export_lun 4 fileio_2/f2 "fd_dev_name=$DIR/f2.img,fd_dev_size=$((8 << 30))"
+		kt_export_lun 4 fileio_2/f2 "fd_dev_name=$DIR/f2.img,fd_dev_size=$((8 << 30))" &&
+		mkdir -p $DIR/small && mount -t tmpfs -o size=4m kt-small $DIR/small &&
+		kt_export_lun 5 fileio_3/f3 "fd_dev_name=$DIR/small/f3.img,fd_dev_size=$((1 << 30))"
+}
+
+# copy_while_formatting SRC DST: sg_xcopy copies 8 MiB from SRC to DST
+# (the EXTENDED COPY goes to DST: SRC's task set does not see it) over
+# and over while SRC is formatted to type 1 and back to none, 8 times;
+# the copies may fail, the formats must not
+copy_while_formatting() {
+	local i rc=0
+	touch $DIR/copying
+	(while [ -e $DIR/copying ]; do
+		sg_xcopy if=$1 of=$2 bs=512 count=16384 bpt=2048 >> $LOG 2>&1
+	done) &
+	local pid=$!
+	sleep 1
+	for i in 1 2 3 4 5 6 7 8; do
+		fmt $1 --fmtpinfo=2 && fmt $1 --fmtpinfo=0 || rc=1
+	done
+	rm -f $DIR/copying
+	wait $pid
+	return $rc
+}
+
+# ready_says SG PATTERN: within 60 s, TEST UNIT READY on SG fails with
+# sense that says PATTERN (a unit attention on the way is passed)
+ready_says() {
+	local i out
+	for i in $(seq 1 120); do
+		out=$(sg_turs -v "$1" 2>&1)
+		echo "$out" >> $LOG
+		echo "$out" | grep -qi "$2" && return 0
+		sleep 0.5
+	done
+	return 1
 }
 
 login() {
@@ -177,18 +212,18 @@ refused() {
 }
 
 main() {
-	local out sg1 sg2 disk rsg rdisk isg fsg
+	local out sg1 sg2 disk rsg rdisk isg fsg f3sg
 
 	if ! command -v iscsiadm >/dev/null || ! command -v sg_format >/dev/null; then
 		skip_all "open-iscsi or sg3-utils not installed"
 		return
 	fi
-	plan 42
+	plan 50
 	: > $LOG
 	check "target set up" kt_iscsi_setup
 	kt_iscsid_start >/dev/null 2>&1
 	modprobe sg
-	check "fileio f1 (16 MiB), rd r1 (8 MiB), iblock ib1 (8 MiB), fileio f2 (8 GiB, sparse) as LUNs 1-4" setup
+	check "fileio f1 (16 MiB), rd r1 (8 MiB), iblock ib1 (8 MiB), fileio f2 (8 GiB, sparse), fileio f3 (1 GiB on a 4 MiB tmpfs) as LUNs 1-5" setup
 	check "two sessions log in (two initiator names)" login
 	sg1=$(lun_sg $INI1 1)
 	sg2=$(lun_sg $INI2 1)
@@ -274,6 +309,36 @@ main() {
 		test "$(echo "$out" | grep -ci 'format in progress')" -ge 2
 	check "... then the LU is ready, with type 1" ready_as $fsg "prot_en=1, p_type=0"
 
+	# ---- a LUN reset stops a long format: MEDIUM FORMAT CORRUPTED ----
+	out=$( (sg_format --format --quick --early --fmtpinfo=3 --pfu=1 $fsg &&
+		sg_reset -d $fsg) 2>&1)
+	echo "$out" >> $LOG
+	check "LUN reset while f2 formats to type 3: TEST UNIT READY says MEDIUM FORMAT CORRUPTED" \
+		ready_says $fsg "medium format corrupted"
+	check "... REQUEST SENSE says so too" \
+		sh -c "sg_requests $fsg 2>&1 | tee -a $LOG | grep -qi 'medium format corrupted'"
+	check "... a new format makes it ready, type 1" \
+		sh -c "sg_format --format --quick --fmtpinfo=2 $fsg >> $LOG 2>&1 &&
+		[ \"\$(sg_readcap --long $fsg | grep -o 'prot_en=[0-9], p_type=[0-9]')\" = 'prot_en=1, p_type=0' ]"
+
+	# ---- an IMMED format that fails: f3's PI (16 MiB) has no room ----
+	f3sg=$(lun_sg $INI1 5)
+	f3sg=${f3sg:-/dev/none}
+	out=$(sg_format --format --quick --early --fmtpinfo=2 $f3sg 2>&1)
+	echo "$out" >> $LOG
+	check "IMMED format of f3 to type 1 with no room for its PI: TEST UNIT READY says FORMAT COMMAND FAILED" \
+		ready_says $f3sg "format command failed"
+	check "... REQUEST SENSE says so too" \
+		sh -c "sg_requests $f3sg 2>&1 | tee -a $LOG | grep -qi 'format command failed'"
+	check "... a format to no PI makes it ready" \
+		sh -c "sg_format --format --quick --fmtpinfo=0 --wait $f3sg >> $LOG 2>&1 && sg_turs $f3sg"
+
+	# ---- EXTENDED COPY out of f1 while f1 is formatted ----
+	kmsg_mark
+	check "sg_xcopy f1 -> r1 over and over while f1 is formatted 1 -> 0, 8 times: the formats work" \
+		copy_while_formatting $sg1 ${rsg:-/dev/none}
+	check "... and the kernel log has no finding" kt_kmsg_clean
+
 	# ---- iblock ----
 	isg=$(lun_sg $INI1 3)
 	refused "iblock: --fmtpinfo=2 is refused, and the log says why" \
@@ -285,8 +350,10 @@ main() {
 	kt_unexport_lun 2 rd_mcp_1/r1
 	kt_unexport_lun 3 iblock_1/ib1
 	kt_unexport_lun 4 fileio_2/f2
+	kt_unexport_lun 5 fileio_3/f3
 	rmdir $KT_CFS/core/fileio_1 $KT_CFS/core/rd_mcp_1 $KT_CFS/core/iblock_1 \
-		$KT_CFS/core/fileio_2
+		$KT_CFS/core/fileio_2 $KT_CFS/core/fileio_3
+	umount $DIR/small 2>/dev/null
 	[ -n "$LOOPDEV" ] && losetup -d $LOOPDEV
 	kt_iscsi_teardown
 	check "modules unload" sh -c "for m in ktarget_iscsi ktarget_fileio ktarget_rd \
