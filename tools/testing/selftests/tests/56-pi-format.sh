@@ -131,23 +131,27 @@ setup() {
 		kt_export_lun 5 fileio_3/f3 "fd_dev_name=$DIR/small/f3.img,fd_dev_size=$((1 << 30))"
 }
 
-# copy_while_formatting SRC DST: sg_xcopy copies 8 MiB from SRC to DST
-# (the EXTENDED COPY goes to DST: SRC's task set does not see it) over
-# and over while SRC is formatted to type 1 and back to none, 8 times;
-# the copies may fail, the formats must not
+# copy_while_formatting SRC DST: two loops of sg_xcopy copy 8 MiB from
+# SRC to DST (the EXTENDED COPY goes to DST: SRC's task set does not see
+# it) over and over while SRC is formatted to type 1 and back to none
+# (--early, polled), 30 times; the copies may fail, the formats must not
 copy_while_formatting() {
-	local i rc=0
+	local i rc=0 p1 p2
 	touch $DIR/copying
 	(while [ -e $DIR/copying ]; do
 		sg_xcopy if=$1 of=$2 bs=512 count=16384 bpt=2048 >> $LOG 2>&1
 	done) &
-	local pid=$!
+	p1=$!
+	(while [ -e $DIR/copying ]; do
+		sg_xcopy if=$1 of=$2 bs=512 count=16384 bpt=2048 >> $LOG 2>&1
+	done) &
+	p2=$!
 	sleep 1
-	for i in 1 2 3 4 5 6 7 8; do
-		fmt $1 --fmtpinfo=2 && fmt $1 --fmtpinfo=0 || rc=1
+	for i in $(seq 1 30); do
+		early_fmt $1 --fmtpinfo=2 && early_fmt $1 --fmtpinfo=0 || rc=1
 	done
 	rm -f $DIR/copying
-	wait $pid
+	wait $p1 $p2
 	return $rc
 }
 
@@ -335,7 +339,7 @@ main() {
 
 	# ---- EXTENDED COPY out of f1 while f1 is formatted ----
 	kmsg_mark
-	check "sg_xcopy f1 -> r1 over and over while f1 is formatted 1 -> 0, 8 times: the formats work" \
+	check "sg_xcopy f1 -> r1 over and over while f1 is formatted 1 -> 0, 30 times: the formats work" \
 		copy_while_formatting $sg1 ${rsg:-/dev/none}
 	check "... and the kernel log has no finding" kt_kmsg_clean
 
