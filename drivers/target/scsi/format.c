@@ -4,10 +4,12 @@
  * medium to lay out: what a format changes is the LU's T10-PI type
  * (FMTPINFO with PROTECTION FIELD USAGE, SBC-4 5.3.2), as sg_format
  * --fmtpinfo asks. Type 1 (10b/000b) and type 3 (11b/001b) on a backstore
- * that keeps PI (fileio, rd), none (00b/000b) anywhere; type 2 and the
+ * that keeps PI (fileio, rd), none (00b/000b) there too; type 2 and the
  * rest are refused. The data stays; every block's PI reads FFh (no check)
- * until it is written, as after attrib/pi_prot_format. A LU without PI
- * asked for none has nothing to format: GOOD at once.
+ * until it is written, as after attrib/pi_prot_format. A backstore that
+ * keeps no PI of its own (iblock, whose disk may keep it) takes only the
+ * type it has, and has nothing to format: GOOD at once, as for a LU
+ * without PI asked for none.
  *
  * The format takes the LU's one long operation, SANITIZE's (sanitize.c):
  * while it runs, every command but INQUIRY, REPORT LUNS and REQUEST SENSE
@@ -91,6 +93,10 @@ static int kt_format_prot(struct kt_dev *dev, u8 old, u8 type)
 	int ret;
 
 	lockdep_assert_held(&dev->cfg_lock);
+	/* kt_format_type_ok() let none through that needs what is missing */
+	if (WARN_ON_ONCE(!dev->ops->init_prot || !dev->ops->free_prot ||
+			 !dev->ops->format_prot))
+		return -EOPNOTSUPP;
 	if (!type) {
 		dev->ops->free_prot(dev);
 		return 0;
@@ -159,7 +165,10 @@ static sense_reason_t kt_format_type_ok(struct kt_cmd *cmd, u8 type)
 
 	if (type == 2)
 		why = "type 2 (32-byte CDBs) is not supported: 10b: type 1, 11b, PFU 001b: type 3";
-	else if (type && !dev->ops->init_prot)
+	else if (!dev->ops->init_prot && type != kt_pi_type(dev) &&
+		 kt_pi_type(dev))
+		why = "its backstore keeps no PI of its own: only its disk's type";
+	else if (!dev->ops->init_prot && type != kt_pi_type(dev))
 		why = "its backstore keeps no protection information: FMTPINFO 00b only";
 	else if (type && dev->attrib.emulate_cdrom)
 		why = "a CD/DVD device keeps no protection information";
@@ -215,8 +224,11 @@ static void kt_format_execute(struct kt_cmd *cmd)
 	reason = kt_format_decode(cmd, &type, &immed);
 	if (reason)
 		goto out;
-	/* no PI before or after: nothing to format, the data stays */
-	if (!type && !kt_pi_type(dev))
+	/*
+	 * no PI before or after, or a backstore whose type stays what its
+	 * disk has: nothing to format, the data stays
+	 */
+	if (type == kt_pi_type(dev) && (!type || !dev->ops->init_prot))
 		goto out;
 
 	op = kzalloc(sizeof(*op), GFP_KERNEL);
