@@ -212,6 +212,8 @@ void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason)
 {
 	void (*next)(struct kt_cmd *cmd, sense_reason_t r) = cmd->be_done;
 
+	/* out of the backstore: a format may go on (be_io.c) */
+	kt_be_io_done(cmd);
 	/* a step of a multi-step command: the core goes on from there */
 	if (next) {
 		cmd->be_done = NULL;

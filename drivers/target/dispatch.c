@@ -161,6 +161,9 @@ sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	/* SPC-4 4.6.5: a LUN this nexus cannot address */
 	if (!cmd->dev && !(d->flags & KT_CDB_D_NO_LU))
 		return KT_SENSE_LUN_NOT_SUPPORTED;
+	/* before the checks a FORMAT UNIT may change the outcome of */
+	if (cmd->dev)
+		kt_cmd_setup_fmt_gen(cmd);
 	if (d->flags & KT_CDB_D_MEDIUM) {
 		reason = kt_sanitize_medium_check(cmd);
 		if (reason)

@@ -283,16 +283,6 @@ void kt_task_set_abort(struct kt_cmd *cmd)
 }
 EXPORT_SYMBOL_IF_KUNIT(kt_task_set_abort);
 
-/*
- * How many commands the task set counts as running: those let in by the
- * lock (while an ORDERED command is in it), not the lock-free ones. A
- * snapshot; FORMAT UNIT polls it for HEAD OF QUEUE commands (format.c).
- */
-unsigned int kt_task_set_nr_running(struct kt_dev *dev)
-{
-	return READ_ONCE(dev->state->task_set.nr_running);
-}
-
 /* For /sys/kernel/debug/ktarget/commands: a snapshot, read unlocked. */
 void kt_task_set_show(struct seq_file *m, struct kt_cmd *cmd)
 {

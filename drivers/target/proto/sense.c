@@ -105,6 +105,8 @@ static const struct kt_sense_entry kt_sense_table[KT_SENSE_MAX + 1] = {
 	AT(FORMAT_IN_PROGRESS) = CC(NOT_READY, 0x04, 0x04),
 	/* FORMAT COMMAND FAILED */
 	AT(FORMAT_FAILED) = CC(MEDIUM_ERROR, 0x31, 0x01),
+	/* MEDIUM FORMAT CORRUPTED */
+	AT(FORMAT_CORRUPTED) = CC(MEDIUM_ERROR, 0x31, 0x00),
 };
 
 #undef AT

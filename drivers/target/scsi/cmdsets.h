@@ -136,12 +136,13 @@ void kt_sanitize_exit(void);
 void kt_sanitize_dev_init(struct kt_dev *dev);
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd);
 sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd);
-sense_reason_t kt_sanitize_progress(struct kt_dev *dev, u16 *progress);
+sense_reason_t kt_sanitize_progress(struct kt_dev *dev, u16 *progress,
+				    bool *has_progress);
 sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 				 u32 *needed, enum kt_data_dir *dir);
 sense_reason_t kt_sanitize_slot_start(struct kt_dev *dev, int state,
 				      u64 total);
-void kt_sanitize_slot_end(struct kt_dev *dev);
+void kt_sanitize_slot_end(struct kt_dev *dev, bool failed);
 void kt_sanitize_queue(struct work_struct *work);
 
 /* format.c: FORMAT UNIT, the LU's protection type */

@@ -15,13 +15,25 @@
  * while it runs, every command but INQUIRY, REPORT LUNS and REQUEST SENSE
  * ends with NOT READY, FORMAT IN PROGRESS, and with IMMED the command is
  * GOOD as soon as it has started. Its work item changes the backstore's
- * PI storage (init_prot / format_prot / free_prot) only once no command
- * of the LU can be in the backstore any more; kt_format_quiesce() says
- * why none can. Afterwards attrib/pi_prot_type (and pi_prot_verify, as a
+ * PI storage (init_prot / format_prot / free_prot) only while the
+ * device's backstore gate is closed (be_io.c): no data op of the device,
+ * a command's or the copy engine's, is under way then, and none starts.
+ * Commands checked against the old type do not run after it either (the
+ * format generation, be_io.c): they end with FORMAT IN PROGRESS, which an
+ * initiator retries. Afterwards attrib/pi_prot_type (and pi_prot_verify, as a
  * configfs write sets it) say the new type, so a saved configuration
  * keeps it, and every other I_T nexus hears of the change: CAPACITY DATA
  * HAS CHANGED for READ CAPACITY (16)'s PROT_EN and P_TYPE, INQUIRY DATA
  * HAS CHANGED for the PROTECT bit and the Extended INQUIRY page.
+ *
+ * A format that fails, or that a LUN reset, ABORT TASK of the FORMAT UNIT
+ * or the removal of its LUN stops (a fileio backstore asks
+ * kt_format_stopping() between chunks of its protection file), leaves the
+ * LU in format failure: every command but INQUIRY, REPORT LUNS, REQUEST
+ * SENSE and FORMAT UNIT ends with MEDIUM ERROR, FORMAT COMMAND FAILED or
+ * (stopped) MEDIUM FORMAT CORRUPTED, REQUEST SENSE says so, until a format
+ * works (SBC-4 5.3.1). So an initiator that sent it with IMMED, and got
+ * GOOD before the work began, learns of it on its next command.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,42 +62,34 @@ struct kt_format_op {
 };
 
 /*
- * Before the PI storage changes, no command of the LU may be in the
- * backstore: a READ's kt_pi_verify() over PI that free_prot() let go of
- * would read freed memory. None is, by these steps:
- *
- * - FORMAT UNIT enters the task set as ORDERED whatever its task
- *   attribute (kt_format_parse()), so it runs only once every command that
- *   came before it has completed, and the SIMPLE and ORDERED ones after it
- *   are held until it completes;
- * - it takes the LU's long operation before it completes (IMMED or not):
- *   a command set up after that fails its gates (kt_cmd_lu_gates()), and
- *   one set up before it, held until the FORMAT UNIT completed, fails the
- *   same check at kt_cmd_execute(), before the backstore sees it;
- * - that leaves HEAD OF QUEUE commands, which run at once; the task set
- *   counts them (an ORDERED command is in it), and the work waits here
- *   until none but the FORMAT UNIT itself is counted.
- *
- * The core's own commands to the LU (EXTENDED COPY's and the ROD tokens'
- * reads and writes) enter no task set: they look at the long operation
- * before each step (kt_sanitize_check()), but one may still be under way
- * when the format begins. Copy into or out of a LU being formatted is
- * not expected of an initiator.
+ * A LUN reset (tmr.c), or the removal of @lun (NULL: any) of the device
+ * (configfs/fabric.c): a running format stops at its next chunk.
  */
-static void kt_format_quiesce(struct kt_format_op *op)
+void kt_format_stop(struct kt_dev *dev, const struct kt_lun *lun)
 {
-	for (;;) {
-		if (op->cmd && test_bit(KT_CMD_ABORTED, &op->cmd->flags)) {
-			pr_info("device %u: FORMAT UNIT command aborted; the format goes on\n",
-				op->dev->index);
-			kt_cmd_complete(op->cmd, KT_SENSE_ABORTED_COMMAND);
-			op->cmd = NULL;
-		}
-		if (kt_task_set_nr_running(op->dev) <= (op->cmd ? 1 : 0))
-			return;
-		usleep_range(1000, 2000);
-	}
+	struct kt_sanitize *s = &dev->state->sanitize;
+
+	if (atomic_read(&s->state) != KT_SANITIZE_FORMATTING)
+		return;
+	if (lun && READ_ONCE(s->fmt_lun) != lun)
+		return;
+	WRITE_ONCE(s->fmt_stop, true);
 }
+
+/*
+ * For a backstore's format_prot / init_prot, from the format's work
+ * between chunks: stop now. False outside a format.
+ */
+bool kt_format_stopping(struct kt_dev *dev)
+{
+	struct kt_sanitize *s = &dev->state->sanitize;
+
+	if (atomic_read(&s->state) != KT_SANITIZE_FORMATTING)
+		return false;
+	return READ_ONCE(s->fmt_stop) ||
+	       (s->fmt_cmd && test_bit(KT_CMD_ABORTED, &s->fmt_cmd->flags));
+}
+EXPORT_SYMBOL_GPL(kt_format_stopping);
 
 /* The PI storage from type @old to @type; under dev->cfg_lock */
 static int kt_format_prot(struct kt_dev *dev, u8 old, u8 type)
@@ -97,6 +101,8 @@ static int kt_format_prot(struct kt_dev *dev, u8 old, u8 type)
 	if (WARN_ON_ONCE(!dev->ops->init_prot || !dev->ops->free_prot ||
 			 !dev->ops->format_prot))
 		return -EOPNOTSUPP;
+	if (kt_format_stopping(dev))
+		return -EINTR;
 	if (!type) {
 		dev->ops->free_prot(dev);
 		return 0;
@@ -117,12 +123,14 @@ static void kt_format_work(struct work_struct *work)
 {
 	struct kt_format_op *op = container_of(work, struct kt_format_op, work);
 	struct kt_dev *dev = op->dev;
+	struct kt_sanitize *s = &dev->state->sanitize;
 	unsigned int noio = memalloc_noio_save();
 	sense_reason_t reason = KT_SENSE_NONE;
 	u8 old;
 	int ret;
 
-	kt_format_quiesce(op);
+	/* no data op of the device from here until it is open again */
+	kt_be_io_close(dev);
 	mutex_lock(&dev->cfg_lock);
 	old = dev->attrib.pi_prot_type;
 	ret = kt_format_prot(dev, old, op->type);
@@ -130,11 +138,18 @@ static void kt_format_work(struct work_struct *work)
 		WRITE_ONCE(dev->attrib.pi_prot_type, op->type);
 		dev->attrib.pi_prot_verify = !!op->type;
 	}
+	/* whatever came of it, what was checked before runs no more */
+	kt_be_io_new_gen(dev);
 	mutex_unlock(&dev->cfg_lock);
+	kt_be_io_open(dev);
 
-	if (ret) {
-		pr_warn_ratelimited("device %u: FORMAT UNIT to protection type %u failed (%pe): type %u kept\n",
-				    dev->index, op->type, ERR_PTR(ret), old);
+	if (ret == -EINTR) {
+		pr_warn_ratelimited("device %u: FORMAT UNIT to protection type %u stopped (a LUN reset, an abort or its LUN removed): MEDIUM FORMAT CORRUPTED until a format works\n",
+				    dev->index, op->type);
+		reason = KT_SENSE_FORMAT_CORRUPTED;
+	} else if (ret) {
+		pr_warn_ratelimited("device %u: FORMAT UNIT to protection type %u failed (%pe): FORMAT COMMAND FAILED until a format works\n",
+				    dev->index, op->type, ERR_PTR(ret));
 		reason = KT_SENSE_FORMAT_FAILED;
 	} else {
 		pr_info("device %u: formatted, protection type %u (was %u)\n",
@@ -146,9 +161,14 @@ static void kt_format_work(struct work_struct *work)
 					  KT_UA_OTHERS, op->nexus, op->port);
 		}
 	}
-	kt_sanitize_slot_end(dev);
+	WRITE_ONCE(s->fmt_stopped, ret == -EINTR);
+	s->fmt_cmd = NULL;
+	WRITE_ONCE(s->fmt_lun, NULL);
+	kt_sanitize_slot_end(dev, ret);
 	if (op->cmd)
-		kt_cmd_complete(op->cmd, reason);
+		kt_cmd_complete(op->cmd,
+				test_bit(KT_CMD_ABORTED, &op->cmd->flags) ?
+				KT_SENSE_ABORTED_COMMAND : reason);
 	kt_lun_put(op->lun);
 	kfree(op);
 	memalloc_noio_restore(noio);
@@ -226,10 +246,14 @@ static void kt_format_execute(struct kt_cmd *cmd)
 		goto out;
 	/*
 	 * no PI before or after, or a backstore whose type stays what its
-	 * disk has: nothing to format, the data stays
+	 * disk has: nothing to format, the data stays; a format that failed
+	 * before is over
 	 */
-	if (type == kt_pi_type(dev) && (!type || !dev->ops->init_prot))
+	if (type == kt_pi_type(dev) && (!type || !dev->ops->init_prot)) {
+		atomic_cmpxchg(&dev->state->sanitize.state,
+			       KT_SANITIZE_FORMAT_FAILED, KT_SANITIZE_IDLE);
 		goto out;
+	}
 
 	op = kzalloc(sizeof(*op), GFP_KERNEL);
 	if (!op) {
@@ -251,11 +275,16 @@ static void kt_format_execute(struct kt_cmd *cmd)
 		immed ? ", status returned at once (IMMED)" : "");
 	kt_lun_get(cmd->lun);
 	op->lun = cmd->lun;
+	WRITE_ONCE(dev->state->sanitize.fmt_stop, false);
+	WRITE_ONCE(dev->state->sanitize.fmt_lun, cmd->lun);
 	/* IMMED: GOOD now; REQUEST SENSE tells it is under way */
-	if (immed)
+	if (immed) {
+		dev->state->sanitize.fmt_cmd = NULL;
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
-	else
+	} else {
 		op->cmd = cmd;
+		dev->state->sanitize.fmt_cmd = cmd;
+	}
 	kt_sanitize_queue(&op->work);
 	return;
 out:
@@ -274,7 +303,7 @@ sense_reason_t kt_format_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	*needed = f.param_len;
 	if (f.param_len)
 		*dir = KT_DATA_OUT;
-	/* see kt_format_quiesce() */
+	/* what came before it runs first, what comes after waits */
 	cmd->task_attr = KT_TASK_ORDERED;
 	cmd->execute = kt_format_execute;
 	return KT_SENSE_NONE;

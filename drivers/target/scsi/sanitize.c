@@ -62,20 +62,38 @@ static sense_reason_t kt_sanitize_busy(int state)
 }
 
 /*
+ * SBC-4 5.3.1: after a FORMAT UNIT that failed or was stopped (format.c),
+ * what commands meet until a format works
+ */
+static sense_reason_t kt_format_failed(struct kt_sanitize *s)
+{
+	smp_rmb();	/* the state read before: kt_sanitize_slot_end() */
+	return READ_ONCE(s->fmt_stopped) ? KT_SENSE_FORMAT_CORRUPTED :
+					   KT_SENSE_FORMAT_FAILED;
+}
+
+/*
  * Called for every command with a LU, after the unit attention check, and
  * again before it runs (kt_cmd_execute()): one set up before a FORMAT UNIT
- * began and held behind it must not reach the backstore (format.c).
+ * began and held behind it must not reach the backstore (format.c). After
+ * a format that failed, every command but INQUIRY, REPORT LUNS, REQUEST
+ * SENSE and FORMAT UNIT ends as the format did, TEST UNIT READY too: an
+ * initiator that sent it with IMMED learns of it on its next command.
  */
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd)
 {
+	struct kt_sanitize *s = &cmd->dev->state->sanitize;
+	int state = atomic_read(&s->state);
 	sense_reason_t reason;
 
-	reason = kt_sanitize_busy(atomic_read(&cmd->dev->state->sanitize.state));
-	if (likely(!reason))
+	reason = kt_sanitize_busy(state);
+	if (likely(!reason && state != KT_SANITIZE_FORMAT_FAILED))
 		return KT_SENSE_NONE;
 	if (cmd->desc->flags & KT_CDB_D_IN_SANITIZE)
 		return KT_SENSE_NONE;
-	return reason;
+	if (reason)
+		return reason;
+	return cmd->cdb[0] == FORMAT_UNIT ? KT_SENSE_NONE : kt_format_failed(s);
 }
 
 /*
@@ -90,17 +108,24 @@ sense_reason_t kt_sanitize_slot_start(struct kt_dev *dev, int state,
 	struct kt_sanitize *s = &dev->state->sanitize;
 	int old = atomic_cmpxchg(&s->state, KT_SANITIZE_IDLE, state);
 
+	/* a format may be tried again after one that failed */
+	if (old == KT_SANITIZE_FORMAT_FAILED && state == KT_SANITIZE_FORMATTING &&
+	    atomic_cmpxchg(&s->state, old, state) == old)
+		old = KT_SANITIZE_IDLE;
 	if (old != KT_SANITIZE_IDLE)
 		return old == KT_SANITIZE_FAILED ? KT_SENSE_SANITIZE_FAILED :
-						   kt_sanitize_busy(old);
+		       kt_sanitize_busy(old) ?: KT_SENSE_FORMAT_IN_PROGRESS;
 	WRITE_ONCE(s->done, 0);
 	WRITE_ONCE(s->total, total);
 	return KT_SENSE_NONE;
 }
 
-void kt_sanitize_slot_end(struct kt_dev *dev)
+/* The long operation ends: @failed, the LU stays in format failure mode */
+void kt_sanitize_slot_end(struct kt_dev *dev, bool failed)
 {
-	atomic_set(&dev->state->sanitize.state, KT_SANITIZE_IDLE);
+	/* fmt_stopped before the state: kt_format_failed() */
+	atomic_set_release(&dev->state->sanitize.state,
+			   failed ? KT_SANITIZE_FORMAT_FAILED : KT_SANITIZE_IDLE);
 }
 
 /*
@@ -119,17 +144,23 @@ sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd)
 /*
  * SPC-4 4.5.2.4.4: the progress of a running sanitize or format, in
  * 65536ths, for REQUEST SENSE, and the sense that goes with it; none when
- * neither runs.
+ * neither runs. After a failed format, its sense (@progress not set).
  */
-sense_reason_t kt_sanitize_progress(struct kt_dev *dev, u16 *progress)
+sense_reason_t kt_sanitize_progress(struct kt_dev *dev, u16 *progress,
+				    bool *has_progress)
 {
 	struct kt_sanitize *s = &dev->state->sanitize;
+	int state = atomic_read(&s->state);
 	sense_reason_t reason;
 	u64 done, total;
 
-	reason = kt_sanitize_busy(atomic_read(&s->state));
+	*has_progress = false;
+	if (state == KT_SANITIZE_FORMAT_FAILED)
+		return kt_format_failed(s);
+	reason = kt_sanitize_busy(state);
 	if (!reason)
 		return KT_SENSE_NONE;
+	*has_progress = true;
 	done = READ_ONCE(s->done);
 	total = READ_ONCE(s->total);
 	/* done <= total: scaled down until done * 65535 fits in 64 bits */
@@ -196,9 +227,9 @@ static sense_reason_t kt_sanitize_step(struct kt_sanitize_op *op, u64 pos,
 	reinit_completion(&op->step_done);
 	op->io.be_done = kt_sanitize_step_done;
 	if (len)
-		op->dev->ops->rw(&op->io, true, pos, len, false);
+		kt_be_rw(&op->io, true, pos, len, false);
 	else
-		op->dev->ops->flush(&op->io);
+		kt_be_flush(&op->io);
 	wait_for_completion(&op->step_done);
 	return op->step_reason;
 }
@@ -251,7 +282,7 @@ static sense_reason_t kt_sanitize_erase(struct kt_sanitize_op *op, u64 size)
 		if (!kt_sanitize_may_go_on(op))
 			return KT_SENSE_ABORTED_COMMAND;
 		len = min(KT_SANITIZE_ERASE_STEP, size - pos);
-		reason = op->dev->ops->write_zeroes(op->dev, pos, len);
+		reason = kt_be_write_zeroes(op->dev, NULL, pos, len);
 		if (reason)
 			return reason;
 		WRITE_ONCE(s->done, s->done + len);

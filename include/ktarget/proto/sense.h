@@ -61,7 +61,8 @@ typedef unsigned int __bitwise sense_reason_t;
 #define KT_SENSE_PI_REF_TAG			KT_SR(37)	/* B/10/03 */
 #define KT_SENSE_FORMAT_IN_PROGRESS		KT_SR(38)	/* 2/04/04 */
 #define KT_SENSE_FORMAT_FAILED			KT_SR(39)	/* 3/31/01 */
-#define KT_SENSE_MAX				39
+#define KT_SENSE_FORMAT_CORRUPTED		KT_SR(40)	/* 3/31/00 */
+#define KT_SENSE_MAX				40
 
 /*
  * SPC-4 annex D: the ASC/ASCQ pairs the core raises by name, as the u16
