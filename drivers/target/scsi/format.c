@@ -29,10 +29,10 @@
  * A format that fails, or that a LUN reset, ABORT TASK of the FORMAT UNIT
  * or the removal of its LUN stops (a fileio backstore asks
  * kt_format_stopping() between chunks of its protection file), leaves the
- * LU in format failure: every command but INQUIRY, REPORT LUNS, REQUEST
- * SENSE and FORMAT UNIT ends with MEDIUM ERROR, FORMAT COMMAND FAILED or
- * (stopped) MEDIUM FORMAT CORRUPTED, REQUEST SENSE says so, until a format
- * works (SBC-4 5.3.1). So an initiator that sent it with IMMED, and got
+ * LU in format failure: TEST UNIT READY and the commands that reach the
+ * medium end with MEDIUM ERROR, FORMAT COMMAND FAILED or (stopped) MEDIUM
+ * FORMAT CORRUPTED, REQUEST SENSE says so, until a format works (SBC-4
+ * 5.3.1; kt_sanitize_check()). So an initiator that sent it with IMMED, and got
  * GOOD before the work began, learns of it on its next command.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -76,9 +76,11 @@ static sense_reason_t kt_format_failed(struct kt_sanitize *s)
  * Called for every command with a LU, after the unit attention check, and
  * again before it runs (kt_cmd_execute()): one set up before a FORMAT UNIT
  * began and held behind it must not reach the backstore (format.c). After
- * a format that failed, every command but INQUIRY, REPORT LUNS, REQUEST
- * SENSE and FORMAT UNIT ends as the format did, TEST UNIT READY too: an
- * initiator that sent it with IMMED learns of it on its next command.
+ * a format that failed, the commands that reach the medium end as the
+ * format did, TEST UNIT READY too: an initiator that sent it with IMMED
+ * learns of it when it polls, or on its next READ or WRITE. The others
+ * (MODE SENSE, READ CAPACITY: what sg_format asks before it formats
+ * again) and FORMAT UNIT run.
  */
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd)
 {
@@ -93,7 +95,11 @@ sense_reason_t kt_sanitize_check(struct kt_cmd *cmd)
 		return KT_SENSE_NONE;
 	if (reason)
 		return reason;
-	return cmd->cdb[0] == FORMAT_UNIT ? KT_SENSE_NONE : kt_format_failed(s);
+	if (cmd->cdb[0] == FORMAT_UNIT ||
+	    (!(cmd->desc->flags & KT_CDB_D_MEDIUM) &&
+	     cmd->cdb[0] != TEST_UNIT_READY))
+		return KT_SENSE_NONE;
+	return kt_format_failed(s);
 }
 
 /*
