@@ -94,7 +94,7 @@ verify_refused() {
 format_refused() {
 	local d=$1 out
 	shift
-	out=$(sg_format --format --quick --wait "$@" "$d" 2>&1)
+	out=$(sg_format -v --format --quick --wait "$@" "$d" 2>&1)
 	local rc=$?
 	echo "$out" >> $LOG
 	[ $rc != 0 ] && echo "$out" | grep -qi 'invalid field in cdb'
