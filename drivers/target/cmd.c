@@ -212,6 +212,8 @@ void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason)
 {
 	void (*next)(struct kt_cmd *cmd, sense_reason_t r) = cmd->be_done;
 
+	/* out of the backstore: a format may go on (be_io.c) */
+	kt_be_io_done(cmd);
 	/* a step of a multi-step command: the core goes on from there */
 	if (next) {
 		cmd->be_done = NULL;
@@ -256,6 +258,18 @@ void kt_cmd_execute(struct kt_cmd *cmd)
 	if (test_bit(KT_CMD_ABORTED, &cmd->flags)) {
 		kt_cmd_complete(cmd, KT_SENSE_ABORTED_COMMAND);
 		return;
+	}
+	/*
+	 * a FORMAT UNIT that began after its gates: it must not reach the
+	 * backstore (format.c); SANITIZE's is the same check
+	 */
+	if (cmd->dev) {
+		sense_reason_t reason = kt_sanitize_check(cmd);
+
+		if (unlikely(reason)) {
+			kt_cmd_complete(cmd, reason);
+			return;
+		}
 	}
 	/* a write held back below changes its blocks all the same */
 	kt_rod_cmd_begin(cmd);

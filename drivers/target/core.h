@@ -158,4 +158,21 @@ void kt_task_set_leave(struct kt_cmd *cmd);
 void kt_task_set_abort(struct kt_cmd *cmd);
 void kt_task_set_show(struct seq_file *m, struct kt_cmd *cmd);
 
+/* be_io.c: every data op of a backstore, and the gate FORMAT UNIT closes */
+int kt_be_io_dev_init(struct kt_dev *dev);
+void kt_be_io_dev_exit(struct kt_dev *dev);
+void kt_be_io_close(struct kt_dev *dev);
+void kt_be_io_open(struct kt_dev *dev);
+void kt_be_io_new_gen(struct kt_dev *dev);
+void kt_cmd_setup_fmt_gen(struct kt_cmd *cmd);
+void kt_be_io_done(struct kt_cmd *cmd);
+/* scsi/format.c: a LUN reset or a LUN's removal stops a running format */
+void kt_format_stop(struct kt_dev *dev, const struct kt_lun *lun);
+void kt_be_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len, bool fua);
+void kt_be_flush(struct kt_cmd *cmd);
+sense_reason_t kt_be_write_zeroes(struct kt_dev *dev, struct kt_cmd *cmd,
+				  u64 pos, u64 len);
+s64 kt_be_copy_range(struct kt_dev *dst, u64 dst_pos, struct kt_dev *src,
+		     u64 src_pos, u64 len);
+
 #endif /* KTARGET_CORE_H */

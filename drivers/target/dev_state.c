@@ -93,6 +93,9 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops)
 	ret = kt_task_set_dev_init(dev);
 	if (ret)
 		goto out_ida;
+	ret = kt_be_io_dev_init(dev);
+	if (ret)
+		goto out_task_set;
 
 	dev->ops = ops;
 	dev->index = index;
@@ -110,6 +113,8 @@ int kt_dev_init(struct kt_dev *dev, const struct kt_backend_ops *ops)
 	kt_rod_dev_init(dev);
 	return 0;
 
+out_task_set:
+	kt_task_set_dev_exit(dev);
 out_ida:
 	ida_free(&kt_dev_ida, index);
 out_state:
@@ -219,7 +224,9 @@ void kt_dev_release(struct kt_dev *dev)
 	kt_cluster_dev_release(dev);
 	kt_res_dev_release(dev);
 	kt_rod_dev_release(dev);
+	/* after its rcu_barrier(): no RCU callback of the gate is left */
 	kt_task_set_dev_exit(dev);
+	kt_be_io_dev_exit(dev);
 	kfree(dev->state);
 	dev->ops->free_dev(dev);
 	ida_free(&kt_dev_ida, index);

@@ -124,16 +124,27 @@ struct kt_res {
 	struct kt_pr_cluster	*clustered;	/* pr_cluster.c, cluster mode */
 };
 
-/* SANITIZE (SBC-3 4.11): the LU's one sanitize operation */
+/*
+ * SANITIZE (SBC-3 4.11): the LU's one sanitize operation, or the FORMAT
+ * UNIT that runs in its place (KT_SANITIZE_FORMATTING)
+ */
 enum kt_sanitize_state {
 	KT_SANITIZE_IDLE,
 	KT_SANITIZE_RUNNING,
 	KT_SANITIZE_FAILED,		/* failure mode until a sanitize works */
+	KT_SANITIZE_FORMATTING,		/* FORMAT UNIT's turn (format.c) */
+	KT_SANITIZE_FORMAT_FAILED,	/* a format failed or stopped: */
+					/* ... until a format works */
 };
 
 struct kt_sanitize {
 	atomic_t		state;		/* enum kt_sanitize_state */
 	bool			ause;		/* the failed one had AUSE */
+	/* FORMAT UNIT (format.c): stop between chunks (kt_format_stop()) */
+	bool			fmt_stop;
+	bool			fmt_stopped;	/* the failed one was stopped */
+	struct kt_cmd		*fmt_cmd;	/* without IMMED, while it runs */
+	const struct kt_lun	*fmt_lun;	/* the LUN it came through */
 	u64			done;		/* bytes, for the progress */
 	u64			total;
 };
@@ -165,6 +176,10 @@ struct kt_task_set {
 struct kt_dev_state {
 	struct kt_dev			*dev;		/* whose it is */
 	struct rw_semaphore		pi_stripes[KT_PI_STRIPES];
+	/* the backstore's data ops under way; FORMAT UNIT waits (be_io.c) */
+	struct percpu_ref		be_io;
+	struct completion		be_io_done;
+	u32				fmt_gen;	/* formats so far, from 1 */
 	/* one COMPARE AND WRITE or ORWRITE at a time */
 	struct semaphore		caw_sem;
 	struct kt_ua_ring		ua;		/* unit attentions */

@@ -4,6 +4,7 @@
  * (proto/cdb.c) gives every command a kind (.run), and kt_runs[] below
  * names, for each kind, the function of its family: block commands go to
  * sbc.c, reservations to pr.c and reserve.c, SANITIZE to sanitize.c,
+ * FORMAT UNIT to format.c,
  * a CD/DVD LU's MMC commands to mmc.c,
  * target port groups to alua.c, copy offload to copy/, and the rest of
  * what the core answers itself to spc.c. This is the one file that names
@@ -95,6 +96,7 @@ static const struct kt_run kt_runs[KT_RUN_NR] = {
 	[KT_RUN_WRITE_SAME]	= { .parse = kt_sbc_parse_write_same },
 	[KT_RUN_UNMAP]		= { .parse = kt_sbc_parse_unmap },
 	[KT_RUN_SANITIZE]	= { .parse = kt_sanitize_parse },
+	[KT_RUN_FORMAT]		= { .parse = kt_format_parse },
 	/* a CD/DVD LU's own (mmc.c) */
 	[KT_RUN_MMC_READ_ONLY]	= { .parse = kt_mmc_parse_read_only },
 	[KT_RUN_MMC_MODE_SENSE]	= { .build = kt_mmc_build_mode_sense },
@@ -159,6 +161,9 @@ sense_reason_t kt_exec_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 	/* SPC-4 4.6.5: a LUN this nexus cannot address */
 	if (!cmd->dev && !(d->flags & KT_CDB_D_NO_LU))
 		return KT_SENSE_LUN_NOT_SUPPORTED;
+	/* before the checks a FORMAT UNIT may change the outcome of */
+	if (cmd->dev)
+		kt_cmd_setup_fmt_gen(cmd);
 	if (d->flags & KT_CDB_D_MEDIUM) {
 		reason = kt_sanitize_medium_check(cmd);
 		if (reason)

@@ -186,6 +186,7 @@ static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
 	 * a work item does that, the TMF answering once it has.
 	 */
 	if (s->lun) {
+		kt_format_stop(s->dev, NULL);
 		kt_ua_raise(s->dev, KT_ASC_BUS_DEVICE_RESET, KT_UA_ALL, NULL);
 		if (!kt_pr_cluster_reset(s->lun, s->tmr, true))
 			kt_reserve_reset(s->dev);
@@ -194,6 +195,7 @@ static void kt_tmr_reset_ua(struct kt_tmr_scope *s)
 	mutex_lock(&tpg->lock);
 	xa_for_each(&tpg->luns, idx, lun)
 		if (lun->dev) {
+			kt_format_stop(lun->dev, NULL);
 			kt_ua_raise(lun->dev, KT_ASC_POWER_ON_RESET, KT_UA_ALL,
 				    NULL);
 			if (!kt_pr_cluster_reset(lun, s->tmr, false))

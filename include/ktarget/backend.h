@@ -178,8 +178,11 @@ struct kt_backend_ops {
 	 * Optional, T10-PI emulation (attrib/pi_prot_type 1 or 3): the
 	 * backstore keeps KT_PI_TUPLE_LEN bytes of protection information
 	 * per logical block of attrib.block_size beside the data. From the
-	 * configfs write of the attribute, device enabled and unexported, so
-	 * no command is under way; may sleep.
+	 * configfs write of the attribute, device enabled and unexported, or
+	 * from a FORMAT UNIT once no data op of the device is in the
+	 * backstore (the core's be_io.c, scsi/format.c), which a long one
+	 * stops for with -EINTR when kt_format_stopping() says so; under
+	 * dev->cfg_lock either way; may sleep.
 	 * init_prot: make room for the PI of every block; PI it creates
 	 * reads FFh (the escape: not checked, as after format_prot). PI kept
 	 * from before (a <file>.protection of LIO's) is kept as it is.
@@ -227,8 +230,17 @@ void kt_lbp_written(struct kt_cmd *cmd, u32 bytes);
 void kt_be_done(struct kt_cmd *cmd, sense_reason_t reason);
 
 /*
+ * From a backstore's init_prot / format_prot between chunks of a long
+ * write: a FORMAT UNIT of @dev is to stop (a LUN reset, an abort, its LUN
+ * removed); return -EINTR then. False outside a FORMAT UNIT (the core's
+ * scsi/format.c).
+ */
+bool kt_format_stopping(struct kt_dev *dev);
+
+/*
  * T10-PI (drivers/target/pi.c): the device's protection type now, 0 for
- * none. It changes only while no LUN exports the device.
+ * none. It changes while no LUN exports the device, or by FORMAT UNIT
+ * while no data op of the device is in the backstore (the core's be_io.c).
  */
 static inline u8 kt_pi_type(const struct kt_dev *dev)
 {

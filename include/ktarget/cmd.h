@@ -192,6 +192,8 @@ struct kt_cmd {
 	u8			sense_len;
 
 	unsigned long		flags;		/* KT_CMD_* bits */
+	/* the format generation its checks saw (the core's be_io.c); 0: none */
+	u32			fmt_gen;
 	unsigned long		start;		/* jiffies at kt_cmd_init() */
 };
 
@@ -205,6 +207,8 @@ struct kt_cmd {
 #define KT_CMD_OWN_STATUS	4
 /* its data-in goes before a CHECK CONDITION (kt_cmd_set_data_in_valid()) */
 #define KT_CMD_DATA_WITH_SENSE	5
+/* it is in its device's backstore gate, until kt_be_done() (be_io.c) */
+#define KT_CMD_BE_IO		6
 
 void kt_cmd_get(struct kt_cmd *cmd);
 void kt_cmd_put(struct kt_cmd *cmd);

@@ -169,6 +169,10 @@ static const char *kt_cdrom_busy(struct kt_dev *dev)
 		return "a SANITIZE is running on it";
 	case KT_SANITIZE_FAILED:
 		return "a SANITIZE left it in failure mode";
+	case KT_SANITIZE_FORMATTING:
+		return "a FORMAT UNIT is running on it";
+	case KT_SANITIZE_FORMAT_FAILED:
+		return "a FORMAT UNIT failed on it: format it again";
 	}
 	mutex_lock(&res->lock);
 	if (res->nr_regs || res->type != KT_PR_TYPE_NONE)

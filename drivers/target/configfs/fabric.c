@@ -150,6 +150,8 @@ static void kt_lun_drop_link(struct config_item *item,
 	/* no lookup is still between seeing the LUN live and taking a ref */
 	synchronize_rcu();
 
+	/* a FORMAT UNIT through it holds a ref: it stops at its next chunk */
+	kt_format_stop(lun->dev, lun);
 	percpu_ref_kill(&lun->ref);
 	/*
 	 * One that reached such a backstore after that call is told too,

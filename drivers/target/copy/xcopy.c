@@ -492,7 +492,7 @@ static void kt_xcopy_wr_done(struct kt_cmd *io, sense_reason_t reason)
 
 static void kt_xcopy_rd_issue(struct kt_xcopy_op *op)
 {
-	op->rd.dev->ops->rw(&op->rd, false, op->rd_pos, op->rd_len, false);
+	kt_be_rw(&op->rd, false, op->rd_pos, op->rd_len, false);
 }
 
 /*
@@ -553,7 +553,7 @@ static sense_reason_t kt_xcopy_write(struct kt_xcopy_op *op,
 	op->wr.be_done = kt_xcopy_wr_done;
 	reinit_completion(&op->wr_done);
 	made = kt_rod_write_begin(dev, lba, nr);
-	dev->ops->rw(&op->wr, true, pos, len, false);
+	kt_be_rw(&op->wr, true, pos, len, false);
 	wait_for_completion(&op->wr_done);
 	kt_rod_write_end(dev, lba, nr, made);
 	return op->wr_reason;
@@ -609,7 +609,7 @@ static u64 kt_xcopy_fast(struct kt_xcopy_op *op, struct kt_dev *src,
 	if (op->token && kt_rod_token_revoked(op->token))
 		return 0;
 	made = kt_rod_write_begin(dst, lba, nr);
-	ret = src->ops->copy_range(dst, dst_pos, src, src_pos, len);
+	ret = kt_be_copy_range(dst, dst_pos, src, src_pos, len);
 	kt_rod_write_end(dst, lba, nr, made);
 	/* a token over the source may have been revoked while it ran */
 	if (ret > 0 && op->token && kt_rod_token_revoked(op->token))
@@ -643,7 +643,7 @@ static sense_reason_t kt_xcopy_zero(struct kt_xcopy_op *op,
 	if (reason)
 		return reason;
 	made = kt_rod_write_begin(dst, lba, blocks);
-	reason = dst->ops->write_zeroes(dst, pos, len);
+	reason = kt_be_write_zeroes(dst, NULL, pos, len);
 	kt_rod_write_end(dst, lba, blocks, made);
 	if (reason)
 		return kt_xcopy_io_error(op, reason, nr);
@@ -702,7 +702,7 @@ static void kt_xcopy_slot_step(struct kt_xcopy_slot *s)
 		s->rd.sgl = s->buf.sgl;
 		s->rd.sg_nents = s->buf.nents;
 		s->rd.be_done = kt_xcopy_slot_rd_done;
-		s->src->ops->rw(&s->rd, false, s->src_pos, s->len, false);
+		kt_be_rw(&s->rd, false, s->src_pos, s->len, false);
 		return;
 	}
 	/* what was read is the token's data only if nothing changed it */
@@ -716,7 +716,7 @@ static void kt_xcopy_slot_step(struct kt_xcopy_slot *s)
 	s->wr.sg_nents = s->buf.nents;
 	s->wr.be_done = kt_xcopy_slot_wr_done;
 	s->rod_made = kt_rod_write_begin(s->dst, s->dst_pos / bs, s->len / bs);
-	s->dst->ops->rw(&s->wr, true, s->dst_pos, s->len, false);
+	kt_be_rw(&s->wr, true, s->dst_pos, s->len, false);
 }
 
 static void kt_xcopy_slot_work(struct work_struct *work)

@@ -38,6 +38,9 @@ const struct kt_cdb_desc kt_cdb_descs[] = {
 	/* DESC */
 	{ OP(REQUEST_SENSE, 6), .run = KT_RUN_REQUEST_SENSE, .flags = FOR_TARGET,
 	  .pr = KT_PRC_ANY, .alen_off = 4, .alen_size = 1, USAGE(0x01, 0, 0, 0xff) },
+	/* FMTPINFO, LONGLIST, FMTDATA, CMPLST, DEFECT LIST FORMAT; no FFMT */
+	{ OP(FORMAT_UNIT, 6), .run = KT_RUN_FORMAT, .flags = CHANGES | LONG,
+	  USAGE(0xff, 0, 0, 0) },
 	{ OP(READ_6, 6), .run = KT_RUN_RW, .layout = KT_CDB_RW6, .flags = MEDIUM | IN,
 	  .pr = KT_PRC_READ, USAGE(0x1f, 0xff, 0xff, 0xff) },
 	{ OP(WRITE_6, 6), .run = KT_RUN_RW, .layout = KT_CDB_RW6, .flags = MEDIUM | OUT,

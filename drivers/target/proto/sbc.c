@@ -322,6 +322,94 @@ sense_reason_t kt_sbc_sanitize_cdb(const struct kt_lu_info *lu, const u8 *cdb,
 	return KT_SENSE_NONE;
 }
 
+/*
+ * SBC-4 5.3 FORMAT UNIT: the CDB, after the table checked its reserved
+ * bits. Without FMTDATA, LONGLIST, CMPLST and the DEFECT LIST FORMAT say
+ * nothing (SBC-4 5.3.1); with it, the parameter list is its header alone
+ * (kt_sbc_format_param() refuses a defect list), of the length LONGLIST
+ * gives.
+ */
+void kt_sbc_format_cdb(const u8 *cdb, struct kt_sbc_format *f)
+{
+	bool fmtdata = cdb[1] & 0x10;
+
+	*f = (struct kt_sbc_format){
+		.fmtpinfo = cdb[1] >> 6,
+		.param_len = !fmtdata ? 0 : (cdb[1] & 0x20) ?
+			     KT_SBC_FORMAT_LONG_HDR : KT_SBC_FORMAT_SHORT_HDR,
+	};
+}
+
+/*
+ * SBC-4 5.3.2: the parameter list header, @len bytes at @param (the
+ * f->param_len kt_sbc_format_cdb() asked for). No defect list and no
+ * initialization pattern are taken; FOV 0 leaves DPRY, DCRT, STPF and IP
+ * zero; with FOV, DPRY, DCRT and STPF ask for what a backstore does
+ * anyway. The long header's P_I_INFORMATION and PROTECTION INTERVAL
+ * EXPONENT must be 0: one protection interval per logical block.
+ */
+sense_reason_t kt_sbc_format_param(const u8 *param, u32 len,
+				   struct kt_sbc_format *f,
+				   struct kt_sense_field *field)
+{
+	u32 defects;
+
+	*field = (struct kt_sense_field){ 0 };
+	if (len < f->param_len)
+		return KT_SENSE_PARAM_LIST_LENGTH;
+	if (param[0] & 0xf8)
+		return kt_sbc_bad_param(field, 0);
+	/* FOV 0: DPRY, DCRT, STPF, IP zero; IP: no pattern offered */
+	if ((!(param[1] & 0x80) && (param[1] & 0x78)) || (param[1] & 0x08)) {
+		*field = KT_FIELD_PARAM_BIT(1, 3);
+		return KT_SENSE_INVALID_PARAM_FIELD;
+	}
+	if (f->param_len == KT_SBC_FORMAT_LONG_HDR) {
+		if (param[2])
+			return kt_sbc_bad_param(field, 2);
+		if (param[3])
+			return kt_sbc_bad_param(field, 3);
+		defects = get_unaligned_be32(&param[4]);
+	} else {
+		defects = get_unaligned_be16(&param[2]);
+	}
+	if (defects)
+		return kt_sbc_bad_param(field, f->param_len ==
+					KT_SBC_FORMAT_LONG_HDR ? 4 : 2);
+	f->pfu = param[0] & 0x07;
+	f->immed = param[1] & 0x02;
+	return KT_SENSE_NONE;
+}
+
+/*
+ * SBC-4 5.3.2, FMTPINFO and PROTECTION FIELD USAGE: the protection type
+ * they ask for (0 none, 1, 2 or 3), or -EINVAL for a combination SBC-4
+ * does not define (or one with a protection interval exponent). @field
+ * then points at the field at fault: FMTPINFO 01b the CDB's, a PFU that
+ * does not go with FMTPINFO the header's.
+ */
+int kt_sbc_format_pi_type(const struct kt_sbc_format *f,
+			  struct kt_sense_field *field)
+{
+	*field = (struct kt_sense_field){ 0 };
+	switch (f->fmtpinfo) {
+	case 0:
+	case 2:
+		if (!f->pfu)
+			return f->fmtpinfo ? 1 : 0;
+		break;
+	case 3:
+		if (f->pfu <= 1)
+			return f->pfu ? 3 : 2;
+		break;
+	default:
+		*field = KT_FIELD_CDB_BIT(1, 7);
+		return -EINVAL;
+	}
+	*field = KT_FIELD_PARAM_BIT(0, 2);
+	return -EINVAL;
+}
+
 /* SBC-3 SANITIZE OVERWRITE parameter list, @len bytes at @param */
 sense_reason_t kt_sbc_sanitize_overwrite(const struct kt_lu_info *lu,
 					 const u8 *param, u32 len,

@@ -20,6 +20,7 @@ struct kt_cmd;
 struct kt_dev;
 struct kt_lu_info;
 struct kt_mode_select;
+struct work_struct;
 struct kt_session;
 enum kt_data_dir;
 
@@ -135,9 +136,18 @@ void kt_sanitize_exit(void);
 void kt_sanitize_dev_init(struct kt_dev *dev);
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd);
 sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd);
-bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress);
+sense_reason_t kt_sanitize_progress(struct kt_dev *dev, u16 *progress,
+				    bool *has_progress);
 sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 				 u32 *needed, enum kt_data_dir *dir);
+sense_reason_t kt_sanitize_slot_start(struct kt_dev *dev, int state,
+				      u64 total);
+void kt_sanitize_slot_end(struct kt_dev *dev, bool failed);
+void kt_sanitize_queue(struct work_struct *work);
+
+/* format.c: FORMAT UNIT, the LU's protection type */
+sense_reason_t kt_format_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
+			       u32 *needed, enum kt_data_dir *dir);
 
 /* lbp_thresh.c: the soft threshold of logical block provisioning */
 void kt_lbp_thresh_dev_init(struct kt_dev *dev);

@@ -11,6 +11,12 @@
  * connection that sent it keeps serving other commands; with IMMED the
  * command returns GOOD as soon as the operation has started.
  *
+ * FORMAT UNIT (format.c) is the LU's other long operation: it takes the
+ * same slot (kt_sanitize_slot_start(), KT_SANITIZE_FORMATTING), so that a
+ * LU runs one of the two at a time, the same commands wait for it (FORMAT
+ * IN PROGRESS), REQUEST SENSE reports it, and it runs on this file's
+ * workqueue.
+ *
  * Task management ends the SANITIZE command but not the operation. A
  * sanitize that fails (a backstore error, or its LUN removed) leaves the
  * LU in failure mode: block commands end with MEDIUM ERROR, SANITIZE
@@ -42,15 +48,90 @@ void kt_sanitize_dev_init(struct kt_dev *dev)
 	atomic_set(&dev->state->sanitize.state, KT_SANITIZE_IDLE);
 }
 
-/* Called for every command with a LU, after the unit attention check. */
+/* What a command meets while the LU's long operation in @state runs */
+static sense_reason_t kt_sanitize_busy(int state)
+{
+	switch (state) {
+	case KT_SANITIZE_RUNNING:
+		return KT_SENSE_SANITIZE_IN_PROGRESS;
+	case KT_SANITIZE_FORMATTING:
+		return KT_SENSE_FORMAT_IN_PROGRESS;
+	default:
+		return KT_SENSE_NONE;
+	}
+}
+
+/*
+ * SBC-4 5.3.1: after a FORMAT UNIT that failed or was stopped (format.c),
+ * what commands meet until a format works
+ */
+static sense_reason_t kt_format_failed(struct kt_sanitize *s)
+{
+	smp_rmb();	/* the state read before: kt_sanitize_slot_end() */
+	return READ_ONCE(s->fmt_stopped) ? KT_SENSE_FORMAT_CORRUPTED :
+					   KT_SENSE_FORMAT_FAILED;
+}
+
+/*
+ * Called for every command with a LU, after the unit attention check, and
+ * again before it runs (kt_cmd_execute()): one set up before a FORMAT UNIT
+ * began and held behind it must not reach the backstore (format.c). After
+ * a format that failed, the commands that reach the medium end as the
+ * format did, TEST UNIT READY too: an initiator that sent it with IMMED
+ * learns of it when it polls, or on its next READ or WRITE. The others
+ * (MODE SENSE, READ CAPACITY: what sg_format asks before it formats
+ * again) and FORMAT UNIT run.
+ */
 sense_reason_t kt_sanitize_check(struct kt_cmd *cmd)
 {
-	if (likely(atomic_read(&cmd->dev->state->sanitize.state) !=
-		   KT_SANITIZE_RUNNING))
+	struct kt_sanitize *s = &cmd->dev->state->sanitize;
+	int state = atomic_read(&s->state);
+	sense_reason_t reason;
+
+	reason = kt_sanitize_busy(state);
+	if (likely(!reason && state != KT_SANITIZE_FORMAT_FAILED))
 		return KT_SENSE_NONE;
 	if (cmd->desc->flags & KT_CDB_D_IN_SANITIZE)
 		return KT_SENSE_NONE;
-	return KT_SENSE_SANITIZE_IN_PROGRESS;
+	if (reason)
+		return reason;
+	if (cmd->cdb[0] == FORMAT_UNIT ||
+	    (!(cmd->desc->flags & KT_CDB_D_MEDIUM) &&
+	     cmd->cdb[0] != TEST_UNIT_READY))
+		return KT_SENSE_NONE;
+	return kt_format_failed(s);
+}
+
+/*
+ * Take the LU's long operation for @state (KT_SANITIZE_FORMATTING) with
+ * @total units of progress; why not when another runs or a sanitize
+ * failed. kt_sanitize_queue() runs its work, kt_sanitize_slot_end() lets
+ * it go.
+ */
+sense_reason_t kt_sanitize_slot_start(struct kt_dev *dev, int state,
+				      u64 total)
+{
+	struct kt_sanitize *s = &dev->state->sanitize;
+	int old = atomic_cmpxchg(&s->state, KT_SANITIZE_IDLE, state);
+
+	/* a format may be tried again after one that failed */
+	if (old == KT_SANITIZE_FORMAT_FAILED && state == KT_SANITIZE_FORMATTING &&
+	    atomic_cmpxchg(&s->state, old, state) == old)
+		old = KT_SANITIZE_IDLE;
+	if (old != KT_SANITIZE_IDLE)
+		return old == KT_SANITIZE_FAILED ? KT_SENSE_SANITIZE_FAILED :
+		       kt_sanitize_busy(old) ?: KT_SENSE_FORMAT_IN_PROGRESS;
+	WRITE_ONCE(s->done, 0);
+	WRITE_ONCE(s->total, total);
+	return KT_SENSE_NONE;
+}
+
+/* The long operation ends: @failed, the LU stays in format failure mode */
+void kt_sanitize_slot_end(struct kt_dev *dev, bool failed)
+{
+	/* fmt_stopped before the state: kt_format_failed() */
+	atomic_set_release(&dev->state->sanitize.state,
+			   failed ? KT_SANITIZE_FORMAT_FAILED : KT_SANITIZE_IDLE);
 }
 
 /*
@@ -67,16 +148,25 @@ sense_reason_t kt_sanitize_medium_check(struct kt_cmd *cmd)
 }
 
 /*
- * SPC-4 4.5.2.4.4: the progress of a running sanitize, in 65536ths, for
- * REQUEST SENSE. False when none runs.
+ * SPC-4 4.5.2.4.4: the progress of a running sanitize or format, in
+ * 65536ths, for REQUEST SENSE, and the sense that goes with it; none when
+ * neither runs. After a failed format, its sense (@progress not set).
  */
-bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress)
+sense_reason_t kt_sanitize_progress(struct kt_dev *dev, u16 *progress,
+				    bool *has_progress)
 {
 	struct kt_sanitize *s = &dev->state->sanitize;
+	int state = atomic_read(&s->state);
+	sense_reason_t reason;
 	u64 done, total;
 
-	if (atomic_read(&s->state) != KT_SANITIZE_RUNNING)
-		return false;
+	*has_progress = false;
+	if (state == KT_SANITIZE_FORMAT_FAILED)
+		return kt_format_failed(s);
+	reason = kt_sanitize_busy(state);
+	if (!reason)
+		return KT_SENSE_NONE;
+	*has_progress = true;
 	done = READ_ONCE(s->done);
 	total = READ_ONCE(s->total);
 	/* done <= total: scaled down until done * 65535 fits in 64 bits */
@@ -85,7 +175,7 @@ bool kt_sanitize_progress(struct kt_dev *dev, u16 *progress)
 		done >>= 1;
 	}
 	*progress = total ? div64_u64(done * 0xffff, total) : 0;
-	return true;
+	return reason;
 }
 
 /*
@@ -143,9 +233,9 @@ static sense_reason_t kt_sanitize_step(struct kt_sanitize_op *op, u64 pos,
 	reinit_completion(&op->step_done);
 	op->io.be_done = kt_sanitize_step_done;
 	if (len)
-		op->dev->ops->rw(&op->io, true, pos, len, false);
+		kt_be_rw(&op->io, true, pos, len, false);
 	else
-		op->dev->ops->flush(&op->io);
+		kt_be_flush(&op->io);
 	wait_for_completion(&op->step_done);
 	return op->step_reason;
 }
@@ -198,7 +288,7 @@ static sense_reason_t kt_sanitize_erase(struct kt_sanitize_op *op, u64 size)
 		if (!kt_sanitize_may_go_on(op))
 			return KT_SENSE_ABORTED_COMMAND;
 		len = min(KT_SANITIZE_ERASE_STEP, size - pos);
-		reason = op->dev->ops->write_zeroes(op->dev, pos, len);
+		reason = kt_be_write_zeroes(op->dev, NULL, pos, len);
 		if (reason)
 			return reason;
 		WRITE_ONCE(s->done, s->done + len);
@@ -370,10 +460,11 @@ static void kt_sanitize_execute(struct kt_cmd *cmd)
 		goto out;
 
 	old = atomic_read(&s->state);
-	if (old == KT_SANITIZE_RUNNING ||
+	if (kt_sanitize_busy(old) ||
 	    atomic_cmpxchg(&s->state, old, KT_SANITIZE_RUNNING) != old) {
 		kt_sanitize_free(op);
-		reason = KT_SENSE_SANITIZE_IN_PROGRESS;
+		reason = kt_sanitize_busy(atomic_read(&s->state)) ?:
+			 KT_SENSE_SANITIZE_IN_PROGRESS;
 		goto out;
 	}
 	WRITE_ONCE(s->done, 0);
@@ -416,6 +507,12 @@ sense_reason_t kt_sanitize_parse(struct kt_cmd *cmd, const struct kt_cdb *c,
 		*dir = KT_DATA_OUT;
 	cmd->execute = kt_sanitize_execute;
 	return KT_SENSE_NONE;
+}
+
+/* Run a long operation's work (format.c) where SANITIZE's runs */
+void kt_sanitize_queue(struct work_struct *work)
+{
+	queue_work(kt_sanitize_wq, work);
 }
 
 int kt_sanitize_init(void)

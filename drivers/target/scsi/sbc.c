@@ -99,13 +99,13 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 	/* the core's own buffer, and nothing reads it once it is written */
 	cmd->be_take_pages = write && cmd->sgl_owned &&
 			     cmd->sgl == cmd->data_sgl;
-	dev->ops->rw(cmd, write, cmd->lba * dev->attrib.block_size, len, fua);
+	kt_be_rw(cmd, write, cmd->lba * dev->attrib.block_size, len, fua);
 }
 
 static void kt_sbc_execute_sync(struct kt_cmd *cmd)
 {
 	if (cmd->dev->ops->flush) {
-		cmd->dev->ops->flush(cmd);
+		kt_be_flush(cmd);
 		return;
 	}
 	kt_cmd_complete(cmd, KT_SENSE_NONE);
@@ -297,8 +297,8 @@ static void kt_sbc_caw_compare(struct kt_cmd *cmd, sense_reason_t reason)
 		return;
 	}
 	cmd->be_done = kt_sbc_caw_write_done;
-	dev->ops->rw(cmd, true, cmd->lba * dev->attrib.block_size, half,
-		     cmd->cdb_flags & KT_CDB_F_FUA);
+	kt_be_rw(cmd, true, cmd->lba * dev->attrib.block_size, half,
+		 cmd->cdb_flags & KT_CDB_F_FUA);
 }
 
 /*
@@ -329,8 +329,8 @@ static void kt_sbc_orwrite_merge(struct kt_cmd *cmd, sense_reason_t reason)
 		return;
 	}
 	cmd->be_done = kt_sbc_caw_write_done;
-	dev->ops->rw(cmd, true, cmd->lba * dev->attrib.block_size, len,
-		     cmd->cdb_flags & KT_CDB_F_FUA);
+	kt_be_rw(cmd, true, cmd->lba * dev->attrib.block_size, len,
+		 cmd->cdb_flags & KT_CDB_F_FUA);
 }
 
 /*
@@ -388,7 +388,7 @@ static void kt_sbc_rmw_start(struct kt_cmd *cmd, u32 len, work_func_t next)
 	}
 	INIT_WORK(&cmd->work, next);
 	cmd->be_done = kt_sbc_rmw_read_done;
-	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size, len, false);
+	kt_be_rw(cmd, false, cmd->lba * dev->attrib.block_size, len, false);
 }
 
 static void kt_sbc_execute_caw(struct kt_cmd *cmd)
@@ -420,8 +420,8 @@ static void kt_sbc_execute_verify(struct kt_cmd *cmd)
 	swap(cmd->sgl, cmd->aux_sgl);
 	swap(cmd->sg_nents, cmd->aux_nents);
 	cmd->be_done = kt_sbc_verify_done;
-	dev->ops->rw(cmd, false, cmd->lba * dev->attrib.block_size,
-		     kt_sbc_backend_len(cmd, false), false);
+	kt_be_rw(cmd, false, cmd->lba * dev->attrib.block_size,
+		 kt_sbc_backend_len(cmd, false), false);
 }
 
 /* ---- WRITE SAME and UNMAP ---- */
@@ -503,7 +503,6 @@ static void kt_sbc_ws_step(struct kt_cmd *cmd, sense_reason_t reason)
 
 static void kt_sbc_ws_run(struct kt_cmd *cmd)
 {
-	struct kt_dev *dev = cmd->dev;
 	u32 chunk = 0;
 	struct scatterlist *sg;
 	unsigned int i;
@@ -520,7 +519,7 @@ static void kt_sbc_ws_run(struct kt_cmd *cmd)
 			kt_sbc_ws_pi_refs(cmd, pos);
 		atomic_set(&cmd->loop_state, 1);
 		cmd->be_done = kt_sbc_ws_step;
-		dev->ops->rw(cmd, !cmd->loop_read, pos, len, false);
+		kt_be_rw(cmd, !cmd->loop_read, pos, len, false);
 		if (atomic_xchg(&cmd->loop_state, 0) != 2)
 			return;		/* it completes later, in kt_sbc_ws_step() */
 	}
@@ -661,8 +660,8 @@ static void kt_sbc_ws_zero_work(struct work_struct *work)
 	unsigned int noio = memalloc_noio_save();	/* see kt_sbc_ws_work() */
 	sense_reason_t reason;
 
-	reason = dev->ops->write_zeroes(dev, cmd->loop_pos,
-					cmd->loop_end - cmd->loop_pos);
+	reason = kt_be_write_zeroes(dev, cmd, cmd->loop_pos,
+				    cmd->loop_end - cmd->loop_pos);
 	kt_lbp_resample(dev, cmd->sess);
 	kt_cmd_complete(cmd, reason);
 	memalloc_noio_restore(noio);
@@ -741,8 +740,8 @@ static sense_reason_t kt_sbc_unmap(struct kt_cmd *cmd)
 		if (!blocks)
 			continue;
 		made = kt_rod_write_begin(cmd->dev, lba, blocks);
-		reason = cmd->dev->ops->write_zeroes(cmd->dev, lba * bs,
-						     (u64)blocks * bs);
+		reason = kt_be_write_zeroes(cmd->dev, cmd, lba * bs,
+					    (u64)blocks * bs);
 		kt_rod_write_end(cmd->dev, lba, blocks, made);
 	}
 	kfree(param);

@@ -253,6 +253,8 @@ sense_reason_t kt_spc_build_request_sense(struct kt_cmd *cmd,
 {
 	u8 sense[KT_SENSE_BUF_LEN];
 	u16 ua = cmd->dev ? kt_ua_take(cmd) : 0;
+	sense_reason_t busy = KT_SENSE_NONE;
+	bool has_progress = false;
 	u16 progress;
 	u32 n = 0;
 
@@ -264,11 +266,15 @@ sense_reason_t kt_spc_build_request_sense(struct kt_cmd *cmd,
 		/* SPC-4 5.14: a pending unit attention is returned, cleared */
 		n = kt_sense_build(KT_SENSE_UNIT_ATTENTION, ua, NULL, 0,
 				   false, sense);
-	} else if (kt_sanitize_progress(cmd->dev, &progress)) {
-		/* SPC-4 4.5.2.4.4: how far a running sanitize has gone */
-		n = kt_sense_build(KT_SENSE_SANITIZE_IN_PROGRESS, 0, NULL, 0,
-				   false, sense);
-		kt_sense_set_progress(sense, progress);
+	} else {
+		busy = kt_sanitize_progress(cmd->dev, &progress,
+					    &has_progress);
+	}
+	if (busy) {
+		/* SPC-4 4.5.2.4.4: how far a running sanitize or format is */
+		n = kt_sense_build(busy, 0, NULL, 0, false, sense);
+		if (has_progress)
+			kt_sense_set_progress(sense, progress);
 	}
 	return kt_spc_request_sense(cmd->cdb, sense, n, buf, len, data_len,
 				    &cmd->sense_field);

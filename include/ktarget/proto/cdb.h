@@ -109,6 +109,7 @@ enum kt_cdb_run {
 	KT_RUN_SANITIZE,
 	KT_RUN_REPORT_ID_INFO,	/* REPORT IDENTIFYING INFORMATION */
 	KT_RUN_WRITE_ATOMIC,	/* WRITE ATOMIC (16) */
+	KT_RUN_FORMAT,		/* FORMAT UNIT */
 	/* MMC-6, a CD/DVD LU's own (proto/mmc.c's table) */
 	KT_RUN_MMC_READ_ONLY,	/* changes the medium: refused, it is read-only */
 	KT_RUN_MMC_MODE_SENSE,	/* MODE SENSE (6)/(10): the MM capabilities page */

@@ -59,7 +59,10 @@ typedef unsigned int __bitwise sense_reason_t;
 #define KT_SENSE_PI_GUARD			KT_SR(35)	/* B/10/01 */
 #define KT_SENSE_PI_APP_TAG			KT_SR(36)	/* B/10/02 */
 #define KT_SENSE_PI_REF_TAG			KT_SR(37)	/* B/10/03 */
-#define KT_SENSE_MAX				37
+#define KT_SENSE_FORMAT_IN_PROGRESS		KT_SR(38)	/* 2/04/04 */
+#define KT_SENSE_FORMAT_FAILED			KT_SR(39)	/* 3/31/01 */
+#define KT_SENSE_FORMAT_CORRUPTED		KT_SR(40)	/* 3/31/00 */
+#define KT_SENSE_MAX				40
 
 /*
  * SPC-4 annex D: the ASC/ASCQ pairs the core raises by name, as the u16
@@ -79,6 +82,7 @@ typedef unsigned int __bitwise sense_reason_t;
 #define KT_ASC_ALUA_STATE_CHANGED	0x2a06	/* ASYMMETRIC ACCESS STATE CHANGED */
 #define KT_ASC_CAPACITY_CHANGED		0x2a09	/* CAPACITY DATA HAS CHANGED */
 #define KT_ASC_SOFT_THRESHOLD		0x3807	/* THIN PROVISIONING SOFT THRESHOLD REACHED */
+#define KT_ASC_INQUIRY_CHANGED		0x3f03	/* INQUIRY DATA HAS CHANGED */
 #define KT_ASC_LUNS_CHANGED		0x3f0e	/* REPORTED LUNS DATA HAS CHANGED */
 
 /* SAM-5 5.3: status codes */

@@ -455,6 +455,40 @@ sense_reason_t kt_sbc_get_lba_status(const struct kt_lu_info *lu,
 				     u32 *data_len,
 				     struct kt_sense_field *field);
 
+/* FORMAT UNIT (SBC-4 5.3): the parameter list headers */
+#define KT_SBC_FORMAT_SHORT_HDR		4
+#define KT_SBC_FORMAT_LONG_HDR		8
+
+struct kt_sbc_format {
+	u8	fmtpinfo;		/* FMTPINFO, CDB byte 1 bits 7..6 */
+	u8	pfu;			/* PROTECTION FIELD USAGE */
+	bool	immed;
+	u8	param_len;		/* the header FMTDATA brings, or 0 */
+};
+
+/*
+ * FORMAT UNIT CDB: FMTPINFO and the parameter list it brings (FMTDATA:
+ * the short or, with LONGLIST, the long header); the rest of @f is 0.
+ */
+void kt_sbc_format_cdb(const u8 *cdb, struct kt_sbc_format *f);
+
+/*
+ * FORMAT UNIT parameter list header of @len bytes (f->param_len at
+ * least): PROTECTION FIELD USAGE and IMMED into @f. A defect list, an
+ * initialization pattern or a protection interval exponent is INVALID
+ * FIELD IN PARAMETER LIST.
+ */
+sense_reason_t kt_sbc_format_param(const u8 *param, u32 len,
+				   struct kt_sbc_format *f,
+				   struct kt_sense_field *field);
+
+/*
+ * The protection type (0 none, 1, 2, 3) FMTPINFO and PROTECTION FIELD
+ * USAGE ask for, or -EINVAL with @field at the field at fault.
+ */
+int kt_sbc_format_pi_type(const struct kt_sbc_format *f,
+			  struct kt_sense_field *field);
+
 /* SANITIZE (SBC-3 5.19): service actions ktarget knows */
 #define KT_SBC_SANITIZE_OVERWRITE	0x01
 #define KT_SBC_SANITIZE_BLOCK_ERASE	0x02

@@ -5,6 +5,7 @@
  * malloc'ed to the exact allocation length, parameter lists to buffers of
  * their exact length, so that ASan catches overruns.
  */
+#include <linux/errno.h>
 #include <linux/types.h>
 #include <linux/unaligned.h>
 
@@ -709,6 +710,113 @@ static void read_defect_data_returns_empty_lists(void)
 	free(buf);
 }
 
+/* FORMAT UNIT ------------------------------------------------------------- */
+
+static void format_cdb_fmtdata_and_longlist_choose_the_header(void)
+{
+	u8 cdb[6] = { 0x04 };
+	struct kt_sbc_format f;
+
+	kt_sbc_format_cdb(cdb, &f);
+	KT_EXPECT_EQ(f.param_len, 0);
+	KT_EXPECT_EQ(f.fmtpinfo, 0);
+	/* sg_format --fmtpinfo=2: FMTPINFO 10b, FMTDATA, CMPLST */
+	cdb[1] = 0x98;
+	kt_sbc_format_cdb(cdb, &f);
+	KT_EXPECT_EQ(f.param_len, KT_SBC_FORMAT_SHORT_HDR);
+	KT_EXPECT_EQ(f.fmtpinfo, 2);
+	cdb[1] = 0xf0;				/* LONGLIST */
+	kt_sbc_format_cdb(cdb, &f);
+	KT_EXPECT_EQ(f.param_len, KT_SBC_FORMAT_LONG_HDR);
+	KT_EXPECT_EQ(f.fmtpinfo, 3);
+	cdb[1] = 0x27;				/* LONGLIST without FMTDATA */
+	kt_sbc_format_cdb(cdb, &f);
+	KT_EXPECT_EQ(f.param_len, 0);
+}
+
+static sense_reason_t format_hdr(const u8 *hdr, u8 param_len, u32 len,
+				 struct kt_sbc_format *f,
+				 struct kt_sense_field *field)
+{
+	u8 *buf = malloc(len ? len : 1);
+	sense_reason_t ret;
+
+	memcpy(buf, hdr, len);
+	*f = (struct kt_sbc_format){ .param_len = param_len };
+	ret = kt_sbc_format_param(buf, len, f, field);
+	free(buf);
+	return ret;
+}
+
+static void format_header_takes_no_defect_list_or_pattern(void)
+{
+	u8 shrt[4] = { 0x01, 0x02, 0, 0 };	/* PFU 001b, IMMED */
+	u8 lng[8] = { 0, 0xa0, 0, 0, 0, 0, 0, 0 };	/* FOV, DCRT */
+	struct kt_sbc_format f;
+	struct kt_sense_field fl;
+
+	KT_EXPECT_EQ(format_hdr(shrt, 4, 4, &f, &fl), KT_SENSE_NONE);
+	KT_EXPECT_EQ(f.pfu, 1);
+	KT_EXPECT(f.immed);
+	KT_EXPECT_EQ(format_hdr(lng, 8, 8, &f, &fl), KT_SENSE_NONE);
+	KT_EXPECT(!f.immed);
+	/* shorter than the header */
+	KT_EXPECT_EQ(format_hdr(shrt, 4, 3, &f, &fl), KT_SENSE_PARAM_LIST_LENGTH);
+	KT_EXPECT_EQ(format_hdr(lng, 8, 4, &f, &fl), KT_SENSE_PARAM_LIST_LENGTH);
+	/* a defect list */
+	shrt[3] = 8;
+	KT_EXPECT_EQ(format_hdr(shrt, 4, 4, &f, &fl), KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT(fl.valid && !fl.in_cdb && fl.byte == 2);
+	shrt[3] = 0;
+	lng[7] = 4;
+	KT_EXPECT_EQ(format_hdr(lng, 8, 8, &f, &fl), KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT_EQ(fl.byte, 4);
+	lng[7] = 0;
+	/* IP, with FOV or without */
+	shrt[1] = 0x88;
+	KT_EXPECT_EQ(format_hdr(shrt, 4, 4, &f, &fl), KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT(fl.byte == 1 && fl.bit == 3);
+	/* FOV 0 with DCRT */
+	shrt[1] = 0x20;
+	KT_EXPECT_EQ(format_hdr(shrt, 4, 4, &f, &fl), KT_SENSE_INVALID_PARAM_FIELD);
+	shrt[1] = 0;
+	/* reserved bits of byte 0; a protection interval exponent */
+	shrt[0] = 0x08;
+	KT_EXPECT_EQ(format_hdr(shrt, 4, 4, &f, &fl), KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT_EQ(fl.byte, 0);
+	lng[3] = 0x01;
+	KT_EXPECT_EQ(format_hdr(lng, 8, 8, &f, &fl), KT_SENSE_INVALID_PARAM_FIELD);
+	KT_EXPECT_EQ(fl.byte, 3);
+}
+
+/* SBC-4 5.3.2's table: FMTPINFO and PROTECTION FIELD USAGE */
+static void format_pi_type_follows_the_sbc4_table(void)
+{
+	static const struct {
+		u8 fmtpinfo, pfu;
+		int type;
+		bool in_cdb;
+	} t[] = {
+		{ 0, 0, 0, false }, { 0, 1, -EINVAL, false },
+		{ 1, 0, -EINVAL, true }, { 1, 1, -EINVAL, true },
+		{ 2, 0, 1, false }, { 2, 1, -EINVAL, false },
+		{ 3, 0, 2, false }, { 3, 1, 3, false },
+		{ 3, 2, -EINVAL, false }, { 3, 3, -EINVAL, false },
+		{ 3, 7, -EINVAL, false },
+	};
+	struct kt_sense_field fl;
+	struct kt_sbc_format f;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		f = (struct kt_sbc_format){ .fmtpinfo = t[i].fmtpinfo,
+					    .pfu = t[i].pfu };
+		KT_EXPECT_EQ(kt_sbc_format_pi_type(&f, &fl), t[i].type);
+		if (t[i].type < 0)
+			KT_EXPECT(fl.valid && fl.in_cdb == t[i].in_cdb);
+	}
+}
+
 /* SANITIZE ---------------------------------------------------------------- */
 
 static void sanitize_cdb(u8 *cdb, u8 byte1, u16 param_len)
@@ -920,6 +1028,9 @@ static const struct kt_test tests[] = {
 	KT_TEST_ENTRY(get_lba_status_short_allocation_still_gives_one_descriptor),
 	KT_TEST_ENTRY(get_lba_status_callback_errors_fail_the_command),
 	KT_TEST_ENTRY(read_defect_data_returns_empty_lists),
+	KT_TEST_ENTRY(format_cdb_fmtdata_and_longlist_choose_the_header),
+	KT_TEST_ENTRY(format_header_takes_no_defect_list_or_pattern),
+	KT_TEST_ENTRY(format_pi_type_follows_the_sbc4_table),
 	KT_TEST_ENTRY(sanitize_cdb_parameter_length_suits_the_service_action),
 	KT_TEST_ENTRY(sanitize_overwrite_list_is_decoded_and_checked),
 	KT_TEST_ENTRY(write_atomic_within_the_limits_is_good),

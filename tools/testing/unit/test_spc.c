@@ -1166,7 +1166,7 @@ static void rsoc_unsupported_command_reports_support_001b(void)
 	struct result r;
 	u8 cdb[12];
 
-	rsoc_cdb(cdb, true, 1, 0x04, 0, 64);		/* FORMAT UNIT */
+	rsoc_cdb(cdb, true, 1, 0x07, 0, 64);		/* REASSIGN BLOCKS */
 	run(kt_spc_rsoc, &lu, cdb, 64, &r);
 	KT_EXPECT_EQ(r.ret, KT_SENSE_NONE);
 	KT_EXPECT_EQ(r.data_len, 4);
@@ -1498,7 +1498,7 @@ static void check_cdb_unsupported_opcode_is_invalid_opcode(void)
 {
 	struct kt_lu_info lu = test_lu();
 	struct kt_sense_field f;
-	u8 cdb[16] = { 0x04 };				/* FORMAT UNIT */
+	u8 cdb[16] = { 0x07 };				/* REASSIGN BLOCKS */
 
 	KT_EXPECT_EQ(check(&lu, cdb, 6, &f), KT_SENSE_INVALID_OPCODE);
 	KT_EXPECT(!f.valid);

@@ -90,6 +90,17 @@ verify_refused() {
 	echo "$out" | grep -qi 'invalid field in cdb'
 }
 
+# format_refused DISK ARGS...: sg_format --format --quick ARGS fails
+# with INVALID FIELD IN CDB
+format_refused() {
+	local d=$1 out
+	shift
+	out=$(sg_format -v --format --quick --wait "$@" "$d" 2>&1)
+	local rc=$?
+	echo "$out" >> $LOG
+	[ $rc != 0 ] && echo "$out" | grep -qi 'invalid field in cdb'
+}
+
 # raw_protect_read DISK: SG_IO READ (10) of block 0 with RDPROTECT 001b
 raw_protect_read() {
 	local out
@@ -193,12 +204,21 @@ iblock_io_checks() {
 	check "... and the initiator hears LOGICAL BLOCK GUARD CHECK FAILED" \
 		kmsg_says "$(basename $d2).*guard check failed"
 	check "... then it reads again" read_block "$d2" 300
+	kmsg_mark
+	check "FORMAT UNIT with FMTPINFO 00b on the iblock LU (the disk keeps type 1): INVALID FIELD IN CDB" \
+		format_refused "$d2" --fmtpinfo=0
+	check "... the log says why; pi_prot_type still 1" sh -c "
+		dmesg | sed -n '/$KT_KMSG_MARK/,\$p' | grep -q 'FORMAT UNIT with FMTPINFO 0 refused' &&
+		[ \"\$(cat $IB/attrib/pi_prot_type)\" = 1 ]"
+	check "FORMAT UNIT with FMTPINFO 10b (the disk's own type 1): GOOD, type 1 kept" \
+		sh -c "sg_format --format --quick --fmtpinfo=2 --wait $d2 >> $LOG 2>&1 &&
+		[ \"\$(cat $IB/attrib/pi_prot_type)\" = 1 ]"
 }
 
 main() {
 	local d0 d1 d2 b0 b1 b2
 
-	plan 38
+	plan 41
 	: > $LOG
 	kmsg_mark
 	local start=$KT_KMSG_MARK
@@ -243,7 +263,7 @@ main() {
 	if [ -n "$SDEBUG_OK" ]; then
 		iblock_io_checks "$d2" "$b2"
 	else
-		skip "iblock over a scsi_debug disk with DIF" "no scsi_debug for $(uname -r)" 8
+		skip "iblock over a scsi_debug disk with DIF" "no scsi_debug for $(uname -r)" 11
 	fi
 	check "the tuples stored for block 40000 are the sd driver's: guard, tag 0, LBA" \
 		pi_ok 40000 1
