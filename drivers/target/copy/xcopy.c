@@ -562,7 +562,8 @@ static sense_reason_t kt_xcopy_write(struct kt_xcopy_op *op,
 /*
  * A backstore error while moving segment @nr; what a READ or WRITE of the
  * nexus would have been told (write protection, a reservation, ALUA,
- * SANITIZE) is told as it is.
+ * SANITIZE, FORMAT UNIT) is told as it is, so the initiator knows to
+ * retry or to format again.
  */
 static sense_reason_t kt_xcopy_io_error(struct kt_xcopy_op *op,
 					sense_reason_t reason, unsigned int nr)
@@ -571,7 +572,10 @@ static sense_reason_t kt_xcopy_io_error(struct kt_xcopy_op *op,
 	    reason == KT_SENSE_RESERVATION_CONFLICT ||
 	    reason == KT_SENSE_NOT_READY ||
 	    reason == KT_SENSE_SANITIZE_IN_PROGRESS ||
-	    reason == KT_SENSE_SANITIZE_FAILED)
+	    reason == KT_SENSE_SANITIZE_FAILED ||
+	    reason == KT_SENSE_FORMAT_IN_PROGRESS ||
+	    reason == KT_SENSE_FORMAT_FAILED ||
+	    reason == KT_SENSE_FORMAT_CORRUPTED)
 		return reason;
 	return kt_xcopy_abort_seg(op->cmd, KT_XCOPY_ASC_3PC_DEV_FAILURE, nr,
 				  -1);

@@ -78,15 +78,21 @@ void kt_format_stop(struct kt_dev *dev, const struct kt_lun *lun)
 
 /*
  * For a backstore's format_prot / init_prot, from the format's work
- * between chunks: stop now. False outside a format.
+ * between chunks: stop now. False outside a format. The LUN it came
+ * through going counts too, whenever its removal began: a removal that
+ * found no format running yet (the FORMAT UNIT still held, or between
+ * taking the slot and naming its LUN) waits for this one's reference.
  */
 bool kt_format_stopping(struct kt_dev *dev)
 {
 	struct kt_sanitize *s = &dev->state->sanitize;
+	struct kt_lun *lun;
 
 	if (atomic_read(&s->state) != KT_SANITIZE_FORMATTING)
 		return false;
+	lun = (struct kt_lun *)READ_ONCE(s->fmt_lun);
 	return READ_ONCE(s->fmt_stop) ||
+	       (lun && percpu_ref_is_dying(&lun->ref)) ||
 	       (s->fmt_cmd && test_bit(KT_CMD_ABORTED, &s->fmt_cmd->flags));
 }
 EXPORT_SYMBOL_GPL(kt_format_stopping);
