@@ -147,7 +147,7 @@ main() {
 		skip_all "open-iscsi: iscsiadm not installed"
 		return
 	fi
-	plan 91
+	plan 94
 	check "target set up" kt_iscsi_setup
 	check "the libiscsi sense tool builds" kt_libsense_build
 	kt_iscsid_start >/dev/null 2>&1
@@ -268,6 +268,18 @@ main() {
 		"$(tail -c 8 $DIR/wsp-guard | od -An -tx1)"
 	check "... and a READ of block 1100 then fails its guard check" \
 		sense 1 read 1100 1 b/10/01@1100
+	python3 ./pi_tuple.py block $DIR/pattern 0x11 7 > $DIR/wsp-ref7
+	out=$(cmd_out sg_write_same --lba=1400 --num=4 --wrprotect=3 \
+		--in=$DIR/wsp-ref7 ${sg:-/dev/none})
+	check "... WRPROTECT 3, reference tag 7 at LBA 1400: block 1403 stores 10 (the one sent, plus one a block)" \
+		pi_ok 1403 1 0x11 10
+	{ cat $DIR/pattern; printf '\377\377\377\377\377\377\377\377'; } > $DIR/wsp-ff
+	out=$(cmd_out sg_write_same --lba=1500 --num=4 --wrprotect=3 \
+		--in=$DIR/wsp-ff ${sg:-/dev/none})
+	check_eq "... a tuple of FFh bytes only is stored as it is, for every block" \
+		"$(od -v -An -tx1 -j $((1500 * 8)) -N 32 $PROT | tr -d ' \n' | tr -d f)" ""
+	check "... and block 1503 holds the block sent" sh -c "
+		dd if=$IMG bs=512 skip=1503 count=1 status=none | cmp - $DIR/pattern"
 	python3 ./pi_tuple.py block $DIR/pattern 0 5 > $DIR/wsp-ref
 	out=$(cmd_out sg_write_same -v --lba=1200 --num=4 --wrprotect=1 \
 		--in=$DIR/wsp-ref ${sg:-/dev/none})
