@@ -251,6 +251,15 @@ static void kt_format_execute(struct kt_cmd *cmd)
 	if (reason)
 		goto out;
 	/*
+	 * its LUN is being removed (it waited in the task set meanwhile):
+	 * a format begun now would stop at once and leave the LU saying
+	 * MEDIUM FORMAT CORRUPTED to every other LUN, with nothing changed
+	 */
+	if (percpu_ref_is_dying(&cmd->lun->ref)) {
+		reason = KT_SENSE_ABORTED_COMMAND;
+		goto out;
+	}
+	/*
 	 * no PI before or after, or a backstore whose type stays what its
 	 * disk has: nothing to format, the data stays; a format that failed
 	 * before is over

@@ -435,6 +435,9 @@ static void kt_sbc_ws_run(struct kt_cmd *cmd);
 struct kt_sbc_ws_pi {
 	struct scatterlist	sg;
 	u32			nr;
+	u32			ref0;	/* the reference tag sent, at lba0 */
+	u64			lba0;
+	bool			all_ff;	/* the tuple sent is FFh bytes only */
 	u8			tuples[];
 };
 
@@ -449,20 +452,20 @@ static void kt_sbc_ws_pi_free(struct kt_cmd *cmd)
 }
 
 /*
- * SBC-4 5.50: the blocks after the first take the tuple with a reference
- * tag one more each (type 1); type 3 keeps the initiator's for all.
+ * SBC-4 5.50: the first block takes the reference tag sent, each after it
+ * one more (type 1; modulo 2^32); type 3 keeps the initiator's for all,
+ * and a tuple of FFh bytes only is stored as it is for every block.
  */
 static void kt_sbc_ws_pi_refs(struct kt_cmd *cmd, u64 pos)
 {
 	struct kt_sbc_ws_pi *p = cmd->loop_pi;
 	u64 lba = div_u64(pos, cmd->dev->attrib.block_size);
-	u32 i;
+	u32 ref = p->ref0 + (u32)(lba - p->lba0), i;
 
-	if (kt_pi_type(cmd->dev) != KT_PI_TYPE1)
+	if (kt_pi_type(cmd->dev) != KT_PI_TYPE1 || p->all_ff)
 		return;
 	for (i = 0; i < p->nr; i++)
-		put_unaligned_be32((u32)(lba + i),
-				   p->tuples + i * KT_PI_TUPLE_LEN + 4);
+		put_unaligned_be32(ref + i, p->tuples + i * KT_PI_TUPLE_LEN + 4);
 }
 
 static void kt_sbc_ws_finish(struct kt_cmd *cmd)
@@ -559,6 +562,9 @@ static sense_reason_t kt_sbc_ws_pi_setup(struct kt_cmd *cmd, const u8 *block,
 	if (!p)
 		return KT_SENSE_OUT_OF_RESOURCES;
 	p->nr = chunk / bs;
+	p->ref0 = get_unaligned_be32(tuple + 4);
+	p->lba0 = lba;
+	p->all_ff = !memchr_inv(tuple, 0xff, sizeof(tuple));
 	for (i = 0; i < p->nr; i++)
 		memcpy(p->tuples + i * KT_PI_TUPLE_LEN, tuple, sizeof(tuple));
 	sg_init_one(&p->sg, p->tuples, p->nr * KT_PI_TUPLE_LEN);
