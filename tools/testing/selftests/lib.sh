@@ -283,20 +283,27 @@ kt_initiator_sees() {
 	kmsg_since | grep -i -- "$want"
 }
 
-# disk_of TARGET LUN: the block device of LUN of the session logged in
-# to TARGET
-disk_of() {
+# kt_session_disk ATTR VALUE [LUN]: the block device of LUN (without one:
+# of any LUN) of the iSCSI session whose ATTR (targetname, initiatorname)
+# is VALUE, within 20 s
+kt_session_disk() {
 	local s d i
-	for i in $(seq 1 50); do
+	for i in $(seq 1 100); do
 		for s in /sys/class/iscsi_session/session*; do
-			[ "$(cat $s/targetname 2>/dev/null)" = "$1" ] || continue
-			for d in $s/device/target*/*:$2/block/*; do
+			[ "$(cat $s/$1 2>/dev/null)" = "$2" ] || continue
+			for d in $s/device/target*/*${3:+:$3}/block/*; do
 				[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
 			done
 		done
 		sleep 0.2
 	done
 	return 1
+}
+
+# disk_of TARGET LUN: the block device of LUN of the session logged in
+# to TARGET
+disk_of() {
+	kt_session_disk targetname "$1" "$2"
 }
 
 # sg_of DISK: its sg node (sg_xcopy and ddpt want those), made if udev

@@ -99,17 +99,7 @@ lun_sg() {
 
 # lun_disk INITIATOR LUN: the block device of LUN of that session
 lun_disk() {
-	local s d i
-	for i in $(seq 1 100); do
-		for s in /sys/class/iscsi_session/session*; do
-			[ "$(cat $s/initiatorname 2>/dev/null)" = "$1" ] || continue
-			for d in $s/device/target*/*:$2/block/*; do
-				[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
-			done
-		done
-		sleep 0.2
-	done
-	return 1
+	kt_session_disk initiatorname "$1" "$2"
 }
 
 # uas SG: what up to four TEST UNIT READYs on SG report, one line each

@@ -22,17 +22,7 @@ P=127.0.0.1:3260
 
 # The disk of the session of initiator $1.
 sess_disk() {
-	local s d i
-	for i in $(seq 1 50); do
-		for s in /sys/class/iscsi_session/session*; do
-			[ "$(cat $s/initiatorname 2>/dev/null)" = "$1" ] || continue
-			for d in $s/device/target*/*/block/*; do
-				[ -e "$d" ] && { echo "/dev/$(basename "$d")"; return 0; }
-			done
-		done
-		sleep 0.2
-	done
-	return 1
+	kt_session_disk initiatorname "$1"
 }
 
 login_both() {
