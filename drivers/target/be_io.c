@@ -134,30 +134,32 @@ void kt_be_io_done(struct kt_cmd *cmd)
 		kt_be_io_exit(cmd->dev);
 }
 
-void kt_be_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len, bool fua)
+/*
+ * An rw or flush of @cmd may go to the backstore: true once it is in the
+ * gate (kt_be_io_done() lets it out); else it ended here with the reason.
+ */
+static bool kt_be_cmd_enter(struct kt_cmd *cmd)
 {
-	struct kt_dev *dev = cmd->dev;
-	sense_reason_t reason = kt_be_io_enter(dev, cmd);
+	sense_reason_t reason = kt_be_io_enter(cmd->dev, cmd);
 
 	if (unlikely(reason)) {
 		kt_be_done(cmd, reason);
-		return;
+		return false;
 	}
 	set_bit(KT_CMD_BE_IO, &cmd->flags);
-	dev->ops->rw(cmd, write, pos, len, fua);
+	return true;
+}
+
+void kt_be_rw(struct kt_cmd *cmd, bool write, u64 pos, u32 len, bool fua)
+{
+	if (kt_be_cmd_enter(cmd))
+		cmd->dev->ops->rw(cmd, write, pos, len, fua);
 }
 
 void kt_be_flush(struct kt_cmd *cmd)
 {
-	struct kt_dev *dev = cmd->dev;
-	sense_reason_t reason = kt_be_io_enter(dev, cmd);
-
-	if (unlikely(reason)) {
-		kt_be_done(cmd, reason);
-		return;
-	}
-	set_bit(KT_CMD_BE_IO, &cmd->flags);
-	dev->ops->flush(cmd);
+	if (kt_be_cmd_enter(cmd))
+		cmd->dev->ops->flush(cmd);
 }
 
 /* @cmd: the command it is for, NULL for the copy engine's */
