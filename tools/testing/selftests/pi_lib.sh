@@ -36,3 +36,11 @@ flip() {
 pi_ok() {
 	python3 ./pi_tuple.py check $IMG $PROT "$@"
 }
+
+# write_verify DISK: 1 MiB at 1 MiB through the Linux initiator, read back
+# (its data kept in $DIR/data)
+write_verify() {
+	head -c 1M /dev/urandom > $DIR/data &&
+		dd if=$DIR/data of=$1 bs=64k seek=16 oflag=direct status=none &&
+		dd if=$1 bs=64k skip=16 count=16 iflag=direct status=none | cmp - $DIR/data
+}

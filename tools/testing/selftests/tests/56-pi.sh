@@ -92,13 +92,6 @@ logout() {
 	return 0
 }
 
-# write_verify DISK: 1 MiB at 1 MiB through the Linux initiator, read back
-write_verify() {
-	head -c 1M /dev/urandom > $DIR/data &&
-		dd if=$DIR/data of=$1 bs=64k seek=16 oflag=direct status=none &&
-		dd if=$1 bs=64k skip=16 count=16 iflag=direct status=none | cmp - $DIR/data
-}
-
 # libiscsi_protect LUN WHAT: iscsi-test-cu's tests of RDPROTECT,
 # WRPROTECT, VRPROTECT and ORPROTECT against LUN: none fails
 libiscsi_protect() {
