@@ -18,6 +18,10 @@
 # LU over a scsi_debug disk with DIF type 1 and DIX has the disk's type
 # (hw_pi_prot_type) and passes the initiator's tuples through to it and
 # back; a guard check failure the disk reports reaches the initiator.
+# A TPG whose attrib/fabric_prot_type is 1 (then 3) shows a fileio LU
+# without PI as one of that type to its nexus alone: the sd driver makes
+# and checks the tuples, the target checks and drops a write's and makes a
+# read's, and the file behind it has the data only.
 . ./lib.sh
 . ./pi_lib.sh
 
@@ -33,6 +37,11 @@ DIR=/tmp/kt-pi-loop
 IMG=$DIR/f1.img
 PROT=$DIR/f1.img.protection
 LOG=/ktout/pi-loop.log
+# fabric_prot_type: TPG2 shows pf2 (no PI) with PI, TPG3 without
+TPG2=$KT_CFS/loopback/$WWN/tpgt_2
+TPG3=$KT_CFS/loopback/$WWN/tpgt_3
+F2=$KT_CFS/core/fileio_1/pf2
+IMG2=$DIR/f2.img
 
 # fio_pi DISK NAME ARGS...: fio writes and verifies (crc32c) through DISK
 fio_pi() {
@@ -161,6 +170,10 @@ setup() {
 
 teardown() {
 	echo NULL > $TPG/nexus 2>/dev/null
+	echo NULL > $TPG2/nexus 2>/dev/null
+	echo NULL > $TPG3/nexus 2>/dev/null
+	rm -f $TPG2/lun/lun_0/pf2 $TPG3/lun/lun_0/pf2
+	rmdir $TPG2/lun/lun_0 $TPG3/lun/lun_0 $TPG2 $TPG3 $F2 2>/dev/null
 	rm -f $TPG/lun/lun_0/pf1 $TPG/lun/lun_1/pr1 $TPG/lun/lun_2/pib1
 	rmdir $TPG/lun/lun_0 $TPG/lun/lun_1 $TPG/lun/lun_2 $TPG \
 		$KT_CFS/loopback/$WWN $F1 $R1 $IB $KT_CFS/core/fileio_1 \
@@ -215,10 +228,87 @@ iblock_io_checks() {
 		[ \"\$(cat $IB/attrib/pi_prot_type)\" = 1 ]"
 }
 
+# setup_fabric_prot: pf2, a fileio LU without PI, LUN 0 of TPG2 (its
+# fabric_prot_type 1) and of TPG3 (0), a nexus each
+setup_fabric_prot() {
+	mkdir -p $F2 $TPG2/lun/lun_0 $TPG3/lun/lun_0 &&
+		echo "fd_dev_name=$IMG2,fd_dev_size=$((32 << 20))" > $F2/control &&
+		echo 1 > $F2/enable &&
+		echo 1 > $TPG2/attrib/fabric_prot_type &&
+		ln -s $F2 $TPG2/lun/lun_0/pf2 && ln -s $F2 $TPG3/lun/lun_0/pf2 &&
+		echo $INIT > $TPG2/nexus && echo $INIT > $TPG3/nexus
+}
+
+# prot_en DISK: sg_readcap --long's protection line
+prot_en() {
+	sg_readcap --long "$1" 2>&1 | grep -o 'prot_en=[01], p_type=[0-9]'
+}
+
+# lands_plain DISK LBA: a random block written through DISK is in the
+# image at LBA * 512, and reads back the same through the other nexus
+lands_plain() {
+	head -c 512 /dev/urandom > $DIR/blk2 &&
+		dd if=$DIR/blk2 of="$1" bs=512 seek="$2" oflag=direct status=none &&
+		dd if=$IMG2 bs=512 skip="$2" count=1 status=none | cmp - $DIR/blk2 &&
+		dd if="$3" bs=512 skip="$2" count=1 iflag=direct status=none |
+		cmp - $DIR/blk2
+}
+
+# renexus_type3: TPG2's nexus made again with fabric_prot_type 3
+renexus_type3() {
+	echo NULL > $TPG2/nexus && echo 3 > $TPG2/attrib/fabric_prot_type &&
+		echo $INIT > $TPG2/nexus
+}
+
+# fabric_prot_checks: a LU without PI shown with PI by its TPG alone
+fabric_prot_checks() {
+	local d2 d3 b2 b3
+
+	check_bad_write "loopback fabric_prot_type 2 is refused" \
+		$TPG2/attrib/fabric_prot_type 2 "fabric_prot_type.*want 0, 1 or 3"
+	kmsg_mark
+	check "pf2 (fileio, no PI): LUN 0 of TPG2 (fabric_prot_type 1) and of TPG3 (0)" \
+		setup_fabric_prot
+	check_eq "TPG2's fabric_prot_type reads 1, pf2's pi_prot_type 0" \
+		"$(cat $TPG2/attrib/fabric_prot_type $F2/attrib/pi_prot_type 2>&1 | tr '\n' ' ')" "1 0 "
+	d2=$(kt_loop_disk $TPG2 0)
+	d3=$(kt_loop_disk $TPG3 0)
+	check "the two LUNs are sd disks" test -b "$d2" -a -b "$d3"
+	b2=/sys/block/${d2#/dev/}
+	b3=/sys/block/${d3#/dev/}
+	check_eq "TPG2's disk: integrity format T10-DIF-TYPE1-CRC" \
+		"$(cat $b2/integrity/format 2>&1)" T10-DIF-TYPE1-CRC
+	check_eq "TPG3's disk of the same LU: no integrity" \
+		"$(cat $b3/integrity/format 2>&1)" none
+	check_eq "READ CAPACITY (16) through TPG2, then TPG3" \
+		"$(prot_en $d2) $(prot_en $d3)" "prot_en=1, p_type=0 prot_en=0, p_type=0"
+	check "the sd driver enabled DIF type 1 on TPG2's disk" \
+		kmsg_says "\[${d2#/dev/}\] Enabling (DIF Type 1 protection|DIX T10-DIF-TYPE1-CRC)"
+	check "fio 4k random write + verify through TPG2 (the fabric's type 1)" \
+		fio_pi "$d2" fp4k --rw=randwrite --bs=4k --size=16m --number_ios=2048
+	check "fio 1M sequential write + verify through TPG2" \
+		fio_pi "$d2" fp1m --rw=write --bs=1m --size=8m --offset=16m
+	check "a block written through TPG2 is in the file as it was sent, and reads so through TPG3" \
+		lands_plain "$d2" 777 "$d3"
+	check "pf2 kept no PI: pi_prot_type 0, no $IMG2.protection" \
+		sh -c "[ \"\$(cat $F2/attrib/pi_prot_type)\" = 0 ] && [ ! -e $IMG2.protection ]"
+	check "TPG2's nexus made again with fabric_prot_type 3" renexus_type3
+	d2=$(kt_loop_disk $TPG2 0)
+	b2=/sys/block/${d2#/dev/}
+	check_eq "TPG2's disk: integrity format T10-DIF-TYPE3-CRC" \
+		"$(cat $b2/integrity/format 2>&1)" T10-DIF-TYPE3-CRC
+	check "fio 4k random write + verify through TPG2 (type 3)" \
+		fio_pi "$d2" fp4k3 --rw=randwrite --bs=4k --size=16m --number_ios=2048
+	check "FORMAT UNIT to type 1 where the fabric shows type 3: INVALID FIELD IN CDB" \
+		format_refused "$d2" --fmtpinfo=2
+	check_fails "the target found no tuple that did not match" \
+		kmsg_says "protection information.s (guard|reference tag)"
+}
+
 main() {
 	local d0 d1 d2 b0 b1 b2
 
-	plan 41
+	plan 58
 	: > $LOG
 	kmsg_mark
 	local start=$KT_KMSG_MARK
@@ -287,6 +377,7 @@ main() {
 	check "... and of 8007" pi_ok 8007 1
 	check "SG_IO READ (10) with RDPROTECT 001b and no PI buffer: invalid field in CDB" \
 		raw_protect_read "$d0"
+	fabric_prot_checks
 
 	teardown
 	KT_KMSG_MARK=$start
