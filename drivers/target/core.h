@@ -146,6 +146,19 @@ void kt_cmd_init_internal(struct kt_cmd *cmd, struct kt_session *sess,
 
 /* pi.c */
 void kt_pi_dev_init(struct kt_dev *dev);
+/*
+ * The protection type @cmd's initiator sees: its LU's own, or else (not
+ * on a CD/DVD LU) the one its session's fabric shows on LUs without PI
+ * (kt_session.prot_type), whose tuples the core makes and drops.
+ */
+u8 kt_cmd_pi_type(const struct kt_cmd *cmd);
+/* ... and that one is only the fabric's: the LU keeps no PI */
+bool kt_cmd_pi_fabric_only(const struct kt_cmd *cmd);
+/*
+ * A read of a LU whose PI is only the fabric's: the tuples of the first
+ * @len bytes of cmd->sgl, made into cmd->prot_sgl. Any context.
+ */
+sense_reason_t kt_pi_insert(struct kt_cmd *cmd, u32 len);
 
 /* task_set.c */
 int kt_task_set_init(void);

@@ -18,6 +18,12 @@
  * a read checks the guard, and the reference tag of type 1, of every block
  * it returns, whatever attrib/pi_prot_verify says: LIO checks on the way
  * out of a fabric without PI too (target_read_prot_action()).
+ *
+ * A fabric may show a LU that keeps no PI as one of type 1 or 3 (its
+ * fabric_prot_type, kt_session.prot_type): the PI then lives only between
+ * the initiator and the core, which checks a write's tuples as WRPROTECT
+ * says and drops them (LIO's DOUT_STRIP), and makes a read's once the data
+ * is up (DIN_INSERT, kt_pi_insert()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,9 +33,25 @@
 #include <linux/scatterlist.h>
 
 #include <ktarget/backend.h>
+#include <ktarget/fabric.h>
 #include <ktarget/proto/pi.h>
 
 #include "core.h"
+
+u8 kt_cmd_pi_type(const struct kt_cmd *cmd)
+{
+	const struct kt_dev *dev = cmd->dev;
+	u8 type = kt_pi_type(dev);
+
+	if (type || !cmd->sess || dev->attrib.emulate_cdrom)
+		return type;
+	return READ_ONCE(cmd->sess->prot_type);
+}
+
+bool kt_cmd_pi_fabric_only(const struct kt_cmd *cmd)
+{
+	return !kt_pi_type(cmd->dev) && kt_cmd_pi_type(cmd);
+}
 
 /*
  * Walk @nr blocks of cmd->sgl from byte @off; each block's CRC goes to
@@ -169,7 +191,7 @@ EXPORT_SYMBOL_GPL(kt_pi_verify);
 sense_reason_t kt_pi_check_carried(struct kt_cmd *cmd, u32 len)
 {
 	u32 bs = cmd->dev->attrib.block_size, nr = len / bs, done, n;
-	u8 type = kt_pi_type(cmd->dev), buf[KT_PI_CHECK_BATCH * KT_PI_TUPLE_LEN];
+	u8 type = kt_cmd_pi_type(cmd), buf[KT_PI_CHECK_BATCH * KT_PI_TUPLE_LEN];
 	struct kt_pi_walk_arg a = {
 		.type = type, .pi = buf,
 		.checks = kt_pi_protect_checks(type, cmd->protect),
@@ -191,6 +213,28 @@ sense_reason_t kt_pi_check_carried(struct kt_cmd *cmd, u32 len)
 	return reason;
 }
 EXPORT_SYMBOL_GPL(kt_pi_check_carried);
+
+sense_reason_t kt_pi_insert(struct kt_cmd *cmd, u32 len)
+{
+	u32 bs = cmd->dev->attrib.block_size, nr = len / bs, done, n;
+	u8 buf[KT_PI_CHECK_BATCH * KT_PI_TUPLE_LEN];
+	struct kt_pi_walk_arg a = { .type = kt_cmd_pi_type(cmd), .pi = buf };
+	sense_reason_t reason;
+
+	for (done = 0; done < nr; done += n) {
+		n = min_t(u32, nr - done, KT_PI_CHECK_BATCH);
+		a.lba = cmd->lba + done;
+		reason = kt_pi_walk(cmd, done * bs, n, kt_pi_gen_block, &a);
+		if (reason)
+			return reason;
+		if (sg_pcopy_from_buffer(cmd->prot_sgl, cmd->prot_nents, buf,
+					 n * KT_PI_TUPLE_LEN,
+					 done * KT_PI_TUPLE_LEN) !=
+		    n * KT_PI_TUPLE_LEN)
+			return KT_SENSE_LU_COMM_FAILURE;
+	}
+	return KT_SENSE_NONE;
+}
 
 void kt_pi_dev_init(struct kt_dev *dev)
 {

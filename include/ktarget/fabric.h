@@ -254,6 +254,11 @@ struct kt_session {
 	struct kt_xcopy_ids	*xcopy_ids;	/* held copy results (xcopy_rcr.c) */
 	atomic_t		xcopy_running;	/* its copies running (xcopy.c) */
 	struct kt_data_share	*data_share;	/* its initiator's (data_limit.c) */
+	/*
+	 * 0, or the protection type (1, 3) the fabric shows on LUs that
+	 * keep no PI (its fabric_prot_type): set before kt_session_register()
+	 */
+	u8			prot_type;
 
 	/* unit attentions (ua.c) */
 	u64			nexus_key;	/* the initiator port */

@@ -269,28 +269,33 @@ static struct kt_tpg *attrib_to_tpg(struct config_item *item)
 static ssize_t kt_loop_attrib_fabric_prot_type_show(struct config_item *item,
 						    char *page)
 {
-	return sysfs_emit(page, "0\n");
+	struct kt_loop_tpg *tpg = to_loop_tpg(attrib_to_tpg(item));
+
+	return sysfs_emit(page, "%u\n", READ_ONCE(tpg->fabric_prot_type));
 }
 
 /*
- * LIO's fabric_prot_type makes a LU without PI look like one, the fabric
- * making and dropping the tuples; not offered: 0 only. A LU with PI of its
- * own (attrib/pi_prot_type) carries it over the loopback anyway (DIX).
+ * As LIO's: the protection type (0, 1 or 3) the next nexus shows on LUs
+ * that keep no PI of their own; the core checks and drops the tuples the
+ * sd driver sends with a write and makes those of a read. A LU with PI of
+ * its own (attrib/pi_prot_type) shows its own type whatever this says.
  */
 static ssize_t kt_loop_attrib_fabric_prot_type_store(struct config_item *item,
 						     const char *page,
 						     size_t count)
 {
+	struct kt_loop_tpg *tpg = to_loop_tpg(attrib_to_tpg(item));
 	char where[KT_LOOP_PATH_LEN];
 	u32 val;
 
-	if (kt_cfs_u32(page, count, 0, 0, &val)) {
-		pr_warn_ratelimited("%s/attrib/fabric_prot_type: '%*pE': want 0 (a LU carries PI only with its own attrib/pi_prot_type)\n",
-				    kt_loop_tpg_path(attrib_to_tpg(item), where,
+	if (kt_cfs_u32(page, count, 0, 3, &val) || val == 2) {
+		pr_warn_ratelimited("%s/attrib/fabric_prot_type: '%*pE': want 0, 1 or 3 (type 2 needs 32-byte CDBs)\n",
+				    kt_loop_tpg_path(&tpg->tpg, where,
 						     sizeof(where)),
 				    kt_loop_shown(page, count), page);
 		return -EINVAL;
 	}
+	WRITE_ONCE(tpg->fabric_prot_type, val);
 	return count;
 }
 

@@ -38,6 +38,8 @@ struct kt_loop_tpg {
 	struct mutex		nexus_lock;
 	struct kt_loop_nexus	*nexus;		/* under nexus_lock */
 	bool			offline;	/* transport_status */
+	/* attrib/fabric_prot_type, which a nexus takes when it is made */
+	u8			fabric_prot_type;
 };
 
 enum {

@@ -560,6 +560,7 @@ int kt_loop_nexus_make(struct kt_loop_tpg *tpg, const char *initiator)
 			   SHOST_DIX_TYPE3_PROTECTION);
 	scsi_host_set_guard(sh, SHOST_DIX_GUARD_CRC);
 
+	nx->sess.prot_type = READ_ONCE(tpg->fabric_prot_type);
 	nx->sess.tid.proto = KT_LOOP_PROTO_SAS;
 	strscpy(nx->sess.tid.name, initiator, sizeof(nx->sess.tid.name));
 	acl = kt_tpg_find_acl(&tpg->tpg, initiator);

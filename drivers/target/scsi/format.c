@@ -191,6 +191,9 @@ static sense_reason_t kt_format_type_ok(struct kt_cmd *cmd, u8 type)
 
 	if (type == 2)
 		why = "type 2 (32-byte CDBs) is not supported: 10b: type 1, 11b, PFU 001b: type 3";
+	/* its PI is the fabric's (fabric_prot_type): that type only, kept */
+	else if (kt_cmd_pi_fabric_only(cmd) && type != kt_cmd_pi_type(cmd))
+		why = "the LU keeps no PI, its fabric shows it with its own type: that type only";
 	else if (!dev->ops->init_prot && type != kt_pi_type(dev) &&
 		 kt_pi_type(dev))
 		why = "its backstore keeps no PI of its own: only its disk's type";
@@ -260,11 +263,12 @@ static void kt_format_execute(struct kt_cmd *cmd)
 		goto out;
 	}
 	/*
-	 * no PI before or after, or a backstore whose type stays what its
-	 * disk has: nothing to format, the data stays; a format that failed
-	 * before is over
+	 * no PI before or after, a backstore whose type stays what its disk
+	 * has, or PI only the fabric's: nothing to format, the data stays; a
+	 * format that failed before is over
 	 */
-	if (type == kt_pi_type(dev) && (!type || !dev->ops->init_prot)) {
+	if ((type == kt_pi_type(dev) && (!type || !dev->ops->init_prot)) ||
+	    kt_cmd_pi_fabric_only(cmd)) {
 		atomic_cmpxchg(&dev->state->sanitize.state,
 			       KT_SANITIZE_FORMAT_FAILED, KT_SANITIZE_IDLE);
 		goto out;

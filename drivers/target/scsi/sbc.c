@@ -66,6 +66,18 @@ static u32 kt_sbc_backend_len(struct kt_cmd *cmd, bool write)
 	return len + extra;
 }
 
+/*
+ * The read of a LU whose PI is only the fabric's is up: the tuples of its
+ * whole blocks
+ */
+static void kt_sbc_pi_insert_done(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	if (!reason)
+		reason = kt_pi_insert(cmd, rounddown(cmd->data_length,
+						     cmd->dev->attrib.block_size));
+	kt_cmd_be_complete(cmd, reason);
+}
+
 static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 {
 	struct kt_dev *dev = cmd->dev;
@@ -95,6 +107,16 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 			kt_cmd_complete(cmd, reason);
 			return;
 		}
+	}
+	/*
+	 * PI the fabric shows on a LU that keeps none: a write's was checked
+	 * and is dropped, a read's is made once the data is up; the backstore
+	 * moves the data alone
+	 */
+	if (cmd->protect && kt_cmd_pi_fabric_only(cmd)) {
+		cmd->protect = 0;
+		if (!write && cmd->prot_sgl)
+			cmd->be_done = kt_sbc_pi_insert_done;
 	}
 	/* the core's own buffer, and nothing reads it once it is written */
 	cmd->be_take_pages = write && cmd->sgl_owned &&
@@ -539,7 +561,7 @@ static sense_reason_t kt_sbc_ws_pi_setup(struct kt_cmd *cmd, const u8 *block,
 					 u64 pos, u32 chunk)
 {
 	u32 bs = cmd->dev->attrib.block_size, i;
-	u8 type = kt_pi_type(cmd->dev), tuple[KT_PI_TUPLE_LEN];
+	u8 type = kt_cmd_pi_type(cmd), tuple[KT_PI_TUPLE_LEN];
 	u64 lba = div_u64(pos, bs);
 	struct kt_sbc_ws_pi *p;
 	sense_reason_t reason;
@@ -556,6 +578,11 @@ static sense_reason_t kt_sbc_ws_pi_setup(struct kt_cmd *cmd, const u8 *block,
 				    reason == KT_SENSE_PI_GUARD ? "guard" :
 				    "reference tag");
 		return reason;
+	}
+	/* the PI is only the fabric's: checked, and no block keeps it */
+	if (kt_cmd_pi_fabric_only(cmd)) {
+		cmd->protect = 0;
+		return KT_SENSE_NONE;
 	}
 	p = kmalloc(struct_size(p, tuples, chunk / bs * KT_PI_TUPLE_LEN),
 		    GFP_KERNEL);

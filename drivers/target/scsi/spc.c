@@ -118,7 +118,7 @@ void kt_lu_info_fill(struct kt_cmd *cmd, struct kt_lu_info *lu)
 	}
 	if (a->emulate_pr)
 		lu->flags |= KT_LU_PR;
-	lu->pi_type = a->pi_prot_type;
+	lu->pi_type = kt_cmd_pi_type(cmd);
 	if (a->emulate_caw) {
 		lu->flags |= KT_LU_CAW;
 		lu->max_caw_blocks = KT_CAW_MAX_BLOCKS;
