@@ -264,8 +264,6 @@ renexus_type3() {
 fabric_prot_checks() {
 	local d2 d3 b2 b3
 
-	check_bad_write "loopback fabric_prot_type 2 is refused" \
-		$TPG2/attrib/fabric_prot_type 2 "fabric_prot_type.*want 0, 1 or 3"
 	kmsg_mark
 	check "pf2 (fileio, no PI): LUN 0 of TPG2 (fabric_prot_type 1) and of TPG3 (0)" \
 		setup_fabric_prot
@@ -292,6 +290,11 @@ fabric_prot_checks() {
 		lands_plain "$d2" 777 "$d3"
 	check "pf2 kept no PI: pi_prot_type 0, no $IMG2.protection" \
 		sh -c "[ \"\$(cat $F2/attrib/pi_prot_type)\" = 0 ] && [ ! -e $IMG2.protection ]"
+	check_fails "the target found no tuple that did not match" \
+		kmsg_says "protection information.s (guard|reference tag)"
+	check_bad_write "loopback fabric_prot_type 2 is refused" \
+		$TPG2/attrib/fabric_prot_type 2 "fabric_prot_type.*want 0, 1 or 3"
+	kmsg_mark
 	check "TPG2's nexus made again with fabric_prot_type 3" renexus_type3
 	d2=$(kt_loop_disk $TPG2 0)
 	b2=/sys/block/${d2#/dev/}
@@ -301,8 +304,6 @@ fabric_prot_checks() {
 		fio_pi "$d2" fp4k3 --rw=randwrite --bs=4k --size=16m --number_ios=2048
 	check "FORMAT UNIT to type 1 where the fabric shows type 3: INVALID FIELD IN CDB" \
 		format_refused "$d2" --fmtpinfo=2
-	check_fails "the target found no tuple that did not match" \
-		kmsg_says "protection information.s (guard|reference tag)"
 }
 
 main() {
