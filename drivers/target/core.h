@@ -160,6 +160,18 @@ bool kt_cmd_pi_fabric_only(const struct kt_cmd *cmd);
  */
 sense_reason_t kt_pi_insert(struct kt_cmd *cmd, u32 len);
 
+/*
+ * pi_wire.c: RDPROTECT / WRPROTECT over a fabric that interleaves the PI
+ * with the data (kt_fabric_ops.pi_interleaved). kt_pi_wire_split() gives
+ * the command a data list and a PI list of its own for its @nr blocks (a
+ * write's taken apart from the fabric's buffer); kt_pi_wire_join() puts
+ * the fabric's buffer back (a read's filled from them first) and frees
+ * them: before the command completes, whatever its outcome. Both from
+ * process context; join from any context.
+ */
+sense_reason_t kt_pi_wire_split(struct kt_cmd *cmd, u32 nr, bool write);
+sense_reason_t kt_pi_wire_join(struct kt_cmd *cmd, bool read);
+
 /* task_set.c */
 int kt_task_set_init(void);
 void kt_task_set_exit(void);

@@ -168,6 +168,13 @@ struct kt_cmd {
 	bool			prot_by_fabric;	/* it makes and drops the PI */
 	u8			protect;
 	/*
+	 * the fabric's buffer, PI interleaved with the data, while the
+	 * core's own lists stand in for it (pi_wire.c)
+	 */
+	struct scatterlist	*pi_wire_sgl;
+	unsigned int		pi_wire_nents;
+	bool			pi_interleaved;	/* the CDB's PI travels so */
+	/*
 	 * the core builds the data-in itself (SPC emulation): its buffer is
 	 * allocated at completion for the answer, not for ALLOCATION LENGTH
 	 */

@@ -130,6 +130,12 @@ struct kt_fabric_ops {
 	u8	default_complete_type;
 	bool	no_direct_submit;
 	bool	no_direct_complete;
+	/*
+	 * No buffer for PI beside the data (kt_cmd_set_fabric_prot()): what
+	 * RDPROTECT / WRPROTECT transfer is interleaved in the data, each
+	 * logical block followed by its tuple, as SBC-4 lays it out (iSCSI)
+	 */
+	bool	pi_interleaved;
 
 	/*
 	 * --- configuration: the wwn and tpg hooks are required; without

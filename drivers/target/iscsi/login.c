@@ -735,6 +735,8 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 			sizeof(sess->se.tid.name));
 		memcpy(sess->se.tid.isid, l->isid, KT_PR_ISID_LEN);
 		sess->se.tid.has_isid = true;
+		/* LUs without PI shown with this type (the core's, pi.c) */
+		sess->se.prot_type = READ_ONCE(l->tpg->attrib.fabric_prot_type);
 		ret = kt_session_register(&sess->se, &l->tpg->tpg, l->acl,
 					  l->initiator);
 		if (ret) {

@@ -61,6 +61,8 @@ const struct kt_fabric_ops kt_iscsi_ops = {
 	.release_cmd		= kt_iscsi_release_cmd,
 	.aborted		= kt_iscsi_aborted,
 	.abort_data_out		= kt_iscsi_abort_data_out,
+	/* RDPROTECT / WRPROTECT: the PI follows each block in the data */
+	.pi_interleaved		= true,
 
 	/* configuration: configfs/fabric.c, np/ in configfs/np.c */
 	.make_wwn		= kt_iscsi_make_wwn,

@@ -55,6 +55,9 @@ static u32 kt_sbc_backend_len(struct kt_cmd *cmd, bool write)
 	struct scatterlist *last;
 	u32 extra = roundup(len, bs) - len;
 
+	/* the core's data list, the tuples apart (pi_wire.c) */
+	if (cmd->pi_wire_sgl)
+		return cmd->prot_len / KT_PI_TUPLE_LEN * bs;
 	if (!extra)
 		return len;
 	/* the fabric's buffer may share its last page: that room is not ours */
@@ -67,14 +70,21 @@ static u32 kt_sbc_backend_len(struct kt_cmd *cmd, bool write)
 }
 
 /*
- * The read of a LU whose PI is only the fabric's is up: the tuples of its
- * whole blocks
+ * The backstore is done with a command whose PI the core handles here: a
+ * read's tuples made where they are only the fabric's, then the fabric's
+ * interleaved buffer back (a read's filled).
  */
-static void kt_sbc_pi_insert_done(struct kt_cmd *cmd, sense_reason_t reason)
+static void kt_sbc_rw_pi_done(struct kt_cmd *cmd, sense_reason_t reason)
 {
-	if (!reason)
-		reason = kt_pi_insert(cmd, rounddown(cmd->data_length,
-						     cmd->dev->attrib.block_size));
+	bool write = cmd->cdb_flags & KT_CDB_F_DATA_OUT;
+	u32 bs = cmd->dev->attrib.block_size;
+
+	if (!reason && !write && cmd->prot_sgl &&
+	    kt_cmd_pi_fabric_only(cmd))
+		reason = kt_pi_insert(cmd, cmd->pi_wire_sgl ?
+				      cmd->prot_len / KT_PI_TUPLE_LEN * bs :
+				      rounddown(cmd->data_length, bs));
+	reason = kt_pi_wire_join(cmd, !reason && !write) ?: reason;
 	kt_cmd_be_complete(cmd, reason);
 }
 
@@ -87,23 +97,36 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 	 * cache off): honour it, whatever WCE says by now.
 	 */
 	bool fua = cmd->cdb_flags & KT_CDB_F_FUA;
-	u32 len = kt_sbc_backend_len(cmd, write);
+	sense_reason_t reason;
+	u32 len;
 
+	/* PI in the fabric's buffer after each block: lists of the core's */
+	if (cmd->pi_interleaved) {
+		reason = kt_pi_wire_split(cmd, cmd->data_length /
+					  (dev->attrib.block_size +
+					   KT_PI_TUPLE_LEN), write);
+		if (reason) {
+			kt_cmd_complete(cmd, reason);
+			return;
+		}
+	}
+	len = kt_sbc_backend_len(cmd, write);
 	/*
 	 * A read of part of a block into the fabric's buffer fills only the
 	 * whole blocks: the residual says the rest was not sent.
 	 */
-	if (!write && len < cmd->data_length)
+	if (!write && len < cmd->data_length && !cmd->pi_wire_sgl)
 		kt_cmd_set_data_in_len(cmd, len);
 	if (!len) {
+		kt_pi_wire_join(cmd, false);
 		kt_cmd_complete(cmd, KT_SENSE_NONE);
 		return;
 	}
 	/* WRPROTECT: the initiator's PI is checked before any of it goes down */
 	if (write && cmd->protect && cmd->prot_sgl) {
-		sense_reason_t reason = kt_pi_check_carried(cmd, len);
-
+		reason = kt_pi_check_carried(cmd, len);
 		if (reason) {
+			kt_pi_wire_join(cmd, false);
 			kt_cmd_complete(cmd, reason);
 			return;
 		}
@@ -113,11 +136,11 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 	 * and is dropped, a read's is made once the data is up; the backstore
 	 * moves the data alone
 	 */
-	if (cmd->protect && kt_cmd_pi_fabric_only(cmd)) {
+	if (cmd->protect && kt_cmd_pi_fabric_only(cmd))
 		cmd->protect = 0;
-		if (!write && cmd->prot_sgl)
-			cmd->be_done = kt_sbc_pi_insert_done;
-	}
+	if ((!write && cmd->prot_sgl && kt_cmd_pi_fabric_only(cmd)) ||
+	    cmd->pi_wire_sgl)
+		cmd->be_done = kt_sbc_rw_pi_done;
 	/* the core's own buffer, and nothing reads it once it is written */
 	cmd->be_take_pages = write && cmd->sgl_owned &&
 			     cmd->sgl == cmd->data_sgl;
@@ -918,13 +941,17 @@ sense_reason_t kt_sbc_check_protect(struct kt_cmd *cmd, const struct kt_cdb *c)
 		      NULL;
 	else if (c->desc->run != KT_RUN_RW)
 		why = "is not offered with this command";
-	else if (!cmd->prot_sgl && !cmd->prot_by_fabric)
-		why = "needs a fabric that carries PI beside the data (DIX)";
+	else if (!cmd->prot_sgl && !cmd->prot_by_fabric &&
+		 !(cmd->ops && cmd->ops->pi_interleaved))
+		why = "needs a fabric that carries PI beside the data (DIX) or in it";
 	else if (cmd->prot_sgl &&
 		 cmd->prot_len / KT_PI_TUPLE_LEN < c->nr_blocks)
 		why = "came with less PI than its blocks need";
 	else
 		why = NULL;
+	if (!why && c->desc->run == KT_RUN_RW && !cmd->prot_sgl &&
+	    !cmd->prot_by_fabric)
+		cmd->pi_interleaved = true;
 	if (why) {
 		pr_warn_ratelimited("device %u: opcode 0x%02x: protection field %u%u%ub %s\n",
 				    cmd->dev->index, cmd->cdb[0], protect >> 2,
@@ -948,6 +975,23 @@ sense_reason_t kt_sbc_parse_rw(struct kt_cmd *cmd, const struct kt_cdb *c,
 	*needed = c->nr_blocks * cmd->dev->attrib.block_size;
 	*dir = (c->flags & KT_CDB_F_DATA_OUT) ? KT_DATA_OUT : KT_DATA_IN;
 	cmd->execute = kt_sbc_execute_rw;
+	/*
+	 * each block followed by its tuple in the fabric's buffer, which
+	 * holds them all: no part of a block, nor of a tuple, moves alone
+	 */
+	if (cmd->pi_interleaved) {
+		*needed = c->nr_blocks * (cmd->dev->attrib.block_size +
+					  KT_PI_TUPLE_LEN);
+		if (cmd->expected_len != *needed) {
+			pr_warn_ratelimited("device %u: opcode 0x%02x with its PI interleaved: %u bytes expected, the %u blocks and their tuples are %u\n",
+					    cmd->dev->index, cmd->cdb[0],
+					    cmd->expected_len, c->nr_blocks,
+					    *needed);
+			cmd->sense_field = KT_FIELD_CDB_BIT(1, 7);
+			return KT_SENSE_INVALID_CDB_FIELD;
+		}
+		return KT_SENSE_NONE;
+	}
 	return *dir == KT_DATA_OUT ? kt_sbc_overflow(cmd, *needed) :
 				     KT_SENSE_NONE;
 }
