@@ -735,8 +735,13 @@ static u16 kt_iscsi_login_finish(struct kt_iscsi_conn *conn, const char **why)
 			sizeof(sess->se.tid.name));
 		memcpy(sess->se.tid.isid, l->isid, KT_PR_ISID_LEN);
 		sess->se.tid.has_isid = true;
-		/* LUs without PI shown with this type (the core's, pi.c) */
-		sess->se.prot_type = READ_ONCE(l->tpg->attrib.fabric_prot_type);
+		/*
+		 * LUs without PI shown with this type (the core's, pi.c):
+		 * as in LIO, only where the TPG has t10_pi on too
+		 */
+		if (READ_ONCE(l->tpg->attrib.t10_pi))
+			sess->se.prot_type =
+				READ_ONCE(l->tpg->attrib.fabric_prot_type);
 		ret = kt_session_register(&sess->se, &l->tpg->tpg, l->acl,
 					  l->initiator);
 		if (ret) {

@@ -9,12 +9,12 @@
 # returns the stored tuples and a write stores the initiator's, checked
 # first: a bad guard or reference tag fails the command and writes
 # nothing; a byte flipped in the data behind the target fails the read. A
-# target whose TPG has attrib/fabric_prot_type 1 shows a LU without PI as
-# type 1 to its sessions alone: a read's tuples are made by the target,
-# a write's are checked and dropped, and the file holds the data only; the
-# same LU through a TPG without it shows no PI and refuses RDPROTECT. A
-# READ with RDPROTECT whose expected length has no room for the tuples is
-# an invalid field.
+# target whose TPG has attrib/t10_pi and fabric_prot_type 1 (LIO wants
+# both) shows a LU without PI as type 1 to its sessions alone: a read's
+# tuples are made by the target, a write's are checked and dropped, and
+# the file holds the data only; the same LU through a TPG without them
+# shows no PI and refuses RDPROTECT. A READ with RDPROTECT whose expected
+# length has no room for the tuples is an invalid field.
 . ./lib.sh
 . ./pi_lib.sh
 
@@ -52,6 +52,7 @@ setup() {
 		echo 0 > $TPG2/attrib/authentication &&
 		echo 1 > $TPG2/attrib/generate_node_acls &&
 		echo 0 > $TPG2/attrib/demo_mode_write_protect &&
+		echo 1 > $TPG2/attrib/t10_pi &&
 		echo 1 > $TPG2/attrib/fabric_prot_type && echo 1 > $TPG2/enable
 }
 
@@ -75,26 +76,27 @@ teardown() {
 }
 
 # rd_wire SG LBA N OUT: ddpt reads N blocks at LBA with RDPROTECT 001b
+# (verbose: a failure's sense decoded)
 rd_wire() {
 	rm -f "$4"
 	cmd_out ddpt if="$1" iflag=pt bs=512 skip="$2" count="$3" protect=1 \
-		of="$4" && [ "$(stat -c %s "$4")" = $(($3 * 520)) ]
+		of="$4" verbose=1 && [ "$(stat -c %s "$4")" = $(($3 * 520)) ]
 }
 
 # wr_wire SG LBA N IN: ddpt writes N blocks at LBA with WRPROTECT 001b
 wr_wire() {
 	cmd_out ddpt if="$4" of="$1" oflag=pt bs=512 seek="$2" count="$3" \
-		protect=0,1
+		protect=0,1 verbose=1
 }
 
 # wr_refused SG LBA N IN PATTERN: that write fails, and ddpt says PATTERN
 wr_refused() {
-	! wr_wire "$1" "$2" "$3" "$4" && tail -20 $LOG | grep -qi "$5"
+	! wr_wire "$1" "$2" "$3" "$4" && tail -30 $LOG | grep -qi "$5"
 }
 
 # rd_refused SG LBA N PATTERN: the read fails, and ddpt says PATTERN
 rd_refused() {
-	! rd_wire "$1" "$2" "$3" $DIR/bad.bin && tail -20 $LOG | grep -qi "$4"
+	! rd_wire "$1" "$2" "$3" $DIR/bad.bin && tail -30 $LOG | grep -qi "$4"
 }
 
 # plain_write DISK LBA N: N random blocks written at LBA through the Linux
