@@ -3,7 +3,8 @@
 #
 # QEMU's vhost-scsi-pci on ktarget_vhost, set up with targetcli as LIO's
 # users do, once ktarget_core is loaded: a ramdisk LUN 0 and a fileio LUN 1
-# under /vhost/$WWN/tpg1.
+# with T10-PI of type 1 under /vhost/$WWN/tpg1, QEMU's device with
+# t10_pi=on (the nested guest's sd takes LUN 1 as an integrity disk).
 # The nested guest (lib-qemu.sh) writes and reads both; then clearconfig
 # takes it all away and the modules unload.
 . vhost-qemu/lib-qemu.sh
@@ -30,6 +31,7 @@ main() {
 	out=$(targetcli 2>&1 <<-EOT
 	/backstores/ramdisk create vq_rd 64M
 	/backstores/fileio create vq_f0 $FIMG 64M write_back=false
+	/backstores/fileio/vq_f0 set attribute pi_prot_type=1
 	/vhost create $WWN
 	/vhost/$WWN/tpg1/luns create /backstores/ramdisk/vq_rd
 	/vhost/$WWN/tpg1/luns create /backstores/fileio/vq_f0
@@ -45,7 +47,9 @@ main() {
 		grep -q '^ktarget_vhost ' /proc/modules && ! grep -q '^vhost_scsi ' /proc/modules"
 	check "/dev/vhost-scsi" vhost_dev
 
-	vhost_qemu_run ktarget
+	# T10-PI: LUN 1 has type 1, QEMU offers the guest T10_PI, and the
+	# guest's sd driver sends and checks the tuples through the rings
+	VQ_DEV_OPTS=,t10_pi=on VQ_INTEG1=T10-DIF-TYPE1-CRC vhost_qemu_run ktarget
 
 	check "targetcli clearconfig: the vhost target is gone" sh -c "
 		targetcli clearconfig confirm=True >> /ktout/vhost-qemu-targetcli.log 2>&1 &&

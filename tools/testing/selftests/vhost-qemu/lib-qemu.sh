@@ -8,8 +8,8 @@
 # the host's own qemu-system-x86_64 over 9p) boots this kernel with
 # nested-init as its /init and one device, vhost-scsi-pci,wwpn=$WWN; the
 # nested guest writes a pattern to both LUNs and reads it back, reads what
-# was written into the fileio file before, times 8 MiB of O_DIRECT I/O and
-# powers off. QEMU's vhost ioctls are traced (strace) into the run folder,
+# was written into the fileio file before, says which PI format LUN 1 has
+# in its block layer, times 8 MiB of O_DIRECT I/O and powers off. QEMU's vhost ioctls are traced (strace) into the run folder,
 # with its console and its own messages.
 . ./lib.sh
 
@@ -21,7 +21,11 @@ WORK=/tmp/kt-vhost-qemu
 # rest. TCG in TCG: about 15 minutes on a 2-CPU host (the admin guide).
 QEMU_SECONDS=$((${KT_FILE_TIMEOUT:-1200} - 300))
 # checks of vhost_qemu_run
-VQ_CHECKS=8
+VQ_CHECKS=9
+# what the caller may set: more options of QEMU's device (",t10_pi=on")
+# and the nested guest's integrity format of LUN 1 it must then find
+VQ_DEV_OPTS=${VQ_DEV_OPTS:-}
+VQ_INTEG1=${VQ_INTEG1:-none}
 
 # vhost_dev: /dev/vhost-scsi, made if no devtmpfs made it
 vhost_dev() {
@@ -90,7 +94,7 @@ vhost_qemu_run() {
 		-serial file:$log-console.txt \
 		-kernel "$(vq_kernel)" -initrd $WORK/initrd \
 		-append "console=ttyS0 quiet panic=-1 rdinit=/init nowatchdog mitigations=off nokaslr acpi=off $tsc" \
-		-device vhost-scsi-pci,wwpn=$WWN > $log-qemu.txt 2>&1
+		-device vhost-scsi-pci,wwpn=$WWN$VQ_DEV_OPTS > $log-qemu.txt 2>&1
 	st=$?
 	secs=$((SECONDS - start))
 	grep -a 'VHOST\|ioctl(.*0xaf' $log-strace.txt > $log-ioctls.txt 2>/dev/null
@@ -110,6 +114,8 @@ vhost_qemu_run() {
 	pre=$(md5sum < $WORK/pre)
 	check_eq "$stack: it read what was in the fileio file before" \
 		"$(vq_field pre "$line")" "${pre%% *}"
+	check_eq "$stack: the nested guest's block layer PI on LUN 1 (QEMU's vhost-scsi-pci$VQ_DEV_OPTS)" \
+		"$(vq_field integ1 "$line")" "$VQ_INTEG1"
 	check "$stack: the fileio file holds what it wrote (at 1 MiB)" \
 		cmp -n 1048576 -i 1048576:0 $FIMG $WORK/pattern
 	if command -v sg_reset > /dev/null; then
