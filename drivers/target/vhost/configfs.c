@@ -163,6 +163,7 @@ static int kt_vhost_nexus_make(struct kt_vhost_tpg *tpg, const char *name)
 	nx = kzalloc(sizeof(*nx), GFP_KERNEL);
 	if (!nx)
 		return -ENOMEM;
+	nx->sess.prot_type = READ_ONCE(tpg->fabric_prot_type);
 	nx->sess.tid.proto = tpg->tport->proto;
 	strscpy(nx->sess.tid.name, name, sizeof(nx->sess.tid.name));
 	/* an ACL of that name maps the LUNs it has; demo mode otherwise */
@@ -308,24 +309,30 @@ static struct kt_vhost_tpg *attrib_to_tpg(struct config_item *item)
 static ssize_t kt_vhost_attrib_fabric_prot_type_show(struct config_item *item,
 						     char *page)
 {
-	return sysfs_emit(page, "0\n");
+	return sysfs_emit(page, "%u\n",
+			  READ_ONCE(attrib_to_tpg(item)->fabric_prot_type));
 }
 
-/* T10-PI (VIRTIO_SCSI_F_T10_PI) is not offered: 0 only */
+/*
+ * As LIO's: the protection type (0, 1 or 3) the next nexus shows on LUs
+ * that keep no PI of their own; a guest with T10_PI sends and gets the
+ * tuples, which the core checks and drops, or makes
+ */
 static ssize_t kt_vhost_attrib_fabric_prot_type_store(struct config_item *item,
 						      const char *page,
 						      size_t count)
 {
+	struct kt_vhost_tpg *tpg = attrib_to_tpg(item);
 	char where[KT_VHOST_PATH_LEN];
 	u32 val;
 
-	if (kt_cfs_u32(page, count, 0, 0, &val)) {
-		pr_warn_ratelimited("%s/attrib/fabric_prot_type: '%*pE': want 0 (no protection information)\n",
-				    kt_vhost_tpg_path(attrib_to_tpg(item), where,
-						      sizeof(where)),
+	if (kt_cfs_u32(page, count, 0, 3, &val) || val == 2) {
+		pr_warn_ratelimited("%s/attrib/fabric_prot_type: '%*pE': want 0, 1 or 3 (type 2 needs 32-byte CDBs)\n",
+				    kt_vhost_tpg_path(tpg, where, sizeof(where)),
 				    kt_vhost_shown(page, count), page);
 		return -EINVAL;
 	}
+	WRITE_ONCE(tpg->fabric_prot_type, val);
 	return count;
 }
 

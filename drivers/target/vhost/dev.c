@@ -8,7 +8,7 @@
  *				other call but GET_FEATURES and
  *				GET_ABI_VERSION must come from it (-EPERM)
  *	VHOST_GET/SET_FEATURES	KT_VHOST_FEATURES: VERSION_1, ANY_LAYOUT,
- *				INDIRECT_DESC, HOTPLUG; the dirty log
+ *				INDIRECT_DESC, HOTPLUG, T10_PI; the dirty log
  *				(VHOST_F_LOG_ALL, SET_LOG_BASE/FD) and the
  *				IOTLB (backend features) are refused with
  *				-EOPNOTSUPP

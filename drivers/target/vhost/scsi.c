@@ -18,11 +18,19 @@
  * before the command runs, and the data-in is copied out of it from the
  * queue's work once the core calls queue_data_in. A queue takes at most
  * its ring size of commands at once.
+ *
+ * With VIRTIO_SCSI_F_T10_PI negotiated (QEMU's t10_pi=on) the header is a
+ * virtio_scsi_cmd_req_pi: the first pi_bytesout bytes after it, or the
+ * first pi_bytesin after the response, are the PI of the blocks (the
+ * guest's DIX list, 8 bytes a block), then the data. The PI goes to a
+ * buffer of the command's own (at most KT_VHOST_MAX_PI bytes), handed to
+ * the core beside the data as the loopback hands its DIX list.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
 #include <linux/overflow.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/unaligned.h>
@@ -32,12 +40,22 @@
 
 #include "vhost.h"
 
+/*
+ * The PI one request may carry: the tuples of 64 MiB of 512-byte blocks,
+ * more than a command of the core moves
+ */
+#define KT_VHOST_MAX_PI		SZ_1M
+
 /* A command of a request queue */
 struct kt_vhost_cmd {
 	struct kt_cmd		cmd;
 	struct kt_vhost_req	r;
 	u8			response;	/* VIRTIO_SCSI_S_OK or _ABORTED */
 	bool			data_in;	/* queue_data_in: send the data */
+	/* T10_PI: the guest's tuples, pi_in of them go back before the data */
+	struct scatterlist	*prot;
+	unsigned int		prot_nents;
+	u32			pi_in;
 	struct iovec		iov[];		/* r.in */
 };
 
@@ -126,15 +144,65 @@ static int kt_vhost_cmd_refuse(struct kt_vhost_vq *vq,
 	return kt_vhost_reply(vq, c, head, &resp, sizeof(resp));
 }
 
+/* A request's header, with PI (T10_PI) or without */
+struct kt_vhost_hdr {
+	union {
+		struct virtio_scsi_cmd_req	req;
+		struct virtio_scsi_cmd_req_pi	pi;
+	};
+	size_t		len;
+	const u8	*cdb;
+	u32		pi_out;
+	u32		pi_in;
+};
+
+/* Read the header the features say; false when it is not readable */
+static bool kt_vhost_read_hdr(struct kt_vhost_vq *vq, struct iov_iter *it,
+			      struct kt_vhost_hdr *h)
+{
+	bool pi = vq->dev->features & (1ULL << VIRTIO_SCSI_F_T10_PI);
+
+	h->len = pi ? sizeof(h->pi) : sizeof(h->req);
+	if (copy_from_iter(&h->req, h->len, it) != h->len)
+		return false;
+	h->cdb = pi ? h->pi.cdb : h->req.cdb;
+	h->pi_out = pi ? __virtio32_to_cpu(true, h->pi.pi_bytesout) : 0;
+	h->pi_in = pi ? __virtio32_to_cpu(true, h->pi.pi_bytesin) : 0;
+	return true;
+}
+
+/*
+ * The guest's PI for the command: a buffer of its own, a write's copied in
+ * from @it (where the data-out begins). Not readable: the queue is broken.
+ */
+static sense_reason_t kt_vhost_take_pi(struct kt_vhost_cmd *vc,
+				       const struct kt_vhost_hdr *h,
+				       struct iov_iter *it)
+{
+	u32 len = h->pi_out ?: h->pi_in;
+
+	vc->prot = sgl_alloc(len, GFP_KERNEL_ACCOUNT, &vc->prot_nents);
+	if (!vc->prot)
+		return KT_SENSE_OUT_OF_RESOURCES;
+	vc->pi_in = h->pi_in;
+	if (h->pi_out &&
+	    kt_vhost_sg_copy(vc->prot, vc->prot_nents, len, it, false) != len) {
+		kt_vhost_vq_broken(vc->r.vq, "a request's PI is not readable");
+		return KT_SENSE_ABORTED_COMMAND;
+	}
+	kt_cmd_set_fabric_prot(&vc->cmd, vc->prot, vc->prot_nents);
+	return KT_SENSE_NONE;
+}
+
 /* Take one request in: answer it at once, or hand it to the core. */
 static int kt_vhost_cmd_one(struct kt_vhost_vq *vq, u16 head,
 			    struct kt_vhost_chain *c)
 {
 	struct kt_vhost_dev *dev = vq->dev;
-	struct virtio_scsi_cmd_req req;
 	enum kt_data_dir dir = KT_DATA_NONE;
 	struct kt_vhost_tpg *tpg;
 	struct kt_vhost_cmd *vc;
+	struct kt_vhost_hdr h;
 	u64 out_data, in_data, lun;
 	struct iov_iter it;
 	sense_reason_t reason;
@@ -142,27 +210,42 @@ static int kt_vhost_cmd_one(struct kt_vhost_vq *vq, u16 head,
 	u32 expected = 0;
 	size_t n;
 
-	if (c->out_len < sizeof(req) ||
+	iov_iter_init(&it, ITER_SOURCE, vq->iov, c->out_nr, c->out_len);
+	if (c->out_len < sizeof(h.req) ||
 	    c->in_len < sizeof(struct virtio_scsi_cmd_resp)) {
 		pr_warn_ratelimited("queue %u: a request without room for its header or response\n",
 				    vq->index);
 		return kt_vhost_cmd_refuse(vq, c, head, VIRTIO_SCSI_S_FAILURE);
 	}
-	iov_iter_init(&it, ITER_SOURCE, vq->iov, c->out_nr, c->out_len);
-	if (copy_from_iter(&req, sizeof(req), &it) != sizeof(req)) {
+	if (!kt_vhost_read_hdr(vq, &it, &h)) {
+		if (c->out_len < h.len) {
+			pr_warn_ratelimited("queue %u: a request without room for its header with PI\n",
+					    vq->index);
+			return kt_vhost_cmd_refuse(vq, c, head,
+						   VIRTIO_SCSI_S_FAILURE);
+		}
 		kt_vhost_vq_broken(vq, "a request header is not readable");
 		return -EFAULT;
 	}
-	if (!kt_vhost_addr_target(dev, req.lun, &tpg, &lun))
+	if (!kt_vhost_addr_target(dev, h.req.lun, &tpg, &lun))
 		return kt_vhost_cmd_refuse(vq, c, head,
 					   VIRTIO_SCSI_S_BAD_TARGET);
-	out_data = c->out_len - sizeof(req);
+	out_data = c->out_len - h.len;
 	in_data = c->in_len - sizeof(struct virtio_scsi_cmd_resp);
 	if ((out_data && in_data) || out_data > U32_MAX || in_data > U32_MAX) {
 		pr_warn_ratelimited("queue %u: a request with data both ways, or more than 4 GiB\n",
 				    vq->index);
 		return kt_vhost_cmd_refuse(vq, c, head, VIRTIO_SCSI_S_FAILURE);
 	}
+	if ((h.pi_out && h.pi_in) || h.pi_out > out_data || h.pi_in > in_data ||
+	    h.pi_out > KT_VHOST_MAX_PI || h.pi_in > KT_VHOST_MAX_PI) {
+		pr_warn_ratelimited("queue %u: PI of %u bytes out and %u in, with %llu and %llu bytes of buffers (at most %u of PI)\n",
+				    vq->index, h.pi_out, h.pi_in, out_data,
+				    in_data, KT_VHOST_MAX_PI);
+		return kt_vhost_cmd_refuse(vq, c, head, VIRTIO_SCSI_S_FAILURE);
+	}
+	out_data -= h.pi_out;
+	in_data -= h.pi_in;
 	if (out_data) {
 		dir = KT_DATA_OUT;
 		expected = out_data;
@@ -189,9 +272,14 @@ static int kt_vhost_cmd_one(struct kt_vhost_vq *vq, u16 head,
 
 	cmd = &vc->cmd;
 	kt_cmd_init(cmd, &kt_vhost_ops, &tpg->nexus->sess,
-		    __virtio64_to_cpu(true, req.tag), dir, expected,
-		    kt_vhost_task_attr(req.task_attr));
-	reason = kt_cmd_setup(cmd, req.cdb, sizeof(req.cdb), lun);
+		    __virtio64_to_cpu(true, h.req.tag), dir, expected,
+		    kt_vhost_task_attr(h.req.task_attr));
+	reason = h.pi_out || h.pi_in ? kt_vhost_take_pi(vc, &h, &it) :
+				       KT_SENSE_NONE;
+	if (reason)
+		reason = kt_cmd_refuse(cmd, lun, reason);
+	else
+		reason = kt_cmd_setup(cmd, h.cdb, VIRTIO_SCSI_CDB_SIZE, lun);
 	if (!reason && cmd->dir == KT_DATA_OUT && cmd->data_length) {
 		/* data_length is at most what the guest gave (expected) */
 		n = kt_vhost_sg_copy(cmd->sgl, cmd->sg_nents, cmd->data_length,
@@ -246,6 +334,14 @@ static bool kt_vhost_send_data_in(struct kt_vhost_cmd *vc, size_t room,
 	want = min_t(size_t, room, cmd->data_length);
 	iov_iter_init(&it, ITER_DEST, r->in, r->in_nr, r->in_len);
 	iov_iter_advance(&it, sizeof(struct virtio_scsi_cmd_resp));
+	/* T10_PI: the tuples first, where the guest's DIX list is mapped */
+	if (vc->pi_in && vc->prot &&
+	    kt_vhost_sg_copy(vc->prot, vc->prot_nents, vc->pi_in, &it,
+			     true) != vc->pi_in) {
+		pr_warn_ratelimited("queue %u: a data-in's PI buffer is not writable; the request fails\n",
+				    r->vq->index);
+		return false;
+	}
 	*moved = kt_vhost_sg_copy(cmd->sgl, cmd->sg_nents, want, &it, true);
 	if (*moved == want)
 		return true;
@@ -260,7 +356,7 @@ void kt_vhost_answer_cmd(struct kt_vhost_req *r)
 {
 	struct kt_vhost_cmd *vc = container_of(r, struct kt_vhost_cmd, r);
 	struct virtio_scsi_cmd_resp resp = { .response = vc->response };
-	size_t room = r->in_len - sizeof(resp), moved = 0;
+	size_t room = r->in_len - sizeof(resp) - vc->pi_in, moved = 0;
 	struct kt_vhost_vq *vq = r->vq;
 	struct kt_cmd *cmd = &vc->cmd;
 	struct iov_iter it;
@@ -288,6 +384,9 @@ void kt_vhost_answer_cmd(struct kt_vhost_req *r)
 	}
 	resp.resid = __cpu_to_virtio32(true, resid);
 	iov_iter_init(&it, ITER_DEST, r->in, r->in_nr, sizeof(resp));
+	/* the PI went before the data */
+	if (moved)
+		moved += vc->pi_in;
 	if (copy_to_iter(&resp, sizeof(resp), &it) == sizeof(resp))
 		kt_vhost_vq_used(vq, r->head, sizeof(resp) + moved);
 	else
@@ -334,6 +433,7 @@ void kt_vhost_release_cmd(struct kt_cmd *cmd)
 	struct kt_vhost_tpg *tpg = vc->r.tpg;
 	struct kt_vhost_dev *dev = vc->r.vq->dev;
 
+	sgl_free(vc->prot);
 	kfree(vc);
 	kt_obj_dec(&kt_vhost_objs[KT_VHOST_OBJ_CMD]);
 	/* the waiters may free either as soon as its count is 0 */

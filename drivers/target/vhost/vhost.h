@@ -86,7 +86,8 @@
 #define KT_VHOST_FEATURES	((1ULL << VIRTIO_F_VERSION_1) |		\
 				 (1ULL << VIRTIO_F_ANY_LAYOUT) |	\
 				 (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |	\
-				 (1ULL << VIRTIO_SCSI_F_HOTPLUG))
+				 (1ULL << VIRTIO_SCSI_F_HOTPLUG) |	\
+				 (1ULL << VIRTIO_SCSI_F_T10_PI))
 
 struct kt_vhost_dev;
 struct kt_vhost_vq;
@@ -107,6 +108,8 @@ struct kt_vhost_tpg {
 	struct kt_tpg		tpg;
 	struct kt_vhost_tport	*tport;
 	u16			tag;		/* the guest's target */
+	/* attrib/fabric_prot_type, which a nexus takes when it is made */
+	u8			fabric_prot_type;
 	struct list_head	node;		/* kt_vhost_tpgs */
 	/* under kt_vhost_mutex: */
 	struct kt_vhost_nexus	*nexus;
