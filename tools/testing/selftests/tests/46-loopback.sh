@@ -338,8 +338,8 @@ main() {
 		naa.50014050000001zz "only hex digits"
 	check_bad_write "transport_status takes online or offline only" \
 		$TPG/transport_status sleeping "want online or offline"
-	check_bad_write "fabric_prot_type 1 is refused (a LU carries PI by its own pi_prot_type)" \
-		$TPG/attrib/fabric_prot_type 1 "want 0"
+	check_bad_write "fabric_prot_type 2 is refused (type 2 needs 32-byte CDBs)" \
+		$TPG/attrib/fabric_prot_type 2 "want 0, 1 or 3"
 
 	check "write the nexus" write_attr $TPG/nexus $INIT
 	check_eq "nexus reads back" "$(cat $TPG/nexus)" $INIT

@@ -129,8 +129,8 @@ main() {
 	check_eq "no nexus yet" "$(cat $TPG/nexus)" ""
 	check_bad_write "an iqn. nexus on a naa. target is refused" $TPG/nexus \
 		iqn.2026-11.org.ktarget:i "not of the target's type"
-	check_bad_write "fabric_prot_type 1 is refused (no T10-PI)" \
-		$TPG/attrib/fabric_prot_type 1 "want 0"
+	check_bad_write "fabric_prot_type 2 is refused (type 2 needs 32-byte CDBs)" \
+		$TPG/attrib/fabric_prot_type 2 "want 0, 1 or 3"
 	check "write the nexus" write_attr $TPG/nexus $INIT
 	check_eq "nexus reads back" "$(cat $TPG/nexus)" $INIT
 	check "build kt_vhost_client" gcc -Wall -O2 -o $CLIENT kt_vhost_client.c
