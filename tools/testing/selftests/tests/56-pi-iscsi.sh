@@ -14,7 +14,7 @@
 # tuples are made by the target, a write's are checked and dropped, and
 # the file holds the data only; the same LU through a TPG without them
 # shows no PI and refuses RDPROTECT. A READ with RDPROTECT whose expected
-# length has no room for the tuples is an invalid field.
+# length has no room for the tuples is refused; one of no block is GOOD.
 . ./lib.sh
 . ./pi_lib.sh
 
@@ -112,14 +112,21 @@ img_has() {
 		status=none | cmp - "$3"
 }
 
-# raw_short_read SG: READ (10) of one block with RDPROTECT 001b and room
-# for its 512 bytes only: INVALID FIELD IN CDB
+# raw_short_read SG PATTERN: READ (10) of one block with RDPROTECT 001b
+# and room for its 512 bytes only is refused, and sg_raw says PATTERN
 raw_short_read() {
 	local out
 
 	out=$(sg_raw -r 512 "$1" 28 20 00 00 00 00 00 00 01 00 2>&1)
 	echo "$out" >> $LOG
-	echo "$out" | grep -qi 'invalid field in cdb'
+	echo "$out" | grep -qi "$2"
+}
+
+# raw_zero SG: READ (10) with RDPROTECT and WRITE (10) with WRPROTECT of
+# no block: GOOD, nothing moved
+raw_zero() {
+	cmd_out sg_raw "$1" 28 20 00 00 00 64 00 00 00 00 &&
+		cmd_out sg_raw "$1" 2a 20 00 00 00 64 00 00 00 00
 }
 
 # prot_en DISK: sg_readcap --long's protection line
@@ -180,8 +187,10 @@ pi_lu_checks() {
 	flip $IMG $((203 * 512 + 9))
 	check "a byte flipped in block 203's data behind the target: the RDPROTECT read fails its guard" \
 		rd_refused $sg1 200 8 'guard check failed'
-	check "READ (10) with RDPROTECT and room for the data only: INVALID FIELD IN CDB" \
-		raw_short_read $sg1
+	check "READ (10) with RDPROTECT and room for the data only: INVALID FIELD IN COMMAND INFORMATION UNIT" \
+		raw_short_read $sg1 'invalid field in command information unit'
+	check "READ (10) with RDPROTECT and WRITE (10) with WRPROTECT of no block: GOOD" \
+		raw_zero $sg1
 }
 
 # fabric_checks DISK SG DISK3 SG3: f2, no PI, shown as type 1 through IQN2
@@ -206,8 +215,9 @@ fabric_checks() {
 	check "... and nothing of it written" zeroes_at $IMG2 40
 	check_eq "f2 keeps no PI: pi_prot_type 0, no protection file" \
 		"$(cat $F2/attrib/pi_prot_type) $(ls $IMG2.protection 2>&1 | grep -c 'No such')" "0 1"
-	check "f2 through the test target (no fabric_prot_type): RDPROTECT is an invalid field" \
-		raw_short_read $sg3
+	check "f2 through the test target (no fabric_prot_type): RDPROTECT is an invalid field in the CDB" \
+		raw_short_read $sg3 'invalid field in cdb'
+	check "... and of no block through IQN2: GOOD" raw_zero $sg2
 	check "the Linux initiator through IQN2: 1 MiB written and read back" write_verify $d2
 }
 
@@ -218,7 +228,7 @@ main() {
 		skip_all "open-iscsi or ddpt not installed"
 		return
 	fi
-	plan 26
+	plan 28
 	: > $LOG
 	kmsg_mark
 	local start=$KT_KMSG_MARK
