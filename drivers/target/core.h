@@ -167,7 +167,7 @@ sense_reason_t kt_pi_insert(struct kt_cmd *cmd, u32 len);
  * write's taken apart from the fabric's buffer); kt_pi_wire_join() puts
  * the fabric's buffer back (a read's filled from them first) and frees
  * them: before the command completes, whatever its outcome. Both from
- * process context; join from any context.
+ * process context.
  */
 sense_reason_t kt_pi_wire_split(struct kt_cmd *cmd, u32 nr, bool write);
 sense_reason_t kt_pi_wire_join(struct kt_cmd *cmd, bool read);

@@ -21,7 +21,8 @@
  * larger than the whole ceiling still runs when it is alone.
  *
  * Counted too: the buffers of running copies (EXTENDED COPY, WRITE USING
- * TOKEN; xcopy_buf.c). Not counted: the second buffers of VERIFY, COMPARE
+ * TOKEN; xcopy_buf.c) and the data and PI lists that stand in for a
+ * buffer with PI interleaved (pi_wire.c). Not counted: the second buffers of VERIFY, COMPARE
  * AND WRITE, ORWRITE and WRITE SAME, the buffers a session keeps for reuse
  * (bounded per session, KT_SGL_CACHE_SLOTS) and the copy engine's spares
  * (four).

@@ -14,6 +14,7 @@
 
 #include <linux/kernel.h>
 #include <linux/scatterlist.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include <ktarget/backend.h>
@@ -21,41 +22,46 @@
 
 #include "core.h"
 
-/* A position in a scatterlist, its current piece mapped */
-struct kt_sg_pos {
-	struct sg_mapping_iter	m;
+/*
+ * A position in one of the core's own lists (sgl_alloc(GFP_KERNEL): pages
+ * with a kernel address, no mapping needed)
+ */
+struct kt_sg_at {
+	struct scatterlist	*sg;
 	size_t			off;
 };
 
-static void kt_sg_pos_start(struct kt_sg_pos *p, struct scatterlist *sgl,
-			    unsigned int nents, unsigned int dir)
-{
-	sg_miter_start(&p->m, sgl, nents, SG_MITER_ATOMIC | dir);
-	p->off = 0;
-}
-
-/* @len bytes from @from to @to, both moving on; false where either ends */
-static bool kt_sg_pos_copy(struct kt_sg_pos *to, struct kt_sg_pos *from,
-			   size_t len)
+/*
+ * @len bytes between the fabric's list (@wire, mapped a piece at a time)
+ * and @at, both moving on: out of @wire when @split, into it otherwise;
+ * false where either ends
+ */
+static bool kt_pi_wire_move(struct sg_mapping_iter *wire, size_t *woff,
+			    struct kt_sg_at *at, size_t len, bool split)
 {
 	while (len) {
 		size_t n;
+		u8 *p;
 
-		if (to->off == to->m.length) {
-			if (!sg_miter_next(&to->m))
+		if (*woff == wire->length) {
+			if (!sg_miter_next(wire))
 				return false;
-			to->off = 0;
+			*woff = 0;
 		}
-		if (from->off == from->m.length) {
-			if (!sg_miter_next(&from->m))
-				return false;
-			from->off = 0;
+		if (at->sg && at->off == at->sg->length) {
+			at->sg = sg_next(at->sg);
+			at->off = 0;
 		}
-		n = min3(len, to->m.length - to->off,
-			 from->m.length - from->off);
-		memcpy(to->m.addr + to->off, from->m.addr + from->off, n);
-		to->off += n;
-		from->off += n;
+		if (!at->sg)
+			return false;
+		n = min3(len, wire->length - *woff, at->sg->length - at->off);
+		p = sg_virt(at->sg) + at->off;
+		if (split)
+			memcpy(p, wire->addr + *woff, n);
+		else
+			memcpy(wire->addr + *woff, p, n);
+		*woff += n;
+		at->off += n;
 		len -= n;
 	}
 	return true;
@@ -63,31 +69,27 @@ static bool kt_sg_pos_copy(struct kt_sg_pos *to, struct kt_sg_pos *from,
 
 /*
  * @nr blocks between the fabric's interleaved list and the core's data and
- * PI lists: into them (@split) or back.
+ * PI lists: into them (@split) or back. Process context.
  */
 static bool kt_pi_wire_copy(struct kt_cmd *cmd, u32 nr, bool split)
 {
 	u32 bs = cmd->dev->attrib.block_size, i;
-	struct kt_sg_pos wire, data, prot;
+	struct kt_sg_at data = { .sg = cmd->sgl };
+	struct kt_sg_at prot = { .sg = cmd->prot_sgl };
+	struct sg_mapping_iter wire;
+	size_t woff = 0;
 	bool ok = true;
 
-	kt_sg_pos_start(&wire, cmd->pi_wire_sgl, cmd->pi_wire_nents,
-			split ? SG_MITER_FROM_SG : SG_MITER_TO_SG);
-	kt_sg_pos_start(&data, cmd->sgl, cmd->sg_nents,
-			split ? SG_MITER_TO_SG : SG_MITER_FROM_SG);
-	kt_sg_pos_start(&prot, cmd->prot_sgl, cmd->prot_nents,
-			split ? SG_MITER_TO_SG : SG_MITER_FROM_SG);
+	sg_miter_start(&wire, cmd->pi_wire_sgl, cmd->pi_wire_nents,
+		       split ? SG_MITER_FROM_SG : SG_MITER_TO_SG);
 	for (i = 0; i < nr && ok; i++) {
-		if (split)
-			ok = kt_sg_pos_copy(&data, &wire, bs) &&
-			     kt_sg_pos_copy(&prot, &wire, KT_PI_TUPLE_LEN);
-		else
-			ok = kt_sg_pos_copy(&wire, &data, bs) &&
-			     kt_sg_pos_copy(&wire, &prot, KT_PI_TUPLE_LEN);
+		ok = kt_pi_wire_move(&wire, &woff, &data, bs, split) &&
+		     kt_pi_wire_move(&wire, &woff, &prot, KT_PI_TUPLE_LEN,
+				     split);
+		if (!(i % 64))
+			cond_resched();
 	}
-	sg_miter_stop(&prot.m);
-	sg_miter_stop(&data.m);
-	sg_miter_stop(&wire.m);
+	sg_miter_stop(&wire);
 	return !WARN_ON_ONCE(!ok);
 }
 
@@ -97,13 +99,24 @@ sense_reason_t kt_pi_wire_split(struct kt_cmd *cmd, u32 nr, bool write)
 	struct scatterlist *data, *prot;
 	unsigned int dn, pn;
 
+	if (WARN_ON_ONCE(!nr))
+		return KT_SENSE_LU_COMM_FAILURE;
 	data = sgl_alloc((u64)nr * bs, GFP_KERNEL, &dn);
-	prot = sgl_alloc((u64)nr * KT_PI_TUPLE_LEN, GFP_KERNEL, &pn);
+	/* zeroed: tuples no step fills never go out as old memory */
+	prot = sgl_alloc((u64)nr * KT_PI_TUPLE_LEN, GFP_KERNEL | __GFP_ZERO,
+			 &pn);
 	if (!data || !prot) {
 		sgl_free(data);
 		sgl_free(prot);
 		return KT_SENSE_OUT_OF_RESOURCES;
 	}
+	/* a second buffer of the command's: under the data ceiling too */
+	if (!kt_data_limit_try_charge(cmd->sess, dn + pn)) {
+		sgl_free(data);
+		sgl_free(prot);
+		return KT_SENSE_TASK_SET_FULL;
+	}
+	cmd->pi_wire_pages = dn + pn;
 	cmd->pi_wire_sgl = cmd->sgl;
 	cmd->pi_wire_nents = cmd->sg_nents;
 	cmd->sgl = data;
@@ -129,6 +142,8 @@ sense_reason_t kt_pi_wire_join(struct kt_cmd *cmd, bool read)
 				     false);
 	sgl_free(cmd->sgl);
 	sgl_free(cmd->prot_sgl);
+	kt_data_limit_uncharge(cmd->sess, cmd->pi_wire_pages);
+	cmd->pi_wire_pages = 0;
 	cmd->sgl = cmd->pi_wire_sgl;
 	cmd->sg_nents = cmd->pi_wire_nents;
 	cmd->pi_wire_sgl = NULL;

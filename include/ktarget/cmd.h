@@ -173,7 +173,9 @@ struct kt_cmd {
 	 */
 	struct scatterlist	*pi_wire_sgl;
 	unsigned int		pi_wire_nents;
+	unsigned int		pi_wire_pages;	/* charged (data_limit.c) */
 	bool			pi_interleaved;	/* the CDB's PI travels so */
+	bool			pi_insert;	/* the core makes a read's PI */
 	/*
 	 * the core builds the data-in itself (SPC emulation): its buffer is
 	 * allocated at completion for the answer, not for ALLOCATION LENGTH

@@ -191,9 +191,13 @@ static sense_reason_t kt_format_type_ok(struct kt_cmd *cmd, u8 type)
 
 	if (type == 2)
 		why = "type 2 (32-byte CDBs) is not supported: 10b: type 1, 11b, PFU 001b: type 3";
-	/* its PI is the fabric's (fabric_prot_type): that type only, kept */
-	else if (kt_cmd_pi_fabric_only(cmd) && type != kt_cmd_pi_type(cmd))
-		why = "the LU keeps no PI, its fabric shows it with its own type: that type only";
+	/*
+	 * its PI is the fabric's (fabric_prot_type): that type only, and
+	 * nothing to do, whatever the backstore below could keep
+	 */
+	else if (kt_cmd_pi_fabric_only(cmd))
+		why = type == kt_cmd_pi_type(cmd) ? NULL :
+		      "the LU keeps no PI, its fabric shows it with its own type: that type only";
 	else if (!dev->ops->init_prot && type != kt_pi_type(dev) &&
 		 kt_pi_type(dev))
 		why = "its backstore keeps no PI of its own: only its disk's type";

@@ -71,21 +71,31 @@ static u32 kt_sbc_backend_len(struct kt_cmd *cmd, bool write)
 
 /*
  * The backstore is done with a command whose PI the core handles here: a
- * read's tuples made where they are only the fabric's, then the fabric's
- * interleaved buffer back (a read's filled).
+ * read's tuples made where they are only the fabric's (as decided when it
+ * started: a FORMAT UNIT may have changed the LU since), then the fabric's
+ * interleaved buffer back (a read's filled). From a work item: both walk
+ * the whole buffer, which the end of a bio must not do.
  */
-static void kt_sbc_rw_pi_done(struct kt_cmd *cmd, sense_reason_t reason)
+static void kt_sbc_rw_pi_work(struct work_struct *work)
 {
+	struct kt_cmd *cmd = container_of(work, struct kt_cmd, work);
 	bool write = cmd->cdb_flags & KT_CDB_F_DATA_OUT;
 	u32 bs = cmd->dev->attrib.block_size;
+	sense_reason_t reason = cmd->loop_reason;
 
-	if (!reason && !write && cmd->prot_sgl &&
-	    kt_cmd_pi_fabric_only(cmd))
+	if (!reason && cmd->pi_insert)
 		reason = kt_pi_insert(cmd, cmd->pi_wire_sgl ?
 				      cmd->prot_len / KT_PI_TUPLE_LEN * bs :
 				      rounddown(cmd->data_length, bs));
 	reason = kt_pi_wire_join(cmd, !reason && !write) ?: reason;
 	kt_cmd_be_complete(cmd, reason);
+}
+
+static void kt_sbc_rw_pi_done(struct kt_cmd *cmd, sense_reason_t reason)
+{
+	cmd->loop_reason = reason;
+	INIT_WORK(&cmd->work, kt_sbc_rw_pi_work);
+	queue_work(kt_sbc_wq, &cmd->work);
 }
 
 static void kt_sbc_execute_rw(struct kt_cmd *cmd)
@@ -101,7 +111,7 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 	u32 len;
 
 	/* PI in the fabric's buffer after each block: lists of the core's */
-	if (cmd->pi_interleaved) {
+	if (cmd->pi_interleaved && cmd->data_length) {
 		reason = kt_pi_wire_split(cmd, cmd->data_length /
 					  (dev->attrib.block_size +
 					   KT_PI_TUPLE_LEN), write);
@@ -136,10 +146,11 @@ static void kt_sbc_execute_rw(struct kt_cmd *cmd)
 	 * and is dropped, a read's is made once the data is up; the backstore
 	 * moves the data alone
 	 */
-	if (cmd->protect && kt_cmd_pi_fabric_only(cmd))
+	if (cmd->protect && kt_cmd_pi_fabric_only(cmd)) {
 		cmd->protect = 0;
-	if ((!write && cmd->prot_sgl && kt_cmd_pi_fabric_only(cmd)) ||
-	    cmd->pi_wire_sgl)
+		cmd->pi_insert = !write && cmd->prot_sgl;
+	}
+	if (cmd->pi_insert || cmd->pi_wire_sgl)
 		cmd->be_done = kt_sbc_rw_pi_done;
 	/* the core's own buffer, and nothing reads it once it is written */
 	cmd->be_take_pages = write && cmd->sgl_owned &&
@@ -977,18 +988,24 @@ sense_reason_t kt_sbc_parse_rw(struct kt_cmd *cmd, const struct kt_cdb *c,
 	cmd->execute = kt_sbc_execute_rw;
 	/*
 	 * each block followed by its tuple in the fabric's buffer, which
-	 * holds them all: no part of a block, nor of a tuple, moves alone
+	 * must hold them all (more is an underflow the residual tells): no
+	 * part of a block, nor of a tuple, moves alone
 	 */
 	if (cmd->pi_interleaved) {
-		*needed = c->nr_blocks * (cmd->dev->attrib.block_size +
-					  KT_PI_TUPLE_LEN);
-		if (cmd->expected_len != *needed) {
+		u64 want = (u64)c->nr_blocks * (cmd->dev->attrib.block_size +
+						KT_PI_TUPLE_LEN);
+
+		if (want > U32_MAX)
+			return KT_SENSE_INVALID_CDB_FIELD;
+		*needed = want;
+		if (cmd->expected_len < *needed) {
 			pr_warn_ratelimited("device %u: opcode 0x%02x with its PI interleaved: %u bytes expected, the %u blocks and their tuples are %u\n",
 					    cmd->dev->index, cmd->cdb[0],
 					    cmd->expected_len, c->nr_blocks,
 					    *needed);
-			cmd->sense_field = KT_FIELD_CDB_BIT(1, 7);
-			return KT_SENSE_INVALID_CDB_FIELD;
+			cmd->overflow = true;
+			cmd->residual = *needed - cmd->expected_len;
+			return KT_SENSE_INVALID_FIELD_IN_COMMAND_IU;
 		}
 		return KT_SENSE_NONE;
 	}
