@@ -308,7 +308,7 @@ main() {
 	# before lane 1). The second: after the 6.12 files, the 6.1 files
 	# that make its CPU seconds about the first's.
 	lane2_tests() {
-		echo 60-libiscsi 80-xcopy 82-odx 92-vhost 95-pdu-fuzz
+		echo 56-pi-iscsi 60-libiscsi 80-xcopy 82-odx 92-vhost 95-pdu-fuzz
 	}
 	lane3_tests() {
 		echo 41-portals 42-hostile 43-lifetimes 44-isolation 47-faults \
