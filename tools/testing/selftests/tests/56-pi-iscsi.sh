@@ -15,6 +15,7 @@
 # the file holds the data only; the same LU through a TPG without them
 # shows no PI and refuses RDPROTECT. A READ with RDPROTECT whose expected
 # length has no room for the tuples is refused; one of no block is GOOD.
+# targetcli sets t10_pi and fabric_prot_type, and saveconfig keeps them.
 . ./lib.sh
 . ./pi_lib.sh
 
@@ -221,6 +222,42 @@ fabric_checks() {
 	check "the Linux initiator through IQN2: 1 MiB written and read back" write_verify $d2
 }
 
+# tcli_fabric: targetcli sets t10_pi and fabric_prot_type on an iSCSI TPG,
+# and saveconfig / restoreconfig keep them (rtslib-fb saves every TPG
+# attribute it reads)
+tcli_fabric() {
+	local iqn=iqn.2026-11.org.ktarget:pi-tcli out
+	local t=$KT_CFS/iscsi/$iqn/tpgt_1
+
+	export HOME=/root
+	mkdir -p /root /run/dbus /etc/rtslib-fb-target
+	kt_dbus_start
+	targetcli >> $LOG 2>&1 <<-EOF
+	/iscsi create $iqn
+	/iscsi/$iqn/tpg1 set attribute t10_pi=1 fabric_prot_type=1
+	EOF
+	check_eq "targetcli: t10_pi and fabric_prot_type 1 on an iSCSI TPG" \
+		"$(cat $t/attrib/t10_pi $t/attrib/fabric_prot_type 2>&1 | tr '\n' ' ')" "1 1 "
+	check "targetcli: saveconfig" sh -c "targetcli saveconfig $DIR/tcli.json >> $LOG 2>&1"
+	out=$(python3 -c "
+import json
+c = json.load(open('$DIR/tcli.json'))
+for tg in c['targets']:
+    if tg['wwn'] == '$iqn':
+        a = tg['tpgs'][0]['attributes']
+        print(a.get('t10_pi'), a.get('fabric_prot_type'))" 2>&1)
+	check_eq "the saved configuration has both" "$out" "1 1"
+	targetcli clearconfig confirm=True >> $LOG 2>&1
+	targetcli restoreconfig $DIR/tcli.json >> $LOG 2>&1
+	check_eq "targetcli restoreconfig: both 1 again" \
+		"$(cat $t/attrib/t10_pi $t/attrib/fabric_prot_type 2>&1 | tr '\n' ' ')" "1 1 "
+	targetcli clearconfig confirm=True >> $LOG 2>&1
+	kt_dbus_stop
+	# targetcli made target/iscsi again, which holds ktarget_iscsi
+	rmdir $KT_CFS/iscsi 2>/dev/null
+	true
+}
+
 main() {
 	local d1 sg1 d2 sg2 d3 sg3
 
@@ -228,7 +265,7 @@ main() {
 		skip_all "open-iscsi or ddpt not installed"
 		return
 	fi
-	plan 28
+	plan 32
 	: > $LOG
 	kmsg_mark
 	local start=$KT_KMSG_MARK
@@ -249,6 +286,13 @@ main() {
 	pi_lu_checks "$d1" "$sg1"
 	fabric_checks "$d2" "$sg2" "$d3" "$sg3"
 	teardown
+	mkdir -p $DIR
+	if command -v targetcli >/dev/null; then
+		tcli_fabric
+	else
+		skip "targetcli" "not installed" 4
+	fi
+	rm -rf $DIR
 	KT_KMSG_MARK=$start
 	check "modules unload" sh -c "for m in ktarget_iscsi ktarget_fileio ktarget_rd \
 		ktarget_core; do [ ! -e /sys/module/\$m ] || rmmod \$m || exit 1; done"
