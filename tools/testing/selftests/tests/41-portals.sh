@@ -35,6 +35,13 @@ accepted() {
 	awk '$2 == "connections" && $3 > 0 { f = 1 } END { exit !f }' $KT_OBJECTS
 }
 
+# held_accepted: hold's connection is made (python3 may take a while to
+# start on a loaded host), then the target counts it
+held_accepted() {
+	kt_wait_for 60 grep -q connected /tmp/kt-hold41.log &&
+		kt_wait_for 10 accepted
+}
+
 # inq URL: INQUIRY through libiscsi names ktarget
 inq() {
 	timeout 30 iscsi-inq "$1" 2>&1 | grep -qi "vendor.*KTARGET"
@@ -112,8 +119,7 @@ held() {
 	mkdir $KT_TPG/np/127.0.0.1:3263
 	hold 127.0.0.1 3263 20
 	pid=$!
-	check "a connection that sends nothing is accepted" \
-		kt_wait_for 10 accepted
+	check "a connection that sends nothing is accepted" held_accepted
 	rmdir $KT_TPG/np/127.0.0.1:3263
 	check "its listener stops once the connection is gone" \
 		kt_wait_for 30 not_listening 3263
