@@ -9,7 +9,7 @@
  * Output is TAP lines ("ok - ..." / "not ok - ..."), exactly KT_CHECKS of
  * them (plus one with -e), whatever fails.
  *
- *	kt_vhost_client [-A | -e | -H FILE] WWPN TPGT LUN LAST_LBA
+ *	kt_vhost_client [-A | -e | -H FILE | -p TYPE] WWPN TPGT LUN LAST_LBA
  *
  * -e: after the checks, write "ready" to stdout's log (the file given by
  * -H, created) and wait up to 60 s for a hotplug event: LUN LUN of TPGT
@@ -20,6 +20,10 @@
  * -A: set-up, then only abort_checks() on a slow LUN (18 checks in all);
  * $KT_VHOST_NEXUS names the TPG's nexus attribute, which must read at
  * once while CLEAR_ENDPOINT waits for a READ (no global lock held).
+ * -p TYPE: VIRTIO_SCSI_F_T10_PI negotiated too, then only pi_checks() on
+ * a LUN whose LU keeps no PI, through a nexus whose fabric_prot_type is
+ * TYPE (0 or 1), and CLEAR_ENDPOINT: 23 checks in all with TYPE 0, 26
+ * with TYPE 1.
  *
  * A request posted before SET_ENDPOINT, or after CLEAR_ENDPOINT, stays in
  * its ring (QEMU kicks before it sets the endpoint, and saves the ring's
@@ -32,6 +36,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <endian.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -281,9 +286,15 @@ struct cmd {
 	int		indirect;
 	int		one_in;		/* response and data-in in one buffer */
 	uint64_t	tag;
+	/* T10_PI: the first pi_out bytes of dout, pi_in of din, are PI */
+	uint32_t	pi_out;
+	uint32_t	pi_in;
 };
 
+/* the header, with PI (req_pi, T10_PI negotiated) or without: one buffer */
 static struct virtio_scsi_cmd_req *req;
+static struct virtio_scsi_cmd_req_pi *req_pi;
+static int t10_pi;
 static struct virtio_scsi_cmd_resp *resp;
 static uint8_t *inbuf;		/* response + data-in, for one_in */
 
@@ -294,12 +305,19 @@ static void scsi_post(struct cmd *c)
 	uint32_t part, off;
 	int n = 0, i, segs = c->segs ? c->segs : 1;
 
-	memset(req, 0, sizeof(*req));
+	memset(req_pi, 0, sizeof(*req_pi));
 	set_lun(req->lun, c->target, c->lun);
 	req->tag = c->tag;
-	memcpy(req->cdb, c->cdb, sizeof(req->cdb));
+	if (t10_pi) {
+		req_pi->pi_bytesout = htole32(c->pi_out);
+		req_pi->pi_bytesin = htole32(c->pi_in);
+		memcpy(req_pi->cdb, c->cdb, sizeof(req_pi->cdb));
+		b[n++] = (struct buf){ req_pi, sizeof(*req_pi), 0 };
+	} else {
+		memcpy(req->cdb, c->cdb, sizeof(req->cdb));
+		b[n++] = (struct buf){ req, sizeof(*req), 0 };
+	}
 	memset(resp, 0xee, sizeof(*resp));
-	b[n++] = (struct buf){ req, sizeof(*req), 0 };
 	for (i = 0, off = 0; c->dout_len && i < segs; i++, off += part) {
 		part = i == segs - 1 ? c->dout_len - off : c->dout_len / segs;
 		b[n++] = (struct buf){ (uint8_t *)c->dout + off, part, 0 };
@@ -396,7 +414,7 @@ static int tmf(int target, uint32_t subtype, uint64_t tag, uint8_t *response)
 /* the memory table, as given at set-up */
 static struct vhost_memory *m;
 
-static int setup(const char *wwpn)
+static int setup(const char *wwpn, int pi)
 {
 	struct cmd early = { .target = tpgt, .lun = lun };
 	struct vhost_scsi_target t = { 0 };
@@ -411,10 +429,13 @@ static int setup(const char *wwpn)
 	}
 	want = 1ull << VIRTIO_F_VERSION_1 | 1ull << VIRTIO_SCSI_F_HOTPLUG |
 	       1ull << VIRTIO_RING_F_INDIRECT_DESC;
+	if (pi)
+		want |= 1ull << VIRTIO_SCSI_F_T10_PI;
 	result(!ioctl(vfd, VHOST_GET_FEATURES, &features) &&
 	       (features & want) == want &&
 	       !(features & (1ull << VHOST_F_LOG_ALL)),
-	       "GET_FEATURES: VERSION_1, HOTPLUG, INDIRECT_DESC, no LOG_ALL");
+	       "GET_FEATURES: VERSION_1, HOTPLUG, INDIRECT_DESC%s, no LOG_ALL",
+	       pi ? ", T10_PI" : "");
 	result(ioctl(vfd, VHOST_SET_MEM_TABLE, &(struct vhost_memory){ 0 }) &&
 	       errno == EPERM, "SET_MEM_TABLE before SET_OWNER: EPERM");
 	if (ioctl(vfd, VHOST_SET_OWNER))
@@ -424,6 +445,8 @@ static int setup(const char *wwpn)
 	       "SET_FEATURES with VHOST_F_LOG_ALL: EOPNOTSUPP");
 	if (ioctl(vfd, VHOST_SET_FEATURES, &want))
 		return -1;
+	/* the early request below goes with the header of the features */
+	t10_pi = pi;
 
 	m = calloc(1, sizeof(*m) + sizeof(m->regions[0]));
 	m->nregions = 1;
@@ -809,6 +832,347 @@ static void abort_checks(const char *wwpn)
 	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
+/*
+ * -p TYPE: T10_PI negotiated, the header is a virtio_scsi_cmd_req_pi; LUN
+ * is an LU that keeps no PI, reached through a nexus whose
+ * fabric_prot_type is TYPE. KT_PI_CHECKS whatever TYPE, then
+ * KT_PI_NONE_CHECKS (TYPE 0: RDPROTECT and WRPROTECT are invalid, a
+ * READ's PI room stays as the guest left it) or KT_PI_FABRIC_CHECKS
+ * (TYPE 1: the LU shows PI of type 1, whose tuples the core makes and
+ * checks, and drops).
+ */
+#define KT_PI_CHECKS		9
+#define KT_PI_NONE_CHECKS	5
+#define KT_PI_FABRIC_CHECKS	8
+#define PI_LBA			64
+#define PI_BLOCKS		8
+#define PI_LEN			(PI_BLOCKS * 8)
+#define PI_BIG			(2u << 20)
+
+/* CRC16 of T10-DIF: polynomial 0x8bb7, initial value 0, MSB first */
+static uint16_t crc_t10dif(const uint8_t *p, size_t len)
+{
+	uint16_t crc = 0;
+	size_t i;
+	int b;
+
+	for (i = 0; i < len; i++) {
+		crc ^= p[i] << 8;
+		for (b = 0; b < 8; b++)
+			crc = crc & 0x8000 ? (crc << 1) ^ 0x8bb7 : crc << 1;
+	}
+	return crc;
+}
+
+/* the type 1 tuple of @blk at @lba: guard, application tag 0, reference tag */
+static void pi_tuple(uint8_t *t, const uint8_t *blk, uint32_t lba)
+{
+	uint16_t g = crc_t10dif(blk, BLK);
+
+	t[0] = g >> 8;
+	t[1] = g;
+	t[2] = 0;
+	t[3] = 0;
+	t[4] = lba >> 24;
+	t[5] = lba >> 16;
+	t[6] = lba >> 8;
+	t[7] = lba;
+}
+
+/* A READ (10) or WRITE (10) of PI_BLOCKS blocks at PI_LBA, @protect in byte 1 */
+static void pi_rw(struct cmd *c, uint8_t op, uint8_t protect)
+{
+	memset(c, 0, sizeof(*c));
+	c->target = tpgt;
+	c->lun = lun;
+	c->cdb[0] = op;
+	c->cdb[1] = protect << 5;
+	c->cdb[5] = PI_LBA;
+	c->cdb[8] = PI_BLOCKS;
+}
+
+/* @c is answered VIRTIO_SCSI_S_FAILURE, and a TEST UNIT READY after it GOOD */
+static int pi_refused(struct cmd *c)
+{
+	struct cmd t = { .target = tpgt, .lun = lun };
+	int ok;
+
+	ok = !scsi(c, NULL) && resp->response == VIRTIO_SCSI_S_FAILURE;
+	if (!ok)
+		diag("response %u status %#x, want VIRTIO_SCSI_S_FAILURE",
+		     resp->response, resp->status);
+	return !scsi(&t, NULL) && good("TEST UNIT READY") && ok;
+}
+
+/* CHECK CONDITION with sense key @key and @asc / @ascq */
+static int pi_sense(uint8_t key, uint8_t asc, uint8_t ascq)
+{
+	if (resp->response == VIRTIO_SCSI_S_OK && resp->status == 2 &&
+	    (resp->sense[2] & 0xf) == key && resp->sense[12] == asc &&
+	    resp->sense[13] == ascq)
+		return 1;
+	diag("response %u status %#x key %x asc %02x/%02x, want %x %02x/%02x",
+	     resp->response, resp->status, resp->sense[2] & 0xf,
+	     resp->sense[12], resp->sense[13], key, asc, ascq);
+	return 0;
+}
+
+static void pi_checks(int type, uint32_t last_lba)
+{
+	uint32_t dlen = PI_BLOCKS * BLK, ulen = 0, i, n, nz, id, l;
+	uint8_t *wbuf = galloc(PI_LEN + dlen, 4096);
+	uint8_t *rbuf = galloc(PI_LEN + dlen, 4096);
+	uint8_t *big = galloc(PI_BIG + dlen, 4096), *keep = galloc(dlen, 4096);
+	uint8_t *d;
+	struct cmd c;
+	int ok;
+
+	memset(&c, 0, sizeof(c));
+	c.target = tpgt;
+	c.lun = lun;
+	clear_ua();
+
+	c.cdb[0] = 0x12;	/* INQUIRY, 96 bytes, no PI */
+	c.cdb[4] = 96;
+	c.din = rbuf;
+	c.din_len = 96;
+	ok = !scsi(&c, &ulen) && good("INQUIRY") &&
+	     !memcmp(rbuf + 8, "KTARGET", 7) &&
+	     ulen == sizeof(*resp) + 96 - resp->resid;
+	result(ok,
+	       "T10_PI: INQUIRY through the header with PI fields, pi_bytesin 0 (used length %u)",
+	       ulen);
+
+	/* the data of PI_BLOCKS blocks, after a PI room of the tuples' size */
+	d = wbuf + PI_LEN;
+	for (i = 0; i < dlen; i++)
+		d[i] = (uint8_t)(i * 13 + (i >> 9) * 5 + type + 0x21);
+	pi_rw(&c, 0x2a, 0);
+	c.dout = d;
+	c.dout_len = dlen;
+	result(!scsi(&c, NULL) && good("WRITE") && resp->resid == 0,
+	       "T10_PI: WRITE (10) of %u blocks at LBA %u, pi_bytesout 0",
+	       PI_BLOCKS, PI_LBA);
+
+	pi_rw(&c, 0x28, 0);
+	memset(rbuf, 0, PI_LEN + dlen);
+	c.din = rbuf;
+	c.din_len = dlen;
+	c.segs = 3;
+	result(!scsi(&c, NULL) && good("READ") && !memcmp(rbuf, d, dlen),
+	       "T10_PI: READ (10) of them, pi_bytesin 0, in 3 descriptors: the data written");
+
+	{
+		/* the header of no T10_PI: too short for the one negotiated */
+		struct buf b[2] = { { req, sizeof(*req), 0 },
+				    { resp, sizeof(*resp), 1 } };
+		struct cmd t = { .target = tpgt, .lun = lun };
+
+		memset(req_pi, 0, sizeof(*req_pi));
+		set_lun(req->lun, tpgt, lun);
+		resp->response = 0xee;
+		vq_chain(req_q, b, 2, 0, 0);
+		ok = !vq_wait(req_q, 20000, &id, &l) &&
+		     resp->response == VIRTIO_SCSI_S_FAILURE;
+		if (!ok)
+			diag("response %u", resp->response);
+		ok = !scsi(&t, NULL) && good("TEST UNIT READY") && ok;
+		result(ok,
+		       "T10_PI: a header of %zu bytes (without PI fields): VIRTIO_SCSI_S_FAILURE, the queue still answers",
+		       sizeof(*req));
+	}
+
+	pi_rw(&c, 0x2a, 0);
+	c.dout = d;
+	c.dout_len = dlen;
+	c.pi_out = dlen + 1;
+	result(pi_refused(&c),
+	       "T10_PI: pi_bytesout %u with %u bytes of data-out: VIRTIO_SCSI_S_FAILURE, the queue still answers",
+	       c.pi_out, dlen);
+
+	pi_rw(&c, 0x28, 0);
+	c.din = rbuf;
+	c.din_len = dlen;
+	c.pi_in = dlen + 1;
+	result(pi_refused(&c),
+	       "T10_PI: pi_bytesin %u with %u bytes of data-in room: VIRTIO_SCSI_S_FAILURE, the queue still answers",
+	       c.pi_in, dlen);
+
+	pi_rw(&c, 0x28, 0);
+	c.din = big;
+	c.din_len = PI_BIG + dlen;
+	c.pi_in = PI_BIG;
+	result(pi_refused(&c),
+	       "T10_PI: pi_bytesin of 2 MiB (more than 1 MiB) with room for it and the data: VIRTIO_SCSI_S_FAILURE, the queue still answers");
+
+	pi_rw(&c, 0x2a, 0);
+	memset(big, 0, PI_BIG);
+	memcpy(big + PI_BIG, d, dlen);
+	c.dout = big;
+	c.dout_len = PI_BIG + dlen;
+	c.pi_out = PI_BIG;
+	result(pi_refused(&c),
+	       "T10_PI: pi_bytesout of 2 MiB (more than 1 MiB) before the data-out: VIRTIO_SCSI_S_FAILURE, the queue still answers");
+
+	/*
+	 * PI both ways with data one way (data both ways is refused on its
+	 * own): pi_bytesin also exceeds the room, which is only the response
+	 */
+	pi_rw(&c, 0x2a, 0);
+	memset(wbuf, 0, PI_LEN);
+	c.dout = wbuf;
+	c.dout_len = PI_LEN + dlen;
+	c.pi_out = PI_LEN;
+	c.pi_in = PI_LEN;
+	result(pi_refused(&c),
+	       "T10_PI: pi_bytesout and pi_bytesin both %u, a WRITE: VIRTIO_SCSI_S_FAILURE, the queue still answers",
+	       PI_LEN);
+
+	if (type == 0) {
+		/* the PI room, which nothing fills, keeps the guest's bytes */
+		pi_rw(&c, 0x28, 0);
+		memset(rbuf, 0xa5, PI_LEN);
+		memset(rbuf + PI_LEN, 0, dlen);
+		c.din = rbuf;
+		c.din_len = PI_LEN + dlen;
+		c.pi_in = PI_LEN;
+		ok = !scsi(&c, &ulen) && good("READ") &&
+		     !memcmp(rbuf + PI_LEN, d, dlen) && resp->resid == 0 &&
+		     ulen == sizeof(*resp) + PI_LEN + dlen;
+		result(ok,
+		       "T10_PI: READ (10) of %u blocks, RDPROTECT 000b, pi_bytesin %u: GOOD, the data after the PI room (used length %u, resid %u)",
+		       PI_BLOCKS, PI_LEN, ulen, resp->resid);
+		for (i = 0, n = 0, nz = 0; i < PI_LEN; i++) {
+			n += rbuf[i] != 0xa5;
+			nz += rbuf[i] != 0xa5 && rbuf[i];
+		}
+		if (n)
+			diag("PI room: %02x %02x %02x %02x %02x %02x %02x %02x ...",
+			     rbuf[0], rbuf[1], rbuf[2], rbuf[3], rbuf[4],
+			     rbuf[5], rbuf[6], rbuf[7]);
+		result(!n,
+		       "T10_PI: ... and the PI room is as the guest left it (%u of %u bytes changed, %u of them not to 0)",
+		       n, PI_LEN, nz);
+
+		/* the PI room and the data cut across 100 descriptors */
+		memset(rbuf, 0xa5, PI_LEN);
+		memset(rbuf + PI_LEN, 0, dlen);
+		c.segs = 100;
+		c.indirect = 1;
+		ok = !scsi(&c, NULL) && good("READ") &&
+		     !memcmp(rbuf + PI_LEN, d, dlen);
+		result(ok,
+		       "T10_PI: the same READ in 100 descriptors of an indirect table (the PI room across two): the data after it");
+
+		pi_rw(&c, 0x28, 1);
+		c.din = rbuf;
+		c.din_len = PI_LEN + dlen;
+		c.pi_in = PI_LEN;
+		result(!scsi(&c, NULL) && pi_sense(5, 0x24, 0),
+		       "T10_PI: READ (10) with RDPROTECT 001b on a LU without PI: ILLEGAL REQUEST, INVALID FIELD IN CDB");
+
+		pi_rw(&c, 0x2a, 1);
+		for (i = 0; i < PI_BLOCKS; i++)
+			pi_tuple(wbuf + 8 * i, d + i * BLK, PI_LBA + i);
+		c.dout = wbuf;
+		c.dout_len = PI_LEN + dlen;
+		c.pi_out = PI_LEN;
+		result(!scsi(&c, NULL) && pi_sense(5, 0x24, 0),
+		       "T10_PI: WRITE (10) with WRPROTECT 001b and its tuples on a LU without PI: ILLEGAL REQUEST, INVALID FIELD IN CDB");
+		return;
+	}
+
+	memset(&c, 0, sizeof(c));
+	c.target = tpgt;
+	c.lun = lun;
+	c.cdb[0] = 0x9e;	/* READ CAPACITY (16) */
+	c.cdb[1] = 0x10;
+	c.cdb[13] = 32;
+	c.din = rbuf;
+	c.din_len = 32;
+	ok = !scsi(&c, NULL) && good("READ CAPACITY (16)") &&
+	     be32(rbuf) == 0 && be32(rbuf + 4) == last_lba &&
+	     (rbuf[12] & 0x0f) == 0x01;
+	result(ok,
+	       "T10_PI, fabric_prot_type %d: READ CAPACITY (16) shows PROT_EN 1, P_TYPE 0 (type 1) (byte 12: %#x)",
+	       type, rbuf[12]);
+
+	pi_rw(&c, 0x28, 1);
+	memset(rbuf, 0xa5, PI_LEN);
+	memset(rbuf + PI_LEN, 0, dlen);
+	c.din = rbuf;
+	c.din_len = PI_LEN + dlen;
+	c.pi_in = PI_LEN;
+	ok = !scsi(&c, &ulen) && good("READ") &&
+	     !memcmp(rbuf + PI_LEN, d, dlen) &&
+	     ulen == sizeof(*resp) + PI_LEN + dlen;
+	result(ok,
+	       "T10_PI: READ (10) with RDPROTECT 001b, pi_bytesin %u: GOOD, the data after the tuples (used length %u)",
+	       PI_LEN, ulen);
+	for (i = 0; i < PI_BLOCKS; i++) {
+		uint8_t t[8];
+
+		pi_tuple(t, d + i * BLK, PI_LBA + i);
+		if (memcmp(t, rbuf + 8 * i, 2) || memcmp(t + 4, rbuf + 8 * i + 4, 4))
+			break;
+	}
+	if (i < PI_BLOCKS)
+		diag("block %u (LBA %u): guard %04x, reference tag %08x", i,
+		     PI_LBA + i, rbuf[8 * i] << 8 | rbuf[8 * i + 1],
+		     be32(rbuf + 8 * i + 4));
+	result(i == PI_BLOCKS,
+	       "T10_PI: ... the tuples the target made: guard the CRC of each block, reference tag its LBA (%u of %u right)",
+	       i, PI_BLOCKS);
+
+	/* new data with its tuples; then a block whose guard is wrong */
+	for (i = 0; i < dlen; i++)
+		d[i] = (uint8_t)(i * 3 + (i >> 9) + 0x77);
+	for (i = 0; i < PI_BLOCKS; i++)
+		pi_tuple(wbuf + 8 * i, d + i * BLK, PI_LBA + i);
+	pi_rw(&c, 0x2a, 1);
+	c.dout = wbuf;
+	c.dout_len = PI_LEN + dlen;
+	c.pi_out = PI_LEN;
+	result(!scsi(&c, NULL) && good("WRITE") && resp->resid == 0,
+	       "T10_PI: WRITE (10) with WRPROTECT 001b and right tuples: GOOD");
+	pi_rw(&c, 0x28, 0);
+	memset(rbuf, 0, dlen);
+	c.din = rbuf;
+	c.din_len = dlen;
+	result(!scsi(&c, NULL) && good("READ") && !memcmp(rbuf, d, dlen),
+	       "T10_PI: ... READ (10) without PI: the data written after the tuples");
+
+	memcpy(keep, d, dlen);		/* what the LU holds */
+	for (i = 0; i < dlen; i++)
+		d[i] ^= 0xff;
+	for (i = 0; i < PI_BLOCKS; i++)
+		pi_tuple(wbuf + 8 * i, d + i * BLK, PI_LBA + i);
+	wbuf[8 * 3] ^= 0x01;		/* block 3's guard */
+	pi_rw(&c, 0x2a, 1);
+	c.dout = wbuf;
+	c.dout_len = PI_LEN + dlen;
+	c.pi_out = PI_LEN;
+	result(!scsi(&c, NULL) && pi_sense(0xb, 0x10, 0x01),
+	       "T10_PI: WRITE (10) with WRPROTECT 001b and a wrong guard in block 3: ABORTED COMMAND, LOGICAL BLOCK GUARD CHECK FAILED");
+	pi_rw(&c, 0x28, 0);
+	memset(rbuf, 0, dlen);
+	c.din = rbuf;
+	c.din_len = dlen;
+	result(!scsi(&c, NULL) && good("READ") &&
+	       !memcmp(rbuf, keep, dlen),
+	       "T10_PI: ... and none of that WRITE reached the LU");
+
+	pi_rw(&c, 0x2a, 1);
+	memcpy(d, keep, dlen);
+	for (i = 0; i < PI_BLOCKS; i++)
+		pi_tuple(wbuf + 8 * i, d + i * BLK, PI_LBA + i + (i == 5));
+	c.dout = wbuf;
+	c.dout_len = PI_LEN + dlen;
+	c.pi_out = PI_LEN;
+	result(!scsi(&c, NULL) && pi_sense(0xb, 0x10, 0x03),
+	       "T10_PI: WRITE (10) with WRPROTECT 001b and a wrong reference tag in block 5: ABORTED COMMAND, LOGICAL BLOCK REFERENCE TAG CHECK FAILED");
+}
+
 /* ---- the end: CLEAR_ENDPOINT under an event storm ---- */
 
 static int storm_stop;
@@ -916,13 +1280,15 @@ static int wait_event(void)
 int main(int argc, char **argv)
 {
 	const char *hold = NULL, *wwpn;
-	int event = 0, aborts = 0, opt;
+	int event = 0, aborts = 0, pi = -1, opt;
 	uint32_t last_lba;
 	struct stat st;
 
-	while ((opt = getopt(argc, argv, "AeH:")) != -1) {
+	while ((opt = getopt(argc, argv, "AeH:p:")) != -1) {
 		if (opt == 'A')
 			aborts = 1;
+		else if (opt == 'p')
+			pi = atoi(optarg);
 		else if (opt == 'e')
 			event = 1;
 		else if (opt == 'H')
@@ -931,7 +1297,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (argc - optind != 4) {
-		fprintf(stderr, "usage: %s [-e] [-H FILE] WWPN TPGT LUN LAST_LBA\n",
+		fprintf(stderr, "usage: %s [-A | -e | -H FILE | -p TYPE] WWPN TPGT LUN LAST_LBA\n",
 			argv[0]);
 		return 2;
 	}
@@ -946,14 +1312,29 @@ int main(int argc, char **argv)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return 1;
-	req = galloc(sizeof(*req), 8);
+	req_pi = galloc(sizeof(*req_pi), 8);
+	req = (struct virtio_scsi_cmd_req *)req_pi;
 	resp = galloc(sizeof(*resp), 8);
 	inbuf = galloc(sizeof(*resp) + (64 << 10), 8);
 	if (aborts)
 		planned = 8 + KT_ABORT_CHECKS;
-	if (setup(wwpn))
+	if (pi >= 0)
+		planned = 8 + KT_PI_CHECKS + 1 +
+			  (pi ? KT_PI_FABRIC_CHECKS : KT_PI_NONE_CHECKS);
+	if (setup(wwpn, pi >= 0))
 		return 1;
 	post_events();
+	if (pi >= 0) {
+		struct vhost_scsi_target t = { 0 };
+
+		pi_checks(pi, last_lba);
+		strncpy(t.vhost_wwpn, wwpn, sizeof(t.vhost_wwpn) - 1);
+		t.vhost_tpgt = tpgt;
+		result(!ioctl(vfd, VHOST_SCSI_CLEAR_ENDPOINT, &t),
+		       "T10_PI: CLEAR_ENDPOINT");
+		close(vfd);
+		return checks == planned ? 0 : 1;
+	}
 	if (aborts) {
 		abort_checks(wwpn);
 		close(vfd);

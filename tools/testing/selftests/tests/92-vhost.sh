@@ -9,7 +9,10 @@
 # and shared buffers), REPORT LUNS, TMFs and AN queries on the control
 # queue, is answered BAD_TARGET and FAILURE for bad addresses and headers,
 # and breaks three queues with hostile chains (a loop, a buffer outside its
-# memory, nested indirect tables) without harm to the others. A READ held
+# memory, nested indirect tables) without harm to the others. With
+# VIRTIO_SCSI_F_T10_PI negotiated, it reads and writes through the longer
+# header, is refused PI lengths its buffers or 1 MiB do not allow, and
+# gets the tuples a fabric_prot_type of 1 makes. A READ held
 # by a slow LU is aborted, and CLEAR_ENDPOINT waits for another. A LUN
 # unlinked under the endpoint reaches it as a hotplug event; the nexus
 # cannot go while the endpoint holds the TPG, the TPG itself can; the
@@ -27,6 +30,9 @@ CLIENT=/run/kt_vhost_client
 READY=/tmp/kt-vhost-ready
 # checks kt_vhost_client makes (KT_CHECKS), one more with -e or -H
 NCLIENT=33
+# checks kt_vhost_client -p 0 and -p 1 make (T10_PI)
+NPI0=23
+NPI1=26
 LAST_LBA=131071
 
 # client ARGS...: its TAP lines go to the runner; a client that hangs is
@@ -78,6 +84,27 @@ targetcli_vhost() {
 	kt_dbus_stop
 }
 
+# pi_luns: the client with VIRTIO_SCSI_F_T10_PI on LUN 0 (rd, which keeps
+# no PI) through the nexus of fabric_prot_type 0 (RDPROTECT refused, the
+# PI room of a READ left alone, hostile PI lengths), then through a nexus
+# made again with fabric_prot_type 1 (PROT_EN, the tuples the core makes
+# and checks), then the nexus of 0 again: fabric_prot_type is read when a
+# nexus is made. Three checks and the client's.
+pi_luns() {
+	echo "# T10_PI on LUN 0 (rd, no PI), a nexus of fabric_prot_type 0"
+	client -p 0 $WWN 1 0 $LAST_LBA
+	check "fabric_prot_type 1, the nexus made again" sh -c "
+		echo 1 > $TPG/attrib/fabric_prot_type &&
+		echo NULL > $TPG/nexus && echo $INIT > $TPG/nexus &&
+		test \"\$(cat $TPG/attrib/fabric_prot_type)\" = 1"
+	echo "# T10_PI on LUN 0 (rd, no PI), a nexus of fabric_prot_type 1"
+	client -p 1 $WWN 1 0 $LAST_LBA
+	check "fabric_prot_type 0, the nexus made again" sh -c "
+		echo 0 > $TPG/attrib/fabric_prot_type &&
+		echo NULL > $TPG/nexus && echo $INIT > $TPG/nexus"
+	check_eq "nexus reads back" "$(cat $TPG/nexus)" $INIT
+}
+
 # slow_lun: LUN 2 is an iblock LU over dm-delay, which holds each I/O
 # SLOW seconds: a READ in flight is aborted (ABORT TASK), and
 # CLEAR_ENDPOINT waits for one. Twenty checks.
@@ -103,7 +130,7 @@ slow_lun() {
 main() {
 	local pid st
 
-	plan $((56 + 5 * NCLIENT + 2))
+	plan $((56 + 5 * NCLIENT + 2 + 3 + NPI0 + NPI1))
 	kmsg_mark
 	local start_mark=$KT_KMSG_MARK
 
@@ -139,6 +166,8 @@ main() {
 	client $WWN 1 0 $LAST_LBA
 	echo "# the client on LUN 1 (fileio)"
 	client $WWN 1 1 $LAST_LBA
+
+	pi_luns
 
 	slow_lun
 
