@@ -321,6 +321,15 @@ void kt_cmd_set_fabric_sgl(struct kt_cmd *cmd, struct scatterlist *sgl,
  */
 void kt_cmd_set_fabric_prot(struct kt_cmd *cmd, struct scatterlist *sgl,
 			    unsigned int nents);
+/*
+ * Once a read has completed: whether the core placed its tuples in the
+ * fabric's PI list (RDPROTECT set, on a LU with PI or one its fabric shows
+ * with PI); if not, the list holds what the fabric put there.
+ */
+static inline bool kt_cmd_prot_filled(const struct kt_cmd *cmd)
+{
+	return cmd->prot_sgl && (cmd->protect || cmd->pi_insert);
+}
 /* Instead of kt_cmd_setup(): the fabric refuses @cmd with @reason. */
 sense_reason_t kt_cmd_refuse(struct kt_cmd *cmd, u64 unpacked_lun,
 			     sense_reason_t reason);

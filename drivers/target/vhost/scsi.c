@@ -181,7 +181,8 @@ static sense_reason_t kt_vhost_take_pi(struct kt_vhost_cmd *vc,
 {
 	u32 len = h->pi_out ?: h->pi_in;
 
-	vc->prot = sgl_alloc(len, GFP_KERNEL_ACCOUNT, &vc->prot_nents);
+	vc->prot = sgl_alloc(len, GFP_KERNEL_ACCOUNT | __GFP_ZERO,
+			     &vc->prot_nents);
 	if (!vc->prot)
 		return KT_SENSE_OUT_OF_RESOURCES;
 	vc->pi_in = h->pi_in;
@@ -334,13 +335,19 @@ static bool kt_vhost_send_data_in(struct kt_vhost_cmd *vc, size_t room,
 	want = min_t(size_t, room, cmd->data_length);
 	iov_iter_init(&it, ITER_DEST, r->in, r->in_nr, r->in_len);
 	iov_iter_advance(&it, sizeof(struct virtio_scsi_cmd_resp));
-	/* T10_PI: the tuples first, where the guest's DIX list is mapped */
-	if (vc->pi_in && vc->prot &&
+	/*
+	 * T10_PI: the tuples first, where the guest's DIX list is mapped,
+	 * when the core filled them (RDPROTECT); else that room is left as
+	 * the guest had it
+	 */
+	if (vc->pi_in && vc->prot && kt_cmd_prot_filled(cmd) &&
 	    kt_vhost_sg_copy(vc->prot, vc->prot_nents, vc->pi_in, &it,
 			     true) != vc->pi_in) {
 		pr_warn_ratelimited("queue %u: a data-in's PI buffer is not writable; the request fails\n",
 				    r->vq->index);
 		return false;
+	} else if (vc->pi_in && !kt_cmd_prot_filled(cmd)) {
+		iov_iter_advance(&it, vc->pi_in);
 	}
 	*moved = kt_vhost_sg_copy(cmd->sgl, cmd->sg_nents, want, &it, true);
 	if (*moved == want)
