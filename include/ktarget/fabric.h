@@ -330,6 +330,7 @@ static inline bool kt_cmd_prot_filled(const struct kt_cmd *cmd)
 {
 	return cmd->prot_sgl && (cmd->protect || cmd->pi_insert);
 }
+
 /* Instead of kt_cmd_setup(): the fabric refuses @cmd with @reason. */
 sense_reason_t kt_cmd_refuse(struct kt_cmd *cmd, u64 unpacked_lun,
 			     sense_reason_t reason);
