@@ -841,7 +841,7 @@ static void abort_checks(const char *wwpn)
  * (TYPE 1: the LU shows PI of type 1, whose tuples the core makes and
  * checks, and drops).
  */
-#define KT_PI_CHECKS		9
+#define KT_PI_CHECKS		10
 #define KT_PI_NONE_CHECKS	5
 #define KT_PI_FABRIC_CHECKS	8
 #define PI_LBA			64
@@ -1004,6 +1004,15 @@ static void pi_checks(int type, uint32_t last_lba)
 	c.pi_in = PI_BIG;
 	result(pi_refused(&c),
 	       "T10_PI: pi_bytesin of 2 MiB (more than 1 MiB) with room for it and the data: VIRTIO_SCSI_S_FAILURE, the queue still answers");
+
+	/* within 1 MiB, but more than 8 blocks' tuples: the target holds none */
+	pi_rw(&c, 0x28, 0);
+	c.din = big;
+	c.din_len = (64u << 10) + dlen;
+	c.pi_in = 64u << 10;
+	result(pi_refused(&c),
+	       "T10_PI: pi_bytesin of 64 KiB for a READ of %u blocks: VIRTIO_SCSI_S_FAILURE, the queue still answers",
+	       PI_BLOCKS);
 
 	pi_rw(&c, 0x2a, 0);
 	memset(big, 0, PI_BIG);

@@ -31,8 +31,8 @@ READY=/tmp/kt-vhost-ready
 # checks kt_vhost_client makes (KT_CHECKS), one more with -e or -H
 NCLIENT=33
 # checks kt_vhost_client -p 0 and -p 1 make (T10_PI)
-NPI0=23
-NPI1=26
+NPI0=24
+NPI1=27
 LAST_LBA=131071
 
 # client ARGS...: its TAP lines go to the runner; a client that hangs is
