@@ -23,8 +23,9 @@
  * virtio_scsi_cmd_req_pi: the first pi_bytesout bytes after it, or the
  * first pi_bytesin after the response, are the PI of the blocks (the
  * guest's DIX list, 8 bytes a block), then the data. The PI goes to a
- * buffer of the command's own (at most KT_VHOST_MAX_PI bytes), handed to
- * the core beside the data as the loopback hands its DIX list.
+ * buffer of the command's own (at most KT_VHOST_MAX_PI bytes, and no more
+ * than 8 bytes for each 512 of the command's data), handed to the core
+ * beside the data as the loopback hands its DIX list.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +38,7 @@
 #include <linux/virtio_byteorder.h>
 
 #include <ktarget/proto/lun.h>
+#include <ktarget/proto/pi.h>
 
 #include "vhost.h"
 
@@ -281,6 +283,20 @@ static int kt_vhost_cmd_one(struct kt_vhost_vq *vq, u16 head,
 		reason = kt_cmd_refuse(cmd, lun, reason);
 	else
 		reason = kt_cmd_setup(cmd, h.cdb, VIRTIO_SCSI_CDB_SIZE, lun);
+	/*
+	 * no more PI than the command's blocks can have (8 bytes for every
+	 * 512 of data): what the target holds follows the data, which the
+	 * core bounds (data_buffer_limit_mb)
+	 */
+	if (!reason && vc->prot &&
+	    (h.pi_out ?: h.pi_in) > DIV_ROUND_UP(cmd->data_length, 512) *
+				     KT_PI_TUPLE_LEN) {
+		pr_warn_ratelimited("queue %u: PI of %u bytes for %u bytes of data\n",
+				    vq->index, h.pi_out ?: h.pi_in,
+				    cmd->data_length);
+		vc->response = VIRTIO_SCSI_S_FAILURE;
+		reason = KT_SENSE_ABORTED_COMMAND;
+	}
 	if (!reason && cmd->dir == KT_DATA_OUT && cmd->data_length) {
 		/* data_length is at most what the guest gave (expected) */
 		n = kt_vhost_sg_copy(cmd->sgl, cmd->sg_nents, cmd->data_length,
