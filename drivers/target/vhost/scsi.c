@@ -38,7 +38,6 @@
 #include <linux/virtio_byteorder.h>
 
 #include <ktarget/proto/lun.h>
-#include <ktarget/proto/pi.h>
 
 #include "vhost.h"
 
@@ -47,6 +46,8 @@
  * more than a command of the core moves
  */
 #define KT_VHOST_MAX_PI		SZ_1M
+/* a T10-PI tuple's bytes, for a logical block of at least 512 */
+#define KT_VHOST_PI_TUPLE	8
 
 /* A command of a request queue */
 struct kt_vhost_cmd {
@@ -290,7 +291,7 @@ static int kt_vhost_cmd_one(struct kt_vhost_vq *vq, u16 head,
 	 */
 	if (!reason && vc->prot &&
 	    (h.pi_out ?: h.pi_in) > DIV_ROUND_UP(cmd->data_length, 512) *
-				     KT_PI_TUPLE_LEN) {
+				     KT_VHOST_PI_TUPLE) {
 		pr_warn_ratelimited("queue %u: PI of %u bytes for %u bytes of data\n",
 				    vq->index, h.pi_out ?: h.pi_in,
 				    cmd->data_length);
