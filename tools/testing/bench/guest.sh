@@ -31,7 +31,8 @@
 # (6.10 and later: 0 the fabric's default, 1 direct submission from the
 # receive context, 2 queued to a work item); a kernel without it fails LIO.
 # --kt-submit-type N and --kt-complete-type N write N to ktarget's
-# attrib/submit_type and complete_type of the rd LU (the same values).
+# attrib/submit_type and complete_type of the rd LU and the user LU (the
+# same values).
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../selftests/lib.sh
@@ -228,14 +229,7 @@ stack_up() {
 		fi
 		log "lio: attrib/submit_type=$(cat $KT_CFS/core/rd_mcp_0/r0/attrib/submit_type)"
 	fi
-	if [ "$stack" = ktarget ] && [ -n "$KT_SUBMIT_TYPE$KT_COMPLETE_TYPE" ]; then
-		if ! echo "${KT_SUBMIT_TYPE:-0}" > $KT_CFS/core/rd_mcp_0/r0/attrib/submit_type ||
-		   ! echo "${KT_COMPLETE_TYPE:-0}" > $KT_CFS/core/rd_mcp_0/r0/attrib/complete_type; then
-			log "ktarget: attrib/submit_type or complete_type refused"
-			return 1
-		fi
-		log "ktarget: attrib/submit_type=$(cat $KT_CFS/core/rd_mcp_0/r0/attrib/submit_type) complete_type=$(cat $KT_CFS/core/rd_mcp_0/r0/attrib/complete_type)"
-	fi
+	[ "$stack" = ktarget ] && { kt_hop_attrs $KT_CFS/core/rd_mcp_0/r0 || return 1; }
 	bounded 120 fabric_up || return 1
 	case $stack in
 	ktarget) grep -q '^ktarget_iscsi ' /proc/modules ;;
@@ -291,16 +285,15 @@ fio_test() {
 	f=$RAW/r$ROUND-$stack-${name// /-}
 	case $rw in *write) side=w ;; esac
 	if [ -b "$disk" ]; then
-		profile_start
 		counters > "$f.counters"
-		bounded $((RUNTIME + 90)) fio --name="${name// /-}" --filename="$disk" \
+		bounded $((RUNTIME + 90)) PROFILED fio --name="${name// /-}" --filename="$disk" \
 			--direct=1 --ioengine=libaio --rw="$rw" --bs="$bytes" \
 			--iodepth="$qd" --numjobs=1 --time_based --runtime="$RUNTIME" \
 			--ramp_time=2 --norandommap --randrepeat=0 \
 			--output-format=json --output="$f.json" > "$f.log" 2>&1
 		echo "# exit $?" >> "$f.log"
-		profile_end "$f"
 		counters >> "$f.counters"
+		profile_end "$f"
 		v=$($PY "$REPORT" fio "$f.json" "$side" "$unit" 2>>"$f.log") || v=fail
 		counters_report "$f.counters" "$v" > "$f.counters.txt"
 		rm -f "$f.counters"
@@ -360,23 +353,28 @@ any_picked() {
 	return 1
 }
 
-# profile_start, profile_end PREFIX (--profile): sample every CPU with perf
-# for RUNTIME seconds while a fio test runs; PREFIX.profile.txt gets where
-# the time went, by task and by function
-profile_start() {
-	[ "$PROFILE" = 1 ] || return 0
-	perf record -a -g -F 499 -o /tmp/kt-bench.perf -- sleep "$RUNTIME" \
-		> /dev/null 2>&1 &
-	PROFILE_PID=$!
+# PROFILED CMD...: CMD, under perf sampling every CPU while it runs when
+# --profile asked for it (the sampling covers the test itself, not a
+# fixed window beside it: fio's start-up under TCG takes seconds);
+# profile_end PREFIX: PREFIX.profile.txt gets where the time went, by task
+# and by function, and the call chains of the hottest functions
+PROFILED() {
+	if [ "$PROFILE" = 1 ]; then
+		perf record -a -g -F 499 -o /tmp/kt-bench.perf -- "$@"
+	else
+		"$@"
+	fi
 }
 
 profile_end() {
 	[ "$PROFILE" = 1 ] || return 0
-	wait "$PROFILE_PID"
 	{
 		perf report -i /tmp/kt-bench.perf --stdio -n --sort comm -g none
 		perf report -i /tmp/kt-bench.perf --stdio -n --no-children \
 			--sort comm,sym -g none | head -120
+		# who called the hottest symbols (1.5 % of the samples or more)
+		perf report -i /tmp/kt-bench.perf --stdio --no-children \
+			--sort comm,sym --percent-limit 1.5 -g caller,0.5,callee | head -400
 	} > "$1.profile.txt" 2>/dev/null
 	rm -f /tmp/kt-bench.perf
 }
@@ -520,6 +518,18 @@ run_loop() {
 	bounded 120 loop_down "$stack"
 }
 
+# kt_hop_attrs DEV: --kt-submit-type and --kt-complete-type into ktarget's
+# LU DEV (a configfs device directory), when given
+kt_hop_attrs() {
+	[ -n "$KT_SUBMIT_TYPE$KT_COMPLETE_TYPE" ] || return 0
+	if ! echo "${KT_SUBMIT_TYPE:-0}" > "$1/attrib/submit_type" ||
+	   ! echo "${KT_COMPLETE_TYPE:-0}" > "$1/attrib/complete_type"; then
+		log "ktarget: attrib/submit_type or complete_type of $1 refused"
+		return 1
+	fi
+	log "ktarget: $1: attrib/submit_type=$(cat "$1/attrib/submit_type") complete_type=$(cat "$1/attrib/complete_type")"
+}
+
 runner_on_bus() {
 	dbus-send --system --print-reply --dest=org.freedesktop.DBus / \
 		org.freedesktop.DBus.ListNames 2>/dev/null | grep -q TCMUService1
@@ -548,7 +558,9 @@ user_up() {
 	# as rtslib makes a user:qcow backstore
 	mkdir -p $dev &&
 		echo "dev_config=qcow/$USER_IMG,dev_size=$((USER_MIB << 20))" > $dev/control &&
-		echo 1 > $dev/enable
+		echo 1 > $dev/enable || return 1
+	[ "$1" = ktarget ] && { kt_hop_attrs $dev || return 1; }
+	return 0
 }
 
 # user_down STACK: the user LU, tcmu-runner and the module go

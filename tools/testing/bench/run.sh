@@ -22,7 +22,7 @@
 #   --lio-submit-type N  LIO's attrib/submit_type (6.10+): 0 the fabric's
 #                   default, 1 direct from the receive context, 2 queued
 #   --kt-submit-type N, --kt-complete-type N  ktarget's attrib/submit_type
-#                   and complete_type of the rd LU (the same values)
+#                   and complete_type of the rd LU and the user LU
 #   --kver RELEASE  the guest kernel, built for (default: make kver); the
 #                   results go to .vm-out/bench-RELEASE/ then
 #
