@@ -94,6 +94,7 @@ static struct kt_dev *kt_user_alloc_dev(const char *name)
 	INIT_LIST_HEAD(&udev->inflight);
 	init_waitqueue_head(&udev->fill_wq);
 	kt_user_timer_init(udev);
+	kt_user_kick_init(udev);
 	return &udev->dev;
 }
 
@@ -426,9 +427,12 @@ static int __init kt_user_init(void)
 {
 	int ret;
 
-	ret = kt_user_nl_init();
+	ret = kt_user_ring_mod_init();
 	if (ret)
 		return ret;
+	ret = kt_user_nl_init();
+	if (ret)
+		goto out_ring;
 	ret = kt_user_uio_init();
 	if (ret)
 		goto out_nl;
@@ -441,6 +445,8 @@ out_uio:
 	kt_user_uio_exit();
 out_nl:
 	kt_user_nl_exit();
+out_ring:
+	kt_user_ring_mod_exit();
 	return ret;
 }
 
@@ -450,6 +456,7 @@ static void __exit kt_user_exit(void)
 	kt_user_data_mod_exit();
 	kt_user_uio_exit();
 	kt_user_nl_exit();
+	kt_user_ring_mod_exit();
 }
 
 module_init(kt_user_init);

@@ -5,11 +5,12 @@
  * A command goes into the ring from the fabric's context (exec_cdb), with
  * its data blocks and a ring cmd_id, or, without room, waits on the qfull
  * list for up to qfull_time_out. The daemon's kick (a write to the UIO
- * device) consumes the entries its cmd_tail has passed: each answer names
- * a cmd_id, which must be a command in the ring; anything else is
- * ignored, or, for an entry that is no entry, stops the ring (BROKEN)
- * until action/reset_ring. Commands end outside udev->lock (a completion
- * may bring the next command in), collected on a done list.
+ * device) queues the kick's work, which consumes the entries its cmd_tail
+ * has passed: each answer names a cmd_id, which must be a command in the
+ * ring; anything else is ignored, or, for an entry that is no entry,
+ * stops the ring (BROKEN) until action/reset_ring. Commands end outside
+ * udev->lock (a completion may bring the next command in), collected on
+ * a done list.
  *
  * udev->lock covers the ring's and the data area's accounting, never a
  * copy of data. Into the ring, in three steps: under the lock, blocks,
@@ -32,8 +33,12 @@
 
 #include <linux/slab.h>
 #include <linux/target_core_user.h>
+#include <linux/workqueue.h>
 
 #include "user.h"
+
+/* the kicks' work (kt_user_kick()) */
+static struct workqueue_struct *kt_user_wq;
 
 /*
  * The mailbox's description of the ring: written at enable, and again at
@@ -83,6 +88,7 @@ static void kt_user_show(struct kt_user_dev *udev)
 		ucmd->state = KT_UCMD_RING;
 		list_move_tail(&ucmd->node, &udev->inflight);
 		udev->ring.shown = ucmd->ring_end;
+		kt_user_timer_add(udev, ucmd->deadline);
 		shown = true;
 	}
 	if (!shown)
@@ -93,7 +99,6 @@ static void kt_user_show(struct kt_user_dev *udev)
 	 * unlock, which this lock's holder acquired.
 	 */
 	smp_store_release(&mb->cmd_head, udev->ring.shown);
-	kt_user_timer_arm(udev);
 	if (udev->uio_up)
 		uio_event_notify(&udev->uio);
 }
@@ -495,17 +500,16 @@ static void kt_user_complete(struct kt_user_dev *udev, struct list_head *done)
 	spin_lock_irqsave(&udev->lock, flags);
 	list_for_each_entry(ucmd, done, node)
 		kt_user_data_free(udev, ucmd);
-	if (udev->up) {
+	/* the timer is set for those still waiting, shown ones set it */
+	if (udev->up)
 		kt_user_run_qfull(udev, done, &fill, false);
-		kt_user_timer_arm(udev);
-	}
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_fill(udev, &fill);
 	kt_user_finish(done);
 }
 
-/* The daemon's kick (uio write): its answers, then who waited for room. */
-void kt_user_handle_completions(struct kt_user_dev *udev)
+/* The daemon's answers, then who waited for room: the kick's work. */
+static void kt_user_handle_completions(struct kt_user_dev *udev)
 {
 	unsigned long flags;
 	LIST_HEAD(done);
@@ -515,6 +519,48 @@ void kt_user_handle_completions(struct kt_user_dev *udev)
 		kt_user_consume(udev, &done);
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_complete(udev, &done);
+}
+
+static void kt_user_kick_fn(struct work_struct *work)
+{
+	kt_user_handle_completions(container_of(work, struct kt_user_dev,
+						kick_work));
+}
+
+void kt_user_kick_init(struct kt_user_dev *udev)
+{
+	INIT_WORK(&udev->kick_work, kt_user_kick_fn);
+}
+
+/*
+ * The daemon's kick (a write to the UIO device): its answers are taken,
+ * copied and ended from a work item, not in its write(). The daemon's
+ * thread goes back to its next command at once, and its other threads
+ * poll the device meanwhile (UIO holds a mutex over both) - in LIO's
+ * TCMU, as in a daemon with one I/O thread (tcmu-runner's file and qcow
+ * handlers), the kernel's part of each command would otherwise be that
+ * thread's too. Kicks while the work is pending make one run: answers
+ * are consumed in batches.
+ */
+void kt_user_kick(struct kt_user_dev *udev)
+{
+	queue_work(kt_user_wq, &udev->kick_work);
+}
+
+int kt_user_ring_mod_init(void)
+{
+	/*
+	 * Per CPU: the work runs where the daemon kicked, once it sleeps or
+	 * is preempted, with the answers of every kick until then; no
+	 * wake-up of another CPU for each. Reclaim may wait on it.
+	 */
+	kt_user_wq = alloc_workqueue("kt_user", WQ_MEM_RECLAIM, 0);
+	return kt_user_wq ? 0 : -ENOMEM;
+}
+
+void kt_user_ring_mod_exit(void)
+{
+	destroy_workqueue(kt_user_wq);
 }
 
 /* The reclaim work gave pages back: the waiting commands, if any, in. */

@@ -67,7 +67,19 @@ static bool kt_user_next(struct kt_user_dev *udev, unsigned long *next)
 	return any;
 }
 
-/* under udev->lock */
+/*
+ * Under udev->lock: a command with @deadline entered the ring. The timer
+ * only ever comes sooner here; when it fires, kt_user_timeout() walks the
+ * lists and sets it for the next deadline, so the commands answered
+ * meanwhile cost nothing, and one command in costs no walk of the others.
+ */
+void kt_user_timer_add(struct kt_user_dev *udev, unsigned long deadline)
+{
+	if (deadline != KT_USER_NEVER)
+		timer_reduce(&udev->timer, deadline);
+}
+
+/* under udev->lock: the timer set for the nearest deadline, walking all */
 void kt_user_timer_arm(struct kt_user_dev *udev)
 {
 	unsigned long next;

@@ -29,10 +29,10 @@ static struct kt_user_dev *info_to_udev(struct uio_info *info)
 	return container_of(info, struct kt_user_dev, uio);
 }
 
-/* a write to the UIO device: the daemon answered */
+/* a write to the UIO device: the daemon answered (ring.c's kick work) */
 static int kt_user_irqcontrol(struct uio_info *info, s32 on)
 {
-	kt_user_handle_completions(info_to_udev(info));
+	kt_user_kick(info_to_udev(info));
 	return 0;
 }
 
@@ -264,7 +264,7 @@ int kt_user_uio_register(struct kt_user_dev *udev)
 	return 0;
 }
 
-/* no kick, open or mmap reaches the device after this */
+/* no kick, open or mmap reaches the device after this, nor a kick's work */
 void kt_user_uio_unregister(struct kt_user_dev *udev)
 {
 	unsigned long flags;
@@ -273,6 +273,8 @@ void kt_user_uio_unregister(struct kt_user_dev *udev)
 	udev->uio_up = false;
 	spin_unlock_irqrestore(&udev->lock, flags);
 	uio_unregister_device(&udev->uio);
+	/* the answers of the last kicks taken while the device is up */
+	flush_work(&udev->kick_work);
 	kfree(udev->uio.name);
 	udev->uio.name = NULL;
 	/* UIO calls no release once unregistered: a next enable may open */

@@ -12,7 +12,8 @@
  * tail has passed and the data, each value once, and checks it before use.
  *
  *   main.c      the module, the backend ops, device set-up and teardown
- *   ring.c      commands into the ring, completions out, ring reset
+ *   ring.c      commands into the ring, completions out (the kick's work),
+ *               ring reset
  *   data.c      the data area: blocks, their pages (a bound across all
  *               devices, idle ones given back), copies to and from
  *   timeout.c   the deadlines: cmd_time_out and qfull_time_out
@@ -32,6 +33,7 @@
 #include <linux/timer.h>
 #include <linux/uio_driver.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/target_core_user.h>
 
@@ -132,6 +134,7 @@ struct kt_user_dev {
 	struct list_head	pending;	/* in ring order */
 	struct list_head	inflight;
 	struct timer_list	timer;
+	struct work_struct	kick_work;	/* the daemon's answers */
 	u64			bad_entries;	/* the daemon's, ignored */
 	u32			filling;	/* on a caller's @fill */
 	wait_queue_head_t	fill_wq;	/* @filling back to 0 */
@@ -154,7 +157,10 @@ int kt_user_set_size(struct kt_user_dev *udev, const char *value, bool tell);
 /* ring.c */
 void kt_user_mb_describe(struct kt_user_dev *udev);
 void kt_user_exec_cdb(struct kt_cmd *cmd);
-void kt_user_handle_completions(struct kt_user_dev *udev);
+void kt_user_kick_init(struct kt_user_dev *udev);
+void kt_user_kick(struct kt_user_dev *udev);
+int kt_user_ring_mod_init(void);
+void kt_user_ring_mod_exit(void);
 void kt_user_run_waiting(struct kt_user_dev *udev);
 void kt_user_reset_ring(struct kt_user_dev *udev, bool hard);
 void kt_user_block(struct kt_user_dev *udev, bool block);
@@ -181,6 +187,7 @@ struct page *kt_user_data_page(struct kt_user_dev *udev, unsigned long idx);
 /* timeout.c */
 void kt_user_timer_init(struct kt_user_dev *udev);
 void kt_user_timer_arm(struct kt_user_dev *udev);
+void kt_user_timer_add(struct kt_user_dev *udev, unsigned long deadline);
 unsigned long kt_user_deadline(u32 seconds);
 void kt_user_abort(struct kt_cmd *cmd);
 void kt_user_lun_unlinking(struct kt_dev *dev, const struct kt_lun *lun);
