@@ -501,7 +501,8 @@ static void kt_user_complete(struct kt_user_dev *udev, struct list_head *done)
 	list_for_each_entry(ucmd, done, node)
 		kt_user_data_free(udev, ucmd);
 	/* the timer is set for those still waiting, shown ones set it */
-	if (udev->up)
+	if (udev->up && !test_bit(KT_USER_BROKEN, &udev->flags) &&
+	    !test_bit(KT_USER_BLOCKED, &udev->flags))
 		kt_user_run_qfull(udev, done, &fill, false);
 	spin_unlock_irqrestore(&udev->lock, flags);
 	kt_user_fill(udev, &fill);
@@ -550,9 +551,10 @@ void kt_user_kick(struct kt_user_dev *udev)
 int kt_user_ring_mod_init(void)
 {
 	/*
-	 * Per CPU: the work runs where the daemon kicked, once it sleeps or
-	 * is preempted, with the answers of every kick until then; no
-	 * wake-up of another CPU for each. Reclaim may wait on it.
+	 * Per CPU: the work runs on the CPU that kicked, taking the answers
+	 * of every kick made before it started; unbound, woken on another
+	 * CPU at each kick, it made 4k commands at QD32 slower
+	 * (Documentation/benchmarks.md). Reclaim may wait on it.
 	 */
 	kt_user_wq = alloc_workqueue("kt_user", WQ_MEM_RECLAIM, 0);
 	return kt_user_wq ? 0 : -ENOMEM;
@@ -596,6 +598,8 @@ void kt_user_reset_ring(struct kt_user_dev *udev, bool hard)
 	LIST_HEAD(done);
 	LIST_HEAD(fill);
 
+	/* the answers the daemon kicked before asking for the reset count */
+	flush_work(&udev->kick_work);
 	spin_lock_irqsave(&udev->lock, flags);
 	if (!udev->up)
 		goto out;

@@ -9,24 +9,28 @@
  * cmd_time_out), and is tried again every second meanwhile. One timer
  * per device, armed for the nearest deadline; rounded up to the second,
  * so a command ends between its time-out and one second (plus a tick)
- * later.
+ * later, or a second more when the daemon kicked answers that the kick's
+ * work has not taken yet (KT_USER_KICK_GRACE).
  *
  * The core waits for a command it aborted (a TMF, an I_T nexus loss) and
  * for every command of a LUN being unlinked: whatever cmd_time_out says,
  * 0 included, such a command ends at once while it waits for room, and
  * within KT_USER_CUT_TIME_OUT in the ring. So a hung daemon holds an
- * unlink or a LUN RESET for at most that, plus a second.
+ * unlink or a LUN RESET for at most that, plus a second (two, if it
+ * kicked just before).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 
 #include "user.h"
 
 #define KT_USER_NEVER	0	/* deadline of a command without one */
 #define KT_USER_QFULL_RETRY	HZ	/* waiting commands tried again */
 #define KT_USER_CUT_TIME_OUT	10	/* s: aborted, or its LUN unlinked */
+#define KT_USER_KICK_GRACE	HZ	/* a deadline passed, answers kicked */
 
 unsigned long kt_user_deadline(u32 seconds)
 {
@@ -94,15 +98,24 @@ static void kt_user_timeout(struct timer_list *t)
 	struct kt_user_cmd *ucmd, *tmp;
 	unsigned long flags, now = jiffies;
 	unsigned long next;
+	bool kicked;
 	LIST_HEAD(done);
 	LIST_HEAD(fill);
 
+	/*
+	 * Answers kicked but not yet taken (the kick's work is queued) may
+	 * be these commands': they get up to KT_USER_KICK_GRACE more, so a
+	 * command answered in time does not end for the work's delay.
+	 */
+	kicked = work_pending(&udev->kick_work);
 	spin_lock_irqsave(&udev->lock, flags);
 	list_for_each_entry_safe(ucmd, tmp, &udev->inflight, node) {
 		struct kt_user_cmd *dead;
 
 		if (ucmd->deadline == KT_USER_NEVER ||
-		    time_before(now, ucmd->deadline))
+		    time_before(now, ucmd->deadline) ||
+		    (kicked &&
+		     time_before(now, ucmd->deadline + KT_USER_KICK_GRACE)))
 			continue;
 		/*
 		 * The entry stays the daemon's: a copy ends the command, the
