@@ -50,7 +50,6 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
-#include <linux/path.h>
 #include <linux/slab.h>
 #include <linux/target_core_user.h>
 #include <linux/workqueue.h>
@@ -357,7 +356,6 @@ unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 	unsigned long i, first = 0, last = 0, from = 0, total = 0;
 	struct address_space *mapping;
 	unsigned int n, nb, k;
-	struct path path;
 	unsigned long flags;
 	struct page **batch;
 	struct page *page;
@@ -372,6 +370,8 @@ unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 		n = 0;
 		nb = 0;
 		full = false;
+		/* @mapping stays the daemon's node's until the zap is done */
+		mutex_lock(&udev->map_lock);
 		spin_lock_irqsave(&udev->lock, flags);
 		if (udev->bitmap) {
 			xa_for_each_start(&udev->pages, i, page, from) {
@@ -398,15 +398,12 @@ unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 		}
 		udev->nr_pages -= n;
 		atomic_long_sub(n, &kt_user_pages);
-		/* held for the zap: an mmap() may switch nodes meanwhile */
 		mapping = udev->mapping;
-		if (mapping && n) {
-			path = udev->map_path;
-			path_get(&path);
-		}
 		spin_unlock_irqrestore(&udev->lock, flags);
-		if (!n)
+		if (!n) {
+			mutex_unlock(&udev->map_lock);
 			break;
+		}
 		from = last + 1;
 		/* a fault that found one before has its PTE in place now */
 		for (k = 0; k < n; k++) {
@@ -420,8 +417,7 @@ unsigned long kt_user_data_reclaim(struct kt_user_dev *udev)
 					    ((loff_t)first << PAGE_SHIFT),
 					    (loff_t)(last - first + 1) << PAGE_SHIFT,
 					    1);
-		if (mapping)
-			path_put(&path);
+		mutex_unlock(&udev->map_lock);
 		for (k = 0; k < n; k++)
 			put_page(batch[k]);
 		/* zapped and gone: the blocks may be used again */

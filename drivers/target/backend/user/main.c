@@ -81,6 +81,7 @@ static struct kt_dev *kt_user_alloc_dev(const char *name)
 		return NULL;
 	kref_init(&udev->kref);
 	spin_lock_init(&udev->lock);
+	mutex_init(&udev->map_lock);
 	udev->data_area_mb = KT_USER_DATA_MB_DEF;
 	udev->pages_per_blk = 1;
 	udev->ring_mb = KT_USER_RING_MB_MAX;
@@ -237,6 +238,7 @@ static void kt_user_take_down(struct kt_user_dev *udev)
 	size_t off;
 	void *mb;
 
+	mutex_lock(&udev->map_lock);
 	spin_lock_irqsave(&udev->lock, flags);
 	udev->up = false;
 	udev->map_size = 0;
@@ -250,6 +252,7 @@ static void kt_user_take_down(struct kt_user_dev *udev)
 	udev->map_gen++;
 	udev->map_vmas = 0;
 	spin_unlock_irqrestore(&udev->lock, flags);
+	mutex_unlock(&udev->map_lock);
 	/* a fault that found a ring page has its PTE in place: zapped next */
 	if (mapping && mb)
 		for (off = 0; off < udev->mb_size; off += PAGE_SIZE) {

@@ -155,7 +155,7 @@ static int kt_user_mmap(struct uio_info *info, struct vm_area_struct *vma)
 {
 	struct kt_user_dev *udev = info_to_udev(info);
 	struct address_space *mapping = vma->vm_file->f_mapping;
-	struct path old = {};
+	struct path old = {}, new = vma->vm_file->f_path;
 	struct kt_user_vma *uv;
 	unsigned long flags;
 	int ret = 0;
@@ -174,16 +174,19 @@ static int kt_user_mmap(struct uio_info *info, struct vm_area_struct *vma)
 	 * VMA of it is left (a daemon restarted may come through another
 	 * node). The node is held by its path: its inode, and the mount and
 	 * superblock it is on (a tmpfs /dev may be unmounted meanwhile), not
-	 * the file, which the daemon closes as it likes.
+	 * the file, which the daemon closes as it likes. Its reference is
+	 * taken and dropped outside udev->lock, which the timer takes in
+	 * softirq: the dentry's lock is not softirq-safe.
 	 */
+	path_get(&new);
+	mutex_lock(&udev->map_lock);
 	spin_lock_irqsave(&udev->lock, flags);
 	if (udev->mapping && udev->mapping != mapping && !udev->map_vmas) {
 		swap(old, udev->map_path);
 		udev->mapping = NULL;
 	}
 	if (!udev->mapping) {
-		udev->map_path = vma->vm_file->f_path;
-		path_get(&udev->map_path);
+		swap(new, udev->map_path);
 		udev->mapping = mapping;
 	} else if (udev->mapping != mapping) {
 		ret = -EBUSY;
@@ -193,9 +196,13 @@ static int kt_user_mmap(struct uio_info *info, struct vm_area_struct *vma)
 		udev->map_vmas++;
 	}
 	spin_unlock_irqrestore(&udev->lock, flags);
-	/* no PTE is left in it: a reclaim zaps it with a path of its own */
+	mutex_unlock(&udev->map_lock);
+	/* no PTE is left in the old one, no reclaim is zapping it now */
 	if (old.dentry)
 		path_put(&old);
+	/* the node mapped already, or refused */
+	if (new.dentry)
+		path_put(&new);
 	if (ret) {
 		kfree(uv);
 		pr_warn_ratelimited("%s: mapped through another device node while one is mapped: refused\n",

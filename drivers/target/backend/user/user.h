@@ -28,6 +28,7 @@
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/path.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -105,6 +106,13 @@ struct kt_user_dev {
 	int			qfull_time_out;	/* seconds, -1: cmd_time_out */
 	bool			tmr_notification;
 
+	/*
+	 * Held, with @lock, to change @mapping and @map_path (mmap, take
+	 * down), and alone over a reclaim's zap, which uses @mapping with no
+	 * reference of its own on the node (taking one under @lock would
+	 * nest the dentry's lock, not softirq-safe, in it).
+	 */
+	struct mutex		map_lock;
 	spinlock_t		lock;		/* all below */
 	unsigned long		flags;		/* KT_USER_* bits */
 	bool			up;		/* enabled, ring set up */
