@@ -107,6 +107,7 @@ static void kt_user_dev_release(struct kref *kref)
 	if (udev->mapping)
 		path_put(&udev->map_path);
 	vfree(udev->mb);
+	mutex_destroy(&udev->map_lock);
 	kfree(udev);
 }
 

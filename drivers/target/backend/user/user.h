@@ -110,7 +110,9 @@ struct kt_user_dev {
 	 * Held, with @lock, to change @mapping and @map_path (mmap, take
 	 * down), and alone over a reclaim's zap, which uses @mapping with no
 	 * reference of its own on the node (taking one under @lock would
-	 * nest the dentry's lock, not softirq-safe, in it).
+	 * nest the dentry's lock, not softirq-safe, in it). Order: the
+	 * daemon's mmap_lock, UIO's info_lock, kt_user_devs_lock (data.c),
+	 * then this, then @lock or a page's lock; never taken under @lock.
 	 */
 	struct mutex		map_lock;
 	spinlock_t		lock;		/* all below */
